@@ -1,0 +1,251 @@
+// Op records: sequence numbers, occurrences, steps, nesting, threads, data-flow edges, and
+// the listeners (effects) that observe them. Implementation-only header.
+#pragma once
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../detail/log.hpp"
+#include "../detail/sync.hpp"
+#include "../detail/thread_id.hpp"
+#include "op.hpp"
+#include "options.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct recorded_tensor {
+  io which;
+  std::string slot;
+  tensor_view view;
+  std::string producer;  // key of the op output this input came from ("" if none)
+};
+
+struct op_record {
+  uint64_t seq = 0;         // global, from 1, in begin order
+  int64_t step = 0;         // probe::current_step() at begin
+  uint64_t occurrence = 0;  // how many ops of this name began before this one
+  std::string name, type;
+  op_record* parent = nullptr;  // enclosing op on the same thread
+  uint32_t thread = 0;          // small per-process thread index (detail::thread_index)
+  int64_t wall_ns = 0;          // CLOCK_REALTIME at begin
+  int64_t mono_begin_ns = 0, mono_end_ns = 0;
+  std::vector<recorded_tensor> tensors;   // in the order given
+  std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
+  std::vector<std::pair<std::string, std::string>> links;  // explicit slot -> producer key
+  uint64_t scratch[8] = {};  // per-listener state (listener i owns scratch[i])
+
+  // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
+  std::string key(io which, const char* slot) const {
+    std::string k = name;
+    k += '#';
+    k += std::to_string(occurrence);
+    k += which == io::in ? "/in/" : "/out/";
+    k += slot;
+    return k;
+  }
+};
+
+// Effects implement this; core calls them in registration order. Never throws.
+class op_listener {
+ public:
+  virtual ~op_listener() = default;
+  virtual void on_begin(op_record&) noexcept {}
+  virtual void on_tensor(op_record&, const recorded_tensor&) noexcept {}
+  virtual void on_end(op_record&) noexcept {}
+};
+
+inline int64_t mono_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+inline int64_t wall_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Byte ranges of the most recent output written to each region, per device, so an input that
+// reads an earlier output is linked to it.
+class producer_map {
+ public:
+  void record(const tensor_view& v, const std::string& key, uint64_t seq) {
+    uintptr_t lo, hi;
+    if (!range(v, &lo, &hi)) return;
+    auto& m = ranges_[device_key(v)];
+    // Trim or drop every range overlapping [lo, hi): the new output overwrote that memory.
+    auto it = m.lower_bound(lo);
+    if (it != m.begin()) --it;
+    while (it != m.end() && it->first < hi) {
+      if (it->second.hi <= lo) {
+        ++it;
+        continue;
+      }
+      entry e = it->second;
+      const uintptr_t s = it->first;
+      it = m.erase(it);
+      if (s < lo) m.emplace(s, entry{lo, e.key, e.seq});
+      if (e.hi > hi) it = m.emplace(hi, entry{e.hi, e.key, e.seq}).first, ++it;
+    }
+    m.emplace(lo, entry{hi, key, seq});
+  }
+  // The key of the most recent output overlapping v's bytes, or "".
+  std::string find(const tensor_view& v) const {
+    uintptr_t lo, hi;
+    if (!range(v, &lo, &hi)) return {};
+    auto dm = ranges_.find(device_key(v));
+    if (dm == ranges_.end()) return {};
+    const auto& m = dm->second;
+    auto it = m.upper_bound(lo);
+    if (it != m.begin()) --it;
+    const entry* best = nullptr;
+    for (; it != m.end() && it->first < hi; ++it)
+      if (it->second.hi > lo && (!best || it->second.seq > best->seq)) best = &it->second;
+    return best ? best->key : std::string();
+  }
+  void clear() { ranges_.clear(); }
+
+ private:
+  struct entry {
+    uintptr_t hi;
+    std::string key;
+    uint64_t seq;
+  };
+  static int device_key(const tensor_view& v) {
+    return v.where.kind == device::host ? -1 : v.where.index;
+  }
+  static bool range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
+    if (!v.valid() || !v.data || v.numel() == 0) return false;
+    const int64_t item = static_cast<int64_t>(v.itemsize());
+    int64_t first = 0, last = 0;
+    for (int i = 0; i < v.ndim; ++i) {
+      const int64_t span = (v.shape[i] - 1) * v.strides[i];
+      if (span < 0) first += span; else last += span;
+    }
+    const uintptr_t base = reinterpret_cast<uintptr_t>(v.data);
+    *lo = base + static_cast<uintptr_t>(first * item);
+    *hi = base + static_cast<uintptr_t>((last + 1) * item);
+    return true;
+  }
+  std::map<int, std::map<uintptr_t, entry>> ranges_;
+};
+
+struct op_context {
+  mutex m;  // guards occurrences and producers
+  std::map<std::string, uint64_t> occurrences;
+  producer_map producers;
+  uint64_t next_seq = 0;  // atomic
+  bool track_edges = false;
+  op_listener* const* listeners = nullptr;  // replaced whole, never mutated in place
+  int listener_count = 0;
+};
+PROBE_FUNC op_context& context() {
+  static op_context* c = new op_context();  // never destroyed: ops may run during exit
+  return *c;
+}
+
+inline thread_local op_record* t_current_op = nullptr;
+
+// Called by the wiring whenever options change. `list` must outlive every op.
+PROBE_FUNC void set_op_listeners(op_listener* const* list, int n, bool track_edges) noexcept {
+  op_context& c = context();
+  lock_guard<mutex> g(c.m);
+  c.track_edges = track_edges;
+  __atomic_store_n(&c.listener_count, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&c.listeners, list, __ATOMIC_RELEASE);
+  __atomic_store_n(&c.listener_count, n, __ATOMIC_RELEASE);
+}
+
+// The innermost op scope open on this thread (nullptr outside every op).
+inline op_record* current_op() noexcept { return t_current_op; }
+
+template <class F>
+void for_each_listener(F&& f) noexcept {
+  op_context& c = context();
+  const int n = __atomic_load_n(&c.listener_count, __ATOMIC_ACQUIRE);
+  op_listener* const* l = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < n && l; ++i) f(*l[i]);
+}
+
+PROBE_FUNC op_record* op_begin(const char* name, const char* type) noexcept {
+  op_context& c = context();
+  op_record* r = nullptr;
+  try {
+    r = new op_record();
+    r->name = name ? name : "";
+    r->type = type ? type : "";
+    r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
+    r->step = current_step();
+    r->thread = thread_index();
+    r->parent = t_current_op;
+    r->wall_ns = wall_ns();
+    r->mono_begin_ns = mono_ns();
+    {
+      lock_guard<mutex> g(c.m);
+      r->occurrence = c.occurrences[r->name]++;
+    }
+  } catch (...) {
+    delete r;
+    return nullptr;  // out of memory: this op goes unrecorded, the host goes on
+  }
+  t_current_op = r;
+  for_each_listener([&](op_listener& l) { l.on_begin(*r); });
+  return r;
+}
+
+PROBE_FUNC void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
+  op_context& c = context();
+  try {
+    recorded_tensor t{which, slot ? slot : "", v, std::string()};
+    if (which == io::in) {
+      for (const auto& l : r->links)
+        if (l.first == t.slot) t.producer = l.second;
+      if (t.producer.empty() && c.track_edges) {
+        lock_guard<mutex> g(c.m);
+        t.producer = c.producers.find(v);
+      }
+    } else if (c.track_edges) {
+      lock_guard<mutex> g(c.m);
+      c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq);
+    }
+    r->tensors.push_back(t);
+    for_each_listener([&](op_listener& l) { l.on_tensor(*r, r->tensors.back()); });
+  } catch (...) {
+  }
+}
+
+PROBE_FUNC void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
+  emit_tensor(r, which, slot, v);
+}
+
+PROBE_FUNC void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
+  try {
+    r->deferred.push_back(recorded_tensor{io::out, slot ? slot : "", v, std::string()});
+  } catch (...) {
+  }
+}
+
+PROBE_FUNC void op_link(op_record* r, const char* slot, const char* producer_key) noexcept {
+  try {
+    r->links.emplace_back(slot ? slot : "", producer_key ? producer_key : "");
+  } catch (...) {
+  }
+}
+
+PROBE_FUNC void op_end(op_record* r) noexcept {
+  for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view);
+  r->mono_end_ns = mono_ns();
+  for_each_listener([&](op_listener& l) { l.on_end(*r); });
+  if (t_current_op == r) t_current_op = r->parent;
+  delete r;
+}
+
+PROBE_FUNC uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
+
+}  // namespace detail
+PROBE_END_NAMESPACE

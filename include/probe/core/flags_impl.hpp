@@ -1,0 +1,568 @@
+// Parsing PROBE_FLAGS (XLA_FLAGS syntax) into probe::options. Implementation-only header.
+#pragma once
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include "../detail/log.hpp"
+#include "../detail/sync.hpp"
+#include "gate.hpp"
+#include "options.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+enum class flag_kind : uint8_t { boolean, string, size, integer, choice };
+
+struct flag_info {
+  const char* name;  // without the probe_ prefix
+  flag_kind kind;
+  const char* default_text;
+  const char* help;
+};
+
+#define PROBE_STR_boolean(def) ((def) ? "true" : "false")
+#define PROBE_STR_string(def) def
+#define PROBE_STR_size(def) #def
+#define PROBE_STR_integer(def) #def
+#define PROBE_STR_choice(def) def
+#define PROBE_FLAG_INFO(kind, name, def, help) {#name, flag_kind::kind, PROBE_STR_##kind(def), help},
+inline const flag_info k_flags[] = {PROBE_FLAG_LIST(PROBE_FLAG_INFO)};
+#undef PROBE_FLAG_INFO
+constexpr int k_flag_count = static_cast<int>(sizeof(k_flags) / sizeof(k_flags[0]));
+
+// Strings referenced by options live for the whole process: options_ref() hands out
+// pointers that must stay valid even after set_flags() replaces the options.
+PROBE_FUNC const char* intern(const std::string& s) {
+  static mutex m;
+  static std::vector<char*>* keep = new std::vector<char*>();
+  lock_guard<mutex> g(m);
+  char* p = static_cast<char*>(malloc(s.size() + 1));
+  if (!p) return "";
+  memcpy(p, s.c_str(), s.size() + 1);
+  keep->push_back(p);
+  return p;
+}
+
+struct flag_state {
+  mutex m;
+  std::vector<std::string> said;  // messages already printed: a re-parse does not repeat them
+  options opts;
+  bool given[k_flag_count] = {};
+  std::vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
+  std::vector<std::string> argv_tokens;  // from probe::init
+  bool parsed = false;
+  bool help_shown = false;
+};
+PROBE_FUNC flag_state& flags() {
+  static flag_state* s = new flag_state();  // never destroyed: used from atexit handlers
+  return *s;
+}
+
+// A flag problem, reported once per process however often the flags are re-parsed.
+PROBE_FUNC PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  flag_state& st = flags();
+  for (const std::string& m : st.said)
+    if (m == buf) return;
+  st.said.emplace_back(buf);
+  log("%s", buf);
+}
+
+PROBE_FUNC size_t edit_distance(const char* a, const char* b) {
+  const size_t n = strlen(a), m = strlen(b);
+  std::vector<size_t> prev(m + 1), cur(m + 1);
+  for (size_t j = 0; j <= m; ++j) prev[j] = j;
+  for (size_t i = 1; i <= n; ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= m; ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+    prev.swap(cur);
+  }
+  return prev[m];
+}
+
+PROBE_FUNC int find_flag(const char* name) {
+  for (int i = 0; i < k_flag_count; ++i)
+    if (strcmp(k_flags[i].name, name) == 0) return i;
+  return -1;
+}
+
+PROBE_FUNC const char* closest_flag(const char* name) {
+  size_t best = static_cast<size_t>(-1);
+  const char* best_name = nullptr;
+  for (const flag_info& f : k_flags) {
+    size_t d = edit_distance(name, f.name);
+    if (d < best) {
+      best = d;
+      best_name = f.name;
+    }
+  }
+  // Suggest only what is plausibly a typo, not an unrelated word.
+  return best <= 3 + strlen(name) / 4 ? best_name : nullptr;
+}
+
+// Splits on whitespace; single quotes are literal, double quotes take backslash escapes.
+// Returns false (with *err set) on an unterminated quote.
+PROBE_FUNC bool tokenize(const char* s, std::vector<std::string>& out, std::string* err) {
+  std::string cur;
+  bool in_token = false;
+  for (const char* p = s; *p;) {
+    char c = *p;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (in_token) out.push_back(cur);
+      cur.clear();
+      in_token = false;
+      ++p;
+    } else if (c == '\'' || c == '"') {
+      in_token = true;
+      const char q = c;
+      ++p;
+      while (*p && *p != q) {
+        if (q == '"' && *p == '\\' && p[1]) {
+          ++p;
+          switch (*p) {
+            case 'n': cur += '\n'; break;
+            case 't': cur += '\t'; break;
+            default: cur += *p; break;
+          }
+          ++p;
+        } else {
+          cur += *p++;
+        }
+      }
+      if (!*p) {
+        *err = std::string("unterminated ") + (q == '"' ? "double" : "single") + " quote in flags";
+        return false;
+      }
+      ++p;
+    } else {
+      in_token = true;
+      cur += c;
+      ++p;
+    }
+  }
+  if (in_token) out.push_back(cur);
+  return true;
+}
+
+PROBE_FUNC bool parse_bool(const std::string& v, bool* out) {
+  std::string l;
+  for (char c : v) l += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (l == "1" || l == "true" || l == "on" || l == "yes") return *out = true, true;
+  if (l == "0" || l == "false" || l == "off" || l == "no") return *out = false, true;
+  return false;
+}
+
+// Bytes with an optional binary suffix: 1048576, 1M, 1.5G, 64KiB, 2gb.
+PROBE_FUNC bool parse_size(const std::string& v, uint64_t* out) {
+  if (v.empty() || v[0] == '-' || v[0] == '+') return false;
+  errno = 0;
+  char* end = nullptr;
+  const double num = strtod(v.c_str(), &end);
+  if (end == v.c_str() || errno != 0 || !(num >= 0)) return false;
+  std::string suf(end);
+  for (char& c : suf) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  double mul = 1;
+  if (!suf.empty()) {
+    switch (suf[0]) {
+      case 'K': mul = 1024.0; break;
+      case 'M': mul = 1024.0 * 1024; break;
+      case 'G': mul = 1024.0 * 1024 * 1024; break;
+      case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+      case 'B': mul = 1; break;
+      default: return false;
+    }
+    std::string rest = suf[0] == 'B' ? suf.substr(1) : suf.substr(1);
+    if (!(rest.empty() || rest == "B" || rest == "IB")) return false;
+  }
+  const double bytes = num * mul;
+  if (bytes > 1.8e19 || bytes != static_cast<double>(static_cast<uint64_t>(bytes))) return false;
+  *out = static_cast<uint64_t>(bytes);
+  return true;
+}
+
+PROBE_FUNC bool parse_int(const std::string& v, int64_t* out) {
+  if (v.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  long long x = strtoll(v.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0) return false;
+  *out = x;
+  return true;
+}
+
+// The choices named in a choice flag's help text: "...: a|b|c (...)".
+PROBE_FUNC bool choice_allowed(const flag_info& f, const std::string& v) {
+  const char* c = strchr(f.help, ':');
+  if (!c) return false;
+  ++c;
+  while (*c == ' ') ++c;
+  std::string cur;
+  for (;; ++c) {
+    if (*c == '|' || *c == ' ' || *c == '\0' || *c == '(') {
+      if (cur == v) return true;
+      cur.clear();
+      if (*c != '|') return false;
+    } else {
+      cur += *c;
+    }
+  }
+}
+
+PROBE_FUNC bool set_flag(options& o, int index, const std::string& v, std::string* err) {
+  const flag_info& f = k_flags[index];
+  bool b = false;
+  uint64_t sz = 0;
+  int64_t n = 0;
+  switch (f.kind) {
+    case flag_kind::boolean:
+      if (!parse_bool(v, &b)) {
+        *err = "expects true|false|on|off|1|0";
+        return false;
+      }
+      break;
+    case flag_kind::size:
+      if (!parse_size(v, &sz)) {
+        *err = "expects a byte count such as 4096, 512K, 64M or 2G";
+        return false;
+      }
+      break;
+    case flag_kind::integer:
+      if (!parse_int(v, &n) || n < 0) {
+        *err = "expects a non-negative integer";
+        return false;
+      }
+      break;
+    case flag_kind::choice:
+      if (!choice_allowed(f, v)) {
+        *err = std::string("expects one of ") + (strchr(f.help, ':') + 2);
+        return false;
+      }
+      break;
+    case flag_kind::string: break;
+  }
+  int i = 0;
+#define PROBE_SET_boolean(name) o.name = b;
+#define PROBE_SET_string(name) o.name = intern(v);
+#define PROBE_SET_size(name) o.name = sz;
+#define PROBE_SET_integer(name) o.name = n;
+#define PROBE_SET_choice(name) o.name = intern(v);
+#define PROBE_SET_FIELD(kind, name, def, help) \
+  if (i++ == index) {                          \
+    PROBE_SET_##kind(name) return true;        \
+  }
+  PROBE_FLAG_LIST(PROBE_SET_FIELD)
+#undef PROBE_SET_FIELD
+  return false;
+}
+
+struct parse_result {
+  int unknown = 0;
+  int bad = 0;
+};
+
+PROBE_FUNC void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
+                             parse_result& r);
+
+PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, parse_result& r) {
+  if (depth > 8) {
+    flag_log("flags file '%s' nests too deeply (more than 8 files); ignored", path.c_str());
+    ++r.bad;
+    return;
+  }
+  FILE* f = fopen(path.c_str(), "rb");
+  if (!f) {
+    flag_log("cannot read flags file '%s': %s (a flag value that does not start with '-' is read "
+        "as a file of flags)", path.c_str(), strerror(errno));
+    ++r.bad;
+    return;
+  }
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  fclose(f);
+  // '#' starts a comment that runs to the end of the line.
+  std::string clean;
+  bool comment = false;
+  for (char c : text) {
+    if (c == '#') comment = true;
+    if (c == '\n') comment = false;
+    if (!comment) clean += c;
+  }
+  std::vector<std::string> toks;
+  std::string err;
+  if (!tokenize(clean.c_str(), toks, &err)) {
+    flag_log("flags file '%s': %s", path.c_str(), err.c_str());
+    ++r.bad;
+    return;
+  }
+  parse_tokens(st, toks, depth + 1, r);
+}
+
+PROBE_FUNC void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
+                             parse_result& r) {
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const std::string& t = toks[i];
+    if (t.empty()) continue;
+    if (t[0] != '-') {
+      parse_file(st, t, depth, r);
+      continue;
+    }
+    std::string body = t.substr(t.size() > 1 && t[1] == '-' ? 2 : 1);
+    std::string name = body, value;
+    bool has_value = false;
+    const size_t eq = body.find('=');
+    if (eq != std::string::npos) {
+      name = body.substr(0, eq);
+      value = body.substr(eq + 1);
+      has_value = true;
+    }
+    std::string bare = name.compare(0, 6, "probe_") == 0 ? name.substr(6) : std::string();
+    int idx = bare.empty() ? -1 : find_flag(bare.c_str());
+    bool negated = false;
+    if (idx < 0 && bare.compare(0, 2, "no") == 0) {
+      int j = find_flag(bare.c_str() + 2);
+      if (j >= 0 && k_flags[j].kind == flag_kind::boolean && !has_value) {
+        idx = j;
+        negated = true;
+      }
+    }
+    if (idx < 0) {
+      const char* near = closest_flag(bare.empty() ? name.c_str() : bare.c_str());
+      if (near)
+        flag_log("unknown flag --%s (did you mean --probe_%s?)", name.c_str(), near);
+      else
+        flag_log("unknown flag --%s (--probe_help lists them all)", name.c_str());
+      ++r.unknown;
+      continue;
+    }
+    const flag_info& f = k_flags[idx];
+    if (!has_value) {
+      if (f.kind == flag_kind::boolean) {
+        value = negated ? "false" : "true";
+      } else if (i + 1 < toks.size() && toks[i + 1].compare(0, 2, "--") != 0) {
+        value = toks[++i];
+      } else {
+        flag_log("flag --probe_%s needs a value (--probe_%s=VALUE)", f.name, f.name);
+        ++r.bad;
+        continue;
+      }
+    }
+    std::string err;
+    if (!set_flag(st.opts, idx, value, &err)) {
+      flag_log("bad value '%s' for --probe_%s: %s; keeping the default (%s)", value.c_str(), f.name,
+          err.c_str(), f.default_text);
+      ++r.bad;
+      continue;
+    }
+    st.given[idx] = true;
+  }
+}
+
+PROBE_FUNC void print_flag_help(FILE* out) {
+  fprintf(out, "probe %s flags (PROBE_FLAGS=\"--probe_name=value ...\"):\n", PROBE_VERSION_STRING);
+  for (const flag_info& f : k_flags) {
+    std::string left = std::string("  --probe_") + f.name;
+    if (f.kind != flag_kind::boolean) left += "=";
+    switch (f.kind) {
+      case flag_kind::string: left += "VALUE"; break;
+      case flag_kind::size: left += "N[KMG]"; break;
+      case flag_kind::integer: left += "N"; break;
+      case flag_kind::choice: left += "MODE"; break;
+      case flag_kind::boolean: break;
+    }
+    fprintf(out, "%-38s %s [default: %s]\n", left.c_str(), f.help,
+            f.default_text[0] ? f.default_text : "none");
+  }
+}
+
+PROBE_FUNC bool given(const flag_state& st, const char* name) {
+  int i = find_flag(name);
+  return i >= 0 && st.given[i];
+}
+
+// Fills in intent: which effects the named flags imply.
+PROBE_FUNC void derive_intent(flag_state& st) {
+  options& o = st.opts;
+  if (o.timing_summary || o.trace_to[0]) o.timing = true;
+  bool any_dump = false;
+  for (int i = 0; i < k_flag_count; ++i)
+    if (st.given[i] && strncmp(k_flags[i].name, "dump_", 5) == 0) any_dump = true;
+  o.dump = any_dump;
+  if (o.dump) {
+    o.dump_to_stdout = o.dump_to[0] == '\0' || strcmp(o.dump_to, "-") == 0;
+    const bool named = o.dump_as_text || o.dump_as_npy || o.dump_snapshots || o.dump_as_dot ||
+                       o.dump_as_html || o.dump_stats_only;
+    if (!named) o.dump_as_text = true;
+    if (o.dump_to_stdout && (o.dump_as_npy || o.dump_snapshots || o.dump_as_dot || o.dump_as_html)) {
+      flag_log("--probe_dump_as_npy/_snapshots/_as_dot/_as_html need --probe_dump_to=DIR; dumping "
+          "text to stdout instead");
+      o.dump_as_npy = o.dump_snapshots = o.dump_as_dot = o.dump_as_html = false;
+      o.dump_as_text = true;
+    }
+  }
+  const char* b = o.breakpoint;
+  o.breakpoint_as = strcmp(b, "prompt") == 0  ? breakpoint_mode::prompt
+                    : strcmp(b, "trap") == 0  ? breakpoint_mode::trap
+                    : strcmp(b, "dump") == 0  ? breakpoint_mode::dump
+                    : strcmp(b, "abort") == 0 ? breakpoint_mode::abort_
+                    : strcmp(b, "off") == 0   ? breakpoint_mode::off
+                                              : breakpoint_mode::auto_;
+}
+
+PROBE_FUNC unsigned compute_gate(const flag_state& st) {
+  const options& o = st.opts;
+  unsigned g = 0;
+  const bool frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
+  if (o.dump || o.timing || o.break_on_nonfinite || frames) g |= gate_ops;
+  if (o.print) g |= gate_print;
+  if (o.callback) g |= gate_callback;
+  if (o.breakpoint_as != breakpoint_mode::off) g |= gate_breakpoint;
+  if (o.timing) g |= gate_timing;
+  return g;
+}
+
+// Defined by the wiring (probe/detail/wiring.hpp): tells every effect the options changed.
+PROBE_FUNC void apply_options(const options& o) noexcept;
+
+// Parses env + argv tokens from defaults; the caller holds st.m.
+PROBE_FUNC void reparse_locked(flag_state& st) {
+  st.opts = options{};
+  for (bool& g : st.given) g = false;
+  parse_result r;
+  parse_tokens(st, st.env_tokens, 0, r);
+  parse_tokens(st, st.argv_tokens, 0, r);
+  derive_intent(st);
+  if (st.opts.help && !st.help_shown) {
+    st.help_shown = true;
+    print_flag_help(stderr);
+  }
+  if (st.opts.strict_flags && (r.unknown || r.bad)) {
+    log("--probe_strict_flags: stopping because of the flag errors above");
+    fflush(stdout);
+    _exit(2);
+  }
+  st.parsed = true;
+}
+
+PROBE_FUNC void publish(flag_state& st) {
+  apply_options(st.opts);
+  __atomic_store_n(&g_gate, compute_gate(st), __ATOMIC_RELEASE);
+}
+
+PROBE_FUNC void ensure_parsed() noexcept {
+  flag_state& st = flags();
+  if (__atomic_load_n(&st.parsed, __ATOMIC_ACQUIRE)) return;
+  bool now = false;
+  {
+    lock_guard<mutex> g(st.m);
+    if (!st.parsed) {
+      try {
+        const char* env = getenv("PROBE_FLAGS");
+        std::string err;
+        if (env && !tokenize(env, st.env_tokens, &err)) log("PROBE_FLAGS: %s", err.c_str());
+        reparse_locked(st);
+      } catch (...) {
+        log("could not parse PROBE_FLAGS (out of memory); every effect stays off");
+        st.opts = options{};
+        st.parsed = true;
+      }
+      now = true;
+    }
+  }
+  if (now) publish(st);
+}
+
+}  // namespace detail
+
+PROBE_FUNC const options& options_ref() noexcept {
+  detail::ensure_parsed();
+  return detail::flags().opts;
+}
+
+PROBE_FUNC void init(int& argc, char** argv) noexcept {
+  detail::ensure_parsed();
+  detail::flag_state& st = detail::flags();
+  try {
+    std::vector<std::string> toks;
+    int out = 1;
+    for (int i = 1; i < argc; ++i) {
+      const char* a = argv[i];
+      const char* body = a[0] == '-' ? (a[1] == '-' ? a + 2 : a + 1) : nullptr;
+      if (body && strncmp(body, "probe_", 6) == 0) {
+        toks.emplace_back(a);
+        // "--probe_name value" takes the next argument for non-boolean flags.
+        std::string name(body + 6);
+        if (name.find('=') == std::string::npos) {
+          int idx = detail::find_flag(name.c_str());
+          if (idx >= 0 && detail::k_flags[idx].kind != detail::flag_kind::boolean && i + 1 < argc &&
+              strncmp(argv[i + 1], "--", 2) != 0)
+            toks.emplace_back(argv[++i]);
+        }
+        continue;
+      }
+      argv[out++] = argv[i];
+    }
+    if (out < argc) argv[out] = nullptr;
+    argc = out;
+    if (toks.empty()) return;
+    {
+      detail::lock_guard<detail::mutex> g(st.m);
+      st.argv_tokens = toks;
+      detail::reparse_locked(st);
+    }
+    detail::publish(st);
+  } catch (...) {
+    detail::log("probe::init: out of memory while reading the command line");
+  }
+}
+
+PROBE_FUNC void set_flags(const char* text) noexcept {
+  detail::ensure_parsed();
+  detail::flag_state& st = detail::flags();
+  try {
+    {
+      detail::lock_guard<detail::mutex> g(st.m);
+      st.env_tokens.clear();
+      std::string err;
+      if (text && !detail::tokenize(text, st.env_tokens, &err)) detail::log("flags: %s", err.c_str());
+      detail::reparse_locked(st);
+    }
+    detail::publish(st);
+  } catch (...) {
+    detail::log("probe::set_flags: out of memory");
+  }
+}
+
+namespace detail {
+// Forgets the flags probe::init took from argv (tests use it to isolate cases).
+PROBE_FUNC void clear_argv_flags() noexcept {
+  flag_state& st = flags();
+  {
+    lock_guard<mutex> g(st.m);
+    st.argv_tokens.clear();
+    reparse_locked(st);
+  }
+  publish(st);
+}
+
+PROBE_FUNC unsigned gate_slow() noexcept {
+  ensure_parsed();
+  return gate_load();
+}
+}  // namespace detail
+
+PROBE_END_NAMESPACE

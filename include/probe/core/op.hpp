@@ -1,0 +1,184 @@
+// Marking computations: probe::op (RAII scope), probe::wrap, steps. Light header: the inline
+// parts are the off-path branch; everything else is out of line.
+#pragma once
+#include "gate.hpp"
+#include "tensor_view.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct op_record;  // defined in core/context_impl.hpp
+enum class io : uint8_t { in = 0, out = 1 };
+
+#if !defined(PROBE_DISABLE)
+PROBE_FUNC op_record* op_begin(const char* name, const char* type) noexcept;
+PROBE_FUNC void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
+PROBE_FUNC void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept;
+PROBE_FUNC void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
+PROBE_FUNC void op_end(op_record* r) noexcept;
+PROBE_FUNC uint64_t op_sequence(const op_record* r) noexcept;
+#endif
+
+inline int64_t g_step = 0;
+
+// Strings from std::string, std::string_view and friends without including them.
+template <class S, class = void>
+struct has_c_str : bool_c<false> {};
+template <class S>
+struct has_c_str<S, void_t<decltype(declval_<const S&>().c_str())>> : bool_c<true> {};
+}  // namespace detail
+
+// The step (iteration) recorded with every op; dumps name it, compare can select it.
+inline void set_step(int64_t step) noexcept { __atomic_store_n(&detail::g_step, step, __ATOMIC_RELAXED); }
+inline int64_t next_step() noexcept { return __atomic_add_fetch(&detail::g_step, 1, __ATOMIC_RELAXED); }
+inline int64_t current_step() noexcept { return __atomic_load_n(&detail::g_step, __ATOMIC_RELAXED); }
+
+#if defined(PROBE_DISABLE)
+class op {
+ public:
+  explicit op(const char*, const char* = "") noexcept {}
+  template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
+  explicit op(const S&, const char* = "") noexcept {}
+  op(const op&) = delete;
+  op& operator=(const op&) = delete;
+  template <class T>
+  op& input(const char*, const T&) noexcept { return *this; }
+  template <class T>
+  op& output(const char*, const T&) noexcept { return *this; }
+  template <class T>
+  op& output_at_end(const char*, const T&) noexcept { return *this; }
+  op& link(const char*, const char*) noexcept { return *this; }
+  bool active() const noexcept { return false; }
+  uint64_t sequence() const noexcept { return 0; }
+};
+#else
+// A marked computation. Construct it before the computation, give it inputs (recorded at
+// once: stage "before") and outputs (recorded when given, or at scope end with
+// output_at_end: stage "after"). Cannot be copied or moved.
+class op {
+ public:
+  explicit op(const char* name, const char* type = "") noexcept {
+    if (detail::gate_on(detail::gate_ops)) r_ = detail::op_begin(name, type);
+  }
+  template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
+  explicit op(const S& name, const char* type = "") noexcept : op(name.c_str(), type) {}
+  ~op() {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_end(r_);
+  }
+  op(const op&) = delete;
+  op& operator=(const op&) = delete;
+  op(op&&) = delete;
+  op& operator=(op&&) = delete;
+
+  template <class T>
+  op& input(const char* slot, const T& x) {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_tensor(r_, detail::io::in, slot, to_view(x));
+    return *this;
+  }
+  template <class T>
+  op& output(const char* slot, const T& x) {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_tensor(r_, detail::io::out, slot, to_view(x));
+    return *this;
+  }
+  // The view is taken now, its values read when the scope ends (after the computation).
+  template <class T>
+  op& output_at_end(const char* slot, const T& x) {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_defer_output(r_, slot, to_view(x));
+    return *this;
+  }
+  // Declares that input `slot` came from `producer_key` ("<op>#<occurrence>/out/<slot>"),
+  // for engines whose buffers the memory-range matching cannot follow.
+  op& link(const char* slot, const char* producer_key) noexcept {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_link(r_, slot, producer_key);
+    return *this;
+  }
+  bool active() const noexcept { return r_ != nullptr; }
+  // Global sequence number of this execution (0 when probe is not recording ops).
+  uint64_t sequence() const noexcept { return r_ ? detail::op_sequence(r_) : 0; }
+
+ private:
+  detail::op_record* r_ = nullptr;
+};
+#endif  // PROBE_DISABLE
+
+// probe::wrap(name, fn, probe::in("x", x), probe::out("y", y)): runs fn as one op. fn is
+// called with the wrapped values in order when it accepts them, else with no arguments.
+template <class T>
+struct in_arg {
+  const char* slot;
+  const T& value;
+};
+template <class T>
+struct out_arg {
+  const char* slot;
+  const T& value;
+};
+template <class T>
+in_arg<T> in(const char* slot, const T& value) noexcept {
+  return {slot, value};
+}
+template <class T>
+out_arg<T> out(const char* slot, const T& value) noexcept {
+  return {slot, value};
+}
+
+namespace detail {
+template <class T>
+void wrap_in(op& o, const in_arg<T>& a) {
+  o.input(a.slot, a.value);
+}
+template <class T>
+void wrap_in(op&, const out_arg<T>&) {}
+template <class T>
+void wrap_out(op&, const in_arg<T>&) {}
+template <class T>
+void wrap_out(op& o, const out_arg<T>& a) {
+  o.output(a.slot, a.value);
+}
+template <class T>
+T& wrap_value(const in_arg<T>& a) {
+  return const_cast<T&>(a.value);  // passed on as the caller gave it
+}
+template <class T>
+T& wrap_value(const out_arg<T>& a) {
+  return const_cast<T&>(a.value);
+}
+
+template <class F, class = void, class... A>
+struct call_with_values : bool_c<false> {};
+template <class F, class... A>
+struct call_with_values<F, void_t<decltype(declval_<F&>()(wrap_value(declval_<const A&>())...))>, A...>
+    : bool_c<true> {};
+
+template <class F, class... A>
+decltype(auto) wrap_call(bool_c<true>, F& fn, const A&... a) {
+  return fn(wrap_value(a)...);
+}
+template <class F, class... A>
+decltype(auto) wrap_call(bool_c<false>, F& fn, const A&...) {
+  return fn();
+}
+
+template <class T>
+struct is_void_type : bool_c<false> {};
+template <>
+struct is_void_type<void> : bool_c<true> {};
+}  // namespace detail
+
+template <class F, class... A>
+decltype(auto) wrap(const char* name, F&& fn, const A&... a) {
+  op o(name);
+  if (o.active()) (detail::wrap_in(o, a), ...);
+  using call_tag = detail::bool_c<detail::call_with_values<F, void, A...>::value>;
+  using result_t = decltype(detail::wrap_call(call_tag{}, fn, a...));
+  if constexpr (detail::is_void_type<result_t>::value) {
+    detail::wrap_call(call_tag{}, fn, a...);
+    if (o.active()) (detail::wrap_out(o, a), ...);
+  } else {
+    decltype(auto) result = detail::wrap_call(call_tag{}, fn, a...);
+    if (o.active()) (detail::wrap_out(o, a), ...);
+    return result;
+  }
+}
+
+PROBE_END_NAMESPACE

@@ -1,0 +1,80 @@
+// The flags probe understands and the options struct they fill. Light header.
+//
+// Flags come from the PROBE_FLAGS environment variable (XLA_FLAGS syntax), from files named
+// in it, and from probe::init(argc, argv). Parsed once, at first use, thread-safe.
+#pragma once
+#include "dtype.hpp"
+
+// X(kind, name, default, help). Every flag is spelled --probe_<name> on the command line.
+// Kinds: boolean (also on|off, true|false, 1|0, --probe_no<name>), string, size (bytes,
+// K/M/G suffixes), integer, choice (one of the names listed after a ':' in the help).
+#define PROBE_FLAG_LIST(X)                                                                        \
+  X(string, dump_to, "", "enable dumping into DIR ('-' = stdout, text only)")                     \
+  X(boolean, dump_as_text, false, "text io-dump per op (the default format when none is named)") \
+  X(boolean, dump_as_npy, false, "one .npy file per tensor")                                      \
+  X(boolean, dump_snapshots, false, "replayable snapshot per op execution (inputs before, outputs after)") \
+  X(boolean, dump_as_dot, false, "data-flow graph as Graphviz DOT at exit")                        \
+  X(boolean, dump_as_html, false, "data-flow graph as a self-contained HTML page at exit")        \
+  X(string, dump_op_re, "", "dump only ops whose name matches RE (partial match)")                \
+  X(string, dump_type_re, "", "dump only ops whose type matches RE (partial match)")              \
+  X(string, dump_stage_re, "", "dump only stages matching RE: 'before' (inputs), 'after' (outputs)") \
+  X(size, dump_max_bytes, 0, "stop dumping after N bytes of tensor files (K/M/G suffixes; 0 = no limit)") \
+  X(integer, dump_max_ops, 0, "stop dumping after N op executions (0 = no limit)")               \
+  X(boolean, dump_stats_only, false, "manifest with health stats, no tensor files")              \
+  X(boolean, print, true, "debug prints (probe::print)")                                          \
+  X(string, print_to, "", "write debug prints to FILE instead of stderr")                         \
+  X(boolean, callback, true, "run probe::callback functions")                                     \
+  X(choice, breakpoint, "auto",                                                                    \
+    "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else dump)") \
+  X(string, breakpoint_commands, "", "feed the breakpoint prompt from FILE (scripted sessions)")   \
+  X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
+  X(boolean, timing, false, "time scopes and ops")                                                 \
+  X(boolean, timing_summary, false, "print a timing summary at exit (implies --probe_timing)")     \
+  X(string, trace_to, "", "write a Chrome trace (JSON) to FILE (implies --probe_timing)")          \
+  X(integer, trace_max_events, 50000000, "stop recording trace events after N (0 = no limit)")    \
+  X(boolean, reference, false, "ask the engine for its reference (naive) kernels")                \
+  X(boolean, strict_flags, false, "make an unknown or malformed flag fatal (exit code 2)")          \
+  X(boolean, help, false, "list every flag with its default and meaning")
+
+PROBE_BEGIN_NAMESPACE
+
+enum class breakpoint_mode : uint8_t { auto_ = 0, prompt, trap, dump, abort_, off };
+
+struct options {
+#define PROBE_OPTION_FIELD_boolean(name, def) bool name = def;
+#define PROBE_OPTION_FIELD_string(name, def) const char* name = def;
+#define PROBE_OPTION_FIELD_size(name, def) uint64_t name = def;
+#define PROBE_OPTION_FIELD_integer(name, def) int64_t name = def;
+#define PROBE_OPTION_FIELD_choice(name, def) const char* name = def;
+#define PROBE_OPTION_FIELD(kind, name, def, help) PROBE_OPTION_FIELD_##kind(name, def)
+  PROBE_FLAG_LIST(PROBE_OPTION_FIELD)
+#undef PROBE_OPTION_FIELD
+
+  // Intent filled in from the flags above.
+  bool dump = false;            // any dump flag given
+  bool dump_to_stdout = false;  // no directory, or '-'
+  breakpoint_mode breakpoint_as = breakpoint_mode::auto_;  // 'auto' resolved at break time
+};
+
+#if defined(PROBE_DISABLE)
+inline const options& options_ref() noexcept {
+  static const options o{};
+  return o;
+}
+inline void init(int&, char**) noexcept {}
+inline void set_flags(const char*) noexcept {}
+#else
+// The parsed flags (parses them on first call).
+PROBE_FUNC const options& options_ref() noexcept;
+
+// Also accept --probe_* flags on the command line; they are removed from argv.
+PROBE_FUNC void init(int& argc, char** argv) noexcept;
+
+// Re-read flags from a string (XLA_FLAGS syntax), replacing the current options. For tests
+// and for engines that take flags from their own configuration.
+PROBE_FUNC void set_flags(const char* flags) noexcept;
+#endif
+
+inline bool reference_mode() noexcept { return options_ref().reference; }
+
+PROBE_END_NAMESPACE

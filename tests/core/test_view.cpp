@@ -1,0 +1,113 @@
+#include <doctest/doctest.h>
+#include <probe/probe.hpp>
+
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+namespace engine {
+// An engine's own tensor type, adapted with the ADL customization point.
+struct Tensor {
+  std::vector<float> storage;
+  std::vector<int64_t> dims;
+};
+probe::tensor_view probe_view(const Tensor& t) { return probe::view(t.storage.data(), t.dims); }
+}  // namespace engine
+
+TEST_CASE("dtype: C++ types map to dtypes") {
+  using probe::dtype;
+  CHECK(probe::dtype_of<bool>::value == dtype::boolean);
+  CHECK(probe::dtype_of<int8_t>::value == dtype::int8);
+  CHECK(probe::dtype_of<int16_t>::value == dtype::int16);
+  CHECK(probe::dtype_of<int32_t>::value == dtype::int32);
+  CHECK(probe::dtype_of<int64_t>::value == dtype::int64);
+  CHECK(probe::dtype_of<long long>::value == dtype::int64);
+  CHECK(probe::dtype_of<uint8_t>::value == dtype::uint8);
+  CHECK(probe::dtype_of<uint16_t>::value == dtype::uint16);
+  CHECK(probe::dtype_of<uint32_t>::value == dtype::uint32);
+  CHECK(probe::dtype_of<uint64_t>::value == dtype::uint64);
+  CHECK(probe::dtype_of<size_t>::value == dtype::uint64);
+  CHECK(probe::dtype_of<probe::float16>::value == dtype::float16);
+  CHECK(probe::dtype_of<probe::bfloat16>::value == dtype::bfloat16);
+  CHECK(probe::dtype_of<float>::value == dtype::float32);
+  CHECK(probe::dtype_of<const double>::value == dtype::float64);
+  CHECK(probe::dtype_of<std::complex<float>>::value == dtype::complex64);
+  CHECK(probe::dtype_of<std::complex<double>>::value == dtype::complex128);
+  CHECK(probe::dtype_of<std::vector<float>>::value == dtype::invalid);
+  CHECK(probe::dtype_size(dtype::complex128) == 16);
+  CHECK(std::string(probe::dtype_name(dtype::bfloat16)) == "bfloat16");
+}
+
+TEST_CASE("view: containers, pointer + shape, strides, scalars") {
+  std::vector<float> v(12);
+  auto a = probe::view(v);
+  CHECK(a.ndim == 1);
+  CHECK(a.shape[0] == 12);
+  CHECK(a.strides[0] == 1);
+  CHECK(a.type == probe::dtype::float32);
+  CHECK(a.data == v.data());
+  CHECK(a.is_contiguous());
+
+  std::array<int32_t, 6> arr{};
+  auto b = probe::view(arr);
+  CHECK(b.type == probe::dtype::int32);
+  CHECK(b.numel() == 6);
+
+  auto c = probe::view(v.data(), {3, 4});
+  CHECK(c.ndim == 2);
+  CHECK(c.strides[0] == 4);
+  CHECK(c.strides[1] == 1);
+  CHECK(c.nbytes() == 48);
+
+  // A transposed view: shape 4x3 over the 3x4 buffer.
+  auto t = probe::view(v.data(), {4, 3}, {1, 4});
+  CHECK(t.strides[0] == 1);
+  CHECK(t.strides[1] == 4);
+  CHECK_FALSE(t.is_contiguous());
+
+  std::vector<size_t> shape{2, 2, 3};
+  auto d = probe::view(v.data(), shape);
+  CHECK(d.ndim == 3);
+  CHECK(d.shape[2] == 3);
+  CHECK(d.strides[0] == 6);
+
+  double s = 3.5;
+  auto e = probe::view(s);
+  CHECK(e.ndim == 0);
+  CHECK(e.numel() == 1);
+  CHECK(e.type == probe::dtype::float64);
+
+  auto f = probe::view(v.data(), 5);
+  CHECK(f.shape[0] == 5);
+}
+
+TEST_CASE("view: more than 8 dims or mismatched strides give an invalid view") {
+  float x[1] = {};
+  auto v = probe::view(x, {1, 1, 1, 1, 1, 1, 1, 1, 1});
+  CHECK_FALSE(v.valid());
+  auto w = probe::view(x, {1, 1}, {1});
+  CHECK_FALSE(w.valid());
+  auto ok = probe::view(x, {1, 1, 1, 1, 1, 1, 1, 1});
+  CHECK(ok.valid());
+}
+
+TEST_CASE("view: device tag") {
+  float x[4] = {};
+  auto d = probe::view(x, {4}).on_cuda(1);
+  CHECK(d.where.kind == probe::device::cuda);
+  CHECK(d.where.index == 1);
+  CHECK_FALSE(d.where.is_host());
+  CHECK(d.on_host().where.is_host());
+}
+
+TEST_CASE("view: engine tensors through ADL probe_view") {
+  engine::Tensor t{std::vector<float>(6), {2, 3}};
+  auto v = probe::to_view(t);
+  CHECK(v.ndim == 2);
+  CHECK(v.shape[1] == 3);
+  CHECK(v.data == t.storage.data());
+  CHECK(probe::is_viewable<engine::Tensor>);
+  CHECK(probe::is_viewable<std::vector<double>>);
+  CHECK_FALSE(probe::is_viewable<engine::Tensor*>);
+}

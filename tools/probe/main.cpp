@@ -1,0 +1,43 @@
+// probe: analyse what probe recorded. `probe help` lists the verbs.
+#include <cstdio>
+#include <cstring>
+
+#include <probe/probe.hpp>
+
+#include "verbs.hpp"
+
+namespace probe_cli {
+namespace {
+
+const verb k_verbs[] = {
+    {nullptr, nullptr, nullptr},
+};
+
+int usage(FILE* out) {
+  std::fprintf(out,
+               "probe %s: analyse what probe recorded\n\n"
+               "usage: probe VERB [options]   (probe VERB --help for a verb's options)\n\nverbs:\n",
+               PROBE_VERSION_STRING);
+  for (const verb& v : k_verbs)
+    if (v.name) std::fprintf(out, "  %-12s %s\n", v.name, v.summary);
+  return out == stdout ? 0 : 2;
+}
+
+}  // namespace
+}  // namespace probe_cli
+
+int main(int argc, char** argv) {
+  using namespace probe_cli;
+  if (argc < 2) return usage(stderr);
+  const char* name = argv[1];
+  if (!std::strcmp(name, "help") || !std::strcmp(name, "--help") || !std::strcmp(name, "-h"))
+    return usage(stdout);
+  if (!std::strcmp(name, "--version") || !std::strcmp(name, "version")) {
+    std::printf("probe %s\n", PROBE_VERSION_STRING);
+    return 0;
+  }
+  for (const verb& v : k_verbs)
+    if (v.name && !std::strcmp(v.name, name)) return v.run(argc - 1, argv + 1);
+  std::fprintf(stderr, "probe: unknown verb '%s'\n\n", name);
+  return usage(stderr);
+}
