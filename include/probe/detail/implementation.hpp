@@ -3,4 +3,5 @@
 #pragma once
 #include "../core/context_impl.hpp"
 #include "../core/flags_impl.hpp"
+#include "../core/tensor.hpp"
 #include "wiring.hpp"
