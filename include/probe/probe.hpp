@@ -13,6 +13,7 @@
 #include "core/tensor_view.hpp"
 #include "core/options.hpp"
 #include "core/op.hpp"
+#include "core/lifecycle.hpp"
 
 #if PROBE_HAS_IMPLEMENTATION
 #include "detail/implementation.hpp"
