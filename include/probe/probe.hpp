@@ -14,6 +14,7 @@
 #include "core/options.hpp"
 #include "core/op.hpp"
 #include "core/lifecycle.hpp"
+#include "core/format.hpp"
 
 #if PROBE_HAS_IMPLEMENTATION
 #include "detail/implementation.hpp"

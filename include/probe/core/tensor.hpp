@@ -95,4 +95,7 @@ class tensor {
   std::vector<uint64_t> storage_;  // 8-byte aligned for every dtype
 };
 
+// Makes a tensor viewable wherever probe takes a value (ops, format, print).
+inline tensor_view probe_view(const tensor& t) noexcept { return t.view(); }
+
 PROBE_END_NAMESPACE

@@ -3,5 +3,6 @@
 #pragma once
 #include "../core/context_impl.hpp"
 #include "../core/flags_impl.hpp"
+#include "../core/format_impl.hpp"
 #include "../core/tensor.hpp"
 #include "wiring.hpp"

@@ -1,0 +1,298 @@
+// Floating-point numbers as text: the shortest decimal that reads back to the same value
+// (for double, float, float16 and bfloat16), fixed-precision text, and locale-independent
+// parsing. Shared by probe::format and the JSON writer so both print numbers alike.
+//
+// Uses <charconv> (std::to_chars / std::from_chars) where the standard library implements
+// it for floating point; otherwise snprintf with increasing precision, checked by strtod.
+// Standalone: plain inline, no global state, usable in every build mode.
+#pragma once
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <charconv>
+
+#include "../core/config.hpp"
+
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L && !defined(PROBE_NO_CHARCONV_FLOAT)
+#define PROBE_FLOAT_TEXT_CHARCONV 1
+#else
+#define PROBE_FLOAT_TEXT_CHARCONV 0
+#endif
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// A finite value as decimal digits: value = (negative ? -1 : 1) * 0.D1D2...Dcount * 10^point.
+// Zero is the single digit '0' with point 1.
+struct decimal {
+  char digits[24];
+  int count = 0;
+  int point = 0;
+  bool negative = false;
+};
+
+// Largest precision fixed_text accepts, and a buffer that holds any result of it.
+constexpr int max_text_precision = 200;
+constexpr size_t fixed_text_capacity = 320 + max_text_precision + 16;
+
+// Exact values of the 16-bit float formats. Bit patterns past the largest finite value
+// continue the binade (0x7c00 reads as 65536, not inf) so that callers can find the upper
+// neighbour of the largest finite value; callers test for inf/nan themselves.
+inline double f16_bits_unbounded(uint16_t b) noexcept {
+  const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
+  const double mag = e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25);
+  return (b & 0x8000) ? -mag : mag;
+}
+inline double bf16_bits_unbounded(uint16_t b) noexcept {
+  const int e = (b >> 7) & 0xff, m = b & 0x7f;
+  const double mag = e == 0 ? ldexp(m, -133) : ldexp(128 + m, e - 134);
+  return (b & 0x8000) ? -mag : mag;
+}
+inline bool f16_bits_finite(uint16_t b) noexcept { return (b & 0x7c00) != 0x7c00; }
+inline bool bf16_bits_finite(uint16_t b) noexcept { return (b & 0x7f80) != 0x7f80; }
+inline double f16_bits_to_double(uint16_t b) noexcept {
+  if (f16_bits_finite(b)) return f16_bits_unbounded(b);
+  if (b & 0x3ff) return NAN;
+  return (b & 0x8000) ? -HUGE_VAL : HUGE_VAL;
+}
+inline double bf16_bits_to_double(uint16_t b) noexcept {
+  const uint32_t w = static_cast<uint32_t>(b) << 16;
+  float f;
+  memcpy(&f, &w, sizeof f);
+  return f;
+}
+
+// Parses a number written in C syntax ("1.5e-3", "-0.25", "inf"), independent of the
+// locale. Returns the characters consumed (0 if none). Out-of-range values saturate to
+// +-inf or +-0 as strtod does.
+inline size_t parse_double(const char* s, size_t n, double* out) noexcept {
+#if PROBE_FLOAT_TEXT_CHARCONV
+  const char* p = s;
+  const char* end = s + n;
+  const bool neg = p < end && *p == '-';
+  // from_chars does not take a leading '+'; the caller's grammar decides whether it is legal.
+  auto r = std::from_chars(p, end, *out);
+  if (r.ec == std::errc::result_out_of_range) {
+    // Decide between overflow and underflow from the decimal exponent of the text.
+    const char* q = p + (neg ? 1 : 0);
+    long lead = 0;  // position of the first non-zero digit relative to the decimal point
+    bool seen_point = false, seen_digit = false;
+    long int_digits = 0, zeros_after_point = 0;
+    for (; q < r.ptr && *q != 'e' && *q != 'E'; ++q) {
+      if (*q == '.') {
+        seen_point = true;
+      } else if (!seen_digit && *q == '0') {
+        if (seen_point) ++zeros_after_point;
+      } else {
+        if (!seen_digit) seen_digit = true;
+        if (!seen_point) ++int_digits;
+      }
+    }
+    lead = int_digits > 0 ? int_digits : -zeros_after_point;
+    long exp10 = 0;
+    if (q < r.ptr) exp10 = strtol(q + 1, nullptr, 10);
+    const double mag = (lead + exp10 > 0) ? HUGE_VAL : 0.0;
+    *out = neg ? -mag : mag;
+    return static_cast<size_t>(r.ptr - s);
+  }
+  if (r.ec != std::errc()) return 0;
+  return static_cast<size_t>(r.ptr - s);
+#else
+  // strtod reads the locale's decimal point; give it the locale's character.
+  char buf[512];
+  if (n >= sizeof buf) n = sizeof buf - 1;
+  memcpy(buf, s, n);
+  buf[n] = 0;
+  const char point = *localeconv()->decimal_point;
+  for (size_t i = 0; i < n; ++i)
+    if (buf[i] == '.') buf[i] = point;
+  char* end = nullptr;
+  *out = strtod(buf, &end);
+  return static_cast<size_t>(end - buf);
+#endif
+}
+
+// Text of v with `precision` digits, in the style of printf's 'f', 'e' or 'g' (lower case,
+// '.' as decimal point whatever the locale). Returns the length written to buf, which must
+// hold fixed_text_capacity bytes; precision is clamped to [0, max_text_precision].
+inline size_t fixed_text(char* buf, double v, char style, int precision) noexcept {
+  if (precision < 0) precision = 0;
+  if (precision > max_text_precision) precision = max_text_precision;
+#if PROBE_FLOAT_TEXT_CHARCONV
+  const std::chars_format f = style == 'e'   ? std::chars_format::scientific
+                              : style == 'g' ? std::chars_format::general
+                                             : std::chars_format::fixed;
+  auto r = std::to_chars(buf, buf + fixed_text_capacity - 1, v, f, precision);
+  if (r.ec != std::errc()) return 0;
+  *r.ptr = 0;
+  return static_cast<size_t>(r.ptr - buf);
+#else
+  const char fmt[5] = {'%', '.', '*', style, 0};
+  int n = snprintf(buf, fixed_text_capacity, fmt, precision, v);
+  if (n < 0 || static_cast<size_t>(n) >= fixed_text_capacity) return 0;
+  const char point = *localeconv()->decimal_point;
+  for (int i = 0; i < n; ++i)
+    if (buf[i] == point) buf[i] = '.';
+  return static_cast<size_t>(n);
+#endif
+}
+
+// Reads scientific text ("-1.2345e+06") into a decimal.
+inline void decimal_from_scientific(const char* s, decimal& d) noexcept {
+  d = decimal{};
+  if (*s == '-') {
+    d.negative = true;
+    ++s;
+  }
+  for (; *s && *s != 'e' && *s != 'E'; ++s)
+    if (*s >= '0' && *s <= '9' && d.count < static_cast<int>(sizeof d.digits)) d.digits[d.count++] = *s;
+  const int exp10 = *s ? static_cast<int>(strtol(s + 1, nullptr, 10)) : 0;
+  while (d.count > 1 && d.digits[d.count - 1] == '0') --d.count;
+  if (d.count == 1 && d.digits[0] == '0') {
+    d.point = 1;
+    return;
+  }
+  d.point = exp10 + 1;
+}
+
+namespace float_text_impl {
+// Smallest number of significant digits whose correctly rounded decimal lies strictly inside
+// (lo, hi), or on a bound when `bounds_ok` (round-half-even lands on v there).
+inline void shortest_in_interval(double v, double lo, double hi, bool bounds_ok, int max_digits,
+                                 decimal& d) noexcept {
+  char buf[fixed_text_capacity];
+  for (int k = 1; k <= max_digits; ++k) {
+    const size_t n = fixed_text(buf, v, 'e', k - 1);
+    double back = 0;
+    parse_double(buf, n, &back);
+    if ((back > lo && back < hi) || (bounds_ok && (back == lo || back == hi)) || k == max_digits) {
+      decimal_from_scientific(buf, d);
+      return;
+    }
+  }
+}
+
+template <class F>
+inline void shortest_ieee(F v, decimal& d) noexcept {
+#if PROBE_FLOAT_TEXT_CHARCONV
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf - 1, v, std::chars_format::scientific);
+  *r.ptr = 0;
+  decimal_from_scientific(buf, d);
+#else
+  // printf with increasing precision, checked by reading it back.
+  char buf[fixed_text_capacity];
+  const int max_digits = sizeof(F) == 4 ? 9 : 17;
+  for (int k = 1; k <= max_digits; ++k) {
+    const size_t n = fixed_text(buf, static_cast<double>(v), 'e', k - 1);
+    double back = 0;
+    parse_double(buf, n, &back);
+    if (static_cast<F>(back) == v || k == max_digits) break;
+  }
+  decimal_from_scientific(buf, d);
+#endif
+}
+
+// 16-bit formats: the interval of values that round to `bits`, from its neighbours.
+template <double (*Value)(uint16_t)>
+inline void shortest_16(uint16_t bits, decimal& d) noexcept {
+  const uint16_t mag = bits & 0x7fff;
+  if (mag == 0) {
+    d = decimal{};
+    d.negative = (bits & 0x8000) != 0;
+    d.digits[0] = '0';
+    d.count = 1;
+    d.point = 1;
+    return;
+  }
+  const double v = Value(mag);
+  const double next = Value(static_cast<uint16_t>(mag + 1));
+  const double prev = Value(static_cast<uint16_t>(mag - 1));
+  shortest_in_interval(v, (prev + v) / 2, (v + next) / 2, (mag & 1) == 0, 9, d);
+  d.negative = (bits & 0x8000) != 0;
+}
+}  // namespace float_text_impl
+
+// The shortest decimal that reads back to exactly v (v finite).
+inline void shortest_decimal(double v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
+inline void shortest_decimal(float v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
+inline void shortest_decimal_f16(uint16_t bits, decimal& d) noexcept {
+  float_text_impl::shortest_16<f16_bits_unbounded>(bits, d);
+}
+inline void shortest_decimal_bf16(uint16_t bits, decimal& d) noexcept {
+  float_text_impl::shortest_16<bf16_bits_unbounded>(bits, d);
+}
+
+// Writes d positionally ("0.001", "12.5", "100.0": at least one digit after the point) or in
+// scientific notation ("1e-05", "1.5e+16": no trailing point, exponent of two digits or
+// more). Returns the length; buf needs d.count + |d.point| + 8 bytes (at most 360).
+inline size_t write_decimal(char* buf, const decimal& d, bool scientific) noexcept {
+  char* p = buf;
+  if (d.negative) *p++ = '-';
+  if (scientific) {
+    *p++ = d.digits[0];
+    if (d.count > 1) {
+      *p++ = '.';
+      for (int i = 1; i < d.count; ++i) *p++ = d.digits[i];
+    }
+    int e = d.point - 1;
+    *p++ = 'e';
+    *p++ = e < 0 ? '-' : '+';
+    if (e < 0) e = -e;
+    char tmp[8];
+    int n = 0;
+    do {
+      tmp[n++] = static_cast<char>('0' + e % 10);
+      e /= 10;
+    } while (e);
+    if (n < 2) tmp[n++] = '0';
+    while (n) *p++ = tmp[--n];
+  } else if (d.point <= 0) {
+    *p++ = '0';
+    *p++ = '.';
+    for (int i = 0; i < -d.point; ++i) *p++ = '0';
+    for (int i = 0; i < d.count; ++i) *p++ = d.digits[i];
+  } else {
+    for (int i = 0; i < d.point; ++i) *p++ = i < d.count ? d.digits[i] : '0';
+    *p++ = '.';
+    if (d.point >= d.count) *p++ = '0';
+    for (int i = d.point; i < d.count; ++i) *p++ = d.digits[i];
+  }
+  *p = 0;
+  return static_cast<size_t>(p - buf);
+}
+
+// numpy's (and Python's) choice: positional for 1e-4 <= |v| < 1e16 and for zero.
+inline bool prefers_scientific(double v) noexcept {
+  const double a = fabs(v);
+  return a != 0 && (a < 1e-4 || a >= 1e16);
+}
+
+inline size_t write_nonfinite(char* buf, double v) noexcept {
+  const char* s = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+  const size_t n = strlen(s);
+  memcpy(buf, s, n + 1);
+  return n;
+}
+
+// Shortest round-trip text as numpy prints a scalar (and Python a float): "0.1", "1.0",
+// "-0.0", "1e-05", "1.5e+16", "nan", "inf", "-inf". buf needs shortest_text_capacity bytes.
+constexpr size_t shortest_text_capacity = 40;
+inline size_t write_shortest(char* buf, double v) noexcept {
+  if (!isfinite(v)) return write_nonfinite(buf, v);
+  decimal d;
+  shortest_decimal(v, d);
+  return write_decimal(buf, d, prefers_scientific(v));
+}
+inline size_t write_shortest(char* buf, float v) noexcept {
+  if (!isfinite(v)) return write_nonfinite(buf, v);
+  decimal d;
+  shortest_decimal(v, d);
+  return write_decimal(buf, d, prefers_scientific(v));
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
