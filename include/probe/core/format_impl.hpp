@@ -41,7 +41,7 @@ inline const char* format_arg_kind_name(arg_kind k) noexcept {
   }
 }
 
-// Replaces what this call appended with a message naming the problem; logs the first one.
+// Replaces what this call appended with "<message>" naming the problem; logs the first one.
 inline void format_fail(std::string& out, size_t start, const char* fmt, size_t fmt_len, const char* what,
                         size_t pos, int nargs, int placeholders) {
   out.resize(start);
@@ -61,7 +61,7 @@ inline void format_fail(std::string& out, size_t start, const char* fmt, size_t 
   if (fmt_len > 200) out += "...";
   out += "\">";
   static int logged = 0;
-  log_once(&logged, "%s", out.c_str() + start);
+  log_once(&logged, "%.*s", static_cast<int>(out.size() - start - 2), out.c_str() + start + 1);
 }
 
 // UTF-8 code points, so that padding counts what a terminal shows (for ASCII, bytes).

@@ -6,6 +6,7 @@
 // it for floating point; otherwise snprintf with increasing precision, checked by strtod.
 // Standalone: plain inline, no global state, usable in every build mode.
 #pragma once
+#include <locale.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -158,74 +159,6 @@ inline void decimal_from_scientific(const char* s, decimal& d) noexcept {
   d.point = exp10 + 1;
 }
 
-namespace float_text_impl {
-// Smallest number of significant digits whose correctly rounded decimal lies strictly inside
-// (lo, hi), or on a bound when `bounds_ok` (round-half-even lands on v there).
-inline void shortest_in_interval(double v, double lo, double hi, bool bounds_ok, int max_digits,
-                                 decimal& d) noexcept {
-  char buf[fixed_text_capacity];
-  for (int k = 1; k <= max_digits; ++k) {
-    const size_t n = fixed_text(buf, v, 'e', k - 1);
-    double back = 0;
-    parse_double(buf, n, &back);
-    if ((back > lo && back < hi) || (bounds_ok && (back == lo || back == hi)) || k == max_digits) {
-      decimal_from_scientific(buf, d);
-      return;
-    }
-  }
-}
-
-template <class F>
-inline void shortest_ieee(F v, decimal& d) noexcept {
-#if PROBE_FLOAT_TEXT_CHARCONV
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf - 1, v, std::chars_format::scientific);
-  *r.ptr = 0;
-  decimal_from_scientific(buf, d);
-#else
-  // printf with increasing precision, checked by reading it back.
-  char buf[fixed_text_capacity];
-  const int max_digits = sizeof(F) == 4 ? 9 : 17;
-  for (int k = 1; k <= max_digits; ++k) {
-    const size_t n = fixed_text(buf, static_cast<double>(v), 'e', k - 1);
-    double back = 0;
-    parse_double(buf, n, &back);
-    if (static_cast<F>(back) == v || k == max_digits) break;
-  }
-  decimal_from_scientific(buf, d);
-#endif
-}
-
-// 16-bit formats: the interval of values that round to `bits`, from its neighbours.
-template <double (*Value)(uint16_t)>
-inline void shortest_16(uint16_t bits, decimal& d) noexcept {
-  const uint16_t mag = bits & 0x7fff;
-  if (mag == 0) {
-    d = decimal{};
-    d.negative = (bits & 0x8000) != 0;
-    d.digits[0] = '0';
-    d.count = 1;
-    d.point = 1;
-    return;
-  }
-  const double v = Value(mag);
-  const double next = Value(static_cast<uint16_t>(mag + 1));
-  const double prev = Value(static_cast<uint16_t>(mag - 1));
-  shortest_in_interval(v, (prev + v) / 2, (v + next) / 2, (mag & 1) == 0, 9, d);
-  d.negative = (bits & 0x8000) != 0;
-}
-}  // namespace float_text_impl
-
-// The shortest decimal that reads back to exactly v (v finite).
-inline void shortest_decimal(double v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
-inline void shortest_decimal(float v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
-inline void shortest_decimal_f16(uint16_t bits, decimal& d) noexcept {
-  float_text_impl::shortest_16<f16_bits_unbounded>(bits, d);
-}
-inline void shortest_decimal_bf16(uint16_t bits, decimal& d) noexcept {
-  float_text_impl::shortest_16<bf16_bits_unbounded>(bits, d);
-}
-
 // Writes d positionally ("0.001", "12.5", "100.0": at least one digit after the point) or in
 // scientific notation ("1e-05", "1.5e+16": no trailing point, exponent of two digits or
 // more). Returns the length; buf needs d.count + |d.point| + 8 bytes (at most 360).
@@ -263,6 +196,127 @@ inline size_t write_decimal(char* buf, const decimal& d, bool scientific) noexce
   }
   *p = 0;
   return static_cast<size_t>(p - buf);
+}
+
+namespace float_text_impl {
+// The k digits of scientific text ("-1.2340e+05"), trailing zeros kept.
+inline void digits_of(const char* s, decimal& d) noexcept {
+  d = decimal{};
+  if (*s == '-') ++s;
+  for (; *s && *s != 'e' && *s != 'E'; ++s)
+    if (*s >= '0' && *s <= '9' && d.count < static_cast<int>(sizeof d.digits)) d.digits[d.count++] = *s;
+  d.point = (*s ? static_cast<int>(strtol(s + 1, nullptr, 10)) : 0) + 1;
+}
+
+inline double value_of(const decimal& d) noexcept {
+  char buf[64];
+  const size_t n = write_decimal(buf, d, true);
+  double v = 0;
+  parse_double(buf, n, &v);
+  return v;
+}
+
+// One unit in the last of d's digits up (+1) or down (-1), keeping the digit count.
+inline void step(decimal& d, int dir) noexcept {
+  int i = d.count - 1;
+  if (dir > 0) {
+    while (i >= 0 && d.digits[i] == '9') d.digits[i--] = '0';
+    if (i >= 0) {
+      ++d.digits[i];
+    } else {  // 9.99 -> 10.0: one digit more in front, same count
+      d.digits[0] = '1';
+      ++d.point;
+    }
+  } else {
+    while (i >= 0 && d.digits[i] == '0') d.digits[i--] = '9';
+    if (i < 0) return;  // zero has no candidate below; callers never pass it
+    --d.digits[i];
+    if (d.digits[0] == '0') {  // 1.00 -> 0.999: the next decade down, same count
+      for (int j = 0; j < d.count; ++j) d.digits[j] = '9';
+      --d.point;
+    }
+  }
+}
+
+inline void strip(decimal& d) noexcept {
+  while (d.count > 1 && d.digits[d.count - 1] == '0') --d.count;
+}
+
+// The fewest significant digits that identify positive v: at each length k the correctly
+// rounded candidate if `ok` accepts it, else the candidate on v's other side (near a power
+// of two the interval is lopsided and only that one may fit).
+template <class Ok>
+inline void shortest_search(double v, int max_digits, Ok ok, decimal& out) noexcept {
+  char buf[fixed_text_capacity];
+  decimal c;
+  for (int k = 1; k <= max_digits; ++k) {
+    fixed_text(buf, v, 'e', k - 1);
+    digits_of(buf, c);
+    const double cv = value_of(c);
+    if (cv == v || ok(cv)) break;
+    decimal other = c;
+    step(other, cv > v ? -1 : 1);
+    if (ok(value_of(other))) {
+      c = other;
+      break;
+    }
+  }
+  strip(c);
+  out = c;
+}
+
+template <class F>
+inline void shortest_ieee(F v, decimal& d) noexcept {
+#if PROBE_FLOAT_TEXT_CHARCONV
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf - 1, v, std::chars_format::scientific);
+  *r.ptr = 0;
+  decimal_from_scientific(buf, d);
+#else
+  // printf with increasing precision, checked by reading it back.
+  const double mag = fabs(static_cast<double>(v));
+  if (mag == 0) {
+    d = decimal{};
+    d.digits[0] = '0';
+    d.count = 1;
+    d.point = 1;
+  } else {
+    const F target = static_cast<F>(mag);
+    shortest_search(mag, sizeof(F) == 4 ? 9 : 17, [target](double x) { return static_cast<F>(x) == target; }, d);
+  }
+  d.negative = signbit(v) != 0;
+#endif
+}
+
+// 16-bit formats: the interval of values that round to `bits`, from its neighbours.
+template <double (*Value)(uint16_t)>
+inline void shortest_16(uint16_t bits, decimal& d) noexcept {
+  const uint16_t mag = bits & 0x7fff;
+  if (mag == 0) {
+    d = decimal{};
+    d.negative = (bits & 0x8000) != 0;
+    d.digits[0] = '0';
+    d.count = 1;
+    d.point = 1;
+    return;
+  }
+  const double v = Value(mag);
+  const double lo = (Value(static_cast<uint16_t>(mag - 1)) + v) / 2;
+  const double hi = (v + Value(static_cast<uint16_t>(mag + 1))) / 2;
+  const bool even = (mag & 1) == 0;  // round-half-even takes the bounds to v
+  shortest_search(v, 9, [=](double x) { return (x > lo && x < hi) || (even && (x == lo || x == hi)); }, d);
+  d.negative = (bits & 0x8000) != 0;
+}
+}  // namespace float_text_impl
+
+// The shortest decimal that reads back to exactly v (v finite).
+inline void shortest_decimal(double v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
+inline void shortest_decimal(float v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
+inline void shortest_decimal_f16(uint16_t bits, decimal& d) noexcept {
+  float_text_impl::shortest_16<f16_bits_unbounded>(bits, d);
+}
+inline void shortest_decimal_bf16(uint16_t bits, decimal& d) noexcept {
+  float_text_impl::shortest_16<bf16_bits_unbounded>(bits, d);
 }
 
 // numpy's (and Python's) choice: positional for 1e-4 <= |v| < 1e16 and for zero.
