@@ -2,7 +2,6 @@
 // and dragon4_scientific, and FloatingFormat's choice of notation and paddings (numpy's
 // arrayprint algorithm), plus numpy's str() of a float scalar. Implementation-only header.
 #pragma once
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +40,7 @@ struct parts {
 };
 
 inline void put_sign(parts& p, double v, bool sign_plus) {
-  if (signbit(v))
+  if (fp_signbit(v))
     p.int_part += '-';
   else if (sign_plus)
     p.int_part += '+';
@@ -76,7 +75,7 @@ inline parts positional(const fvalue& x, float_kind k, int precision, int min_di
     return p;
   }
   char buf[fixed_text_capacity];
-  const size_t n = fixed_text(buf, fabs(x.v), 'f', stop < 0 ? 0 : stop);
+  const size_t n = fixed_text(buf, fp_abs(x.v), 'f', stop < 0 ? 0 : stop);
   const char* dot = static_cast<const char*>(memchr(buf, '.', n));
   const size_t int_len = dot ? static_cast<size_t>(dot - buf) : n;
   p.int_part.append(buf, int_len);
@@ -102,7 +101,7 @@ inline parts scientific(const fvalue& x, float_kind k, int precision, int min_di
   }
   if (!use_shortest) {
     char buf[fixed_text_capacity];
-    const size_t n = fixed_text(buf, fabs(x.v), 'e', stop < 0 ? 0 : stop);
+    const size_t n = fixed_text(buf, fp_abs(x.v), 'e', stop < 0 ? 0 : stop);
     buf[n] = 0;
     const char* e = static_cast<const char*>(memchr(buf, 'e', n));
     p.int_part += buf[0];
@@ -141,22 +140,22 @@ class float_formatter {
   void fill(const std::vector<fvalue>& data) {
     std::vector<const fvalue*> finite;
     bool any_neg_inf = false;
-    double max_val = 0, min_val = HUGE_VAL;
+    double max_val = 0, min_val = fp_huge;
     for (const fvalue& x : data) {
-      if (isfinite(x.v)) {
+      if (fp_finite(x.v)) {
         finite.push_back(&x);
-        const double a = fabs(x.v);
+        const double a = fp_abs(x.v);
         if (a != 0) {
           if (a > max_val) max_val = a;
           if (a < min_val) min_val = a;
         }
-      } else if (isinf(x.v) && x.v < 0) {
+      } else if (fp_inf(x.v) && x.v < 0) {
         any_neg_inf = true;
       }
     }
     if (force_) {
       exp_format_ = force_ == 'e';
-    } else if (min_val != HUGE_VAL) {
+    } else if (min_val != fp_huge) {
       // numpy compares in double but divides in the array's own type.
       const double ratio = kind_ == float_kind::f64 ? max_val / min_val
                                                     : static_cast<double>(static_cast<float>(max_val) /
@@ -206,8 +205,8 @@ class float_formatter {
   }
 
   void emit(std::string& out, const fvalue& x) const {
-    if (!isfinite(x.v)) {
-      const char* s = isnan(x.v) ? (sign_plus_ ? "+nan" : "nan")
+    if (!fp_finite(x.v)) {
+      const char* s = fp_nan(x.v) ? (sign_plus_ ? "+nan" : "nan")
                                  : x.v < 0 ? "-inf" : (sign_plus_ ? "+inf" : "inf");
       const int len = static_cast<int>(strlen(s));
       const int width = pad_left_ + pad_right_ + 1;
@@ -250,8 +249,8 @@ class float_formatter {
 // numpy's scalar str for floats: shortest digits, "1.0" / "1e-05"; `bare_zero` drops the
 // ".0" of integral values (numpy's complex parts: "(1+2j)").
 inline void scalar_float(std::string& out, const fvalue& x, float_kind k, bool sign_plus, bool bare) {
-  if (!isfinite(x.v)) {
-    if (isnan(x.v))
+  if (!fp_finite(x.v)) {
+    if (fp_nan(x.v))
       out += sign_plus ? "+nan" : "nan";
     else
       out += x.v < 0 ? "-inf" : sign_plus ? "+inf" : "inf";

@@ -156,14 +156,14 @@ inline void format_integer(std::string& out, bool negative, uint64_t magnitude, 
 inline void format_float_value(std::string& out, double v, bool is_float32, const format_spec& spec) {
   char buf[fixed_text_capacity + 8];
   size_t n = 0;
-  const bool negative = signbit(v);
+  const bool negative = fp_signbit(v);
   format_sign(buf, n, negative, spec.sign);
   const size_t prefix_len = n;
-  const double mag = fabs(v);
+  const double mag = fp_abs(v);
   char t = spec.type;
   const bool upper = t == 'E' || t == 'F' || t == 'G';
-  if (!isfinite(v)) {
-    const char* s = isnan(v) ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf");
+  if (!fp_finite(v)) {
+    const char* s = fp_nan(v) ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf");
     memcpy(buf + n, s, 3);
     n += 3;
     // Zero padding never applies to nan/inf.

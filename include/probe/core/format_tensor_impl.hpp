@@ -100,7 +100,7 @@ inline void scalar_str(std::string& out, const unsigned char* p, dtype t) {
     const size_t half = dtype_size(t) / 2;
     const fvalue re = read_float(p, t), im = read_float(p + half, t);
     const float_kind k = kind_of(t);
-    if (re.v == 0 && !signbit(re.v)) {
+    if (re.v == 0 && !fp_signbit(re.v)) {
       scalar_float(out, im, k, false, true);
       out += 'j';
     } else {

@@ -7,7 +7,6 @@
 // Standalone: plain inline, no global state, usable in every build mode.
 #pragma once
 #include <locale.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,25 +38,47 @@ struct decimal {
 constexpr int max_text_precision = 200;
 constexpr size_t fixed_text_capacity = 320 + max_text_precision + 16;
 
+// Classification without <math.h>, whose C++ wrapper alone costs more to compile than the
+// rest of the formatting code.
+#if defined(__GNUC__) || defined(__clang__)
+inline bool fp_finite(double v) noexcept { return __builtin_isfinite(v); }
+inline bool fp_nan(double v) noexcept { return __builtin_isnan(v); }
+inline bool fp_inf(double v) noexcept { return __builtin_isinf(v); }
+inline bool fp_signbit(double v) noexcept { return __builtin_signbit(v); }
+inline double fp_abs(double v) noexcept { return __builtin_fabs(v); }
+constexpr double fp_huge = __builtin_huge_val();
+inline double fp_quiet_nan() noexcept { return __builtin_nan(""); }
+#else
+#error "probe needs GCC or Clang builtins for floating-point classification"
+#endif
+
+// 2^e for -1022 <= e <= 1023, exactly.
+inline double fp_pow2(int e) noexcept {
+  const uint64_t bits = static_cast<uint64_t>(e + 1023) << 52;
+  double v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
 // Exact values of the 16-bit float formats. Bit patterns past the largest finite value
 // continue the binade (0x7c00 reads as 65536, not inf) so that callers can find the upper
 // neighbour of the largest finite value; callers test for inf/nan themselves.
 inline double f16_bits_unbounded(uint16_t b) noexcept {
   const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
-  const double mag = e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25);
+  const double mag = e == 0 ? m * fp_pow2(-24) : (1024 + m) * fp_pow2(e - 25);
   return (b & 0x8000) ? -mag : mag;
 }
 inline double bf16_bits_unbounded(uint16_t b) noexcept {
   const int e = (b >> 7) & 0xff, m = b & 0x7f;
-  const double mag = e == 0 ? ldexp(m, -133) : ldexp(128 + m, e - 134);
+  const double mag = e == 0 ? m * fp_pow2(-133) : (128 + m) * fp_pow2(e - 134);
   return (b & 0x8000) ? -mag : mag;
 }
 inline bool f16_bits_finite(uint16_t b) noexcept { return (b & 0x7c00) != 0x7c00; }
 inline bool bf16_bits_finite(uint16_t b) noexcept { return (b & 0x7f80) != 0x7f80; }
 inline double f16_bits_to_double(uint16_t b) noexcept {
   if (f16_bits_finite(b)) return f16_bits_unbounded(b);
-  if (b & 0x3ff) return NAN;
-  return (b & 0x8000) ? -HUGE_VAL : HUGE_VAL;
+  if (b & 0x3ff) return fp_quiet_nan();
+  return (b & 0x8000) ? -fp_huge : fp_huge;
 }
 inline double bf16_bits_to_double(uint16_t b) noexcept {
   const uint32_t w = static_cast<uint32_t>(b) << 16;
@@ -95,7 +116,7 @@ inline size_t parse_double(const char* s, size_t n, double* out) noexcept {
     lead = int_digits > 0 ? int_digits : -zeros_after_point;
     long exp10 = 0;
     if (q < r.ptr) exp10 = strtol(q + 1, nullptr, 10);
-    const double mag = (lead + exp10 > 0) ? HUGE_VAL : 0.0;
+    const double mag = (lead + exp10 > 0) ? fp_huge : 0.0;
     *out = neg ? -mag : mag;
     return static_cast<size_t>(r.ptr - s);
   }
@@ -274,7 +295,7 @@ inline void shortest_ieee(F v, decimal& d) noexcept {
   decimal_from_scientific(buf, d);
 #else
   // printf with increasing precision, checked by reading it back.
-  const double mag = fabs(static_cast<double>(v));
+  const double mag = fp_abs(static_cast<double>(v));
   if (mag == 0) {
     d = decimal{};
     d.digits[0] = '0';
@@ -284,7 +305,7 @@ inline void shortest_ieee(F v, decimal& d) noexcept {
     const F target = static_cast<F>(mag);
     shortest_search(mag, sizeof(F) == 4 ? 9 : 17, [target](double x) { return static_cast<F>(x) == target; }, d);
   }
-  d.negative = signbit(v) != 0;
+  d.negative = fp_signbit(static_cast<double>(v));
 #endif
 }
 
@@ -321,12 +342,12 @@ inline void shortest_decimal_bf16(uint16_t bits, decimal& d) noexcept {
 
 // numpy's (and Python's) choice: positional for 1e-4 <= |v| < 1e16 and for zero.
 inline bool prefers_scientific(double v) noexcept {
-  const double a = fabs(v);
+  const double a = fp_abs(v);
   return a != 0 && (a < 1e-4 || a >= 1e16);
 }
 
 inline size_t write_nonfinite(char* buf, double v) noexcept {
-  const char* s = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+  const char* s = fp_nan(v) ? "nan" : v < 0 ? "-inf" : "inf";
   const size_t n = strlen(s);
   memcpy(buf, s, n + 1);
   return n;
@@ -336,13 +357,13 @@ inline size_t write_nonfinite(char* buf, double v) noexcept {
 // "-0.0", "1e-05", "1.5e+16", "nan", "inf", "-inf". buf needs shortest_text_capacity bytes.
 constexpr size_t shortest_text_capacity = 40;
 inline size_t write_shortest(char* buf, double v) noexcept {
-  if (!isfinite(v)) return write_nonfinite(buf, v);
+  if (!fp_finite(v)) return write_nonfinite(buf, v);
   decimal d;
   shortest_decimal(v, d);
   return write_decimal(buf, d, prefers_scientific(v));
 }
 inline size_t write_shortest(char* buf, float v) noexcept {
-  if (!isfinite(v)) return write_nonfinite(buf, v);
+  if (!fp_finite(v)) return write_nonfinite(buf, v);
   decimal d;
   shortest_decimal(v, d);
   return write_decimal(buf, d, prefers_scientific(v));

@@ -1,0 +1,308 @@
+// A small regular-expression engine for filters and command-line options
+// (--probe_dump_op_re and friends): the ECMAScript subset described in regex_compile.hpp,
+// matched by a Pike VM. Work is bounded by pattern size times input length whatever the
+// pattern (no backtracking, no recursion while matching), so hostile patterns such as
+// (a*)*b cannot blow the stack or take exponential time.
+//
+//   probe::detail::regex re;
+//   std::string err;
+//   if (!re.compile("conv[0-9]+|relu", &err)) log(err);   // "bad regex 'x(': missing ')' at 2"
+//   re.search("block1/conv12")        -> true   (somewhere in the text, like XLA's dump filters)
+//   re.full_match("conv12")           -> true   (the whole text)
+//
+// Compile once, match many times: matching allocates nothing for small patterns, plain-string
+// patterns use memmem, and other patterns skip ahead to bytes a match can start with.
+// Standalone, plain inline; a compiled regex is immutable and can be shared between threads.
+#pragma once
+#include <stddef.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include "regex_compile.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Where a capture group matched: bytes [begin, end) of the subject; -1 when it took no part.
+struct regex_span {
+  ptrdiff_t begin = -1;
+  ptrdiff_t end = -1;
+  bool matched() const noexcept { return begin >= 0; }
+};
+
+namespace regex_impl {
+
+// Pike VM: every thread advances one byte per step; threads are kept in priority order, so
+// the first one to match is the match a backtracking engine would report.
+class machine {
+ public:
+  machine(const program& p, int slots) : p_(p), slots_(slots) {
+    const size_t n = p.code.size();
+    const size_t ints = 2 * (3 * n);  // two lists: sparse, dense, thread pcs
+    ints_ = ints <= sizeof small_ / sizeof small_[0] ? small_ : (big_.resize(ints), big_.data());
+    lists_[0].init(ints_, n);
+    lists_[1].init(ints_ + 3 * n, n);
+    // add() pushes at most one entry per instruction it visits, one more per split and per
+    // capture slot a save or reset undoes, plus the first.
+    size_t depth = 2 * n + 2;
+    for (const inst& i : p.code)
+      if (i.code == op::reset) depth += static_cast<size_t>(i.x);
+    stack_ = depth <= sizeof stack_small_ / sizeof stack_small_[0] ? stack_small_ : (stack_big_.resize(depth), stack_big_.data());
+    if (slots_ > 0) {
+      caps_[0].resize(n * static_cast<size_t>(slots_));
+      caps_[1].resize(n * static_cast<size_t>(slots_));
+      work_.resize(static_cast<size_t>(slots_));
+    }
+  }
+
+  // Runs on s[0, n). full: the match must span the whole input. out: slots_ positions.
+  bool run(const char* s, size_t n, bool full, ptrdiff_t* out) {
+    const unsigned char* u = reinterpret_cast<const unsigned char*>(s);
+    list* cl = &lists_[0];
+    list* nl = &lists_[1];
+    std::vector<ptrdiff_t>* ccaps = &caps_[0];
+    std::vector<ptrdiff_t>* ncaps = &caps_[1];
+    cl->clear();
+    bool matched = false;
+    const bool only_start = full || p_.anchored;
+    const bool skip = !full && !p_.can_be_empty;
+    for (size_t pos = 0;; ++pos) {
+      if (!matched && (pos == 0 || !only_start)) {
+        if (cl->count == 0) {
+          cl->clear();  // forget what was visited at an earlier position
+          if (skip) {
+            while (pos < n && !p_.first.has(u[pos])) ++pos;
+            if (pos >= n) return false;
+          }
+        }
+        for (int k = 0; k < slots_; ++k) work_[static_cast<size_t>(k)] = -1;
+        add(*cl, *ccaps, 0, pos, u, n);
+      }
+      if (cl->count == 0) {
+        if (matched || only_start || pos >= n) break;
+        continue;  // nothing started here; try the next position
+      }
+      nl->clear();
+      for (int t = 0; t < cl->count; ++t) {
+        const int pc = cl->pcs[t];
+        const inst& i = p_.code[static_cast<size_t>(pc)];
+        const ptrdiff_t* tc = slots_ ? ccaps->data() + static_cast<size_t>(t) * static_cast<size_t>(slots_) : nullptr;
+        bool step = false;
+        switch (i.code) {
+          case op::match:
+            if (full && pos != n) continue;
+            matched = true;
+            if (slots_ == 0) return true;  // any match will do
+            for (int k = 0; k < slots_; ++k) out[k] = tc[k];
+            t = cl->count;  // lower-priority threads lose to this one
+            continue;
+          case op::byte: step = pos < n && u[pos] == i.c; break;
+          case op::any: step = pos < n && u[pos] != '\n' && u[pos] != '\r'; break;
+          case op::set: step = pos < n && p_.sets[static_cast<size_t>(i.arg)].has(u[pos]); break;
+          default: break;
+        }
+        if (step) {
+          for (int k = 0; k < slots_; ++k) work_[static_cast<size_t>(k)] = tc[k];
+          add(*nl, *ncaps, pc + 1, pos + 1, u, n);
+        }
+      }
+      list* tl = cl;
+      cl = nl;
+      nl = tl;
+      std::vector<ptrdiff_t>* tcaps = ccaps;
+      ccaps = ncaps;
+      ncaps = tcaps;
+      if (pos >= n) break;
+    }
+    return matched;
+  }
+
+ private:
+  struct list {
+    int* sparse;
+    int* dense;
+    int* pcs;
+    int size = 0;   // pcs visited this step
+    int count = 0;  // threads waiting on a byte (or at match), in priority order
+    void init(int* base, size_t n) {
+      sparse = base;
+      dense = base + n;
+      pcs = base + 2 * n;
+      for (size_t k = 0; k < n; ++k) sparse[k] = 0;
+    }
+    void clear() { size = count = 0; }
+    bool visit(int pc) {
+      const int at = sparse[pc];
+      if (at < size && dense[at] == pc) return false;
+      sparse[pc] = size;
+      dense[size++] = pc;
+      return true;
+    }
+  };
+
+  struct pending {
+    int pc;
+    int slot;  // >= 0: restore work_[slot] to `old` (undoing a save on the way back)
+    ptrdiff_t old;
+  };
+
+  bool word_at(const unsigned char* u, size_t n, size_t pos) const {
+    return pos < n && is_word_byte(u[pos]);
+  }
+
+  // Follows jumps, splits, saves and assertions from pc at position pos, depth first in
+  // priority order, and queues the threads that wait on input. work_ holds the captures.
+  void add(list& l, std::vector<ptrdiff_t>& caps, int pc0, size_t pos, const unsigned char* u, size_t n) {
+    size_t top = 0;
+    auto push = [&](int pc, int slot, ptrdiff_t old) { stack_[top++] = pending{pc, slot, old}; };
+    push(pc0, -1, 0);
+    while (top > 0) {
+      const pending e = stack_[--top];
+      if (e.slot >= 0) {
+        work_[static_cast<size_t>(e.slot)] = e.old;
+        continue;
+      }
+      if (!l.visit(e.pc)) continue;
+      const inst& i = p_.code[static_cast<size_t>(e.pc)];
+      switch (i.code) {
+        case op::jump: push(i.x, -1, 0); break;
+        case op::split:
+          push(i.y, -1, 0);
+          push(i.x, -1, 0);
+          break;
+        case op::save:
+          if (i.arg < slots_) {
+            push(0, i.arg, work_[static_cast<size_t>(i.arg)]);
+            work_[static_cast<size_t>(i.arg)] = static_cast<ptrdiff_t>(pos);
+          }
+          push(e.pc + 1, -1, 0);
+          break;
+        case op::reset:
+          for (int k = i.arg; k < i.arg + i.x && k < slots_; ++k) {
+            push(0, k, work_[static_cast<size_t>(k)]);
+            work_[static_cast<size_t>(k)] = -1;
+          }
+          push(e.pc + 1, -1, 0);
+          break;
+        case op::line_begin:
+          if (pos == 0) push(e.pc + 1, -1, 0);
+          break;
+        case op::line_end:
+          if (pos == n) push(e.pc + 1, -1, 0);
+          break;
+        case op::word_edge:
+        case op::not_word_edge: {
+          const bool edge = (pos > 0 && is_word_byte(u[pos - 1])) != word_at(u, n, pos);
+          if (edge == (i.code == op::word_edge)) push(e.pc + 1, -1, 0);
+          break;
+        }
+        default: {
+          l.pcs[l.count] = e.pc;
+          if (slots_ > 0) {
+            ptrdiff_t* dst = caps.data() + static_cast<size_t>(l.count) * static_cast<size_t>(slots_);
+            for (int k = 0; k < slots_; ++k) dst[k] = work_[static_cast<size_t>(k)];
+          }
+          ++l.count;
+          break;
+        }
+      }
+    }
+  }
+
+  const program& p_;
+  int slots_;
+  int small_[6 * 64];
+  std::vector<int> big_;
+  int* ints_;
+  list lists_[2];
+  std::vector<ptrdiff_t> caps_[2];
+  std::vector<ptrdiff_t> work_;
+  pending stack_small_[2 * 64 + 2];
+  std::vector<pending> stack_big_;
+  pending* stack_;
+};
+
+}  // namespace regex_impl
+
+class regex {
+ public:
+  // An empty pattern: matches everywhere.
+  regex() { compile("", 0); }
+
+  // Compiles `pattern`. On error returns false, sets *error (when given) to a message such as
+  // "bad regex 'x(': missing ')' at 2", and the regex then matches nothing.
+  bool compile(const char* pattern, size_t len, std::string* error = nullptr) {
+    pattern_.assign(pattern, len);
+    valid_ = regex_impl::compile(pattern, len, prog_, error);
+    return valid_;
+  }
+  bool compile(const std::string& pattern, std::string* error = nullptr) {
+    return compile(pattern.data(), pattern.size(), error);
+  }
+
+  bool valid() const noexcept { return valid_; }
+  const std::string& pattern() const noexcept { return pattern_; }
+  // Capture groups, not counting the whole match (group 0).
+  int groups() const noexcept { return prog_.groups; }
+
+  // Whether the pattern matches somewhere in s (a partial match).
+  bool search(const char* s, size_t n) const { return run(s, n, false, nullptr); }
+  bool search(const std::string& s) const { return search(s.data(), s.size()); }
+  // The same, with the leftmost match's groups: groups[0] is the whole match.
+  bool search(const char* s, size_t n, std::vector<regex_span>& groups) const {
+    return run(s, n, false, &groups);
+  }
+
+  // Whether the pattern matches all of s.
+  bool full_match(const char* s, size_t n) const { return run(s, n, true, nullptr); }
+  bool full_match(const std::string& s) const { return full_match(s.data(), s.size()); }
+  bool full_match(const char* s, size_t n, std::vector<regex_span>& groups) const {
+    return run(s, n, true, &groups);
+  }
+
+ private:
+  bool run(const char* s, size_t n, bool full, std::vector<regex_span>* groups) const {
+    if (groups) groups->assign(static_cast<size_t>(prog_.groups) + 1, regex_span{});
+    if (!valid_) return false;
+    if (prog_.is_literal) return run_literal(s, n, full, groups);
+    const int slots = groups ? 2 * (prog_.groups + 1) : 0;
+    regex_impl::machine m(prog_, slots);
+    std::vector<ptrdiff_t> out(static_cast<size_t>(slots));
+    if (!m.run(s, n, full, out.data())) return false;
+    for (int g = 0; groups && g <= prog_.groups; ++g) {
+      const ptrdiff_t b = out[static_cast<size_t>(2 * g)], e = out[static_cast<size_t>(2 * g + 1)];
+      if (b >= 0 && e >= 0) (*groups)[static_cast<size_t>(g)] = regex_span{b, e};
+    }
+    return true;
+  }
+
+  bool run_literal(const char* s, size_t n, bool full, std::vector<regex_span>* groups) const {
+    const std::string& lit = prog_.literal;
+    ptrdiff_t at = -1;
+    if (full) {
+      if (n == lit.size() && (n == 0 || memcmp(s, lit.data(), n) == 0)) at = 0;
+    } else if (lit.empty()) {
+      at = 0;
+    } else if (n >= lit.size()) {
+#if defined(__GLIBC__)
+      const void* hit = memmem(s, n, lit.data(), lit.size());
+      if (hit) at = static_cast<const char*>(hit) - s;
+#else
+      for (size_t i = 0; i + lit.size() <= n && at < 0; ++i)
+        if (memcmp(s + i, lit.data(), lit.size()) == 0) at = static_cast<ptrdiff_t>(i);
+#endif
+    }
+    if (at < 0) return false;
+    if (groups) (*groups)[0] = regex_span{at, at + static_cast<ptrdiff_t>(lit.size())};
+    return true;
+  }
+
+  std::string pattern_;
+  regex_impl::program prog_;
+  bool valid_ = false;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
