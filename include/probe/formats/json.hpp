@@ -1,0 +1,7 @@
+// JSON for probe's files (manifests, snapshots, results): a streaming writer
+// (json_write.hpp), a document type (json_value.hpp) and a reader (json_read.hpp).
+// Standalone: usable on its own in every build mode.
+#pragma once
+#include "json_read.hpp"
+#include "json_value.hpp"
+#include "json_write.hpp"
