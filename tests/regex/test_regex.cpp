@@ -66,6 +66,7 @@ const char* const table_patterns[] = {
     "\\x41",         "\\u0042",         "[-a]",           "[a-]",           "[\\]]",          "()",
     "(|a)b",         "(a|ab)(c|bcd)(d*)", "^(?:(\\w+)/)*(\\w+)$", "layer(\\d+)\\.(attn|mlp)", "[A-Z][a-z]+",
     "^$",            "(x)?y",           "((x)y)?z",       ".+/.+",          "(a|b)*?c",       "x*y+?z{0,1}",
+    "[a-z]{1,70}\\d",
     // ECMAScript loop rules libstdc++ does not follow (compared with JavaScript only):
     "((a)|b)+",      "(a*)+$",          "(a*)*b",         "(a|)+b",         "(?:(a)|(b))+",
 };

@@ -10,8 +10,9 @@
 //   re.search("block1/conv12")        -> true   (somewhere in the text, like XLA's dump filters)
 //   re.full_match("conv12")           -> true   (the whole text)
 //
-// Compile once, match many times: matching allocates nothing for small patterns, plain-string
-// patterns use memmem, and other patterns skip ahead to bytes a match can start with.
+// Compile once, match many times: plain-string patterns use memmem; a yes/no match of a
+// small pattern runs on bit sets (one bit per NFA state, closures precomputed); others run
+// the Pike VM, skipping ahead to bytes a match can start with.
 // Standalone, plain inline; a compiled regex is immutable and can be shared between threads.
 #pragma once
 #include <stddef.h>
@@ -36,6 +37,7 @@ namespace regex_impl {
 
 // Pike VM: every thread advances one byte per step; threads are kept in priority order, so
 // the first one to match is the match a backtracking engine would report.
+template <class Unused = void>
 class machine {
  public:
   machine(const program& p, int slots) : p_(p), slots_(slots) {
@@ -224,18 +226,55 @@ class machine {
   pending* stack_;
 };
 
+// Whether the program matches, on bit sets (program::bits): no captures, no allocation.
+template <class Unused = void>
+bool run_bits(const program& p, const unsigned char* u, size_t n, bool full) {
+  auto context = [&](size_t pos) {
+    unsigned c = 0;
+    if (pos == 0) c |= ctx_start;
+    if (pos == n) c |= ctx_end;
+    if (pos > 0 && is_word_byte(u[pos - 1])) c |= ctx_word_before;
+    if (pos < n && is_word_byte(u[pos])) c |= ctx_word_after;
+    return c;
+  };
+  const bool skip = !full && !p.can_be_empty;
+  const size_t states = static_cast<size_t>(p.states);
+  uint64_t live = 0;
+  for (size_t pos = 0;; ++pos) {
+    if (!full || pos == 0) {
+      if (live == 0 && skip) {
+        while (pos < n && !p.first.has(u[pos])) ++pos;
+        if (pos >= n) return false;
+      }
+      live |= p.start[context(pos)];
+    }
+    if ((live & p.match_state) && (!full || pos == n)) return true;
+    if (pos >= n || (live == 0 && full)) return false;
+    uint64_t took = live & p.accept[u[pos]];
+    live = 0;
+    const uint64_t* follow = p.follow.data() + context(pos + 1) * states;
+    while (took) {
+      live |= follow[__builtin_ctzll(took)];
+      took &= took - 1;
+    }
+  }
+}
+
 }  // namespace regex_impl
 
-class regex {
+// A class template only so that including this header costs nothing until a regex is used;
+// write probe::detail::regex.
+template <class Unused = void>
+class basic_regex {
  public:
   // An empty pattern: matches everywhere.
-  regex() { compile("", 0); }
+  basic_regex() { compile("", 0); }
 
   // Compiles `pattern`. On error returns false, sets *error (when given) to a message such as
   // "bad regex 'x(': missing ')' at 2", and the regex then matches nothing.
   bool compile(const char* pattern, size_t len, std::string* error = nullptr) {
     pattern_.assign(pattern, len);
-    valid_ = regex_impl::compile(pattern, len, prog_, error);
+    valid_ = regex_impl::compile<Unused>(pattern, len, prog_, error);
     return valid_;
   }
   bool compile(const std::string& pattern, std::string* error = nullptr) {
@@ -267,8 +306,9 @@ class regex {
     if (groups) groups->assign(static_cast<size_t>(prog_.groups) + 1, regex_span{});
     if (!valid_) return false;
     if (prog_.is_literal) return run_literal(s, n, full, groups);
+    if (!groups && prog_.bits) return regex_impl::run_bits<Unused>(prog_, reinterpret_cast<const unsigned char*>(s), n, full);
     const int slots = groups ? 2 * (prog_.groups + 1) : 0;
-    regex_impl::machine m(prog_, slots);
+    regex_impl::machine<Unused> m(prog_, slots);
     std::vector<ptrdiff_t> out(static_cast<size_t>(slots));
     if (!m.run(s, n, full, out.data())) return false;
     for (int g = 0; groups && g <= prog_.groups; ++g) {
@@ -303,6 +343,7 @@ class regex {
   regex_impl::program prog_;
   bool valid_ = false;
 };
+using regex = basic_regex<>;
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -88,7 +88,20 @@ struct program {
   bool anchored = false;       // every match starts at position 0
   bool can_be_empty = true;    // a match may be empty
   byte_set first;              // bytes a non-empty match can start with
+
+  // Boolean matching on bit sets, for programs with at most 63 instructions that wait on
+  // input (plus the match): each state is one bit; the epsilon closures are precomputed for
+  // the 16 contexts that decide the assertions (at start, at end, word byte before, after).
+  bool bits = false;
+  int states = 0;
+  uint64_t accept[256] = {};        // states that consume each byte
+  uint64_t match_state = 0;         // the match instruction's bit
+  uint64_t start[16] = {};          // states where a match begins, per context
+  std::vector<uint64_t> follow;     // [ctx * states + i]: states after state i consumed a byte
 };
+
+// Context bits of a position for the assertions.
+enum : unsigned { ctx_start = 1, ctx_end = 2, ctx_word_before = 4, ctx_word_after = 8 };
 
 enum class node_kind : uint8_t { empty, byte, any, set, group, concat, alt, repeat, assertion };
 
@@ -108,6 +121,9 @@ constexpr int max_nesting = 250;
 constexpr int max_program = 50000;
 constexpr int max_count = 1000;
 
+// Templates (with an unused parameter) so that a TU that includes this header but does not
+// compile a regex pays no instantiation of what they use.
+template <class Unused = void>
 class parser {
  public:
   parser(const char* p, size_t n, program& prog) : p_(p), n_(n), prog_(prog) {}
@@ -442,6 +458,7 @@ class parser {
 };
 
 // Emits the program for a syntax tree.
+template <class Unused = void>
 class emitter {
  public:
   emitter(const std::vector<node>& nodes, program& prog) : nodes_(nodes), prog_(prog) {}
@@ -559,7 +576,8 @@ class emitter {
 
 // What the matcher can use to skip work: a plain-string pattern, a start anchor, the bytes a
 // match can begin with. `empty` is whether the node can match without consuming.
-inline void analyze(const std::vector<node>& nodes, const program& prog, int id, byte_set& first, bool& empty) {
+template <class Unused = void>
+void analyze(const std::vector<node>& nodes, const program& prog, int id, byte_set& first, bool& empty) {
   const node& n = nodes[static_cast<size_t>(id)];
   switch (n.kind) {
     case node_kind::empty: case node_kind::assertion: empty = true; break;
@@ -572,16 +590,16 @@ inline void analyze(const std::vector<node>& nodes, const program& prog, int id,
       break;
     }
     case node_kind::set: first.add(prog.sets[static_cast<size_t>(n.set)]); empty = false; break;
-    case node_kind::group: analyze(nodes, prog, n.kids[0], first, empty); break;
+    case node_kind::group: analyze<Unused>(nodes, prog, n.kids[0], first, empty); break;
     case node_kind::repeat:
-      analyze(nodes, prog, n.kids[0], first, empty);
+      analyze<Unused>(nodes, prog, n.kids[0], first, empty);
       if (n.min == 0) empty = true;
       break;
     case node_kind::alt: {
       empty = false;
       for (int k : n.kids) {
         bool e = false;
-        analyze(nodes, prog, k, first, e);
+        analyze<Unused>(nodes, prog, k, first, e);
         empty = empty || e;
       }
       break;
@@ -590,7 +608,7 @@ inline void analyze(const std::vector<node>& nodes, const program& prog, int id,
       empty = true;
       for (int k : n.kids) {
         bool e = false;
-        analyze(nodes, prog, k, first, e);
+        analyze<Unused>(nodes, prog, k, first, e);
         if (!e) {
           empty = false;
           break;
@@ -600,21 +618,23 @@ inline void analyze(const std::vector<node>& nodes, const program& prog, int id,
   }
 }
 
-inline bool starts_anchored(const std::vector<node>& nodes, int id) {
+template <class Unused = void>
+bool starts_anchored(const std::vector<node>& nodes, int id) {
   const node& n = nodes[static_cast<size_t>(id)];
   switch (n.kind) {
     case node_kind::assertion: return n.assert_op == op::line_begin;
-    case node_kind::group: return starts_anchored(nodes, n.kids[0]);
-    case node_kind::concat: return !n.kids.empty() && starts_anchored(nodes, n.kids[0]);
+    case node_kind::group: return starts_anchored<Unused>(nodes, n.kids[0]);
+    case node_kind::concat: return !n.kids.empty() && starts_anchored<Unused>(nodes, n.kids[0]);
     case node_kind::alt:
       for (int k : n.kids)
-        if (!starts_anchored(nodes, k)) return false;
+        if (!starts_anchored<Unused>(nodes, k)) return false;
       return true;
     default: return false;
   }
 }
 
-inline bool literal_of(const std::vector<node>& nodes, int id, std::string& out) {
+template <class Unused = void>
+bool literal_of(const std::vector<node>& nodes, int id, std::string& out) {
   const node& n = nodes[static_cast<size_t>(id)];
   if (n.kind == node_kind::byte) {
     out += static_cast<char>(n.c);
@@ -622,34 +642,98 @@ inline bool literal_of(const std::vector<node>& nodes, int id, std::string& out)
   }
   if (n.kind == node_kind::concat) {
     for (int k : n.kids)
-      if (!literal_of(nodes, k, out)) return false;
+      if (!literal_of<Unused>(nodes, k, out)) return false;
     return true;
   }
   return n.kind == node_kind::empty;
 }
 
+// The bit-set tables (program::bits), when the program is small enough.
+template <class Unused = void>
+void build_bit_tables(program& prog) {
+  const size_t n = prog.code.size();
+  std::vector<int> state_of(n, -1);
+  std::vector<int> pc_of;
+  for (size_t pc = 0; pc < n; ++pc) {
+    const op c = prog.code[pc].code;
+    if (c == op::byte || c == op::any || c == op::set || c == op::match) {
+      state_of[pc] = static_cast<int>(pc_of.size());
+      pc_of.push_back(static_cast<int>(pc));
+    }
+  }
+  if (pc_of.size() > 64) return;
+  prog.states = static_cast<int>(pc_of.size());
+  for (int st = 0; st < prog.states; ++st) {
+    const inst& i = prog.code[static_cast<size_t>(pc_of[static_cast<size_t>(st)])];
+    const uint64_t bit = uint64_t(1) << st;
+    if (i.code == op::match) prog.match_state = bit;
+    for (unsigned c = 0; c < 256; ++c) {
+      const bool takes = (i.code == op::byte && i.c == c) || (i.code == op::any && c != '\n' && c != '\r') ||
+                         (i.code == op::set && prog.sets[static_cast<size_t>(i.arg)].has(c));
+      if (takes) prog.accept[c] |= bit;
+    }
+  }
+  // The states reachable from pc without consuming, in context ctx.
+  std::vector<char> seen(n);
+  std::vector<int> stack;
+  auto closure = [&](int pc0, unsigned ctx) {
+    uint64_t mask = 0;
+    for (char& v : seen) v = 0;
+    stack.assign(1, pc0);
+    while (!stack.empty()) {
+      const int pc = stack.back();
+      stack.pop_back();
+      if (seen[static_cast<size_t>(pc)]) continue;
+      seen[static_cast<size_t>(pc)] = 1;
+      const inst& i = prog.code[static_cast<size_t>(pc)];
+      const bool word_edge = ((ctx & ctx_word_before) != 0) != ((ctx & ctx_word_after) != 0);
+      switch (i.code) {
+        case op::jump: stack.push_back(i.x); break;
+        case op::split: stack.push_back(i.x); stack.push_back(i.y); break;
+        case op::save: case op::reset: stack.push_back(pc + 1); break;
+        case op::line_begin: if (ctx & ctx_start) stack.push_back(pc + 1); break;
+        case op::line_end: if (ctx & ctx_end) stack.push_back(pc + 1); break;
+        case op::word_edge: if (word_edge) stack.push_back(pc + 1); break;
+        case op::not_word_edge: if (!word_edge) stack.push_back(pc + 1); break;
+        default: mask |= uint64_t(1) << state_of[static_cast<size_t>(pc)]; break;
+      }
+    }
+    return mask;
+  };
+  prog.follow.assign(16 * pc_of.size(), 0);
+  for (unsigned ctx = 0; ctx < 16; ++ctx) {
+    prog.start[ctx] = closure(0, ctx);
+    for (size_t st = 0; st < pc_of.size(); ++st)
+      if (prog.code[static_cast<size_t>(pc_of[st])].code != op::match)
+        prog.follow[ctx * pc_of.size() + st] = closure(pc_of[st] + 1, ctx);
+  }
+  prog.bits = true;
+}
+
 // Compiles `pattern` into `prog`; on failure returns false and sets `error` to
 // "bad regex 'x(': missing ')' at 2" (the offset is in bytes from the pattern's start).
-inline bool compile(const char* pattern, size_t len, program& prog, std::string* error) {
+template <class Unused = void>
+bool compile(const char* pattern, size_t len, program& prog, std::string* error) {
   prog = program{};
-  parser ps(pattern, len, prog);
+  parser<Unused> ps(pattern, len, prog);
   const int root = ps.parse();
   std::string why = ps.error();
   size_t at = ps.error_pos();
   if (root >= 0) {
-    emitter em(ps.nodes, prog);
-    em.put(emitter::save(0));
+    emitter<Unused> em(ps.nodes, prog);
+    em.put(emitter<Unused>::save(0));
     em.emit(root);
-    em.put(emitter::save(1));
+    em.put(emitter<Unused>::save(1));
     em.put(inst{op::match});
     if (em.too_large || static_cast<int>(prog.code.size()) > max_program) {
       why = "pattern too large";
       at = 0;
     } else {
-      analyze(ps.nodes, prog, root, prog.first, prog.can_be_empty);
-      prog.anchored = starts_anchored(ps.nodes, root);
+      analyze<Unused>(ps.nodes, prog, root, prog.first, prog.can_be_empty);
+      build_bit_tables<Unused>(prog);
+      prog.anchored = starts_anchored<Unused>(ps.nodes, root);
       std::string lit;
-      if (prog.groups == 0 && literal_of(ps.nodes, root, lit)) {
+      if (prog.groups == 0 && literal_of<Unused>(ps.nodes, root, lit)) {
         prog.is_literal = true;
         prog.literal = lit;
       }
