@@ -10,7 +10,7 @@
 //   re.search("block1/conv12")        -> true   (somewhere in the text, like XLA's dump filters)
 //   re.full_match("conv12")           -> true   (the whole text)
 //
-// Compile once, match many times: plain-string patterns use memmem; a yes/no match of a
+// Compile once, match many times: plain-string patterns use memchr and memcmp; a yes/no match of a
 // small pattern runs on bit sets (one bit per NFA state, closures precomputed); others run
 // the Pike VM, skipping ahead to bytes a match can start with.
 // Standalone, plain inline; a compiled regex is immutable and can be shared between threads.
@@ -326,13 +326,20 @@ class basic_regex {
     } else if (lit.empty()) {
       at = 0;
     } else if (n >= lit.size()) {
-#if defined(__GLIBC__)
-      const void* hit = memmem(s, n, lit.data(), lit.size());
-      if (hit) at = static_cast<const char*>(hit) - s;
-#else
-      for (size_t i = 0; i + lit.size() <= n && at < 0; ++i)
-        if (memcmp(s + i, lit.data(), lit.size()) == 0) at = static_cast<ptrdiff_t>(i);
-#endif
+      // Names are short: find the first byte with memchr, then compare the rest.
+      const char first = lit[0];
+      const size_t rest = lit.size() - 1;
+      const char* p = s;
+      const char* last = s + (n - lit.size());
+      while (p <= last) {
+        p = static_cast<const char*>(memchr(p, first, static_cast<size_t>(last - p) + 1));
+        if (!p) break;
+        if (memcmp(p + 1, lit.data() + 1, rest) == 0) {
+          at = p - s;
+          break;
+        }
+        ++p;
+      }
     }
     if (at < 0) return false;
     if (groups) (*groups)[0] = regex_span{at, at + static_cast<ptrdiff_t>(lit.size())};
