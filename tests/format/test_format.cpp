@@ -235,7 +235,7 @@ TEST_CASE("format: owning tensors, engine types, device and invalid views") {
   std::vector<float> v{1, 2, 3, 4};
   probe::tensor t = probe::tensor::copy_of(probe::view(v.data(), {2, 2}));
   CHECK(probe::format("{}", t) == "[[1. 2.]\n [3. 4.]]");
-  CHECK(probe::format("{}", probe::view(v.data(), {4}).on_cuda(1)) == "<float32[4] on cuda:1>");
+  CHECK(probe::format("{}", probe::view(v.data(), 4).on_cuda(1)) == "<float32[4] on cuda:1>");
   CHECK(probe::format("{}", probe::view(v.data(), {1, 2, 3, 4, 5, 6, 7, 8, 9})) == "<invalid tensor>");
   CHECK(probe::format("{}", probe::view_raw(nullptr, probe::dtype::float32, {3})) == "<float32[3] with no data>");
 }

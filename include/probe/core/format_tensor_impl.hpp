@@ -196,7 +196,13 @@ class element_printer {
 class layout {
  public:
   layout(const tensor_view& v, const tensor_format& f, const element_printer& printer)
-      : v_(v), printer_(printer), edge_(f.edgeitems < 1 ? 1 : f.edgeitems), summarize_(v.numel() > f.threshold) {}
+      : v_(v), printer_(printer), edge_(f.edgeitems < 1 ? 1 : f.edgeitems) {
+    // A shape whose element count overflows is certainly past the threshold.
+    int64_t count = 1;
+    bool overflow = false;
+    for (int d = 0; d < v.ndim; ++d) overflow = overflow || __builtin_mul_overflow(count, v.shape[d], &count);
+    summarize_ = overflow || count > f.threshold;
+  }
 
   // Every element the output shows, in order.
   std::vector<const unsigned char*> shown() const {
@@ -289,7 +295,7 @@ class layout {
   const tensor_view& v_;
   const element_printer& printer_;
   int64_t edge_;
-  bool summarize_;
+  bool summarize_ = false;
 };
 
 inline void describe(std::string& out, const tensor_view& v, const char* what) {
@@ -326,10 +332,11 @@ PROBE_FUNC void format_tensor(std::string& out, const tensor_view& v, const tens
       describe(out, v, where);
       return;
     }
-    if (v.numel() == 0) {
-      out += "[]";
-      return;
-    }
+    for (int d = 0; d < v.ndim; ++d)
+      if (v.shape[d] == 0) {
+        out += "[]";
+        return;
+      }
     if (!v.data) {
       describe(out, v, "with no data");
       return;
