@@ -5,3 +5,5 @@
 #include "../core/flags_impl.hpp"
 #include "../core/tensor.hpp"
 #include "wiring.hpp"
+#include "../core/tensor_reader.hpp"
+#include "../backends/cuda_access.hpp"
