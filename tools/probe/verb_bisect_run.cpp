@@ -157,7 +157,10 @@ int run_bisect_run(int argc, char** argv) {
     for (size_t run = 1; run <= s.repeat; ++run) {
       const pa::process_outcome o = run_process(cmd, timeout, echo);
       const pa::bisect_verdict v = pa::crash_verdict(o);
-      log("run %zu/%zu: %s (%.3g s)", run, s.repeat, o.describe().c_str(), o.seconds);
+      if (o.timed_out || !o.started)
+        log("run %zu/%zu: %s", run, s.repeat, o.describe().c_str());
+      else
+        log("run %zu/%zu: %s (%.3g s)", run, s.repeat, o.describe().c_str(), o.seconds);
       if (v == pa::bisect_verdict::unclear) return finish(v, "the command " + o.describe());
       if (v == pa::bisect_verdict::bad) {
         if (!verbose) fputs(tail_lines(o.output, 10).c_str(), stderr);
@@ -167,8 +170,7 @@ int run_bisect_run(int argc, char** argv) {
     return finish(pa::bisect_verdict::good, "all " + std::to_string(s.repeat) + " run(s) exited with 0");
   }
 
-  log("boundary: %s (%s is better); %s", boundary.description.c_str(),
-      boundary.higher_is_better ? "higher" : "lower", matcher.describe().c_str());
+  log("%s; good/bad boundary: %s", matcher.describe().c_str(), boundary.description.c_str());
   std::vector<double> samples;
   const size_t cap = s.cap();
   for (size_t run = 1; run <= cap; ++run) {

@@ -70,7 +70,8 @@ inline bool bisect_boundary_of(const bisect_settings& s, bisect_boundary* b, std
       return false;
     }
     b->value = (s.good_value + s.bad_value) / 2;
-    std::snprintf(buf, sizeof buf, "midpoint %.6g of good %.6g and bad %.6g", b->value, s.good_value, s.bad_value);
+    std::snprintf(buf, sizeof buf, "%.6g, midpoint of good %.6g and bad %.6g (%s is better)", b->value, s.good_value,
+                  s.bad_value, b->higher_is_better ? "higher" : "lower");
     b->description = buf;
     return true;
   }
@@ -133,7 +134,13 @@ inline bisect_decision bisect_decide(const std::vector<double>& samples, const b
   }
   const t_test t = one_sample_t_test(d.m, b.value);
   d.p = t.p / 2;  // one-sided, in the direction the mean lies
-  if (d.p <= alpha) {
+  if (d.m.var == 0) {
+    // identical values: no spread to test against, and none needed
+    d.verdict = side;
+    d.p = 0;
+    std::snprintf(buf, sizeof buf, "identical values %.6g, on the %s side of %.6g", d.m.mean, good_side ? "good" : "bad",
+                  b.value);
+  } else if (d.p <= alpha) {
     d.verdict = side;
     std::snprintf(buf, sizeof buf, "mean %.6g on the %s side of %.6g, one-sided t-test p = %.2g <= %g", d.m.mean,
                   good_side ? "good" : "bad", b.value, d.p, alpha);

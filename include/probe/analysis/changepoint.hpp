@@ -423,15 +423,19 @@ inline segmentation find_change_points(const std::vector<double>& x, const chang
     out.changes.push_back(c);
   }
 
-  // The last few points may have moved, with too few of them to conclude: say so.
+  // The last few points may have moved, with too few of them to conclude: say so. Of the
+  // tail lengths that test significant, the one with the largest |t| (the clearest split).
   if (n >= m + 1) {
     const size_t start = cps.empty() ? 0 : cps.back();
-    for (size_t r = 1; r < m && n - r >= start + 2; ++r) {
+    double best_t = 0;
+    for (size_t r = 1; r < m; ++r) {
+      if (n - r < start + 2) break;
       const size_t tb = n - r;
       const t_test t = finder.test(start, tb, n);
       const double p = std::min(1.0, t.p * static_cast<double>(m - 1));
       const double rel = relative_change(finder.stretch(start, tb).mean, finder.stretch(tb, n).mean);
-      if (p <= opt.max_pvalue && std::fabs(rel) >= opt.min_change && (!out.tail.present || p < out.tail.p_value)) {
+      if (p <= opt.max_pvalue && std::fabs(rel) >= opt.min_change && std::fabs(t.t) > best_t) {
+        best_t = std::fabs(t.t);
         out.tail.present = true;
         out.tail.begin = tb;
         out.tail.rel_change = rel;
