@@ -187,6 +187,7 @@ inline std::string format_percent(double rel) {
 }
 
 inline std::string format_p(double p) {
+  if (p <= 0) return "< 1e-300";  // below what a double holds
   char buf[32];
   std::snprintf(buf, sizeof buf, p < 1e-3 ? "%.1e" : "%.3f", p);
   return buf;
