@@ -94,7 +94,7 @@ int run_regress(int argc, char** argv) {
       else error = "--format takes auto, runs, csv or jsonl, not '" + value + "'";
     } else if (args.number("--max-pvalue", &settings.changepoints.max_pvalue, 0, 1, &error)) {}
     else if (args.number("--min-change", &settings.changepoints.min_change, 0, 1e9, &error)) {}
-    else if (args.count("--min-points", &settings.changepoints.min_points, 2, 100000, &error)) {}
+    else if (args.count("--min-points", &settings.changepoints.min_points, 2, 10000, &error)) {}
     else if (args.count("--window", &settings.changepoints.window, 4, 1000, &error)) {}
     else error = "unknown option '" + args.word() + "' (probe regress --help lists them)";
     if (!error.empty()) return bad_input(error);

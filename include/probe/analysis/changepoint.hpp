@@ -43,7 +43,7 @@ struct changepoint_options {
   double max_pvalue = 0.001;      // a change is kept only with (corrected) p <= this
   double min_change = 0.01;       // ... and a relative change of at least this (0.01 = 1%)
   size_t min_points = 3;          // fewest points on each side of a change (at least 2)
-  size_t window = 50;             // local search window, in points
+  size_t window = 50;             // local search window, in points (at most 1000)
   double prior_df = 10;           // weight of the series' noise level in each side's variance
   double candidate_pvalue = 0.05; // looser threshold for proposing candidates
 };
@@ -240,7 +240,10 @@ class change_finder {
 
   void local_candidates(std::vector<candidate>* out) const {
     const size_t n = x_.size();
+    // A window holds (w+1)^2 distance sums: at most 1000 points. When min_points needs more,
+    // the global search alone looks for changes.
     const size_t w = std::max(std::min<size_t>(opt_.window, 1000), 2 * m_);
+    if (w > 1000) return;
     if (n <= w) {
       window_candidates(0, n, out);
       return;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../core/config.hpp"
+#include "utf8.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -223,16 +224,28 @@ class metric_matcher {
   bool has_pattern_ = false;
 };
 
-// One line fit for a report: blanks trimmed, control characters replaced, at most `cap`
-// bytes (never cutting a UTF-8 sequence).
+// One line fit for a report: blanks trimmed, control characters replaced by spaces and
+// invalid UTF-8 (binary output) by '?', at most `cap` bytes (never cutting a UTF-8 sequence).
 inline std::string clean_line(const std::string& line, size_t cap = 200) {
   size_t b = 0, e = line.size();
   while (b < e && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(line[e - 1]))) --e;
   std::string out;
-  for (size_t i = b; i < e; ++i) {
+  for (size_t i = b; i < e;) {
     const unsigned char c = static_cast<unsigned char>(line[i]);
-    out += (c < 0x20 || c == 0x7f) ? ' ' : line[i];
+    if (c < 0x80) {
+      out += (c < 0x20 || c == 0x7f) ? ' ' : line[i];
+      ++i;
+      continue;
+    }
+    const size_t len = utf8_sequence_length(line, i);
+    if (len && i + len <= e) {
+      out.append(line, i, len);
+      i += len;
+    } else {
+      out += '?';
+      ++i;
+    }
   }
   if (out.size() > cap) {
     size_t cut = cap;
