@@ -107,7 +107,7 @@ TEST_CASE("parse: the error line of a failed run") {
   CHECK(pa::parse_run_output("", m).error == "(empty output)");
   CHECK(pa::parse_run_output("Segmentation fault (core dumped)\x1b[0m\n", m).error == "Segmentation fault (core dumped)");
   // binary output: invalid UTF-8 and control characters do not reach the report
-  CHECK(pa::parse_run_output("\xff\xfe\x01 garbage \xc3\xa9\n", m).error == "?? garbage \xc3\xa9");
+  CHECK(pa::parse_run_output("\xff\xfe\x01 garbage \xc3\xa9\n", m).error == "??  garbage \xc3\xa9");
   CHECK(pa::clean_line(std::string(500, 'x')).size() == 203);
 }
 
