@@ -209,8 +209,11 @@ inline std::string regress_text(const regress_report& r) {
                 r.direction.reason.c_str());
   out += buf;
   if (!r.points.empty()) {
-    std::snprintf(buf, sizeof buf, "noise %s; a change needs p <= %g and at least %g%% (--max-pvalue, --min-change)\n",
-                  format_value(r.seg.noise).c_str(), r.options.max_pvalue, 100 * r.options.min_change);
+    const double mean = moments_of(r.points).mean;
+    std::string noise = format_value(r.seg.noise);
+    if (mean != 0) noise += " (" + format_value(100 * r.seg.noise / std::fabs(mean), 2) + "% of the mean)";
+    std::snprintf(buf, sizeof buf, "run-to-run noise %s; a change needs p <= %g and at least %g%% (--max-pvalue, --min-change)\n",
+                  noise.c_str(), r.options.max_pvalue, 100 * r.options.min_change);
     out += buf;
   }
 
