@@ -4,6 +4,9 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS probe EXPORT probeTargets)
+if(PROBE_WITH_CUDA)
+  install(TARGETS probe_cuda EXPORT probeTargets)
+endif()
 install(DIRECTORY include/probe DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT probeTargets NAMESPACE probe:: DESTINATION ${CMAKE_INSTALL_DATADIR}/probe/cmake)
 

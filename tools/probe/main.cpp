@@ -10,6 +10,8 @@ namespace probe_cli {
 namespace {
 
 const verb k_verbs[] = {
+    {"regress", "find every change point in a series of benchmark results", run_regress},
+    {"bisect-run", "one step of git bisect run: good/bad on a metric or on crashes", run_bisect_run},
     {nullptr, nullptr, nullptr},
 };
 

@@ -10,4 +10,7 @@ struct verb {
   int (*run)(int argc, char** argv);
 };
 
+int run_regress(int argc, char** argv);     // verb_regress.cpp
+int run_bisect_run(int argc, char** argv);  // verb_bisect_run.cpp
+
 }  // namespace probe_cli

@@ -246,8 +246,8 @@ class float_formatter {
   int pad_left_ = 0, pad_right_ = 0, exp_size_ = -1, min_digits_ = 0;
 };
 
-// numpy's scalar str for floats: shortest digits, "1.0" / "1e-05"; `bare_zero` drops the
-// ".0" of integral values (numpy's complex parts: "(1+2j)").
+// numpy's scalar str for floats: shortest digits, "1.0" / "1e-05"; `bare` drops the ".0" of
+// integral values (numpy's complex parts: "(1+2j)").
 inline void scalar_float(std::string& out, const fvalue& x, float_kind k, bool sign_plus, bool bare) {
   if (!fp_finite(x.v)) {
     if (fp_nan(x.v))

@@ -128,9 +128,11 @@ tensor_view view(const T* data, const dims& shape, const dims& strides) noexcept
   static_assert(has_dtype<T>, "probe::view: element type has no probe::dtype (specialize probe::dtype_of)");
   return view_raw(data, dtype_of<T>::value, shape, strides);
 }
-template <class T>
-tensor_view view(const T* data, int64_t n) noexcept {
-  return view(data, dims{n});
+// 1-d; a template so that a braced shape like view(p, {4}) always means dims.
+template <class T, class N, class = typename detail::enable_if<(N(-1) < N(0)) || (N(-1) > N(0))>::type,
+          class = decltype(static_cast<int64_t>(N{}) % 2)>
+tensor_view view(const T* data, N n) noexcept {
+  return view(data, dims{static_cast<int64_t>(n)});
 }
 // Any contiguous container: std::vector, std::array, std::span, ...
 template <class C, class E = typename detail::strip_cv<

@@ -60,9 +60,10 @@ inline double fp_pow2(int e) noexcept {
   return v;
 }
 
-// Exact values of the 16-bit float formats. Bit patterns past the largest finite value
-// continue the binade (0x7c00 reads as 65536, not inf) so that callers can find the upper
-// neighbour of the largest finite value; callers test for inf/nan themselves.
+// Exact values of the 16-bit float formats, for text output (core/half.hpp has the public
+// conversions, probe::half_to_float and bfloat16_to_float). Bit patterns past the largest
+// finite value continue the binade (0x7c00 reads as 65536, not inf) so that callers can find
+// the upper neighbour of the largest finite value; callers test for inf/nan themselves.
 inline double f16_bits_unbounded(uint16_t b) noexcept {
   const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
   const double mag = e == 0 ? m * fp_pow2(-24) : (1024 + m) * fp_pow2(e - 25);

@@ -6,3 +6,5 @@
 #include "../core/format_impl.hpp"
 #include "../core/tensor.hpp"
 #include "wiring.hpp"
+#include "../core/tensor_reader.hpp"
+#include "../backends/cuda_access.hpp"

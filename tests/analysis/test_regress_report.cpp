@@ -1,0 +1,182 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <probe/analysis/regress_plot.hpp>
+#include <probe/analysis/regress_report.hpp>
+#include <string>
+#include <vector>
+
+namespace pa = probe::analysis;
+
+namespace {
+
+// Runs labelled day-1, day-2, ... with values alternating around each level (+-noise), and
+// failed runs where `failed` says.
+std::vector<pa::run_record> runs(const std::vector<std::pair<size_t, double>>& pieces, double noise,
+                                 const std::vector<size_t>& failed = {}) {
+  std::vector<pa::run_record> out;
+  size_t day = 0;
+  for (const auto& p : pieces)
+    for (size_t i = 0; i < p.first; ++i) {
+      pa::run_record r;
+      r.label = "day-" + std::to_string(++day);
+      const double wiggle = ((day * 7919) % 13) / 6.0 - 1;  // deterministic, in [-1, 1]
+      r.values.push_back(p.second * (1 + noise * wiggle));
+      out.push_back(r);
+    }
+  for (size_t f : failed) {
+    out[f].values.clear();
+    out[f].error = "RuntimeError: boom";
+  }
+  return out;
+}
+
+pa::regress_report analyze(std::vector<pa::run_record> r, const std::string& metric = "MLUPS", int direction = 0) {
+  pa::regress_settings s;
+  s.metric = metric;
+  s.direction = direction;
+  return pa::analyze_regressions(std::move(r), s);
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("report: steps become regressions and improvements by direction") {
+  const auto r = analyze(runs({{20, 500}, {20, 450}, {20, 480}}, 0.004));
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].kind == pa::event_kind::regression);
+  CHECK(r.runs[r.events[0].last_good].label == "day-20");
+  CHECK(r.runs[r.events[0].first_changed].label == "day-21");
+  CHECK(r.events[0].rel_change == doctest::Approx(-0.1).epsilon(0.02));
+  CHECK(r.events[1].kind == pa::event_kind::improvement);
+  CHECK(r.regressions == 1);
+  CHECK(r.improvements == 1);
+  CHECK(r.exit_code() == 1);
+
+  // the same numbers as a time: lower is better, so the roles swap
+  const auto t = analyze(runs({{20, 500}, {20, 450}, {20, 480}}, 0.004), "step_time_ms");
+  CHECK_FALSE(t.direction.higher_is_better);
+  CHECK(t.events[0].kind == pa::event_kind::improvement);
+  CHECK(t.events[1].kind == pa::event_kind::regression);
+  // an explicit flag wins over the name
+  const auto h = analyze(runs({{20, 500}, {20, 450}}, 0.004), "step_time_ms", +1);
+  CHECK(h.events[0].kind == pa::event_kind::regression);
+}
+
+TEST_CASE("report: a dip that comes back is one transient event with its span") {
+  const auto r = analyze(runs({{30, 500}, {5, 430}, {30, 500}, {25, 460}}, 0.004));
+  REQUIRE(r.events.size() == 2);
+  const pa::regress_event& dip = r.events[0];
+  CHECK(dip.kind == pa::event_kind::transient);
+  CHECK(dip.worse);
+  CHECK(r.runs[dip.last_good].label == "day-30");
+  CHECK(r.runs[dip.first_changed].label == "day-31");
+  CHECK(r.runs[dip.last_changed].label == "day-35");
+  CHECK(r.runs[dip.back].label == "day-36");
+  CHECK(dip.rel_change == doctest::Approx(-0.14).epsilon(0.03));
+  CHECK(r.events[1].kind == pa::event_kind::regression);
+  CHECK(r.transients == 1);
+  CHECK(r.regressions == 1);
+  // a transient alone does not fail the run
+  const auto only = analyze(runs({{30, 500}, {5, 430}, {30, 500}}, 0.004));
+  REQUIRE(only.events.size() == 1);
+  CHECK(only.events[0].kind == pa::event_kind::transient);
+  CHECK(only.exit_code() == 0);
+  // a dip in two steps that comes back is still one transient
+  const auto stairs = analyze(runs({{30, 500}, {6, 450}, {6, 400}, {30, 500}}, 0.003));
+  REQUIRE(stairs.events.size() == 1);
+  CHECK(stairs.events[0].kind == pa::event_kind::transient);
+  CHECK(stairs.events[0].rel_change == doctest::Approx(-0.2).epsilon(0.03));
+  // a rise that comes back is a transient that was better
+  const auto rise = analyze(runs({{30, 500}, {5, 560}, {30, 500}}, 0.004));
+  REQUIRE(rise.events.size() == 1);
+  CHECK_FALSE(rise.events[0].worse);
+}
+
+TEST_CASE("report: failed runs are gaps, skipped by change ranges, never filled") {
+  // runs 20 and 21 (day-21, day-22) fail exactly at the change
+  const auto r = analyze(runs({{20, 500}, {20, 450}}, 0.004, {20, 21, 5}));
+  CHECK(r.failed == 3);
+  CHECK(r.points.size() == 37);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.runs[r.events[0].last_good].label == "day-20");
+  CHECK(r.runs[r.events[0].first_changed].label == "day-23");
+  CHECK(r.events[0].failed_between == 2);
+  CHECK(r.events[0].after.count() == 18);
+  const std::string text = pa::regress_text(r);
+  CHECK(text.find("failed runs (3)") != std::string::npos);
+  CHECK(text.find("day-6 ") != std::string::npos);
+  CHECK(text.find("RuntimeError: boom") != std::string::npos);
+  CHECK(text.find("(2 failed between)") != std::string::npos);
+}
+
+TEST_CASE("report: flat and short series") {
+  const auto flat = analyze(runs({{60, 500}}, 0.01));
+  CHECK(flat.events.empty());
+  CHECK(flat.exit_code() == 0);
+  CHECK(pa::regress_text(flat).find("events: none") != std::string::npos);
+  const auto shorty = analyze(runs({{2, 500}, {3, 400}}, 0.001));
+  CHECK(shorty.events.empty());
+  REQUIRE(shorty.notes.size() == 1);
+  CHECK(shorty.notes[0].find("too few runs") != std::string::npos);
+  const auto tail = analyze(runs({{40, 500}, {1, 400}}, 0.002));
+  CHECK(tail.events.empty());
+  REQUIRE(tail.notes.size() == 1);
+  CHECK(tail.notes[0].find("possible regression at the end: the last run (day-41)") != std::string::npos);
+}
+
+TEST_CASE("report: JSON, SVG and HTML carry every event") {
+  auto in = runs({{30, 500}, {5, 430}, {30, 500}, {25, 460}}, 0.004, {40});
+  in[3].label = "odd <label> & \"quotes\" \xff";
+  const auto r = analyze(in);
+  REQUIRE(r.events.size() == 2);
+  const std::string json = pa::regress_json(r);
+  CHECK(count(json, "\"kind\":") == 2);
+  CHECK(json.find("\"kind\":\"transient\"") != std::string::npos);
+  CHECK(json.find("odd <label> & \\\"quotes\\\" \\ufffd") != std::string::npos);
+  CHECK(json.find("\"exit_code\":1") != std::string::npos);
+  const std::string svg = pa::regress_svg(r);
+  CHECK(count(svg, "<g class=\"event ") == 2);
+  CHECK(count(svg, "<g class=\"failed\">") == 1);
+  CHECK(count(svg, "<circle class=\"point\"") == 89);
+  CHECK(svg.find("odd &lt;label&gt; &amp; &quot;quotes&quot; \xef\xbf\xbd") != std::string::npos);
+  CHECK(svg.find("\xff") == std::string::npos);
+  const std::string html = pa::regress_html(r);
+  CHECK(count(html, "<tr class=\"event-row ") == 2);
+  CHECK(count(html, "http") == 1);  // the SVG namespace: nothing is fetched
+}
+
+TEST_CASE("direction: from the metric's name") {
+  auto higher = [](const char* name) { return pa::choose_direction(name, 0).higher_is_better; };
+  CHECK(higher("MLUPS"));
+  CHECK(higher("throughput"));
+  CHECK(higher("tokens_per_sec"));
+  CHECK(higher("samples/s"));
+  CHECK(higher("GFLOPS"));
+  CHECK_FALSE(higher("time"));
+  CHECK_FALSE(higher("step_time_ms"));
+  CHECK_FALSE(higher("latency_p99"));
+  CHECK_FALSE(higher("runtime"));
+  CHECK_FALSE(higher("peakMemory"));
+  CHECK_FALSE(higher("time/step"));
+  CHECK(higher("items"));  // not "ms"
+  CHECK(higher("whatever"));
+  CHECK(pa::choose_direction("whatever", 0).reason.find("default") != std::string::npos);
+  CHECK_FALSE(pa::choose_direction("MLUPS", -1).higher_is_better);
+}
+
+TEST_CASE("json: escaping and numbers") {
+  pa::json_text j;
+  j.begin_object().member("s", std::string("a\"b\\c\n\x01 \xc3\xa9 \xc0\xaf")).member("x", 0.1).member("big", 1e300);
+  j.member("inf", std::numeric_limits<double>::infinity()).key("list").begin_array().value(1.5).null().end_array();
+  j.end_object();
+  CHECK(j.str() ==
+        "{\"s\":\"a\\\"b\\\\c\\n\\u0001 \xc3\xa9 \\ufffd\\ufffd\",\"x\":0.1,\"big\":1e+300,\"inf\":null,"
+        "\"list\":[1.5,null]}");
+  CHECK(pa::json_number(1.0 / 3) == "0.33333333333333331");
+}

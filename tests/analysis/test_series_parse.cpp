@@ -1,0 +1,233 @@
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <cstdio>
+#include <probe/analysis/series_input.hpp>
+#include <string>
+
+#include "../support/capture.hpp"
+
+namespace pa = probe::analysis;
+using probe_test::temp_dir;
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f);
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+}
+
+void set_mtime(const std::string& path, long seconds) {
+  timeval tv[2] = {{seconds, 0}, {seconds, 0}};
+  REQUIRE(utimes(path.c_str(), tv) == 0);
+}
+
+double number_or_nan(const std::string& text) {
+  double v = 0;
+  return pa::parse_number(text, &v) ? v : -12345.0;
+}
+
+std::vector<double> values_of(const std::string& text, const pa::metric_matcher& m) {
+  return pa::parse_run_output(text, m).values;
+}
+
+}  // namespace
+
+TEST_CASE("parse: ANSI colour codes, OSC sequences and carriage returns") {
+  CHECK(pa::strip_ansi("\x1b[1;32mMLUPS: 577.3\x1b[0m") == "MLUPS: 577.3");
+  CHECK(pa::strip_ansi("\x1b]8;;http://x\x07link\x1b]8;;\x1b\\ end") == "link end");
+  CHECK(pa::strip_ansi("a\x1b" "7b") == "ab");
+  const auto lines = pa::split_lines("progress 10%\rprogress 100%\rMLUPS: 5\r\nnext\n");
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[2] == "MLUPS: 5");
+  CHECK(lines[3] == "next");
+}
+
+TEST_CASE("parse: numbers, strictly") {
+  CHECK(number_or_nan("577.3") == doctest::Approx(577.3));
+  CHECK(number_or_nan("1e3") == 1000);
+  CHECK(number_or_nan("-2") == -2);
+  CHECK(number_or_nan("+.5") == 0.5);
+  CHECK(number_or_nan("1,234.5") == 1234.5);
+  CHECK(number_or_nan("12,345,678") == 12345678);
+  // refused rather than half read
+  CHECK(number_or_nan("1,5") == -12345.0);
+  CHECK(number_or_nan("1,23") == -12345.0);
+  CHECK(number_or_nan("1.2.3") == -12345.0);
+  CHECK(number_or_nan("nan") == -12345.0);
+  CHECK(number_or_nan("inf") == -12345.0);
+  CHECK(number_or_nan("1e999") == -12345.0);
+  CHECK(number_or_nan("") == -12345.0);
+  double v = 0;
+  const std::string unit = "12.5ms";
+  CHECK(pa::parse_number_prefix(unit.data(), unit.size(), &v) == 4);
+  CHECK(v == 12.5);
+}
+
+TEST_CASE("parse: NAME: <number>, case-insensitive, whole word, several lines are samples") {
+  pa::metric_matcher m("MLUPS");
+  CHECK(values_of("mlups: 1\nMLUPS = 2\n  [bench] MLUPS:3.5 (best)\n", m) == std::vector<double>{1, 2, 3.5});
+  CHECK(values_of("\x1b[32mMLUPS: \x1b[1m577.3\x1b[0m\n", m) == std::vector<double>{577.3});
+  // not the same metric: part of a longer word, or no separator
+  CHECK(values_of("avg_MLUPS: 3\nMLUPSX: 4\nMLUPS 5\n", m).empty());
+  CHECK(values_of("MLUPS: 1,234.5\n", m) == std::vector<double>{1234.5});
+  // a named value that is not a number is not a sample, and explains the failure
+  const pa::run_values r = pa::parse_run_output("starting\nMLUPS: nan\n", m);
+  CHECK(r.values.empty());
+  CHECK(r.error == "MLUPS: nan");
+}
+
+TEST_CASE("parse: --pattern with one capture group; bad expressions are refused") {
+  pa::metric_matcher m;
+  std::string error;
+  REQUIRE(m.set_pattern("speed=([0-9.]+) Mpts/s", &error));
+  CHECK(values_of("x speed=12.5 Mpts/s\nspeed=13 Mpts/s\nspeed=oops Mpts/s\n", m) == std::vector<double>{12.5, 13});
+  pa::metric_matcher bad;
+  CHECK_FALSE(bad.set_pattern("MLUPS: ([0-9", &error));
+  CHECK(error.find("not a valid regular expression") != std::string::npos);
+  CHECK_FALSE(bad.set_pattern("MLUPS: [0-9]+", &error));
+  CHECK(error.find("exactly one capture group") != std::string::npos);
+  CHECK_FALSE(bad.set_pattern("(a)(b)", &error));
+  CHECK_FALSE(bad.configured());
+}
+
+TEST_CASE("parse: the error line of a failed run") {
+  pa::metric_matcher m("MLUPS");
+  const std::string traceback =
+      "loading\nTraceback (most recent call last):\n  File \"bench.py\", line 3, in <module>\n    run()\n"
+      "ValueError: first\n\nDuring handling of the above exception, another exception occurred:\n\n"
+      "Traceback (most recent call last):\n  File \"bench.py\", line 9, in <module>\n"
+      "RuntimeError: CUDA error: out of memory\n";
+  CHECK(pa::parse_run_output(traceback, m).error == "RuntimeError: CUDA error: out of memory");
+  CHECK(pa::parse_run_output("cmake ok\nmake: *** [all] Error 2\n", m).error == "make: *** [all] Error 2");
+  CHECK(pa::parse_run_output("\n\n  just this  \nand that\n", m).error == "just this");
+  CHECK(pa::parse_run_output("", m).error == "(empty output)");
+  CHECK(pa::parse_run_output("Segmentation fault (core dumped)\x1b[0m\n", m).error == "Segmentation fault (core dumped)");
+  // binary output: invalid UTF-8 and control characters do not reach the report
+  CHECK(pa::parse_run_output("\xff\xfe\x01 garbage \xc3\xa9\n", m).error == "??  garbage \xc3\xa9");
+  CHECK(pa::clean_line(std::string(500, 'x')).size() == 203);
+}
+
+TEST_CASE("parse: natural order of labels") {
+  auto less = [](const char* a, const char* b) { return pa::natural_compare(a, b) < 0; };
+  CHECK(less("nightly-2024-01-9", "nightly-2024-01-10"));
+  CHECK(less("run2.txt", "run10.txt"));
+  CHECK(less("a", "b"));
+  CHECK(less("x1", "x1a"));
+  CHECK(less("x01", "x1"));  // same number: byte order breaks the tie
+  CHECK_FALSE(less("run10", "run10"));
+  CHECK(pa::natural_compare("run10", "run10") == 0);
+}
+
+TEST_CASE("tables: CSV with and without a header, failed rows, repeated labels") {
+  std::vector<std::string> notes;
+  auto rows = pa::read_csv_rows("2024-01-01,577.3\n2024-01-02,build failed\n2024-01-03,\n2024-01-04,\"1,234.5\"\n"
+                                "2024-01-04,1000\n",
+                                "", &notes);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0].values == std::vector<double>{577.3});
+  CHECK(rows[1].values.empty());
+  CHECK(rows[1].error == "build failed");
+  CHECK(rows[2].error == "(no value)");
+  CHECK(rows[3].values == std::vector<double>{1234.5, 1000});
+  rows = pa::read_csv_rows("date,time_ms,MLUPS\nd1,3.5,500\nd2,3.6,\"x\n", "mlups", &notes);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].label == "d1");
+  CHECK(rows[0].values == std::vector<double>{500});
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("unterminated quote") != std::string::npos);
+}
+
+TEST_CASE("tables: JSON lines") {
+  std::vector<std::string> notes;
+  const auto rows = pa::read_jsonl_rows(
+      "{\"label\": \"n1\", \"MLUPS\": 577.5, \"extra\": {\"a\": [1, 2]}}\n"
+      "{\"label\": \"n2\", \"mlups\": [1, 2, 3]}\n"
+      "{\"label\": \"n3\", \"mlups\": null, \"error\": \"Traceback (most recent call last):\\n  File x\\nOSError: disk\"}\n"
+      "{\"name\": 20240104, \"mlups\": \"n/a\"}\n"
+      "{\"label\": \"n5\", \"mlups\": 1\n"
+      "[1, 2]\n",
+      "MLUPS", &notes);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0].values == std::vector<double>{577.5});
+  CHECK(rows[1].values == std::vector<double>{1, 2, 3});
+  CHECK(rows[2].error == "OSError: disk");
+  CHECK(rows[3].label == "20240104");
+  CHECK(rows[3].error == "n/a");
+  CHECK(notes.size() == 2);
+}
+
+TEST_CASE("input: folders, natural order, labels from --label-re, failed runs kept") {
+  temp_dir dir;
+  write_file(dir / "out-2024-01-10.txt", "MLUPS: 10\n");
+  write_file(dir / "out-2024-01-9.txt", "MLUPS: 9\nMLUPS: 9.5\n");
+  write_file(dir / "out-2024-01-11.txt", "Traceback (most recent call last):\n  x\nKeyError: 'a'\n");
+  write_file(dir / ".hidden", "MLUPS: 1\n");
+  mkdir((dir / "sub").c_str(), 0755);
+  pa::series_input_options opt;
+  opt.metric.set_name("MLUPS");
+  pa::series_load s = pa::load_series({dir.path()}, opt);
+  REQUIRE(s.error.empty());
+  REQUIRE(s.runs.size() == 3);
+  CHECK(s.runs[0].label == "out-2024-01-9.txt");
+  CHECK(s.runs[0].values == std::vector<double>{9, 9.5});
+  CHECK(s.runs[0].value() == 9.25);
+  CHECK(s.runs[1].label == "out-2024-01-10.txt");
+  CHECK(s.runs[2].failed());
+  CHECK(s.runs[2].error == "KeyError: 'a'");
+
+  opt.label_re = "(\\d{4}-\\d\\d-\\d+)";
+  s = pa::load_series({dir.path()}, opt);
+  REQUIRE(s.runs.size() == 3);
+  CHECK(s.runs[0].label == "2024-01-9");
+  opt.label_re = "01-1\\d";  // a filter too: the 9th does not match
+  s = pa::load_series({dir.path()}, opt);
+  REQUIRE(s.runs.size() == 2);
+  CHECK(s.runs[0].label == "01-10");
+  REQUIRE(s.notes.size() == 1);
+  CHECK(s.notes[0].find("1 input(s) skipped") != std::string::npos);
+}
+
+TEST_CASE("input: mtime and given order") {
+  temp_dir dir;
+  write_file(dir / "b", "MLUPS: 2\n");
+  write_file(dir / "a", "MLUPS: 1\n");
+  write_file(dir / "c", "MLUPS: 3\n");
+  set_mtime(dir / "c", 1000);
+  set_mtime(dir / "a", 2000);
+  set_mtime(dir / "b", 3000);
+  pa::series_input_options opt;
+  opt.metric.set_name("MLUPS");
+  auto labels = [&](const std::vector<std::string>& in) {
+    std::string out;
+    for (const auto& r : pa::load_series(in, opt).runs) out += r.label;
+    return out;
+  };
+  CHECK(labels({dir / "b", dir / "c", dir / "a"}) == "abc");
+  opt.order = pa::run_order::given;
+  CHECK(labels({dir / "b", dir / "c", dir / "a"}) == "bca");
+  CHECK(labels({dir.path()}) == "abc");  // a folder's files in natural order
+  opt.order = pa::run_order::mtime;
+  CHECK(labels({dir.path()}) == "cab");
+}
+
+TEST_CASE("input: bad input is an error with one clear message") {
+  temp_dir dir;
+  write_file(dir / "r1", "MLUPS: 1\n");
+  pa::series_input_options opt;
+  CHECK(pa::load_series({dir / "r1"}, opt).error.find("name the metric") != std::string::npos);
+  opt.metric.set_name("MLUPS");
+  CHECK(pa::load_series({dir / "missing"}, opt).error.find("No such file") != std::string::npos);
+  CHECK(pa::load_series({}, opt).error.find("no input") != std::string::npos);
+  opt.label_re = "([";
+  CHECK(pa::load_series({dir / "r1"}, opt).error.find("--label-re") != std::string::npos);
+  // tables need no metric name: the second column or the "value" key
+  write_file(dir / "s.csv", "a,1\nb,2\n");
+  write_file(dir / "s.jsonl", "{\"label\":\"a\",\"value\":1}\n");
+  pa::series_input_options plain;
+  CHECK(pa::load_series({dir / "s.csv"}, plain).runs.size() == 2);
+  CHECK(pa::load_series({dir / "s.jsonl"}, plain).runs.size() == 1);
+}

@@ -1,0 +1,75 @@
+#include <doctest/doctest.h>
+#include <probe/formats/dot.hpp>
+#include <probe/formats/graph_html.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "../support/capture.hpp"
+
+namespace {
+// a -> b, a -> c, (b, c) -> d: a diamond.
+probe::detail::dataflow_graph diamond() {
+  using probe::detail::graph_node;
+  probe::detail::dataflow_graph g;
+  auto node = [](uint64_t seq, const char* name, std::vector<std::string> ins) {
+    graph_node n;
+    n.seq = seq;
+    n.name = name;
+    n.type = "Op\"quoted\"";
+    for (auto& p : ins) n.inputs.push_back({"x", "float32", "[4]", p, ""});
+    n.outputs.push_back({"y", "float32", "[4]", "", "min 0 max 1"});
+    return n;
+  };
+  g.nodes.push_back(node(1, "a", {""}));
+  g.nodes.push_back(node(2, "b<1>", {"a#0/out/y"}));
+  g.nodes.push_back(node(3, "c", {"a#0/out/y"}));
+  g.nodes.push_back(node(4, "d", {"b<1>#0/out/y", "c#0/out/y", "missing#0/out/y"}));
+  g.link();
+  return g;
+}
+}  // namespace
+
+TEST_CASE("graph: producer keys become edges") {
+  auto g = diamond();
+  REQUIRE(g.edges.size() == 4);
+  CHECK(g.edges[0].from == 0);
+  CHECK(g.edges[0].to == 1);
+  CHECK(g.edges[3].from == 2);
+  CHECK(g.edges[3].to == 3);
+  auto l = probe::detail::layout_graph(g);
+  CHECK(l.boxes[0].y < l.boxes[1].y);
+  CHECK(l.boxes[1].y == l.boxes[2].y);  // b and c share a layer
+  CHECK(l.boxes[3].y > l.boxes[1].y);
+}
+
+TEST_CASE("graph: DOT renders with graphviz") {
+  probe_test::temp_dir d;
+  const std::string dot = probe::detail::render_dot(diamond());
+  CHECK(dot.find("n1 -> n2") != std::string::npos);
+  CHECK(dot.find("Op\\\"quoted\\\"") != std::string::npos);
+  std::ofstream(d / "g.dot") << dot;
+  const std::string cmd = "dot -Tsvg '" + (d / "g.dot") + "' -o '" + (d / "g.svg") + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream svg(d / "g.svg");
+  std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  CHECK(text.find("<svg") != std::string::npos);
+  CHECK(text.find("b&lt;1&gt;") != std::string::npos);
+}
+
+TEST_CASE("graph: HTML page is well-formed XML in its SVG and escapes names") {
+  probe_test::temp_dir d;
+  const std::string html = probe::detail::render_graph_html(diamond(), "dump <test>");
+  CHECK(html.find("<title>dump &lt;test&gt;</title>") != std::string::npos);
+  CHECK(html.find("http-equiv") == std::string::npos);
+  CHECK(html.find("<script") == std::string::npos);
+  const std::string svg = probe::detail::render_graph_svg(diamond());
+  std::ofstream(d / "g.svg") << svg;
+  const std::string check = std::string(PROBE_TEST_PYTHON) +
+                            " -c \"import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot();"
+                            " ns='{http://www.w3.org/2000/svg}'; n=len(r.findall('.//'+ns+'rect'));"
+                            " e=len(r.findall('.//'+ns+'path'))-1; sys.exit(0 if (n,e)==(4,4) else 1)\" '" +
+                            (d / "g.svg") + "'";
+  CHECK(std::system(check.c_str()) == 0);
+}

@@ -1,0 +1,120 @@
+#include <doctest/doctest.h>
+#include <probe/probe.hpp>
+#include <probe/effects/dump_names.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "../support/capture.hpp"
+
+using probe::detail::sanitize_name;
+using probe::detail::tensor_file_name;
+
+TEST_CASE("names: allow-list sanitizer") {
+  CHECK(sanitize_name("conv1", 100) == "conv1");
+  CHECK(sanitize_name("layer.0/attn:q", 100) == "layer.0_attn_q");
+  CHECK(sanitize_name("../../etc/passwd", 100) == ".._.._etc_passwd");
+  CHECK(sanitize_name("/abs/path", 100) == "_abs_path");
+  CHECK(sanitize_name(std::string("a\0b", 3), 100) == "a_b");
+  CHECK(sanitize_name("", 100) == "_");
+  CHECK(sanitize_name("résumé", 100) == "r__sum__");  // each non-ASCII byte becomes '_'
+}
+
+TEST_CASE("names: long names are capped and stay distinct") {
+  std::string a(10000, 'x'), b(10000, 'x');
+  b[9999] = 'y';
+  auto sa = sanitize_name(a, 120), sb = sanitize_name(b, 120);
+  CHECK(sa.size() == 120);
+  CHECK(sb.size() == 120);
+  CHECK(sa != sb);
+  auto f = tensor_file_name(123456789, a, false, b, ".npy");
+  CHECK(f.size() <= 255);
+  CHECK(f.find('/') == std::string::npos);
+}
+
+TEST_CASE("names: the dump layout's file names") {
+  CHECK(tensor_file_name(12, "conv1", false, "y", ".npy") == "op_000012.conv1.out.y.npy");
+  CHECK(tensor_file_name(7, "attn/qk", true, "x:0", ".npy") == "op_000007.attn_qk.in.x_0.npy");
+  CHECK(probe::detail::op_file_stem(3, "relu") == "op_000003.relu");
+}
+
+TEST_CASE("run dir: rank folders with several ranks") {
+  probe_test::temp_dir d;
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  probe::detail::run_dir rd;
+  std::string where;
+  REQUIRE(probe::detail::open_run_dir(d.path(), &rd, &where) == 0);
+  CHECK(rd.path == d / "rank_0003");
+  close(rd.lock_fd);
+  setenv("OMPI_COMM_WORLD_SIZE", "1", 1);  // a world of one: no rank folder
+  probe::detail::run_dir one;
+  REQUIRE(probe::detail::open_run_dir(d.path(), &one, &where) == 0);
+  CHECK(one.path == d.path());
+  close(one.lock_fd);
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+}
+
+TEST_CASE("run dir: a directory owned by another live process gets a private folder") {
+  probe_test::temp_dir d;
+  int ready[2], done[2];
+  REQUIRE(pipe(ready) == 0);
+  REQUIRE(pipe(done) == 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    probe::detail::run_dir rd;
+    std::string where;
+    const int e = probe::detail::open_run_dir(d.path(), &rd, &where);
+    char c = e == 0 ? 'k' : 'e';
+    if (write(ready[1], &c, 1) != 1) _exit(3);
+    if (read(done[0], &c, 1) != 1) _exit(3);  // hold the lock until the parent is done
+    _exit(0);
+  }
+  char c = 0;
+  REQUIRE(read(ready[0], &c, 1) == 1);
+  REQUIRE(c == 'k');
+  probe::detail::run_dir mine;
+  std::string where;
+  REQUIRE(probe::detail::open_run_dir(d.path(), &mine, &where) == 0);
+  CHECK(mine.path != d.path());
+  CHECK(mine.path.rfind(d.path() + "/", 0) == 0);
+  CHECK(mine.path.find("_" + std::to_string(getpid())) != std::string::npos);
+  CHECK(mine.note.find("another process's live dump") != std::string::npos);
+  close(mine.lock_fd);
+  CHECK(write(done[1], "x", 1) == 1);
+  int status = 0;
+  waitpid(child, &status, 0);
+  CHECK(WIFEXITED(status));
+  // Once the other process is gone its lock is gone too: the directory is free again.
+  probe::detail::run_dir again;
+  REQUIRE(probe::detail::open_run_dir(d.path(), &again, &where) == 0);
+  CHECK(again.path == d.path());
+  close(again.lock_fd);
+}
+
+TEST_CASE("fs: atomic files appear whole or not at all") {
+  probe_test::temp_dir d;
+  const std::string path = d / "a.bin";
+  {
+    probe::detail::atomic_file f;
+    REQUIRE(f.open(path) == 0);
+    REQUIRE(probe::detail::write_all(f.fd(), "hello", 5) == 0);
+    CHECK(access(path.c_str(), F_OK) != 0);  // not visible before commit
+    // abandoned: destructor removes the temporary
+  }
+  CHECK(access(path.c_str(), F_OK) != 0);
+  CHECK(std::system(("test -z \"$(ls -A '" + d.path() + "')\"").c_str()) == 0);
+  REQUIRE(probe::detail::write_file_atomic(path, "hello", 5) == 0);
+  std::ifstream in(path);
+  std::string s;
+  in >> s;
+  CHECK(s == "hello");
+  CHECK(probe::detail::make_dirs(d / "x/y/z") == 0);
+  CHECK(probe::detail::is_dir(d / "x/y/z"));
+  CHECK(probe::detail::make_dirs(path + "/sub") == ENOTDIR);
+}
