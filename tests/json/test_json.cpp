@@ -63,6 +63,11 @@ TEST_CASE("json writer: commas, nesting, members") {
   w.key("stats").begin_object().member("mean", 0.25).member("nan", 0ULL).end_object();
   w.key("empty").begin_array().end_array().key("none").null().member("ok", true).end_object();
   CHECK(out == R"({"op":"conv1","seq":12,"shape":[2,3],"stats":{"mean":0.25,"nan":0},"empty":[],"none":null,"ok":true})");
+  std::string more;
+  const char* no_text = nullptr;
+  json::writer x(more);
+  x.begin_array().value(nullptr).value(no_text).value(std::string("s")).value(static_cast<short>(-3)).end_array();
+  CHECK(more == R"([null,null,"s",-3])");
   CHECK(w.complete());
 
   std::string bad;

@@ -126,6 +126,8 @@ class writer {
     if (!s) return null();
     return value(std::string_view(s));
   }
+  writer& value(decltype(nullptr)) { return null(); }
+  writer& value(char) = delete;  // a character is not a number: pass a string
   writer& value(bool b) {
     before_value();
     out_ += b ? "true" : "false";
