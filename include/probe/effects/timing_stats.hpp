@@ -1,0 +1,108 @@
+// Duration statistics of one summary row: count, total, min, max, and quantiles that stay
+// exact for the first few thousand samples, then come from a log-linear histogram (relative
+// error under 1%) so that memory stays bounded however long the run.
+// Implementation-only header.
+#pragma once
+#include <stdint.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "../core/config.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class duration_stats {
+ public:
+  static constexpr size_t k_exact_samples = 4096;
+
+  void add(uint64_t d) {
+    if (count_ == 0 || d < min_) min_ = d;
+    if (d > max_) max_ = d;
+    ++count_;
+    total_ += d;
+    if (hist_.empty()) {
+      if (exact_.size() < k_exact_samples) {
+        exact_.push_back(d);
+        sorted_ = false;
+        return;
+      }
+      hist_.assign(k_buckets, 0);
+      for (uint64_t x : exact_) ++hist_[bucket(x)];
+      std::vector<uint64_t>().swap(exact_);
+    }
+    ++hist_[bucket(d)];
+  }
+
+  uint64_t count() const { return count_; }
+  uint64_t total() const { return total_; }
+  uint64_t min() const { return min_; }
+  uint64_t max() const { return max_; }
+  double mean() const { return count_ ? static_cast<double>(total_) / static_cast<double>(count_) : 0; }
+  bool exact() const { return hist_.empty(); }
+
+  // Nearest-rank quantile, p in [0, 1]: the smallest sample with at least p*count samples at
+  // or below it.
+  double quantile(double p) {
+    if (count_ == 0) return 0;
+    uint64_t rank = static_cast<uint64_t>(p * static_cast<double>(count_) + 0.999999999);
+    if (rank < 1) rank = 1;
+    if (rank > count_) rank = count_;
+    if (hist_.empty()) {
+      if (!sorted_) {
+        std::sort(exact_.begin(), exact_.end());
+        sorted_ = true;
+      }
+      return static_cast<double>(exact_[rank - 1]);
+    }
+    uint64_t seen = 0;
+    for (size_t i = 0; i < hist_.size(); ++i) {
+      seen += hist_[i];
+      if (seen >= rank) {
+        const double mid = bucket_middle(i);
+        return std::min(std::max(mid, static_cast<double>(min_)), static_cast<double>(max_));
+      }
+    }
+    return static_cast<double>(max_);
+  }
+
+  // Bucket layout: values below 128 exactly; above, 64 buckets per power of two.
+  static constexpr size_t k_buckets = 128 + 57 * 64;
+  static size_t bucket(uint64_t v) {
+    if (v < 128) return static_cast<size_t>(v);
+    const int e = 63 - __builtin_clzll(v);  // 7..63
+    const uint64_t sub = (v >> (e - 6)) & 63;
+    return 128 + static_cast<size_t>(e - 7) * 64 + static_cast<size_t>(sub);
+  }
+  static double bucket_middle(size_t i) {
+    if (i < 128) return static_cast<double>(i);
+    const int e = static_cast<int>((i - 128) / 64) + 7;
+    const double sub = static_cast<double>((i - 128) % 64);
+    const double width = static_cast<double>(1ull << (e - 6));
+    return (64.0 + sub) * width + width / 2;
+  }
+
+ private:
+  uint64_t count_ = 0, total_ = 0, min_ = 0, max_ = 0;
+  std::vector<uint64_t> exact_;
+  std::vector<uint32_t> hist_;
+  bool sorted_ = true;
+};
+
+// A user metric's row: how often it was reported and its values.
+struct metric_stats {
+  uint64_t count = 0;
+  double last = 0, sum = 0, min = 0, max = 0;
+  void add(double v) {
+    if (count == 0 || v < min) min = v;
+    if (count == 0 || v > max) max = v;
+    ++count;
+    last = v;
+    sum += v;
+  }
+  double mean() const { return count ? sum / static_cast<double>(count) : 0; }
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE

@@ -1,0 +1,134 @@
+// The timing summary table: one row per name (scopes, timers, ops, GPU ops), sorted by total
+// time, then the user metrics. Implementation-only header.
+#pragma once
+#include <stdio.h>
+#include <string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../detail/round_trip_double.hpp"
+#include "timing_stats.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct summary_row {
+  const std::string* name;
+  const char* kind;  // "scope", "op", "gpu op" (timers count as scopes)
+  duration_stats* stats;
+  double ns_per_unit;  // what one unit of the stats is in nanoseconds
+};
+struct summary_metric {
+  const std::string* name;
+  const metric_stats* stats;
+};
+
+inline std::string format_duration(double ns) {
+  char buf[32];
+  const double a = ns < 0 ? -ns : ns;
+  if (a < 1e3) snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (a < 1e6) snprintf(buf, sizeof buf, "%.3f us", ns / 1e3);
+  else if (a < 1e9) snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  else snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
+  return buf;
+}
+
+// Terminal columns of UTF-8 text (one per code point: good enough to align most scripts).
+inline size_t display_width(const std::string& s) {
+  size_t w = 0;
+  for (unsigned char c : s)
+    if ((c & 0xc0) != 0x80) ++w;
+  return w;
+}
+
+inline void pad_to(std::string& line, const std::string& cell, size_t width, bool right) {
+  const size_t w = display_width(cell);
+  const std::string fill(w < width ? width - w : 0, ' ');
+  if (right) line += fill + cell;
+  else line += cell + fill;
+}
+
+// wall_ns is the share-of-wall denominator.
+inline void write_summary_table(FILE* out, std::vector<summary_row> rows,
+                                const std::vector<summary_metric>& metrics, double wall_ns,
+                                const char* clock, double clock_hz) {
+  auto total_ns = [](const summary_row& r) { return static_cast<double>(r.stats->total()) * r.ns_per_unit; };
+  std::sort(rows.begin(), rows.end(), [&](const summary_row& a, const summary_row& b) {
+    if (total_ns(a) != total_ns(b)) return total_ns(a) > total_ns(b);
+    return *a.name < *b.name;
+  });
+  std::string text;
+  char head[160];
+  snprintf(head, sizeof head, "probe timing summary: wall %s since timing started, clock %s (%.3f GHz)\n",
+           format_duration(wall_ns).c_str(), clock, clock_hz / 1e9);
+  text += head;
+
+  size_t name_w = 4;
+  for (const summary_row& r : rows) name_w = std::max(name_w, display_width(*r.name));
+  for (const summary_metric& m : metrics) name_w = std::max(name_w, display_width(*m.name));
+  const size_t col = 12;
+
+  if (rows.empty()) {
+    text += "  (no timed scopes or ops)\n";
+  } else {
+    std::string line = "  ";
+    pad_to(line, "name", name_w, false);
+    line += "  ";
+    pad_to(line, "kind", 6, false);
+    const char* heads[] = {"count", "total", "mean", "min", "median", "p95", "max", "wall%"};
+    for (const char* h : heads) pad_to(line, h, col, true);
+    text += line + "\n";
+    for (const summary_row& r : rows) {
+      duration_stats& s = *r.stats;
+      const double ns_per_tick = r.ns_per_unit;
+      const char* approx = s.exact() ? "" : "~";
+      line = "  ";
+      pad_to(line, *r.name, name_w, false);
+      line += "  ";
+      pad_to(line, r.kind, 6, false);
+      pad_to(line, std::to_string(s.count()), col, true);
+      const double total = static_cast<double>(s.total()) * ns_per_tick;
+      pad_to(line, format_duration(total), col, true);
+      pad_to(line, format_duration(s.mean() * ns_per_tick), col, true);
+      pad_to(line, format_duration(static_cast<double>(s.min()) * ns_per_tick), col, true);
+      pad_to(line, approx + format_duration(s.quantile(0.5) * ns_per_tick), col, true);
+      pad_to(line, approx + format_duration(s.quantile(0.95) * ns_per_tick), col, true);
+      pad_to(line, format_duration(static_cast<double>(s.max()) * ns_per_tick), col, true);
+      char share[32];
+      snprintf(share, sizeof share, "%.1f%%", wall_ns > 0 ? 100.0 * total / wall_ns : 0.0);
+      pad_to(line, share, col, true);
+      text += line + "\n";
+    }
+  }
+  if (!metrics.empty()) {
+    std::string line = "  ";
+    pad_to(line, "metric", name_w, false);
+    line += "  ";
+    pad_to(line, "", 6, false);
+    const char* heads[] = {"count", "last", "mean", "min", "max"};
+    for (const char* h : heads) pad_to(line, h, col, true);
+    text += line + "\n";
+    for (const summary_metric& m : metrics) {
+      char v[40];
+      line = "  ";
+      pad_to(line, *m.name, name_w, false);
+      line += "  ";
+      pad_to(line, "", 6, false);
+      pad_to(line, std::to_string(m.stats->count), col, true);
+      const double values[] = {m.stats->last, m.stats->mean(), m.stats->min, m.stats->max};
+      for (double x : values) {
+        format_double_round_trip(x, v, sizeof v);
+        line += ' ';
+        pad_to(line, v, col - 1, true);
+      }
+      text += line + "\n";
+    }
+  }
+  fwrite(text.data(), 1, text.size(), out);
+  fflush(out);
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
