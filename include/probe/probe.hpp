@@ -15,9 +15,6 @@
 #include "core/op.hpp"
 #include "core/lifecycle.hpp"
 #include "effects/timing.hpp"
-#if defined(PROBE_WITH_CUDA) && !defined(PROBE_DISABLE)
-#include "backends/cuda_timing.hpp"
-#endif
 
 #if PROBE_HAS_IMPLEMENTATION
 #include "detail/implementation.hpp"

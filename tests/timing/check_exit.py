@@ -20,6 +20,25 @@ def main():
         if r.returncode != 0:
             print(r.stdout, r.stderr)
             sys.exit("program exited with %d" % r.returncode)
+        if mode == "cuda":
+            # Runs on machines with and without a GPU: the CPU side always, the device side
+            # (CUDA events on the op's stream) when there is one.
+            if not r.stdout.startswith("device: ") or "steps: 3\n" not in r.stdout:
+                sys.exit("unexpected output %r" % r.stdout)
+            has_device = r.stdout.startswith("device: yes")
+            c = subprocess.run([sys.executable, os.path.join(here, "check_trace.py"), trace, "--count",
+                                "cuda_step=3", "--inside", "scale:cuda_step", "--counter", "steps=3",
+                                "--inside", "host_op:host_scope"]
+                               + (["--count", "scale=6", "--count", "host_op=2"] if has_device
+                                  else ["--count", "scale=3", "--count", "host_op=1"]),
+                               capture_output=True, text=True)
+            print(c.stdout, end="")
+            if c.returncode != 0:
+                sys.exit("trace check failed")
+            if not has_device and ("device op timing is off" not in r.stderr or "dropped" in r.stderr):
+                sys.exit("expected one note that device timing is off: %r" % r.stderr)
+            print("ok: cuda (device: %s)" % ("yes" if has_device else "no"))
+            return
         if mode == "disabled":
             # Compiled with PROBE_DISABLE: nothing printed, nothing written.
             if os.path.exists(trace) or r.stdout or r.stderr:

@@ -192,6 +192,7 @@ TEST_CASE("gpu timing: the exit resolution waits; errors turn timing off") {
   probe::detail::gpu_event_pool none(broken, 0, 4096);
   CHECK(none.begin(s1, 0) == 0);
   CHECK(none.failed());
+  CHECK(none.dropped() == 0);  // off, not full
 }
 
 TEST_CASE("gpu timing: ops with device tensors get device timings in summary and trace") {

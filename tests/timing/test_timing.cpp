@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>

@@ -1,11 +1,14 @@
 // CUDA for timing: NVTX ranges for scopes and ops (Nsight Systems shows them), and device op
-// timing with CUDA events. Included by probe.hpp only under PROBE_WITH_CUDA (defined by nvcc,
-// or by the build); every TU that includes it installs the same backend during static
-// initialization, so TUs built without CUDA share one timing core with those built with it.
+// timing with CUDA events. Compiled with the implementation only under PROBE_WITH_CUDA
+// (defined by nvcc, or by the build: the probe::cuda CMake target); every TU that compiles
+// it installs the same backend during static initialization, so TUs built without CUDA share
+// one timing core with those built with it. Implementation-only header.
 //
 // Needs the CUDA runtime (cudart) at link time and the toolkit's include directory (nvtx3 is
 // header-only and ships with the toolkit).
 #pragma once
+#include "../core/config.hpp"
+
 #if defined(PROBE_WITH_CUDA) && !defined(PROBE_DISABLE)
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>

@@ -16,23 +16,10 @@
 #include <vector>
 
 #include "gpu_backend.hpp"
+#include "gpu_op_timing.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
-
-struct gpu_op_desc {
-  std::string name, type;
-  uint64_t seq = 0;
-  int64_t step = 0;
-  void* stream = nullptr;
-};
-
-struct gpu_op_timing {
-  gpu_op_desc op;
-  int device = 0;
-  int64_t begin_ns = 0;  // host CLOCK_MONOTONIC time base
-  int64_t dur_ns = 0;
-};
 
 class gpu_event_pool {
  public:
@@ -50,7 +37,7 @@ class gpu_event_pool {
     if (failed_) return 0;
     if (free_.empty()) resolve(false);
     if (free_.empty() && !grow()) {
-      ++dropped_;
+      if (!failed_) ++dropped_;
       return 0;
     }
     if (!ensure_reference(stream, host_ns)) return 0;

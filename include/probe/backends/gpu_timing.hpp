@@ -1,6 +1,7 @@
 // Device op timing: an op listener that starts a device timing at the op's first device
 // tensor (on that tensor's stream) and stops it when the op ends, through the installed
-// gpu_event_api. Implementation-only header; no device runtime included.
+// gpu_event_api. Implementation-only header, compiled when PROBE_WITH_CUDA (or
+// PROBE_WITH_DEVICE_TIMING) is defined; no device runtime included.
 #pragma once
 #include <stdlib.h>
 
@@ -30,25 +31,6 @@ struct gpu_timing_state {
 PROBE_FUNC gpu_timing_state& gpu_state() noexcept {
   static gpu_timing_state* s = new gpu_timing_state();  // never destroyed: used at exit
   return *s;
-}
-
-PROBE_FUNC void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept {
-  gpu_timing_state& s = gpu_state();
-  {
-    lock_guard<mutex> g(s.m);
-    s.api = events;
-    for (gpu_event_pool*& p : s.pools) p = nullptr;  // pools of a previous backend are left as they are
-  }
-  __atomic_store_n(&g_range_hooks, ranges, __ATOMIC_RELEASE);
-  // Installed after the flags were read (static initialization order): listen to ops now.
-  flag_state& f = flags();
-  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(f.opts);
-}
-
-PROBE_FUNC bool gpu_backend_present() noexcept {
-  gpu_timing_state& s = gpu_state();
-  lock_guard<mutex> g(s.m);
-  return s.api != nullptr;
 }
 
 // Waits for the device timings still in flight. Registered with atexit after the first
@@ -135,9 +117,36 @@ class gpu_op_timer final : public op_listener {
   static constexpr uint64_t k_tried = ~0ull;  // device tensor seen, no timing started
 };
 
-PROBE_FUNC gpu_op_timer& gpu_op_listener() noexcept {
-  static gpu_op_timer* l = new gpu_op_timer();
-  return *l;
+class gpu_device_timing final : public device_timing {
+ public:
+  op_listener* listener(int slot) noexcept override {
+    gpu_timing_state& s = gpu_state();
+    lock_guard<mutex> g(s.m);
+    if (!s.api) return nullptr;
+    listener_.slot = slot;
+    return &listener_;
+  }
+  void collect(bool final_flush, std::vector<gpu_op_timing>& out) noexcept override {
+    gpu_collect(final_flush, out);
+  }
+
+ private:
+  gpu_op_timer listener_;
+};
+
+PROBE_FUNC void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept {
+  static gpu_device_timing* timing = new gpu_device_timing();  // never destroyed: used at exit
+  gpu_timing_state& s = gpu_state();
+  {
+    lock_guard<mutex> g(s.m);
+    s.api = events;
+    for (gpu_event_pool*& p : s.pools) p = nullptr;  // pools of a previous backend are left as they are
+  }
+  __atomic_store_n(&g_range_hooks, ranges, __ATOMIC_RELEASE);
+  __atomic_store_n(&g_device_timing, static_cast<device_timing*>(timing), __ATOMIC_RELEASE);
+  // Installed after the flags were read (static initialization order): listen to ops now.
+  flag_state& f = flags();
+  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(f.opts);
 }
 
 }  // namespace detail

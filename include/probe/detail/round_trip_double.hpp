@@ -2,7 +2,6 @@
 // with '.' as the decimal point whatever the C locale says. Standalone helper.
 #pragma once
 #include <locale.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +13,8 @@ namespace detail {
 
 // Writes into buf (at least 32 bytes); returns the length. nan, inf and -inf as such.
 inline int format_double_round_trip(double v, char* buf, size_t size) noexcept {
-  if (isnan(v)) return snprintf(buf, size, "nan");
-  if (isinf(v)) return snprintf(buf, size, v < 0 ? "-inf" : "inf");
+  if (v != v) return snprintf(buf, size, "nan");
+  if (v - v != 0) return snprintf(buf, size, v < 0 ? "-inf" : "inf");
   int n = 0;
   for (int precision = 1; precision <= 17; ++precision) {
     n = snprintf(buf, size, "%.*g", precision, v);

@@ -7,10 +7,9 @@
 
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "../backends/gpu_event_pool.hpp"
+#include "../backends/gpu_op_timing.hpp"
 #include "../detail/log.hpp"
 #include "../detail/round_trip_double.hpp"
 #include "../formats/chrome_trace.hpp"
@@ -151,9 +150,9 @@ class timing_aggregator {
 
   // Count and total (ns) of a summary row, for tests and tools; false if there is none.
   bool lookup(const char* name, char kind, uint64_t* count, double* total_ns) {
-    auto it = series_by_key_.find(std::string(1, kind) + name);
-    if (it == series_by_key_.end()) return false;
-    series_entry& s = series_[it->second];
+    const uint64_t row = series_by_key_[std::string(1, kind) + name];
+    if (row == 0) return false;
+    series_entry& s = series_[row - 1];
     *count = s.stats.count();
     *total_ns = static_cast<double>(s.stats.total()) * (kind == 'g' ? 1.0 : ticks_to_ns(1.0));
     return true;
@@ -172,6 +171,11 @@ class timing_aggregator {
     uint32_t series;
     std::string prefix;
   };
+  struct device_track {
+    int device;
+    void* stream;
+  };
+  static long track_tid(size_t i) { return 2000000000L + static_cast<long>(i); }
   struct metric_entry {
     std::string name;
     metric_stats stats;
@@ -181,8 +185,8 @@ class timing_aggregator {
   uint32_t series_index(char kind, const std::string& name) {
     std::string key(1, kind);
     key += name;
-    auto it = series_by_key_.find(key);
-    if (it != series_by_key_.end()) return it->second;
+    uint64_t& row = series_by_key_[key];  // row + 1; 0 = new
+    if (row != 0) return static_cast<uint32_t>(row - 1);
     series_entry s;
     s.name = name;
     s.kind = kind;
@@ -192,9 +196,8 @@ class timing_aggregator {
     s.op_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"op\",\"ph\":\"X\",";
     s.gpu_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"gpu\",\"ph\":\"X\",";
     series_.push_back(static_cast<series_entry&&>(s));
-    const uint32_t i = static_cast<uint32_t>(series_.size() - 1);
-    series_by_key_.emplace(key, i);
-    return i;
+    row = series_.size();
+    return static_cast<uint32_t>(row - 1);
   }
 
   site_entry& site_for(const scope_site* site) {
@@ -298,12 +301,10 @@ class timing_aggregator {
   }
 
   long gpu_track(int device, void* stream) {
-    const auto key = std::make_pair(device, stream);
-    auto it = gpu_tracks_.find(key);
-    if (it != gpu_tracks_.end()) return it->second;
-    const long tid = 2000000000L + static_cast<long>(gpu_tracks_.size());
-    gpu_tracks_.emplace(key, tid);
-    return tid;
+    for (size_t i = 0; i < gpu_tracks_.size(); ++i)
+      if (gpu_tracks_[i].device == device && gpu_tracks_[i].stream == stream) return track_tid(i);
+    gpu_tracks_.push_back(device_track{device, stream});
+    return track_tid(gpu_tracks_.size() - 1);
   }
 
   // Thread and process names (metadata events), written when the trace is completed.
@@ -337,19 +338,20 @@ class timing_aggregator {
       if (name.empty() || name == comm) name = b->tid == pid_ ? "main" : "thread " + std::to_string(b->index);
       add("thread_name", b->tid, name);
     }
-    for (const auto& t : gpu_tracks_) {
+    for (size_t i = 0; i < gpu_tracks_.size(); ++i) {
       char name[96];
-      snprintf(name, sizeof name, "GPU %d stream %p", t.first.first, t.first.second);
-      add("thread_name", t.second, name);
+      snprintf(name, sizeof name, "GPU %d stream %p", gpu_tracks_[i].device, gpu_tracks_[i].stream);
+      add("thread_name", track_tid(i), name);
     }
     return out;
   }
 
   std::vector<series_entry> series_;
-  std::map<std::string, uint32_t> series_by_key_;
+  // The map type core already instantiates (std::map costs compile time per type).
+  std::map<std::string, uint64_t> series_by_key_;  // kind + name -> row + 1
   std::vector<site_entry> sites_;
   std::vector<metric_entry> metrics_;
-  std::map<std::pair<int, void*>, long> gpu_tracks_;
+  std::vector<device_track> gpu_tracks_;  // one trace track per device stream
   chrome_trace_writer trace_;
   std::string trace_path_;
   int64_t trace_max_ = 0;

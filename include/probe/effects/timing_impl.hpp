@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "../backends/gpu_timing.hpp"
+#include "../backends/gpu_op_timing.hpp"
 #include "../core/context_impl.hpp"
 #include "../core/options.hpp"
 #include "../detail/log.hpp"
@@ -42,7 +42,7 @@ struct timing_state {
   uint64_t start_ticks = 0;   // when timing first turned on: the summary's wall time
 
   mutex names_m;
-  std::map<std::string, interned_name*> names;
+  std::map<std::string, uint64_t> names;  // interned_name* (core's map type: no new instantiation)
 
   mutex writer_m;  // the background drain thread
   condvar writer_cv;
@@ -58,11 +58,11 @@ PROBE_FUNC const interned_name* intern_name(const char* text) {
   timing_state& s = timing();
   lock_guard<mutex> g(s.names_m);
   const std::string key = text ? text : "";
-  auto it = s.names.find(key);
-  if (it != s.names.end()) return it->second;
+  uint64_t& slot = s.names[key];
+  if (slot) return reinterpret_cast<const interned_name*>(static_cast<uintptr_t>(slot));
   auto* n = new interned_name();
   n->text = key;
-  s.names.emplace(key, n);
+  slot = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(n));
   return n;
 }
 
@@ -72,9 +72,11 @@ PROBE_FUNC void drain_all_locked(timing_state& s, bool final_flush) {
   auto sink = [&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); };
   drain_full_chunks(sink);
   drain_current_chunks(sink);
-  std::vector<gpu_op_timing> gpu;
-  gpu_collect(final_flush, gpu);
-  for (const gpu_op_timing& t : gpu) s.agg.consume_gpu(t);
+  if (device_timing* d = installed_device_timing()) {
+    std::vector<gpu_op_timing> gpu;
+    d->collect(final_flush, gpu);
+    for (const gpu_op_timing& t : gpu) s.agg.consume_gpu(t);
+  }
 }
 
 PROBE_FUNC void* timing_writer_main(void*) {
@@ -233,11 +235,9 @@ PROBE_FUNC int timing_apply_options(const options& o, op_listener** list, int n,
     op_timer& t = op_timing_listener();
     t.slot = n;
     list[n++] = &t;
-    if (gpu_backend_present() && n < capacity) {
-      gpu_op_timer& g = gpu_op_listener();
-      g.slot = n;
-      list[n++] = &g;
-    }
+    device_timing* d = installed_device_timing();
+    op_listener* device_listener = d && n < capacity ? d->listener(n) : nullptr;
+    if (device_listener) list[n++] = device_listener;
   }
   return n;
 }
@@ -292,8 +292,10 @@ PROBE_FUNC void timing_reset() noexcept {
     };
     drain_full_chunks(discard);
     drain_current_chunks(discard);
-    std::vector<gpu_op_timing> gpu;
-    gpu_collect(false, gpu);
+    if (device_timing* d = installed_device_timing()) {
+      std::vector<gpu_op_timing> gpu;
+      d->collect(false, gpu);
+    }
     s.agg.clear_stats();
     s.start_ticks = clock_now();
   } catch (...) {

@@ -4,8 +4,8 @@
 // Implementation-only header.
 #pragma once
 #include <stdint.h>
+#include <stdlib.h>
 
-#include <algorithm>
 #include <vector>
 
 #include "../core/config.hpp"
@@ -51,7 +51,11 @@ class duration_stats {
     if (rank > count_) rank = count_;
     if (hist_.empty()) {
       if (!sorted_) {
-        std::sort(exact_.begin(), exact_.end());
+        // qsort, not std::sort: <algorithm> would double what this header costs to compile.
+        qsort(exact_.data(), exact_.size(), sizeof(uint64_t), [](const void* a, const void* b) {
+          const uint64_t x = *static_cast<const uint64_t*>(a), y = *static_cast<const uint64_t*>(b);
+          return x < y ? -1 : x > y ? 1 : 0;
+        });
         sorted_ = true;
       }
       return static_cast<double>(exact_[rank - 1]);
@@ -61,7 +65,8 @@ class duration_stats {
       seen += hist_[i];
       if (seen >= rank) {
         const double mid = bucket_middle(i);
-        return std::min(std::max(mid, static_cast<double>(min_)), static_cast<double>(max_));
+        if (mid < static_cast<double>(min_)) return static_cast<double>(min_);
+        return mid > static_cast<double>(max_) ? static_cast<double>(max_) : mid;
       }
     }
     return static_cast<double>(max_);

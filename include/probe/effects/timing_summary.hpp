@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <algorithm>
+#include <stdlib.h>
+
 #include <string>
 #include <vector>
 
@@ -54,10 +55,14 @@ inline void pad_to(std::string& line, const std::string& cell, size_t width, boo
 inline void write_summary_table(FILE* out, std::vector<summary_row> rows,
                                 const std::vector<summary_metric>& metrics, double wall_ns,
                                 const char* clock, double clock_hz) {
-  auto total_ns = [](const summary_row& r) { return static_cast<double>(r.stats->total()) * r.ns_per_unit; };
-  std::sort(rows.begin(), rows.end(), [&](const summary_row& a, const summary_row& b) {
-    if (total_ns(a) != total_ns(b)) return total_ns(a) > total_ns(b);
-    return *a.name < *b.name;
+  // Largest total first, then by name.
+  qsort(rows.data(), rows.size(), sizeof(summary_row), [](const void* pa, const void* pb) {
+    const auto& a = *static_cast<const summary_row*>(pa);
+    const auto& b = *static_cast<const summary_row*>(pb);
+    const double ta = static_cast<double>(a.stats->total()) * a.ns_per_unit;
+    const double tb = static_cast<double>(b.stats->total()) * b.ns_per_unit;
+    if (ta != tb) return ta > tb ? -1 : 1;
+    return a.name->compare(*b.name);
   });
   std::string text;
   char head[160];
@@ -66,8 +71,10 @@ inline void write_summary_table(FILE* out, std::vector<summary_row> rows,
   text += head;
 
   size_t name_w = 4;
-  for (const summary_row& r : rows) name_w = std::max(name_w, display_width(*r.name));
-  for (const summary_metric& m : metrics) name_w = std::max(name_w, display_width(*m.name));
+  for (const summary_row& r : rows)
+    if (display_width(*r.name) > name_w) name_w = display_width(*r.name);
+  for (const summary_metric& m : metrics)
+    if (display_width(*m.name) > name_w) name_w = display_width(*m.name);
   const size_t col = 12;
 
   if (rows.empty()) {
