@@ -22,9 +22,9 @@ int main() {
   for (int step = 0; step < 3; ++step) {
     PROBE_SCOPE("cuda_step");
     probe::op op("scale", "Mul");
-    op.input("x", probe::view(x, {n}).on_cuda(0, stream));
+    op.input("x", probe::view(x, n).on_cuda(0, stream));
     if (device) scale<<<(n + 255) / 256, 256, 0, stream>>>(x, n, 2.0f);
-    op.output("x", probe::view(x, {n}).on_cuda(0, stream));
+    op.output("x", probe::view(x, n).on_cuda(0, stream));
   }
   host_side_op(x, n, stream);
   probe::metric("steps", 3);

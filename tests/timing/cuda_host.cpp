@@ -5,5 +5,5 @@
 void host_side_op(float* device_x, int n, void* stream) {
   PROBE_SCOPE("host_scope");
   probe::op op("host_op", "Copy");
-  op.input("x", probe::view(device_x, {n}).on_cuda(0, stream));
+  op.input("x", probe::view(device_x, n).on_cuda(0, stream));
 }

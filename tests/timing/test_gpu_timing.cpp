@@ -209,7 +209,7 @@ TEST_CASE("gpu timing: ops with device tensors get device timings in summary and
     probe::op op("g_matmul", "MatMul");
     op.input("a", probe::view(dev, {2, 4}).on_cuda(0, s1));
     gpu.launch(s1, 3.0);
-    op.output("c", probe::view(dev, {8}).on_cuda(0, s1));
+    op.output("c", probe::view(dev, 8).on_cuda(0, s1));
   }
   {
     probe::op host_only("g_host");  // no device tensor: no device timing

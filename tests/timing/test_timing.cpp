@@ -168,7 +168,7 @@ TEST_CASE("timing: every probe::op is timed, with its own summary row") {
     probe::op op("t_conv", "Conv");
     op.input("x", probe::view(x, {2, 2}));
     PROBE_SCOPE("t_inside_op");
-    op.output("y", probe::view(x, {4}));
+    op.output("y", probe::view(x, 4));
   }
   CHECK(count_of("t_conv", 'o') == 5);
   CHECK(count_of("t_inside_op") == 5);

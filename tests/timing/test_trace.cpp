@@ -102,7 +102,7 @@ TEST_CASE("trace: scopes, threads, ops and metrics obey the trace-event rules") 
     probe::op op("tr_op \"quoted\" ü", "MatMul");
     op.input("x", probe::view(x, {2, 3}));
     PROBE_SCOPE("tr_in_op");
-    op.output("y", probe::view(x, {6}));
+    op.output("y", probe::view(x, 6));
   }
   {
     probe_test::capture_fd out(1);

@@ -140,7 +140,11 @@ PROBE_FUNC void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges
   {
     lock_guard<mutex> g(s.m);
     s.api = events;
-    for (gpu_event_pool*& p : s.pools) p = nullptr;  // pools of a previous backend are left as they are
+    // A previous backend's pools go; their events are left alone (that runtime may be gone).
+    for (gpu_event_pool*& p : s.pools) {
+      delete p;
+      p = nullptr;
+    }
   }
   __atomic_store_n(&g_range_hooks, ranges, __ATOMIC_RELEASE);
   __atomic_store_n(&g_device_timing, static_cast<device_timing*>(timing), __ATOMIC_RELEASE);

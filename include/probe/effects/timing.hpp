@@ -74,7 +74,8 @@ class scope_guard {
   explicit scope_guard(const scope_site* site) noexcept {
     if (gate_on(gate_timing)) {
       site_ = site;
-      if (PROBE_UNLIKELY(g_range_hooks != nullptr)) g_range_hooks->push(site->name);
+      const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
+      if (PROBE_UNLIKELY(h != nullptr)) h->push(site->name);
       begin_ = clock_now();
     }
   }
@@ -82,7 +83,8 @@ class scope_guard {
     if (site_ != nullptr) {
       const uint64_t end = clock_now();
       record_event(begin_, end, site_, event_scope);
-      if (PROBE_UNLIKELY(g_range_hooks != nullptr)) g_range_hooks->pop();
+      const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
+      if (PROBE_UNLIKELY(h != nullptr)) h->pop();
     }
   }
   scope_guard(const scope_guard&) = delete;
@@ -142,7 +144,9 @@ class timer {
 
  private:
   const char* name_;
+#if !defined(PROBE_DISABLE)
   const void* interned_ = nullptr;
+#endif
   uint64_t begin_ = 0, total_ = 0;
   bool running_ = false;
 };

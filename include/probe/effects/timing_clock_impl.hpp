@@ -39,7 +39,7 @@ inline uint64_t read_tsc() noexcept { return __builtin_ia32_rdtsc(); }
 // CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate in every P-, C- and T-state.
 PROBE_FUNC bool cpu_has_invariant_tsc() noexcept {
   unsigned regs[4] = {};  // eax, ebx, ecx, edx
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000007u) return false;
   __cpuid(0x80000007u, regs[0], regs[1], regs[2], regs[3]);
   return (regs[3] & (1u << 8)) != 0;
 }

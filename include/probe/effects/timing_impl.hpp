@@ -7,6 +7,7 @@
 // (c) at probe::flush(), write_timing_summary and exit.
 #pragma once
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +45,9 @@ struct timing_state {
   mutex names_m;
   std::map<std::string, uint64_t> names;  // interned_name* (core's map type: no new instantiation)
 
-  mutex writer_m;  // the background drain thread
+  mutex writer_m;  // the background drain thread (detached: it may still wait at exit)
   condvar writer_cv;
-  thread writer;
-  bool writer_wake = false, writer_stop = false;
+  bool writer_started = false, writer_wake = false, writer_stop = false;
 };
 PROBE_FUNC timing_state& timing() noexcept {
   static timing_state* s = new timing_state();  // never destroyed: used at exit
@@ -112,7 +112,12 @@ PROBE_FUNC void timing_on_backlog(uint32_t full_count) noexcept {
   if (full_count % k_backlog_notify != 0) return;
   lock_guard<mutex> g(s.writer_m);
   if (s.writer_stop) return;
-  if (!s.writer.running() && !s.writer.start(&timing_writer_main, nullptr)) return;  // drained at flush
+  if (!s.writer_started) {
+    pthread_t t;
+    if (pthread_create(&t, nullptr, &timing_writer_main, nullptr) != 0) return;  // drained at flush
+    pthread_detach(t);
+    s.writer_started = true;
+  }
   s.writer_wake = true;
   s.writer_cv.notify_one();
 }

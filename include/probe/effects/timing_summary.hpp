@@ -56,14 +56,15 @@ inline void write_summary_table(FILE* out, std::vector<summary_row> rows,
                                 const std::vector<summary_metric>& metrics, double wall_ns,
                                 const char* clock, double clock_hz) {
   // Largest total first, then by name.
-  qsort(rows.data(), rows.size(), sizeof(summary_row), [](const void* pa, const void* pb) {
-    const auto& a = *static_cast<const summary_row*>(pa);
-    const auto& b = *static_cast<const summary_row*>(pb);
-    const double ta = static_cast<double>(a.stats->total()) * a.ns_per_unit;
-    const double tb = static_cast<double>(b.stats->total()) * b.ns_per_unit;
-    if (ta != tb) return ta > tb ? -1 : 1;
-    return a.name->compare(*b.name);
-  });
+  if (rows.size() > 1)
+    qsort(rows.data(), rows.size(), sizeof(summary_row), [](const void* pa, const void* pb) {
+      const auto& a = *static_cast<const summary_row*>(pa);
+      const auto& b = *static_cast<const summary_row*>(pb);
+      const double ta = static_cast<double>(a.stats->total()) * a.ns_per_unit;
+      const double tb = static_cast<double>(b.stats->total()) * b.ns_per_unit;
+      if (ta != tb) return ta > tb ? -1 : 1;
+      return a.name->compare(*b.name);
+    });
   std::string text;
   char head[160];
   snprintf(head, sizeof head, "probe timing summary: wall %s since timing started, clock %s (%.3f GHz)\n",
