@@ -1,10 +1,10 @@
 // Timing at run time: options, op timing, metrics, the background drain, flush and exit.
 // Implementation-only header.
 //
-// Events are drained from the per-thread buffers (a) by a background thread once about a
-// megabyte of them waits, (b) by the recording thread itself if the backlog reaches
-// k_backlog_block chunks (the writer cannot keep up: memory stays bounded instead), and
-// (c) at probe::flush(), write_timing_summary and exit.
+// Events are drained from the per-thread buffers (a) by a background thread once
+// k_backlog_notify full chunks wait, (b) by the recording thread itself if the backlog
+// reaches k_backlog_block chunks (the background thread cannot keep up: memory stays bounded
+// instead), and (c) at probe::flush(), write_timing_summary and exit.
 #pragma once
 #include <limits.h>
 #include <pthread.h>
@@ -36,7 +36,6 @@ constexpr uint32_t k_backlog_block = 256;  // 6 MiB of waiting events
 struct timing_state {
   mutex agg_m;  // one aggregator at a time
   timing_aggregator agg;
-  bool on = false;            // --probe_timing (or implied); guarded by agg_m
   bool ever_on = false;       // atomic
   bool summary_at_exit = false;
   bool finished = false;      // the exit flush ran
@@ -100,10 +99,15 @@ PROBE_FUNC void* timing_writer_main(void*) {
 PROBE_FUNC void timing_on_backlog(uint32_t full_count) noexcept {
   timing_state& s = timing();
   if (full_count >= k_backlog_block) {
-    // The writer falls behind: this thread drains, so memory stays bounded.
+    // The writer falls behind: this thread drains, so memory stays bounded. After the exit
+    // flush (static destructors still timing scopes) the events only get freed.
     try {
       lock_guard<mutex> g(s.agg_m);
-      if (!s.finished)
+      if (s.finished)
+        drain_full_chunks([](const thread_buffer&, const timing_event& e) {
+          if (e.kind() == event_op) delete static_cast<const op_detail*>(e.what());
+        });
+      else
         drain_full_chunks([&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); });
     } catch (...) {
     }
@@ -216,7 +220,6 @@ PROBE_FUNC int timing_apply_options(const options& o, op_listener** list, int n,
       clock_init();
     }
     lock_guard<mutex> g(s.agg_m);
-    s.on = o.timing;
     s.summary_at_exit = o.timing_summary;
     if (o.timing && !s.ever_on) {
       s.start_ticks = clock_now();
