@@ -5,7 +5,6 @@
 #include <stdint.h>
 
 #include <string>
-#include <vector>
 
 #include "../core/context_impl.hpp"
 
@@ -34,8 +33,10 @@ class device_timing {
   virtual ~device_timing() = default;
   // The op listener to register at scratch index `slot`, or nullptr (no device runtime).
   virtual op_listener* listener(int slot) noexcept = 0;
-  // Appends the device timings resolved so far (waiting for the rest at the final flush).
-  virtual void collect(bool final_flush, std::vector<gpu_op_timing>& out) noexcept = 0;
+  // Hands every device timing resolved so far to sink(context, timing), waiting for the rest
+  // at the final flush.
+  virtual void collect(bool final_flush, void (*sink)(void* context, const gpu_op_timing&),
+                       void* context) noexcept = 0;
 };
 inline device_timing* g_device_timing = nullptr;  // atomic
 

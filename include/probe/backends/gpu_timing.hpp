@@ -126,8 +126,10 @@ class gpu_device_timing final : public device_timing {
     listener_.slot = slot;
     return &listener_;
   }
-  void collect(bool final_flush, std::vector<gpu_op_timing>& out) noexcept override {
-    gpu_collect(final_flush, out);
+  void collect(bool final_flush, void (*sink)(void*, const gpu_op_timing&), void* context) noexcept override {
+    std::vector<gpu_op_timing> done;
+    gpu_collect(final_flush, done);
+    for (const gpu_op_timing& t : done) sink(context, t);
   }
 
  private:

@@ -11,6 +11,7 @@
 
 #include "../backends/gpu_op_timing.hpp"
 #include "../detail/log.hpp"
+#include "../detail/ptr_list.hpp"
 #include "../detail/round_trip_double.hpp"
 #include "../formats/chrome_trace.hpp"
 #include "timing.hpp"
@@ -75,8 +76,10 @@ class timing_aggregator {
       case event_metric: {
         auto* n = const_cast<interned_name*>(static_cast<const interned_name*>(e.what()));
         if (!n->metric) {
-          metrics_.push_back(metric_entry{n->text, metric_stats{}, std::string()});
-          json_escape_append(metrics_.back().json_name, n->text.c_str());
+          auto* m = new metric_entry();
+          m->name = n->text;
+          json_escape_append(m->json_name, n->text.c_str());
+          metrics_.push_back(m);
           n->metric = static_cast<uint32_t>(metrics_.size());
         }
         metric_entry& m = metrics_[n->metric - 1];
@@ -132,20 +135,21 @@ class timing_aggregator {
   }
 
   // Rows for the summary table (pointers into this aggregator: use before the next consume).
-  void summary_rows(std::vector<summary_row>& rows, std::vector<summary_metric>& metrics) {
+  void summary_rows(ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics) {
     const double ns_per_tick = ticks_to_ns(1.0);
-    for (series_entry& s : series_)
-      if (s.stats.count())
-        rows.push_back(summary_row{&s.name, s.kind == 'o' ? "op" : s.kind == 'g' ? "gpu op" : "scope",
-                                   &s.stats, s.kind == 'g' ? 1.0 : ns_per_tick});
-    for (const metric_entry& m : metrics_)
-      if (m.stats.count) metrics.push_back(summary_metric{&m.name, &m.stats});
+    for (size_t i = 0; i < series_.size(); ++i) {
+      series_entry& s = series_[i];
+      s.ns_per_unit = s.code == 'g' ? 1.0 : ns_per_tick;
+      if (s.stats.count()) rows.push_back(&s);
+    }
+    for (size_t i = 0; i < metrics_.size(); ++i)
+      if (metrics_[i].stats.count) metrics.push_back(&metrics_[i]);
   }
 
   // Forgets every statistic (names and row numbers stay assigned).
   void clear_stats() {
-    for (series_entry& s : series_) s.stats = duration_stats();
-    for (metric_entry& m : metrics_) m.stats = metric_stats();
+    for (size_t i = 0; i < series_.size(); ++i) series_[i].stats = duration_stats();
+    for (size_t i = 0; i < metrics_.size(); ++i) metrics_[i].stats = metric_stats();
   }
 
   // Count and total (ns) of a summary row, for tests and tools; false if there is none.
@@ -161,10 +165,8 @@ class timing_aggregator {
   void abandon_trace() { trace_.abandon(); }
 
  private:
-  struct series_entry {
-    std::string name;
-    char kind;  // 's' scope or timer, 'o' op, 'g' device op
-    duration_stats stats;
+  struct series_entry : summary_row {
+    char code;  // 's' scope or timer, 'o' op, 'g' device op
     std::string timer_prefix, op_prefix, gpu_prefix;  // trace event openings by source
   };
   struct site_entry {
@@ -176,9 +178,7 @@ class timing_aggregator {
     void* stream;
   };
   static long track_tid(size_t i) { return 2000000000L + static_cast<long>(i); }
-  struct metric_entry {
-    std::string name;
-    metric_stats stats;
+  struct metric_entry : summary_metric {
     std::string json_name;
   };
 
@@ -187,36 +187,37 @@ class timing_aggregator {
     key += name;
     uint64_t& row = series_by_key_[key];  // row + 1; 0 = new
     if (row != 0) return static_cast<uint32_t>(row - 1);
-    series_entry s;
-    s.name = name;
-    s.kind = kind;
+    auto* s = new series_entry();
+    s->name = name;
+    s->code = kind;
+    s->kind = kind == 'o' ? "op" : kind == 'g' ? "gpu op" : "scope";
     std::string esc;
     json_escape_append(esc, name.c_str());
-    s.timer_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"timer\",\"ph\":\"X\",";
-    s.op_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"op\",\"ph\":\"X\",";
-    s.gpu_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"gpu\",\"ph\":\"X\",";
-    series_.push_back(static_cast<series_entry&&>(s));
+    s->timer_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"timer\",\"ph\":\"X\",";
+    s->op_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"op\",\"ph\":\"X\",";
+    s->gpu_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"gpu\",\"ph\":\"X\",";
+    series_.push_back(s);
     row = series_.size();
     return static_cast<uint32_t>(row - 1);
   }
 
   site_entry& site_for(const scope_site* site) {
     if (site->id) return sites_[site->id - 1];
-    site_entry e;
-    e.series = series_index('s', site->name);
+    auto* e = new site_entry();
+    e->series = series_index('s', site->name);
     const char* file = site->file ? site->file : "";
     const char* base = strrchr(file, '/');
     base = base ? base + 1 : file;
-    e.prefix = "{\"name\":\"";
-    json_escape_append(e.prefix, site->name);
-    e.prefix += "\",\"cat\":\"scope\",\"ph\":\"X\",\"args\":{\"src\":\"";
-    json_escape_append(e.prefix, base);
-    e.prefix += ':';
-    append_i64(e.prefix, site->line);
-    e.prefix += "\",\"func\":\"";
-    json_escape_append(e.prefix, site->function);
-    e.prefix += "\"},";
-    sites_.push_back(static_cast<site_entry&&>(e));
+    e->prefix = "{\"name\":\"";
+    json_escape_append(e->prefix, site->name);
+    e->prefix += "\",\"cat\":\"scope\",\"ph\":\"X\",\"args\":{\"src\":\"";
+    json_escape_append(e->prefix, base);
+    e->prefix += ':';
+    append_i64(e->prefix, site->line);
+    e->prefix += "\",\"func\":\"";
+    json_escape_append(e->prefix, site->function);
+    e->prefix += "\"},";
+    sites_.push_back(e);
     site->id = static_cast<uint32_t>(sites_.size());
     return sites_.back();
   }
@@ -303,7 +304,7 @@ class timing_aggregator {
   long gpu_track(int device, void* stream) {
     for (size_t i = 0; i < gpu_tracks_.size(); ++i)
       if (gpu_tracks_[i].device == device && gpu_tracks_[i].stream == stream) return track_tid(i);
-    gpu_tracks_.push_back(device_track{device, stream});
+    gpu_tracks_.push_back(new device_track{device, stream});
     return track_tid(gpu_tracks_.size() - 1);
   }
 
@@ -346,12 +347,13 @@ class timing_aggregator {
     return out;
   }
 
-  std::vector<series_entry> series_;
+  // Owned, never freed (the aggregator lives as long as the process).
+  ptr_list<series_entry> series_;
   // The map type core already instantiates (std::map costs compile time per type).
   std::map<std::string, uint64_t> series_by_key_;  // kind + name -> row + 1
-  std::vector<site_entry> sites_;
-  std::vector<metric_entry> metrics_;
-  std::vector<device_track> gpu_tracks_;  // one trace track per device stream
+  ptr_list<site_entry> sites_;
+  ptr_list<metric_entry> metrics_;
+  ptr_list<device_track> gpu_tracks_;  // one trace track per device stream
   chrome_trace_writer trace_;
   std::string trace_path_;
   int64_t trace_max_ = 0;

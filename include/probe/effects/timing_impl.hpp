@@ -15,7 +15,6 @@
 
 #include <map>
 #include <string>
-#include <vector>
 
 #include "../backends/gpu_op_timing.hpp"
 #include "../core/context_impl.hpp"
@@ -71,11 +70,9 @@ PROBE_FUNC void drain_all_locked(timing_state& s, bool final_flush) {
   auto sink = [&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); };
   drain_full_chunks(sink);
   drain_current_chunks(sink);
-  if (device_timing* d = installed_device_timing()) {
-    std::vector<gpu_op_timing> gpu;
-    d->collect(final_flush, gpu);
-    for (const gpu_op_timing& t : gpu) s.agg.consume_gpu(t);
-  }
+  if (device_timing* d = installed_device_timing())
+    d->collect(final_flush, [](void* agg, const gpu_op_timing& t) { static_cast<timing_aggregator*>(agg)->consume_gpu(t); },
+               &s.agg);
 }
 
 PROBE_FUNC void* timing_writer_main(void*) {
@@ -300,10 +297,7 @@ PROBE_FUNC void timing_reset() noexcept {
     };
     drain_full_chunks(discard);
     drain_current_chunks(discard);
-    if (device_timing* d = installed_device_timing()) {
-      std::vector<gpu_op_timing> gpu;
-      d->collect(false, gpu);
-    }
+    if (device_timing* d = installed_device_timing()) d->collect(false, [](void*, const gpu_op_timing&) {}, nullptr);
     s.agg.clear_stats();
     s.start_ticks = clock_now();
   } catch (...) {
@@ -354,8 +348,8 @@ PROBE_FUNC void write_timing_summary(FILE* out) noexcept {
   try {
     detail::lock_guard<detail::mutex> g(s.agg_m);
     detail::drain_all_locked(s, false);
-    std::vector<detail::summary_row> rows;
-    std::vector<detail::summary_metric> metrics;
+    detail::ptr_list<detail::summary_row> rows;
+    detail::ptr_list<detail::summary_metric> metrics;
     s.agg.summary_rows(rows, metrics);
     const bool ever = __atomic_load_n(&s.ever_on, __ATOMIC_ACQUIRE);
     const double wall = ever ? detail::ticks_to_ns(static_cast<double>(detail::clock_now() - s.start_ticks)) : 0;

@@ -1,12 +1,11 @@
 // Duration statistics of one summary row: count, total, min, max, and quantiles that stay
 // exact for the first few thousand samples, then come from a log-linear histogram (relative
-// error under 1%) so that memory stays bounded however long the run.
+// error under 1%, 15 KiB) so that memory stays bounded however long the run.
 // Implementation-only header.
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-#include <vector>
 
 #include "../core/config.hpp"
 
@@ -15,22 +14,42 @@ namespace detail {
 
 class duration_stats {
  public:
-  static constexpr size_t k_exact_samples = 4096;
+  static constexpr uint32_t k_exact_samples = 4096;
 
-  void add(uint64_t d) {
+  duration_stats() = default;
+  duration_stats(const duration_stats&) = delete;
+  duration_stats& operator=(const duration_stats&) = delete;
+  duration_stats& operator=(duration_stats&& o) noexcept {
+    if (this != &o) {
+      release();
+      count_ = o.count_, total_ = o.total_, min_ = o.min_, max_ = o.max_;
+      exact_ = o.exact_, exact_n_ = o.exact_n_, exact_cap_ = o.exact_cap_, hist_ = o.hist_;
+      sorted_ = o.sorted_;
+      o.exact_ = nullptr, o.hist_ = nullptr, o.exact_n_ = o.exact_cap_ = 0;
+    }
+    return *this;
+  }
+  ~duration_stats() { release(); }
+
+  // Out of memory: the sample still counts in count, total, min and max.
+  void add(uint64_t d) noexcept {
     if (count_ == 0 || d < min_) min_ = d;
     if (d > max_) max_ = d;
     ++count_;
     total_ += d;
-    if (hist_.empty()) {
-      if (exact_.size() < k_exact_samples) {
-        exact_.push_back(d);
+    if (!hist_) {
+      if (exact_n_ < k_exact_samples) {
+        if (exact_n_ == exact_cap_ && !grow_exact()) return;
+        exact_[exact_n_++] = d;
         sorted_ = false;
         return;
       }
-      hist_.assign(k_buckets, 0);
-      for (uint64_t x : exact_) ++hist_[bucket(x)];
-      std::vector<uint64_t>().swap(exact_);
+      hist_ = static_cast<uint32_t*>(calloc(k_buckets, sizeof(uint32_t)));
+      if (!hist_) return;
+      for (uint32_t i = 0; i < exact_n_; ++i) ++hist_[bucket(exact_[i])];
+      free(exact_);
+      exact_ = nullptr;
+      exact_n_ = exact_cap_ = 0;
     }
     ++hist_[bucket(d)];
   }
@@ -40,19 +59,20 @@ class duration_stats {
   uint64_t min() const { return min_; }
   uint64_t max() const { return max_; }
   double mean() const { return count_ ? static_cast<double>(total_) / static_cast<double>(count_) : 0; }
-  bool exact() const { return hist_.empty(); }
+  bool exact() const { return !hist_ && exact_n_ == count_; }
 
   // Nearest-rank quantile, p in [0, 1]: the smallest sample with at least p*count samples at
   // or below it.
   double quantile(double p) {
-    if (count_ == 0) return 0;
-    uint64_t rank = static_cast<uint64_t>(p * static_cast<double>(count_) + 0.999999999);
+    const uint64_t n = hist_ ? count_ : exact_n_;
+    if (n == 0) return 0;
+    uint64_t rank = static_cast<uint64_t>(p * static_cast<double>(n) + 0.999999999);
     if (rank < 1) rank = 1;
-    if (rank > count_) rank = count_;
-    if (hist_.empty()) {
+    if (rank > n) rank = n;
+    if (!hist_) {
       if (!sorted_) {
         // qsort, not std::sort: <algorithm> would double what this header costs to compile.
-        qsort(exact_.data(), exact_.size(), sizeof(uint64_t), [](const void* a, const void* b) {
+        qsort(exact_, exact_n_, sizeof(uint64_t), [](const void* a, const void* b) {
           const uint64_t x = *static_cast<const uint64_t*>(a), y = *static_cast<const uint64_t*>(b);
           return x < y ? -1 : x > y ? 1 : 0;
         });
@@ -61,7 +81,7 @@ class duration_stats {
       return static_cast<double>(exact_[rank - 1]);
     }
     uint64_t seen = 0;
-    for (size_t i = 0; i < hist_.size(); ++i) {
+    for (size_t i = 0; i < k_buckets; ++i) {
       seen += hist_[i];
       if (seen >= rank) {
         const double mid = bucket_middle(i);
@@ -89,9 +109,26 @@ class duration_stats {
   }
 
  private:
+  // Plain buffers rather than std::vector: one less template for every TU to compile.
+  bool grow_exact() noexcept {
+    const uint32_t cap = exact_cap_ ? exact_cap_ * 2 : 16;
+    auto* p = static_cast<uint64_t*>(realloc(exact_, cap * sizeof(uint64_t)));
+    if (!p) return false;
+    exact_ = p;
+    exact_cap_ = cap;
+    return true;
+  }
+  void release() noexcept {
+    free(exact_);
+    free(hist_);
+    exact_ = nullptr;
+    hist_ = nullptr;
+  }
+
   uint64_t count_ = 0, total_ = 0, min_ = 0, max_ = 0;
-  std::vector<uint64_t> exact_;
-  std::vector<uint32_t> hist_;
+  uint64_t* exact_ = nullptr;  // the first samples, while there are at most k_exact_samples
+  uint32_t exact_n_ = 0, exact_cap_ = 0;
+  uint32_t* hist_ = nullptr;   // k_buckets counts, once there are more
   bool sorted_ = true;
 };
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include <string>
-#include <vector>
 
+#include "../detail/ptr_list.hpp"
 #include "../detail/round_trip_double.hpp"
 #include "timing_stats.hpp"
 
@@ -16,14 +16,14 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 struct summary_row {
-  const std::string* name;
-  const char* kind;  // "scope", "op", "gpu op" (timers count as scopes)
-  duration_stats* stats;
-  double ns_per_unit;  // what one unit of the stats is in nanoseconds
+  std::string name;
+  const char* kind = "scope";  // "scope" (scopes and named timers), "op", "gpu op"
+  double ns_per_unit = 1;      // what one unit of the stats is, in nanoseconds
+  duration_stats stats;
 };
 struct summary_metric {
-  const std::string* name;
-  const metric_stats* stats;
+  std::string name;
+  metric_stats stats;
 };
 
 inline std::string format_duration(double ns) {
@@ -51,19 +51,18 @@ inline void pad_to(std::string& line, const std::string& cell, size_t width, boo
   else line += cell + fill;
 }
 
-// wall_ns is the share-of-wall denominator.
-inline void write_summary_table(FILE* out, std::vector<summary_row> rows,
-                                const std::vector<summary_metric>& metrics, double wall_ns,
-                                const char* clock, double clock_hz) {
-  // Largest total first, then by name.
+// Rows sorted in place (largest total first, then by name); wall_ns is the share-of-wall
+// denominator.
+inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics,
+                                double wall_ns, const char* clock, double clock_hz) {
   if (rows.size() > 1)
-    qsort(rows.data(), rows.size(), sizeof(summary_row), [](const void* pa, const void* pb) {
-      const auto& a = *static_cast<const summary_row*>(pa);
-      const auto& b = *static_cast<const summary_row*>(pb);
-      const double ta = static_cast<double>(a.stats->total()) * a.ns_per_unit;
-      const double tb = static_cast<double>(b.stats->total()) * b.ns_per_unit;
+    qsort(rows.data(), rows.size(), sizeof(char*), [](const void* pa, const void* pb) {
+      const auto& a = *reinterpret_cast<const summary_row*>(*static_cast<char* const*>(pa));
+      const auto& b = *reinterpret_cast<const summary_row*>(*static_cast<char* const*>(pb));
+      const double ta = static_cast<double>(a.stats.total()) * a.ns_per_unit;
+      const double tb = static_cast<double>(b.stats.total()) * b.ns_per_unit;
       if (ta != tb) return ta > tb ? -1 : 1;
-      return a.name->compare(*b.name);
+      return a.name.compare(b.name);
     });
   std::string text;
   char head[160];
@@ -72,10 +71,10 @@ inline void write_summary_table(FILE* out, std::vector<summary_row> rows,
   text += head;
 
   size_t name_w = 4;
-  for (const summary_row& r : rows)
-    if (display_width(*r.name) > name_w) name_w = display_width(*r.name);
-  for (const summary_metric& m : metrics)
-    if (display_width(*m.name) > name_w) name_w = display_width(*m.name);
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (display_width(rows[i].name) > name_w) name_w = display_width(rows[i].name);
+  for (size_t i = 0; i < metrics.size(); ++i)
+    if (display_width(metrics[i].name) > name_w) name_w = display_width(metrics[i].name);
   const size_t col = 12;
 
   if (rows.empty()) {
@@ -88,12 +87,13 @@ inline void write_summary_table(FILE* out, std::vector<summary_row> rows,
     const char* heads[] = {"count", "total", "mean", "min", "median", "p95", "max", "wall%"};
     for (const char* h : heads) pad_to(line, h, col, true);
     text += line + "\n";
-    for (const summary_row& r : rows) {
-      duration_stats& s = *r.stats;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      summary_row& r = rows[i];
+      duration_stats& s = r.stats;
       const double ns_per_tick = r.ns_per_unit;
       const char* approx = s.exact() ? "" : "~";
       line = "  ";
-      pad_to(line, *r.name, name_w, false);
+      pad_to(line, r.name, name_w, false);
       line += "  ";
       pad_to(line, r.kind, 6, false);
       pad_to(line, std::to_string(s.count()), col, true);
@@ -118,14 +118,15 @@ inline void write_summary_table(FILE* out, std::vector<summary_row> rows,
     const char* heads[] = {"count", "last", "mean", "min", "max"};
     for (const char* h : heads) pad_to(line, h, col, true);
     text += line + "\n";
-    for (const summary_metric& m : metrics) {
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      const summary_metric& m = metrics[i];
       char v[40];
       line = "  ";
-      pad_to(line, *m.name, name_w, false);
+      pad_to(line, m.name, name_w, false);
       line += "  ";
       pad_to(line, "", 6, false);
-      pad_to(line, std::to_string(m.stats->count), col, true);
-      const double values[] = {m.stats->last, m.stats->mean(), m.stats->min, m.stats->max};
+      pad_to(line, std::to_string(m.stats.count), col, true);
+      const double values[] = {m.stats.last, m.stats.mean(), m.stats.min, m.stats.max};
       for (double x : values) {
         format_double_round_trip(x, v, sizeof v);
         line += ' ';
