@@ -233,6 +233,7 @@ class timing_aggregator {
     if (trace_.is_open() && trace_.path() == trace_path_) return true;
     if (trace_.is_open()) trace_.abandon();
     pid_ = static_cast<long>(getpid());
+    ids_.clear();
     left_out_ = 0;
     if (!trace_.open(trace_path_)) {
       trace_error();
@@ -270,21 +271,30 @@ class timing_aggregator {
     const int64_t b = ticks_to_monotonic_ns(begin);
     if (!write_allowed(b)) return;
     const int64_t e = ticks_to_monotonic_ns(end);
-    std::string ev;
-    ev.reserve(prefix.size() + 96 + (args ? args->size() : 0));
+    std::string& ev = trace_.begin_event();  // written in place: this runs for every event
     ev += prefix;
-    ev += "\"ts\":";
+    ev.append("\"ts\":", 5);
     append_us(ev, b);
-    ev += ",\"dur\":";
+    ev.append(",\"dur\":", 7);
     append_us(ev, e - b);
-    append_ids(ev, tid);
+    ev += ids_for(tid);
     if (args) {
-      ev += ",\"args\":{";
+      ev.append(",\"args\":{", 9);
       ev += *args;
       ev += '}';
     }
     ev += '}';
-    trace_.event(ev);
+    trace_.end_event();
+  }
+
+  // ',"pid":P,"tid":T' for the thread of the last event (events come a chunk at a time).
+  const std::string& ids_for(long tid) {
+    if (tid != ids_tid_ || ids_.empty()) {
+      ids_.clear();
+      append_ids(ids_, tid);
+      ids_tid_ = tid;
+    }
+    return ids_;
   }
 
   void counter_event(const metric_entry& m, uint64_t at, long tid, double v) {
@@ -359,6 +369,8 @@ class timing_aggregator {
   int64_t trace_max_ = 0;
   uint64_t left_out_ = 0;
   long pid_ = static_cast<long>(getpid());
+  std::string ids_;
+  long ids_tid_ = 0;
   bool trace_failed_ = false, told_max_ = false;
 };
 

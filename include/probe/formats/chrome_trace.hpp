@@ -66,14 +66,19 @@ inline void json_escape_append(std::string& out, const char* s) {
   }
 }
 
-inline void append_u64(std::string& out, uint64_t v) {
-  char buf[24];
-  int n = 0;
+// Decimal digits of v at the end of buf[0, 20); returns where they start.
+inline char* u64_digits(uint64_t v, char* end) {
   do {
-    buf[n++] = static_cast<char>('0' + v % 10);
+    *--end = static_cast<char>('0' + v % 10);
     v /= 10;
   } while (v);
-  while (n) out += buf[--n];
+  return end;
+}
+
+inline void append_u64(std::string& out, uint64_t v) {
+  char buf[20];
+  char* p = u64_digits(v, buf + sizeof buf);
+  out.append(p, static_cast<size_t>(buf + sizeof buf - p));
 }
 
 inline void append_i64(std::string& out, int64_t v) {
@@ -87,17 +92,17 @@ inline void append_i64(std::string& out, int64_t v) {
 
 // Nanoseconds as microseconds with three decimals, exactly ("1234.005"): the trace's unit.
 inline void append_us(std::string& out, int64_t ns) {
-  uint64_t a = static_cast<uint64_t>(ns);
-  if (ns < 0) {
-    out += '-';
-    a = 0 - a;
-  }
-  append_u64(out, a / 1000);
+  char buf[32];
+  char* end = buf + sizeof buf;
+  uint64_t a = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   const unsigned frac = static_cast<unsigned>(a % 1000);
-  out += '.';
-  out += static_cast<char>('0' + frac / 100);
-  out += static_cast<char>('0' + frac / 10 % 10);
-  out += static_cast<char>('0' + frac % 10);
+  *--end = static_cast<char>('0' + frac % 10);
+  *--end = static_cast<char>('0' + frac / 10 % 10);
+  *--end = static_cast<char>('0' + frac / 100);
+  *--end = '.';
+  char* p = u64_digits(a / 1000, end);
+  if (ns < 0) *--p = '-';
+  out.append(p, static_cast<size_t>(buf + sizeof buf - p));
 }
 
 // {"traceEvents":[ e1, e2, ... ] <after>}: events are appended, then finish() or
@@ -129,9 +134,16 @@ class chrome_trace_writer {
   // One event: a JSON object's text.
   void event(const std::string& json) {
     if (fd_ < 0) return;
+    begin_event() += json;
+    end_event();
+  }
+  // Or written in place: append the object's text to the returned buffer, then end_event().
+  std::string& begin_event() {
     if (!first_) buf_ += ",\n";
     first_ = false;
-    buf_ += json;
+    return buf_;
+  }
+  void end_event() {
     ++events_;
     if (buf_.size() >= k_flush_bytes) write_out();
   }
