@@ -3,9 +3,13 @@
 //   return   returns from main
 //   exit     calls std::exit from inside nested scopes
 //   threads  workers that finished long before exit, one named worker, one still running
+//   fork     a child forked mid-run times its own scopes and exits: the parent's trace is
+//            left alone
 #include <probe/probe.hpp>
 
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -61,5 +65,18 @@ int main(int argc, char** argv) {
     while (!started) std::this_thread::yield();
   }
   if (std::strcmp(mode, "exit") == 0) exit_inside_scopes();
+  if (std::strcmp(mode, "fork") == 0) {
+    probe::flush();  // the trace file is open and written when the child starts
+    const pid_t child = fork();
+    if (child == 0) {
+      for (int i = 0; i < 5000; ++i) {
+        PROBE_SCOPE("child_only");
+      }
+      std::exit(0);  // runs the exit handler in the child too
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 3;
+  }
   return 0;
 }

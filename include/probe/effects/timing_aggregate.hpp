@@ -1,6 +1,7 @@
 // The timing aggregator: turns drained events into summary rows and trace events. Runs off
 // the hot path, one caller at a time (timing_impl.hpp holds its lock). Implementation-only.
 #pragma once
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,15 @@
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
+
+inline bool g_timing_forked = false;  // set in a child after fork(): traces stay the parent's
+
+PROBE_FUNC void timing_watch_fork() noexcept {
+  static const bool hooked = pthread_atfork(nullptr, nullptr, [] {
+    __atomic_store_n(&g_timing_forked, true, __ATOMIC_RELAXED);
+  }) == 0;
+  (void)hooked;
+}
 
 // A timer's or metric's name, copied once and kept for the process.
 struct alignas(8) interned_name {
@@ -230,6 +240,11 @@ class timing_aggregator {
   }
 
   bool ensure_open() {
+    if (__atomic_load_n(&g_timing_forked, __ATOMIC_RELAXED)) {
+      trace_.detach();  // a forked child: the trace file is the parent's; the child writes none
+      trace_failed_ = true;
+      return false;
+    }
     if (trace_.is_open() && trace_.path() == trace_path_) return true;
     if (trace_.is_open()) trace_.abandon();
     pid_ = static_cast<long>(getpid());

@@ -219,6 +219,7 @@ PROBE_FUNC int timing_apply_options(const options& o, op_listener** list, int n,
     lock_guard<mutex> g(s.agg_m);
     s.summary_at_exit = o.timing_summary;
     if (o.timing && !s.ever_on) {
+      timing_watch_fork();
       s.start_ticks = clock_now();
       __atomic_store_n(&s.ever_on, true, __ATOMIC_RELEASE);
     }

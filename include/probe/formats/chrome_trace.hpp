@@ -192,6 +192,13 @@ class chrome_trace_writer {
     return true;
   }
 
+  // Lets go of the file without touching it (a forked child: the file is its parent's).
+  void detach() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    buf_.clear();
+  }
+
   // Drops the trace: removes the temporary file, leaves `path` as it was.
   void abandon() {
     if (fd_ < 0) return;
