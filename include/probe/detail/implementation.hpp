@@ -8,3 +8,7 @@
 #include "wiring.hpp"
 #include "../core/tensor_reader.hpp"
 #include "../backends/cuda_access.hpp"
+#if defined(PROBE_WITH_CUDA) || defined(PROBE_WITH_DEVICE_TIMING)
+#include "../backends/gpu_timing.hpp"  // device op timing (CUDA events, or a test's fake)
+#endif
+#include "../backends/cuda_timing.hpp"    // CUDA events and NVTX, only under PROBE_WITH_CUDA
