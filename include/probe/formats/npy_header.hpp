@@ -1,0 +1,424 @@
+// The .npy header: building one for a dtype and shape, and parsing one defensively (a small
+// parser for the Python literal dict numpy writes, with limits on size and nesting).
+//
+// Layout: "\x93NUMPY", major, minor, header length (2 bytes little-endian in version 1, 4 in
+// versions 2 and 3), then the dict text padded with spaces and a final '\n' so that the data
+// starts at a multiple of 64 bytes. Version 3 only changes the text encoding (UTF-8), which
+// the parser treats like version 2.
+//
+// bfloat16 has no numpy dtype: it is written as the structured dtype
+// [('bfloat16', '<u2')], which numpy loads (as uint16 bits in a field named bfloat16) and
+// probe reads back as bfloat16 (docs/npy.md). Standalone: usable in every build mode.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <string>
+
+#include "../core/tensor_view.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace npy {
+
+// What a header says about the data that follows it.
+struct header_info {
+  int major = 0, minor = 0;
+  dtype type = dtype::invalid;
+  bool fortran_order = false;
+  bool swap_bytes = false;  // the data's byte order is not this machine's
+  int ndim = 0;
+  int64_t shape[max_dims] = {};
+  size_t data_offset = 0;  // bytes before the data: prefix + header text
+  size_t data_bytes = 0;   // numel * itemsize (checked for overflow)
+
+  int64_t numel() const noexcept {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; ++i) n *= shape[i];
+    return n;
+  }
+};
+
+// Headers above this are refused (numpy's own reader refuses above 10000 bytes by default);
+// bounds what a hostile file can make the reader allocate.
+constexpr size_t max_header_bytes = size_t{1} << 20;
+
+namespace detail {
+
+inline bool native_little_endian() noexcept {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return false;
+#else
+  return true;
+#endif
+}
+
+// numpy's descr for a dtype in this machine's byte order, e.g. "<f4" ("" if none).
+inline std::string descr_of(dtype t) {
+  const char order = native_little_endian() ? '<' : '>';
+  const char* kind = nullptr;
+  switch (t) {
+    case dtype::boolean: return "|b1";
+    case dtype::int8: return "|i1";
+    case dtype::uint8: return "|u1";
+    case dtype::int16: kind = "i2"; break;
+    case dtype::int32: kind = "i4"; break;
+    case dtype::int64: kind = "i8"; break;
+    case dtype::uint16: kind = "u2"; break;
+    case dtype::uint32: kind = "u4"; break;
+    case dtype::uint64: kind = "u8"; break;
+    case dtype::float16: kind = "f2"; break;
+    case dtype::float32: kind = "f4"; break;
+    case dtype::float64: kind = "f8"; break;
+    case dtype::complex64: kind = "c8"; break;
+    case dtype::complex128: kind = "c16"; break;
+    case dtype::bfloat16: return std::string("[('bfloat16', '") + order + "u2')]";
+    default: return std::string();
+  }
+  return std::string(1, order) + kind;
+}
+
+// Maps a simple descr ("<f4", "|b1", ">c16", "=i8", "?") to a dtype and byte order.
+inline bool dtype_of_descr(const std::string& d, dtype* t, bool* swap) noexcept {
+  if (d.empty()) return false;
+  size_t i = 0;
+  char order = '|';
+  if (d[0] == '<' || d[0] == '>' || d[0] == '|' || d[0] == '=') {
+    order = d[0];
+    i = 1;
+  }
+  const std::string k = d.substr(i);
+  struct entry {
+    const char* code;
+    dtype type;
+  };
+  static const entry table[] = {
+      {"b1", dtype::boolean}, {"?", dtype::boolean},   {"i1", dtype::int8},
+      {"i2", dtype::int16},   {"i4", dtype::int32},    {"i8", dtype::int64},
+      {"u1", dtype::uint8},   {"u2", dtype::uint16},   {"u4", dtype::uint32},
+      {"u8", dtype::uint64},  {"f2", dtype::float16},  {"f4", dtype::float32},
+      {"f8", dtype::float64}, {"c8", dtype::complex64}, {"c16", dtype::complex128},
+  };
+  for (const entry& e : table) {
+    if (k == e.code) {
+      *t = e.type;
+      const bool little = native_little_endian();
+      *swap = dtype_size(e.type) > 1 && ((order == '<' && !little) || (order == '>' && little));
+      return true;
+    }
+  }
+  return false;
+}
+
+// A cursor over the header text: just enough of Python's literal syntax for numpy headers
+// (strings, integers, True/False/None, tuples, lists, dicts), with a nesting limit.
+class literal_parser {
+ public:
+  literal_parser(const char* text, size_t n) noexcept : p_(text), end_(text + n) {}
+
+  bool failed() const noexcept { return !why_.empty(); }
+  const std::string& why() const noexcept { return why_; }
+
+  void skip_space() noexcept {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+  }
+  // Consumes c (after spaces) if it is next.
+  bool accept(char c) noexcept {
+    skip_space();
+    if (p_ < end_ && *p_ == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  bool expect(char c, const char* where) {
+    if (accept(c)) return true;
+    return fail(std::string("expected '") + c + "' " + where);
+  }
+  bool at(char c) noexcept {
+    skip_space();
+    return p_ < end_ && *p_ == c;
+  }
+  bool at_end() noexcept {
+    skip_space();
+    return p_ >= end_;
+  }
+
+  bool string(std::string* out) {
+    skip_space();
+    if (p_ >= end_ || (*p_ != '\'' && *p_ != '"')) return fail("expected a quoted string");
+    const char q = *p_++;
+    out->clear();
+    while (p_ < end_ && *p_ != q) {
+      if (*p_ == '\\' && p_ + 1 < end_) ++p_;
+      out->push_back(*p_++);
+      if (out->size() > 256) return fail("string too long");
+    }
+    if (p_ >= end_) return fail("unterminated string");
+    ++p_;
+    return true;
+  }
+
+  bool integer(int64_t* out) {
+    skip_space();
+    bool negative = false;
+    if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
+    if (p_ >= end_ || *p_ < '0' || *p_ > '9') return fail("expected an integer");
+    uint64_t v = 0;
+    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
+      const uint64_t digit = static_cast<uint64_t>(*p_++ - '0');
+      if (v > (static_cast<uint64_t>(INT64_MAX) - digit) / 10) return fail("integer too large");
+      v = v * 10 + digit;
+    }
+    if (p_ < end_ && (*p_ == 'L' || *p_ == 'l')) ++p_;  // Python 2 long
+    *out = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+    return true;
+  }
+
+  bool boolean(bool* out) {
+    skip_space();
+    if (word("True")) {
+      *out = true;
+      return true;
+    }
+    if (word("False")) {
+      *out = false;
+      return true;
+    }
+    return fail("expected True or False");
+  }
+
+  // Skips any value (for keys probe does not use).
+  bool skip_value(int depth = 0) {
+    if (depth > 16) return fail("nested too deeply");
+    skip_space();
+    if (p_ >= end_) return fail("unexpected end of header");
+    const char c = *p_;
+    if (c == '\'' || c == '"') {
+      std::string s;
+      return string(&s);
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      const char close = c == '(' ? ')' : c == '[' ? ']' : '}';
+      ++p_;
+      while (!accept(close)) {
+        if (!skip_value(depth + 1)) return false;
+        if (c == '{' && (!expect(':', "in a dict") || !skip_value(depth + 1))) return false;
+        if (!accept(',') && !at(close)) return fail("expected ',' or a closing bracket");
+      }
+      return true;
+    }
+    if ((c >= '0' && c <= '9') || c == '-' || c == '+') {
+      int64_t v;
+      return integer(&v);
+    }
+    if (word("True") || word("False") || word("None")) return true;
+    return fail(std::string("unexpected character '") + printable(c) + "'");
+  }
+
+  bool fail(const std::string& why) {
+    if (why_.empty()) why_ = why;
+    return false;
+  }
+
+ private:
+  bool word(const char* w) noexcept {
+    const size_t n = strlen(w);
+    if (static_cast<size_t>(end_ - p_) >= n && memcmp(p_, w, n) == 0) {
+      p_ += n;
+      return true;
+    }
+    return false;
+  }
+  static char printable(char c) noexcept { return c >= 32 && c < 127 ? c : '?'; }
+
+  const char* p_;
+  const char* end_;
+  std::string why_;
+};
+
+// descr: a simple type string, or the structured form probe uses for bfloat16.
+inline bool parse_descr(literal_parser& in, header_info* info) {
+  if (in.at('[')) {
+    in.accept('[');
+    std::string name, code;
+    if (!in.expect('(', "in a structured descr") || !in.string(&name) ||
+        !in.expect(',', "in a structured descr") || !in.string(&code))
+      return false;
+    in.accept(',');
+    if (!in.expect(')', "in a structured descr")) return false;
+    in.accept(',');
+    if (!in.at(']') || name != "bfloat16")
+      return in.fail("unsupported structured dtype (probe reads only [('bfloat16', '<u2')])");
+    in.accept(']');
+    dtype bits;
+    if (!dtype_of_descr(code, &bits, &info->swap_bytes) || bits != dtype::uint16)
+      return in.fail("bfloat16 field must be '<u2' or '>u2', not '" + code + "'");
+    info->type = dtype::bfloat16;
+    return true;
+  }
+  std::string d;
+  if (!in.string(&d)) return false;
+  if (!dtype_of_descr(d, &info->type, &info->swap_bytes))
+    return in.fail("unsupported dtype '" + d +
+                   "' (probe reads bool, int8-64, uint8-64, float16/32/64, complex64/128, bfloat16)");
+  return true;
+}
+
+inline bool parse_shape(literal_parser& in, header_info* info) {
+  if (!in.expect('(', "to open the shape")) return false;
+  info->ndim = 0;
+  while (!in.accept(')')) {
+    int64_t v;
+    if (!in.integer(&v)) return false;
+    if (v < 0) return in.fail("negative dimension " + std::to_string(v) + " in shape");
+    if (info->ndim == max_dims)
+      return in.fail("more than " + std::to_string(max_dims) + " dimensions");
+    info->shape[info->ndim++] = v;
+    if (!in.accept(',') && !in.at(')')) return in.fail("expected ',' or ')' in shape");
+  }
+  return true;
+}
+
+}  // namespace detail
+
+// Parses the dict text of a header into info (type, order, shape, data_bytes). `why` gets
+// what is wrong when it returns false.
+inline bool parse_header_text(const char* text, size_t n, header_info* info, std::string* why) noexcept {
+  try {
+    detail::literal_parser in(text, n);
+    bool have_descr = false, have_order = false, have_shape = false;
+    if (in.expect('{', "at the start of the header")) {
+      while (!in.accept('}')) {
+        std::string key;
+        if (!in.string(&key) || !in.expect(':', "after a key")) break;
+        bool ok;
+        if (key == "descr") {
+          ok = detail::parse_descr(in, info);
+          have_descr = ok;
+        } else if (key == "fortran_order") {
+          ok = in.boolean(&info->fortran_order);
+          have_order = ok;
+        } else if (key == "shape") {
+          ok = detail::parse_shape(in, info);
+          have_shape = ok;
+        } else {
+          ok = in.skip_value();
+        }
+        if (!ok) break;
+        if (!in.accept(',') && !in.at('}')) {
+          in.fail("expected ',' or '}' in the header dict");
+          break;
+        }
+      }
+    }
+    if (!in.failed() && !in.at_end()) in.fail("unexpected text after the header dict");
+    if (!in.failed() && !have_descr) in.fail("header has no 'descr'");
+    if (!in.failed() && !have_order) in.fail("header has no 'fortran_order'");
+    if (!in.failed() && !have_shape) in.fail("header has no 'shape'");
+    if (in.failed()) {
+      if (why) *why = "bad header: " + in.why();
+      return false;
+    }
+    // Size of the data, refusing products that overflow (a zero dimension makes it empty).
+    uint64_t count = 1;
+    bool empty = false;
+    for (int i = 0; i < info->ndim; ++i) empty = empty || info->shape[i] == 0;
+    for (int i = 0; i < info->ndim && !empty; ++i) {
+      if (__builtin_mul_overflow(count, static_cast<uint64_t>(info->shape[i]), &count) ||
+          count > static_cast<uint64_t>(INT64_MAX)) {
+        if (why) *why = "bad header: shape too large";
+        return false;
+      }
+    }
+    uint64_t bytes = 0;
+    if (!empty && (__builtin_mul_overflow(count, dtype_size(info->type), &bytes) ||
+                   bytes > static_cast<uint64_t>(INT64_MAX))) {
+      if (why) *why = "bad header: shape too large";
+      return false;
+    }
+    info->data_bytes = static_cast<size_t>(bytes);
+    return true;
+  } catch (...) {
+    if (why) *why = "out of memory while parsing the header";
+    return false;
+  }
+}
+
+// Parses the fixed prefix (magic, version, header length) from the first bytes of a file.
+// On success sets major/minor, *text_offset (where the dict text starts) and *text_len.
+inline bool parse_prefix(const unsigned char* p, size_t n, header_info* info, size_t* text_offset,
+                         size_t* text_len, std::string* why) noexcept {
+  static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (n < 10 || memcmp(p, magic, 6) != 0) {
+    if (why) *why = n < 10 && n > 0 && memcmp(p, magic, n < 6 ? n : 6) == 0
+                        ? "truncated: file ends inside the header"
+                        : "not an .npy file (no \\x93NUMPY magic)";
+    return false;
+  }
+  info->major = p[6];
+  info->minor = p[7];
+  if (info->major == 1) {
+    *text_offset = 10;
+    *text_len = static_cast<size_t>(p[8]) | static_cast<size_t>(p[9]) << 8;
+  } else if (info->major == 2 || info->major == 3) {
+    if (n < 12) {
+      if (why) *why = "truncated: file ends inside the header";
+      return false;
+    }
+    *text_offset = 12;
+    *text_len = static_cast<size_t>(p[8]) | static_cast<size_t>(p[9]) << 8 |
+                static_cast<size_t>(p[10]) << 16 | static_cast<size_t>(p[11]) << 24;
+  } else {
+    if (why) *why = "unsupported .npy version " + std::to_string(info->major) + "." + std::to_string(info->minor);
+    return false;
+  }
+  if (*text_len > max_header_bytes) {
+    if (why) *why = "header length " + std::to_string(*text_len) + " exceeds the " +
+                    std::to_string(max_header_bytes) + "-byte limit";
+    return false;
+  }
+  return true;
+}
+
+// The complete header (magic through the final '\n') for a C-order array: version 1.0, or
+// 2.0 when the text does not fit a 16-bit length; padded so that the data starts at a
+// multiple of 64 bytes. Empty when the dtype or the number of dimensions is invalid.
+inline std::string header(dtype t, const int64_t* shape, int ndim) noexcept {
+  try {
+    const std::string descr = detail::descr_of(t);
+    if (descr.empty() || ndim < 0 || ndim > max_dims) return std::string();
+    std::string dict = "{'descr': ";
+    dict += descr[0] == '[' ? descr : "'" + descr + "'";
+    dict += ", 'fortran_order': False, 'shape': (";
+    for (int i = 0; i < ndim; ++i) {
+      if (i) dict += ", ";
+      dict += std::to_string(shape[i]);
+    }
+    dict += ndim == 1 ? ",), }" : "), }";
+    size_t prefix = 10;
+    size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+    if (total - prefix > 65535) {
+      prefix = 12;
+      total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+    }
+    const size_t text = total - prefix;
+    std::string out = "\x93NUMPY";
+    out += static_cast<char>(prefix == 10 ? 1 : 2);
+    out += '\0';
+    for (size_t b = 0; b < prefix - 8; ++b) out += static_cast<char>((text >> (8 * b)) & 0xff);
+    out += dict;
+    out.append(text - dict.size() - 1, ' ');
+    out += '\n';
+    return out;
+  } catch (...) {
+    return std::string();
+  }
+}
+
+inline std::string header_for(const tensor_view& v) noexcept {
+  return v.valid() ? header(v.type, v.shape, v.ndim) : std::string();
+}
+
+}  // namespace npy
+PROBE_END_NAMESPACE
