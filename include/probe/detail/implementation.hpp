@@ -3,5 +3,7 @@
 #pragma once
 #include "../core/context_impl.hpp"
 #include "../core/flags_impl.hpp"
+#include "../core/stats.hpp"
 #include "../core/tensor.hpp"
+#include "../formats/npy.hpp"
 #include "wiring.hpp"
