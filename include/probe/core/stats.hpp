@@ -174,8 +174,11 @@ constexpr size_t block_values = 16384 / sizeof(F);
 
 // Walks a layout in row-major order, converting into a block buffer and feeding full
 // blocks to the kernel; contiguous data of the kernel's own type is read in place.
-template <class F, class Convert>
-inline void run(const layout& c, bool native, Convert convert, F min_normal, totals& t) noexcept {
+// (A converter is called once per run of values, so a function pointer costs nothing and
+// keeps the instantiations, and the include's compile time, down to one walker per type.)
+template <class F>
+inline void run(const layout& c, bool native, void (*convert)(const char*, int64_t, size_t, F*),
+                F min_normal, totals& t) noexcept {
   constexpr size_t B = block_values<F>;
   const int last = c.ndim - 1;
   if (native && c.ndim == 1 && c.stride[0] == static_cast<int64_t>(sizeof(F))) {

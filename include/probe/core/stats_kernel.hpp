@@ -230,7 +230,7 @@ class block_kernel {
   }
 
   // Zeros and subnormals, counted only in blocks whose smallest magnitude says there are some.
-  void count_small(block_result<F>& r) const noexcept {
+  PROBE_NOINLINE void count_small(block_result<F>& r) const noexcept {
     I zero{}, small{};
     for (size_t i = 0; i < main_; i += L) {
       const V a = abs(load(p_ + i));
@@ -281,7 +281,7 @@ class block_kernel {
   // Pass 2: S1 = sum(x - c), S2 = sum((x - c)^2) over the finite values. Unmasked, a NaN or
   // infinity in the main part makes S1 non-finite, which is how the caller finds out.
   template <bool Masked>
-  void deviations(F c, long double* S1, long double* S2) const noexcept {
+  PROBE_NOINLINE void deviations(F c, long double* S1, long double* S2) const noexcept {
     const V vc = V{} + c;
     double w1[L] = {}, w2[L] = {};
     V s1{}, s2{};

@@ -4,24 +4,26 @@
 //   if (!probe::npy::write("x.npy", probe::view(x), &err)) ...   // atomic: temp + rename
 //   probe::tensor t = probe::npy::read("x.npy", &err);            // t.empty() on error
 //
-// Writing: version 1.0 header (2.0 only if needed), data 64-byte aligned, contiguous views
-// written straight from the caller's memory with large write(2) calls, strided views gathered
-// through a bounded buffer. Reading: versions 1-3, either byte order (converted to native),
-// fortran_order (transposed to C order), 0-d and empty arrays; a corrupt, truncated or hostile
-// file gives an error naming the file and the problem, and nothing is allocated before the
-// header's size has been checked against the file's. Nothing here throws. See docs/npy.md.
-// Standalone: usable in every build mode.
+// Writing: version 1.0 header, data 64-byte aligned, contiguous views written straight from
+// the caller's memory with large write(2) calls, strided views gathered through a bounded
+// buffer. Reading: versions 1-3, either byte order (converted to native), fortran_order
+// (transposed to C order), 0-d and empty arrays; a corrupt, truncated or hostile file gives
+// an error naming the file and the problem, and nothing is allocated before the header's
+// size has been checked against the file's. Nothing here throws. See docs/npy.md.
+// Standalone (messages are built with snprintf, not string concatenation, to keep the
+// include cheap); usable in every build mode.
 #pragma once
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <string>
-#include <vector>
 
 #include "../core/tensor.hpp"
 #include "npy_header.hpp"
@@ -30,17 +32,28 @@ PROBE_BEGIN_NAMESPACE
 namespace npy {
 namespace detail {
 
-inline std::string errno_text(int e) { return strerror(e); }
+// Sets *error (when given) from a format; always returns false.
+PROBE_PRINTF_LIKE(2, 3) inline bool fail(std::string* error, const char* fmt, ...) noexcept {
+  if (!error) return false;
+  char buf[4096 + 512];  // room for a full path and the reason
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  try {
+    error->assign(buf);
+  } catch (...) {
+  }
+  return false;
+}
 
-// Writes everything, across partial writes and interruptions.
-inline bool write_all(int fd, const void* data, size_t n, int* err) noexcept {
+// Writes everything, across partial writes and interruptions; false with errno set.
+inline bool write_all(int fd, const void* data, size_t n) noexcept {
   const char* p = static_cast<const char*>(data);
   while (n > 0) {
-    const size_t chunk = n < (size_t{1} << 30) ? n : (size_t{1} << 30);
-    const ssize_t w = ::write(fd, p, chunk);
+    const ssize_t w = ::write(fd, p, n < (size_t{1} << 30) ? n : (size_t{1} << 30));
     if (w < 0) {
       if (errno == EINTR) continue;
-      *err = errno;
       return false;
     }
     p += w;
@@ -50,28 +63,21 @@ inline bool write_all(int fd, const void* data, size_t n, int* err) noexcept {
 }
 
 // Header and data in one system call when the data is contiguous.
-inline bool write_two(int fd, const std::string& head, const void* data, size_t n, int* err) noexcept {
+inline bool write_two(int fd, const std::string& head, const void* data, size_t n) noexcept {
   iovec iov[2] = {{const_cast<char*>(head.data()), head.size()}, {const_cast<void*>(data), n}};
-  const size_t total = head.size() + n;
   ssize_t w;
   do {
     w = ::writev(fd, iov, n ? 2 : 1);
   } while (w < 0 && errno == EINTR);
-  if (w < 0) {
-    *err = errno;
-    return false;
-  }
+  if (w < 0) return false;
   const size_t done = static_cast<size_t>(w);
-  if (done >= total) return true;
-  if (done < head.size() &&
-      !write_all(fd, head.data() + done, head.size() - done, err))
-    return false;
+  if (done < head.size() && !write_all(fd, head.data() + done, head.size() - done)) return false;
   const size_t data_done = done > head.size() ? done - head.size() : 0;
-  return write_all(fd, static_cast<const char*>(data) + data_done, n - data_done, err);
+  return write_all(fd, static_cast<const char*>(data) + data_done, n - data_done);
 }
 
 // Gathers a strided host view in row-major order through a bounded buffer.
-inline bool write_strided(int fd, const tensor_view& v, int* err) {
+inline bool write_strided(int fd, const tensor_view& v) noexcept {
   const size_t item = v.itemsize();
   const int last = v.ndim - 1;
   const bool inner_dense = v.strides[last] == 1;
@@ -79,34 +85,35 @@ inline bool write_strided(int fd, const tensor_view& v, int* err) {
   const int outer = inner_dense ? last : v.ndim;
   const size_t run_bytes = static_cast<size_t>(run) * item;
   const size_t cap = run_bytes > (size_t{4} << 20) ? run_bytes : (size_t{4} << 20);
-  std::vector<char> buf(cap);
+  char* buf = static_cast<char*>(malloc(cap));
+  if (!buf) {
+    errno = ENOMEM;
+    return false;
+  }
   size_t fill = 0;
+  bool ok = true;
   int64_t idx[max_dims] = {};
   const char* base = static_cast<const char*>(v.data);
   const int64_t n = v.numel();
-  for (int64_t done = 0; done < n; done += run) {
+  for (int64_t done = 0; ok && done < n; done += run) {
     int64_t off = 0;
     for (int d = 0; d < outer; ++d) off += idx[d] * v.strides[d];
     if (fill + run_bytes > cap) {
-      if (!write_all(fd, buf.data(), fill, err)) return false;
+      ok = write_all(fd, buf, fill);
       fill = 0;
     }
-    memcpy(buf.data() + fill, base + off * static_cast<int64_t>(item), run_bytes);
+    memcpy(buf + fill, base + off * static_cast<int64_t>(item), run_bytes);
     fill += run_bytes;
     for (int d = outer - 1; d >= 0; --d) {
       if (++idx[d] < v.shape[d]) break;
       idx[d] = 0;
     }
   }
-  return write_all(fd, buf.data(), fill, err);
-}
-
-inline bool fail(std::string* error, const std::string& text) noexcept {
-  try {
-    if (error) *error = text;
-  } catch (...) {
-  }
-  return false;
+  ok = ok && write_all(fd, buf, fill);
+  const int saved = errno;
+  free(buf);
+  errno = saved;
+  return ok;
 }
 
 // Why a view cannot be written ("" if it can).
@@ -134,17 +141,18 @@ inline void swap_bytes(char* p, size_t count, size_t width) noexcept {
     }
 }
 
+// Reads up to n bytes (fewer only at end of file); false with errno set on an error.
 inline bool read_all(int fd, void* data, size_t n, size_t* got) noexcept {
   char* p = static_cast<char*>(data);
   *got = 0;
   while (*got < n) {
-    const size_t chunk = n - *got < (size_t{1} << 30) ? n - *got : (size_t{1} << 30);
-    const ssize_t r = ::read(fd, p + *got, chunk);
+    const size_t want = n - *got < (size_t{1} << 30) ? n - *got : (size_t{1} << 30);
+    const ssize_t r = ::read(fd, p + *got, want);
     if (r < 0) {
       if (errno == EINTR) continue;
       return false;
     }
-    if (r == 0) return true;  // end of file: *got < n tells the caller
+    if (r == 0) return true;
     *got += static_cast<size_t>(r);
   }
   return true;
@@ -158,41 +166,44 @@ class fd_guard {
   }
   fd_guard(const fd_guard&) = delete;
   fd_guard& operator=(const fd_guard&) = delete;
-  int get() const noexcept { return fd_; }
 
  private:
   int fd_;
 };
 
-// Opens path and reads and checks its header; *size gets the file size.
-inline bool open_and_parse(const std::string& path, int* fd_out, header_info* info, std::string* error) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(error, path + ": cannot open: " + errno_text(errno));
+// Opens path and reads and checks its header, sizes included; *fd_out is open on success
+// and may be open on failure (the caller closes it).
+inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(error, "%s: cannot open: %s", path, strerror(errno));
   *fd_out = fd;
   struct stat st;
-  if (fstat(fd, &st) != 0) return fail(error, path + ": cannot stat: " + errno_text(errno));
-  if (!S_ISREG(st.st_mode)) return fail(error, path + ": not a regular file");
+  if (fstat(fd, &st) != 0) return fail(error, "%s: cannot stat: %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode)) return fail(error, "%s: not a regular file", path);
   const size_t size = static_cast<size_t>(st.st_size);
   unsigned char prefix[12] = {};
   size_t got = 0;
-  if (!read_all(fd, prefix, sizeof prefix, &got)) return fail(error, path + ": read error: " + errno_text(errno));
-  if (got == 0) return fail(error, path + ": empty file, not an .npy file");
+  if (!read_all(fd, prefix, sizeof prefix, &got)) return fail(error, "%s: read error: %s", path, strerror(errno));
+  if (got == 0) return fail(error, "%s: empty file, not an .npy file", path);
   size_t text_offset = 0, text_len = 0;
   std::string why;
-  if (!parse_prefix(prefix, got, info, &text_offset, &text_len, &why)) return fail(error, path + ": " + why);
+  if (!parse_prefix(prefix, got, info, &text_offset, &text_len, &why))
+    return fail(error, "%s: %s", path, why.c_str());
   if (text_len > size - text_offset)
-    return fail(error, path + ": truncated: header length " + std::to_string(text_len) +
-                           " runs past the end of the " + std::to_string(size) + "-byte file");
-  std::string text(text_len, '\0');
-  if (lseek(fd, static_cast<off_t>(text_offset), SEEK_SET) < 0 || !read_all(fd, &text[0], text_len, &got) ||
-      got != text_len)
-    return fail(error, path + ": read error in the header");
-  if (!parse_header_text(text.data(), text.size(), info, &why)) return fail(error, path + ": " + why);
+    return fail(error, "%s: truncated: header length %zu runs past the end of the %zu-byte file", path,
+                text_len, size);
+  char* text = static_cast<char*>(malloc(text_len ? text_len : 1));  // <= max_header_bytes
+  if (!text) return fail(error, "%s: out of memory", path);
+  const bool read_ok = lseek(fd, static_cast<off_t>(text_offset), SEEK_SET) >= 0 &&
+                       read_all(fd, text, text_len, &got) && got == text_len;
+  const bool parsed = read_ok && parse_header_text(text, text_len, info, &why);
+  free(text);
+  if (!read_ok) return fail(error, "%s: read error in the header", path);
+  if (!parsed) return fail(error, "%s: %s", path, why.c_str());
   info->data_offset = text_offset + text_len;
   if (info->data_bytes > size - info->data_offset)
-    return fail(error, path + ": truncated: the header promises " + std::to_string(info->data_bytes) +
-                           " bytes of " + dtype_name(info->type) + " data, the file holds " +
-                           std::to_string(size - info->data_offset));
+    return fail(error, "%s: truncated: the header promises %zu bytes of %s data, the file holds %zu", path,
+                info->data_bytes, dtype_name(info->type), size - info->data_offset);
   return true;
 }
 
@@ -201,80 +212,69 @@ inline bool open_and_parse(const std::string& path, int* fd_out, header_info* in
 // Writes a complete .npy (header, then the data in C order) at fd's current position. For
 // dump engines that manage their own files. The view must be on the host.
 inline bool write_fd(int fd, const tensor_view& v, std::string* error = nullptr) noexcept {
-  try {
-    const char* bad = detail::unwritable(v);
-    if (*bad) return detail::fail(error, bad);
-    const std::string head = header_for(v);
-    if (head.empty()) return detail::fail(error, "cannot build a header for this view");
-    int err = 0;
-    bool ok;
-    if (v.ndim == 0 || v.is_contiguous()) {
-      ok = detail::write_two(fd, head, v.data, v.nbytes(), &err);
-    } else {
-      ok = detail::write_all(fd, head.data(), head.size(), &err) && detail::write_strided(fd, v, &err);
-    }
-    if (!ok) return detail::fail(error, "write failed: " + detail::errno_text(err));
-    return true;
-  } catch (...) {
-    return detail::fail(error, "out of memory");
-  }
+  const char* bad = detail::unwritable(v);
+  if (*bad) return detail::fail(error, "%s", bad);
+  const std::string head = header_for(v);
+  if (head.empty()) return detail::fail(error, "cannot build a header for this view");
+  const bool ok = v.ndim == 0 || v.is_contiguous()
+                      ? detail::write_two(fd, head, v.data, v.nbytes())
+                      : detail::write_all(fd, head.data(), head.size()) && detail::write_strided(fd, v);
+  return ok || detail::fail(error, "write failed: %s", strerror(errno));
 }
 
 // Writes path atomically: the file appears under its name complete, or not at all (a hidden
 // temporary in the same directory is renamed over it).
-inline bool write(const std::string& path, const tensor_view& v, std::string* error = nullptr) noexcept {
-  try {
-    const char* bad = detail::unwritable(v);
-    if (*bad) return detail::fail(error, path + ": " + bad);
-    const size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-    const std::string temp = dir + ".probe-tmp-" + std::to_string(getpid()) + "-" +
-                             std::to_string(detail::next_temp_number()) + ".npy";
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return detail::fail(error, path + ": cannot create a file in its directory: " + detail::errno_text(errno));
-    std::string why;
-    bool ok = write_fd(fd, v, &why);
-    if (::close(fd) != 0 && ok) {
-      why = "close failed: " + detail::errno_text(errno);
-      ok = false;
-    }
-    if (ok && ::rename(temp.c_str(), path.c_str()) != 0) {
-      why = "cannot rename into place: " + detail::errno_text(errno);
-      ok = false;
-    }
-    if (!ok) {
-      ::unlink(temp.c_str());
-      return detail::fail(error, path + ": " + why);
-    }
-    return true;
-  } catch (...) {
-    return detail::fail(error, path + ": out of memory");
+inline bool write(const char* path, const tensor_view& v, std::string* error = nullptr) noexcept {
+  const char* bad = detail::unwritable(v);
+  if (*bad) return detail::fail(error, "%s: %s", path, bad);
+  const char* slash = strrchr(path, '/');
+  const int dir_len = slash ? static_cast<int>(slash - path + 1) : 0;
+  char temp[4096 + 64];
+  if (snprintf(temp, sizeof temp, "%.*s.probe-tmp-%ld-%u.npy", dir_len, path, static_cast<long>(getpid()),
+               detail::next_temp_number()) >= static_cast<int>(sizeof temp))
+    return detail::fail(error, "%s: path too long", path);
+  const int fd = ::open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return detail::fail(error, "%s: cannot create a file in its directory: %s", path, strerror(errno));
+  std::string why;
+  bool ok = write_fd(fd, v, &why);
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    detail::fail(&why, "close failed: %s", strerror(errno));
   }
+  if (ok && ::rename(temp, path) != 0) {
+    ok = false;
+    detail::fail(&why, "cannot rename into place: %s", strerror(errno));
+  }
+  if (ok) return true;
+  ::unlink(temp);
+  return detail::fail(error, "%s: %s", path, why.c_str());
+}
+inline bool write(const std::string& path, const tensor_view& v, std::string* error = nullptr) noexcept {
+  return write(path.c_str(), v, error);
 }
 
 // Reads only the header (type, shape, order, where the data starts).
+inline bool read_header(const char* path, header_info* info, std::string* error = nullptr) noexcept {
+  int fd = -1;
+  header_info h;
+  const bool ok = detail::open_and_parse(path, &fd, &h, error);
+  detail::fd_guard guard(fd);
+  if (ok && info) *info = h;
+  return ok;
+}
 inline bool read_header(const std::string& path, header_info* info, std::string* error = nullptr) noexcept {
-  try {
-    int fd = -1;
-    header_info h;
-    const bool ok = detail::open_and_parse(path, &fd, &h, error);
-    detail::fd_guard guard(fd);
-    if (ok && info) *info = h;
-    return ok;
-  } catch (...) {
-    return detail::fail(error, path + ": out of memory");
-  }
+  return read_header(path.c_str(), info, error);
 }
 
 // Reads a whole .npy into an owning, C-ordered tensor in native byte order. On error the
 // tensor is empty() and *error says what is wrong.
-inline tensor read(const std::string& path, std::string* error = nullptr) noexcept {
+inline tensor read(const char* path, std::string* error = nullptr) noexcept {
+  int fd = -1;
+  header_info h;
+  const bool ok = detail::open_and_parse(path, &fd, &h, error);
+  detail::fd_guard guard(fd);
+  if (!ok) return tensor();
   try {
-    int fd = -1;
-    header_info h;
-    const bool ok = detail::open_and_parse(path, &fd, &h, error);
-    detail::fd_guard guard(fd);
-    if (!ok) return tensor();
     const dims shape(h.shape, static_cast<size_t>(h.ndim));
     tensor out(h.type, shape);
     if (h.data_bytes == 0) return out;
@@ -284,11 +284,11 @@ inline tensor read(const std::string& path, std::string* error = nullptr) noexce
     char* dst = static_cast<char*>(transpose ? raw.data() : out.data());
     size_t got = 0;
     if (lseek(fd, static_cast<off_t>(h.data_offset), SEEK_SET) < 0 || !detail::read_all(fd, dst, h.data_bytes, &got)) {
-      detail::fail(error, path + ": read error: " + detail::errno_text(errno));
+      detail::fail(error, "%s: read error: %s", path, strerror(errno));
       return tensor();
     }
     if (got != h.data_bytes) {
-      detail::fail(error, path + ": truncated while reading the data");
+      detail::fail(error, "%s: truncated while reading the data", path);
       return tensor();
     }
     if (h.swap_bytes) {
@@ -307,10 +307,13 @@ inline tensor read(const std::string& path, std::string* error = nullptr) noexce
       ::probe::detail::copy_contiguous(column_major, out.data());
     }
     return out;
-  } catch (...) {
-    detail::fail(error, path + ": out of memory");
+  } catch (...) {  // allocation of the tensor
+    detail::fail(error, "%s: out of memory for %zu bytes of data", path, h.data_bytes);
     return tensor();
   }
+}
+inline tensor read(const std::string& path, std::string* error = nullptr) noexcept {
+  return read(path.c_str(), error);
 }
 
 }  // namespace npy

@@ -10,8 +10,10 @@
 // [('bfloat16', '<u2')], which numpy loads (as uint16 bits in a field named bfloat16) and
 // probe reads back as bfloat16 (docs/npy.md). Standalone: usable in every build mode.
 #pragma once
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <string>
@@ -53,54 +55,47 @@ inline bool native_little_endian() noexcept {
 #endif
 }
 
-// numpy's descr for a dtype in this machine's byte order, e.g. "<f4" ("" if none).
-inline std::string descr_of(dtype t) {
-  const char order = native_little_endian() ? '<' : '>';
-  const char* kind = nullptr;
+// numpy's descr for a dtype in this machine's byte order, e.g. "'<f4'", quoted as it appears
+// in the header ("" if none).
+inline const char* descr_of(dtype t) noexcept {
+  const bool le = native_little_endian();
   switch (t) {
-    case dtype::boolean: return "|b1";
-    case dtype::int8: return "|i1";
-    case dtype::uint8: return "|u1";
-    case dtype::int16: kind = "i2"; break;
-    case dtype::int32: kind = "i4"; break;
-    case dtype::int64: kind = "i8"; break;
-    case dtype::uint16: kind = "u2"; break;
-    case dtype::uint32: kind = "u4"; break;
-    case dtype::uint64: kind = "u8"; break;
-    case dtype::float16: kind = "f2"; break;
-    case dtype::float32: kind = "f4"; break;
-    case dtype::float64: kind = "f8"; break;
-    case dtype::complex64: kind = "c8"; break;
-    case dtype::complex128: kind = "c16"; break;
-    case dtype::bfloat16: return std::string("[('bfloat16', '") + order + "u2')]";
-    default: return std::string();
+    case dtype::boolean: return "'|b1'";
+    case dtype::int8: return "'|i1'";
+    case dtype::uint8: return "'|u1'";
+    case dtype::int16: return le ? "'<i2'" : "'>i2'";
+    case dtype::int32: return le ? "'<i4'" : "'>i4'";
+    case dtype::int64: return le ? "'<i8'" : "'>i8'";
+    case dtype::uint16: return le ? "'<u2'" : "'>u2'";
+    case dtype::uint32: return le ? "'<u4'" : "'>u4'";
+    case dtype::uint64: return le ? "'<u8'" : "'>u8'";
+    case dtype::float16: return le ? "'<f2'" : "'>f2'";
+    case dtype::float32: return le ? "'<f4'" : "'>f4'";
+    case dtype::float64: return le ? "'<f8'" : "'>f8'";
+    case dtype::complex64: return le ? "'<c8'" : "'>c8'";
+    case dtype::complex128: return le ? "'<c16'" : "'>c16'";
+    case dtype::bfloat16: return le ? "[('bfloat16', '<u2')]" : "[('bfloat16', '>u2')]";
+    default: return "";
   }
-  return std::string(1, order) + kind;
 }
 
 // Maps a simple descr ("<f4", "|b1", ">c16", "=i8", "?") to a dtype and byte order.
-inline bool dtype_of_descr(const std::string& d, dtype* t, bool* swap) noexcept {
-  if (d.empty()) return false;
-  size_t i = 0;
+inline bool dtype_of_descr(const char* d, dtype* t, bool* swap) noexcept {
   char order = '|';
-  if (d[0] == '<' || d[0] == '>' || d[0] == '|' || d[0] == '=') {
-    order = d[0];
-    i = 1;
-  }
-  const std::string k = d.substr(i);
+  if (*d == '<' || *d == '>' || *d == '|' || *d == '=') order = *d++;
   struct entry {
     const char* code;
     dtype type;
   };
   static const entry table[] = {
-      {"b1", dtype::boolean}, {"?", dtype::boolean},   {"i1", dtype::int8},
-      {"i2", dtype::int16},   {"i4", dtype::int32},    {"i8", dtype::int64},
-      {"u1", dtype::uint8},   {"u2", dtype::uint16},   {"u4", dtype::uint32},
-      {"u8", dtype::uint64},  {"f2", dtype::float16},  {"f4", dtype::float32},
+      {"b1", dtype::boolean}, {"?", dtype::boolean},    {"i1", dtype::int8},
+      {"i2", dtype::int16},   {"i4", dtype::int32},     {"i8", dtype::int64},
+      {"u1", dtype::uint8},   {"u2", dtype::uint16},    {"u4", dtype::uint32},
+      {"u8", dtype::uint64},  {"f2", dtype::float16},   {"f4", dtype::float32},
       {"f8", dtype::float64}, {"c8", dtype::complex64}, {"c16", dtype::complex128},
   };
   for (const entry& e : table) {
-    if (k == e.code) {
+    if (strcmp(d, e.code) == 0) {
       *t = e.type;
       const bool little = native_little_endian();
       *swap = dtype_size(e.type) > 1 && ((order == '<' && !little) || (order == '>' && little));
@@ -111,13 +106,26 @@ inline bool dtype_of_descr(const std::string& d, dtype* t, bool* swap) noexcept 
 }
 
 // A cursor over the header text: just enough of Python's literal syntax for numpy headers
-// (strings, integers, True/False/None, tuples, lists, dicts), with a nesting limit.
+// (strings, integers, True/False/None, tuples, lists, dicts), with limits on string length
+// and nesting. The first failure's message is kept.
 class literal_parser {
  public:
+  static constexpr size_t max_string = 255;
+
   literal_parser(const char* text, size_t n) noexcept : p_(text), end_(text + n) {}
 
-  bool failed() const noexcept { return !why_.empty(); }
-  const std::string& why() const noexcept { return why_; }
+  bool failed() const noexcept { return why_[0] != 0; }
+  const char* why() const noexcept { return why_; }
+
+  PROBE_PRINTF_LIKE(2, 3) bool fail(const char* fmt, ...) noexcept {
+    if (!why_[0]) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(why_, sizeof why_, fmt, ap);
+      va_end(ap);
+    }
+    return false;
+  }
 
   void skip_space() noexcept {
     while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
@@ -131,9 +139,8 @@ class literal_parser {
     }
     return false;
   }
-  bool expect(char c, const char* where) {
-    if (accept(c)) return true;
-    return fail(std::string("expected '") + c + "' " + where);
+  bool expect(char c, const char* where) noexcept {
+    return accept(c) || fail("expected '%c' %s", c, where);
   }
   bool at(char c) noexcept {
     skip_space();
@@ -144,22 +151,24 @@ class literal_parser {
     return p_ >= end_;
   }
 
-  bool string(std::string* out) {
+  // A quoted string into out (max_string + 1 bytes).
+  bool string(char* out) noexcept {
     skip_space();
     if (p_ >= end_ || (*p_ != '\'' && *p_ != '"')) return fail("expected a quoted string");
     const char q = *p_++;
-    out->clear();
+    size_t n = 0;
     while (p_ < end_ && *p_ != q) {
       if (*p_ == '\\' && p_ + 1 < end_) ++p_;
-      out->push_back(*p_++);
-      if (out->size() > 256) return fail("string too long");
+      if (n == max_string) return fail("string too long");
+      out[n++] = *p_++;
     }
+    out[n] = 0;
     if (p_ >= end_) return fail("unterminated string");
     ++p_;
     return true;
   }
 
-  bool integer(int64_t* out) {
+  bool integer(int64_t* out) noexcept {
     skip_space();
     bool negative = false;
     if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
@@ -175,28 +184,23 @@ class literal_parser {
     return true;
   }
 
-  bool boolean(bool* out) {
+  bool boolean(bool* out) noexcept {
     skip_space();
-    if (word("True")) {
-      *out = true;
-      return true;
-    }
-    if (word("False")) {
-      *out = false;
-      return true;
-    }
-    return fail("expected True or False");
+    const bool t = word("True");
+    if (!t && !word("False")) return fail("expected True or False");
+    *out = t;
+    return true;
   }
 
   // Skips any value (for keys probe does not use).
-  bool skip_value(int depth = 0) {
+  bool skip_value(int depth = 0) noexcept {
     if (depth > 16) return fail("nested too deeply");
     skip_space();
     if (p_ >= end_) return fail("unexpected end of header");
     const char c = *p_;
     if (c == '\'' || c == '"') {
-      std::string s;
-      return string(&s);
+      char s[max_string + 1];
+      return string(s);
     }
     if (c == '(' || c == '[' || c == '{') {
       const char close = c == '(' ? ')' : c == '[' ? ']' : '}';
@@ -204,7 +208,7 @@ class literal_parser {
       while (!accept(close)) {
         if (!skip_value(depth + 1)) return false;
         if (c == '{' && (!expect(':', "in a dict") || !skip_value(depth + 1))) return false;
-        if (!accept(',') && !at(close)) return fail("expected ',' or a closing bracket");
+        if (!accept(',') && !at(close)) return fail("expected ',' or '%c'", close);
       }
       return true;
     }
@@ -213,12 +217,7 @@ class literal_parser {
       return integer(&v);
     }
     if (word("True") || word("False") || word("None")) return true;
-    return fail(std::string("unexpected character '") + printable(c) + "'");
-  }
-
-  bool fail(const std::string& why) {
-    if (why_.empty()) why_ = why;
-    return false;
+    return fail("unexpected character '%c'", c >= 32 && c < 127 ? c : '?');
   }
 
  private:
@@ -230,54 +229,64 @@ class literal_parser {
     }
     return false;
   }
-  static char printable(char c) noexcept { return c >= 32 && c < 127 ? c : '?'; }
 
   const char* p_;
   const char* end_;
-  std::string why_;
+  char why_[160] = {};
 };
 
 // descr: a simple type string, or the structured form probe uses for bfloat16.
-inline bool parse_descr(literal_parser& in, header_info* info) {
-  if (in.at('[')) {
-    in.accept('[');
-    std::string name, code;
-    if (!in.expect('(', "in a structured descr") || !in.string(&name) ||
-        !in.expect(',', "in a structured descr") || !in.string(&code))
+inline bool parse_descr(literal_parser& in, header_info* info) noexcept {
+  char name[literal_parser::max_string + 1], code[literal_parser::max_string + 1];
+  if (in.accept('[')) {
+    if (!in.expect('(', "in a structured descr") || !in.string(name) ||
+        !in.expect(',', "in a structured descr") || !in.string(code))
       return false;
     in.accept(',');
     if (!in.expect(')', "in a structured descr")) return false;
     in.accept(',');
-    if (!in.at(']') || name != "bfloat16")
+    if (!in.at(']') || strcmp(name, "bfloat16") != 0)
       return in.fail("unsupported structured dtype (probe reads only [('bfloat16', '<u2')])");
     in.accept(']');
     dtype bits;
     if (!dtype_of_descr(code, &bits, &info->swap_bytes) || bits != dtype::uint16)
-      return in.fail("bfloat16 field must be '<u2' or '>u2', not '" + code + "'");
+      return in.fail("bfloat16 field must be '<u2' or '>u2', not '%s'", code);
     info->type = dtype::bfloat16;
     return true;
   }
-  std::string d;
-  if (!in.string(&d)) return false;
-  if (!dtype_of_descr(d, &info->type, &info->swap_bytes))
-    return in.fail("unsupported dtype '" + d +
-                   "' (probe reads bool, int8-64, uint8-64, float16/32/64, complex64/128, bfloat16)");
+  if (!in.string(code)) return false;
+  if (!dtype_of_descr(code, &info->type, &info->swap_bytes))
+    return in.fail("unsupported dtype '%.32s' (probe reads bool, int8-64, uint8-64, "
+                   "float16/32/64, complex64/128, bfloat16)", code);
   return true;
 }
 
-inline bool parse_shape(literal_parser& in, header_info* info) {
+inline bool parse_shape(literal_parser& in, header_info* info) noexcept {
   if (!in.expect('(', "to open the shape")) return false;
   info->ndim = 0;
   while (!in.accept(')')) {
-    int64_t v;
+    int64_t v = 0;
     if (!in.integer(&v)) return false;
-    if (v < 0) return in.fail("negative dimension " + std::to_string(v) + " in shape");
-    if (info->ndim == max_dims)
-      return in.fail("more than " + std::to_string(max_dims) + " dimensions");
+    if (v < 0) return in.fail("negative dimension %lld in shape", static_cast<long long>(v));
+    if (info->ndim == max_dims) return in.fail("more than %d dimensions", max_dims);
     info->shape[info->ndim++] = v;
     if (!in.accept(',') && !in.at(')')) return in.fail("expected ',' or ')' in shape");
   }
   return true;
+}
+
+PROBE_PRINTF_LIKE(2, 3) inline bool set_why(std::string* why, const char* fmt, ...) noexcept {
+  if (!why) return false;
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  try {
+    why->assign(buf);
+  } catch (...) {
+  }
+  return false;
 }
 
 }  // namespace detail
@@ -285,64 +294,47 @@ inline bool parse_shape(literal_parser& in, header_info* info) {
 // Parses the dict text of a header into info (type, order, shape, data_bytes). `why` gets
 // what is wrong when it returns false.
 inline bool parse_header_text(const char* text, size_t n, header_info* info, std::string* why) noexcept {
-  try {
-    detail::literal_parser in(text, n);
-    bool have_descr = false, have_order = false, have_shape = false;
-    if (in.expect('{', "at the start of the header")) {
-      while (!in.accept('}')) {
-        std::string key;
-        if (!in.string(&key) || !in.expect(':', "after a key")) break;
-        bool ok;
-        if (key == "descr") {
-          ok = detail::parse_descr(in, info);
-          have_descr = ok;
-        } else if (key == "fortran_order") {
-          ok = in.boolean(&info->fortran_order);
-          have_order = ok;
-        } else if (key == "shape") {
-          ok = detail::parse_shape(in, info);
-          have_shape = ok;
-        } else {
-          ok = in.skip_value();
-        }
-        if (!ok) break;
-        if (!in.accept(',') && !in.at('}')) {
-          in.fail("expected ',' or '}' in the header dict");
-          break;
-        }
+  detail::literal_parser in(text, n);
+  bool have_descr = false, have_order = false, have_shape = false;
+  if (in.expect('{', "at the start of the header")) {
+    while (!in.accept('}')) {
+      char key[detail::literal_parser::max_string + 1];
+      if (!in.string(key) || !in.expect(':', "after a key")) break;
+      bool ok;
+      if (strcmp(key, "descr") == 0) {
+        ok = have_descr = detail::parse_descr(in, info);
+      } else if (strcmp(key, "fortran_order") == 0) {
+        ok = have_order = in.boolean(&info->fortran_order);
+      } else if (strcmp(key, "shape") == 0) {
+        ok = have_shape = detail::parse_shape(in, info);
+      } else {
+        ok = in.skip_value();
+      }
+      if (!ok) break;
+      if (!in.accept(',') && !in.at('}')) {
+        in.fail("expected ',' or '}' in the header dict");
+        break;
       }
     }
-    if (!in.failed() && !in.at_end()) in.fail("unexpected text after the header dict");
-    if (!in.failed() && !have_descr) in.fail("header has no 'descr'");
-    if (!in.failed() && !have_order) in.fail("header has no 'fortran_order'");
-    if (!in.failed() && !have_shape) in.fail("header has no 'shape'");
-    if (in.failed()) {
-      if (why) *why = "bad header: " + in.why();
-      return false;
-    }
-    // Size of the data, refusing products that overflow (a zero dimension makes it empty).
-    uint64_t count = 1;
-    bool empty = false;
-    for (int i = 0; i < info->ndim; ++i) empty = empty || info->shape[i] == 0;
-    for (int i = 0; i < info->ndim && !empty; ++i) {
-      if (__builtin_mul_overflow(count, static_cast<uint64_t>(info->shape[i]), &count) ||
-          count > static_cast<uint64_t>(INT64_MAX)) {
-        if (why) *why = "bad header: shape too large";
-        return false;
-      }
-    }
-    uint64_t bytes = 0;
-    if (!empty && (__builtin_mul_overflow(count, dtype_size(info->type), &bytes) ||
-                   bytes > static_cast<uint64_t>(INT64_MAX))) {
-      if (why) *why = "bad header: shape too large";
-      return false;
-    }
-    info->data_bytes = static_cast<size_t>(bytes);
-    return true;
-  } catch (...) {
-    if (why) *why = "out of memory while parsing the header";
-    return false;
   }
+  if (!in.failed() && !in.at_end()) in.fail("unexpected text after the header dict");
+  if (!in.failed() && !have_descr) in.fail("header has no 'descr'");
+  if (!in.failed() && !have_order) in.fail("header has no 'fortran_order'");
+  if (!in.failed() && !have_shape) in.fail("header has no 'shape'");
+  if (in.failed()) return detail::set_why(why, "bad header: %s", in.why());
+  // Size of the data, refusing products that overflow (a zero dimension makes it empty).
+  uint64_t count = 1, bytes = 0;
+  bool empty = false;
+  for (int i = 0; i < info->ndim; ++i) empty = empty || info->shape[i] == 0;
+  for (int i = 0; i < info->ndim && !empty; ++i)
+    if (__builtin_mul_overflow(count, static_cast<uint64_t>(info->shape[i]), &count) ||
+        count > static_cast<uint64_t>(INT64_MAX))
+      return detail::set_why(why, "bad header: shape too large");
+  if (!empty && (__builtin_mul_overflow(count, dtype_size(info->type), &bytes) ||
+                 bytes > static_cast<uint64_t>(INT64_MAX)))
+    return detail::set_why(why, "bad header: shape too large");
+  info->data_bytes = static_cast<size_t>(bytes);
+  return true;
 }
 
 // Parses the fixed prefix (magic, version, header length) from the first bytes of a file.
@@ -351,10 +343,9 @@ inline bool parse_prefix(const unsigned char* p, size_t n, header_info* info, si
                          size_t* text_len, std::string* why) noexcept {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (n < 10 || memcmp(p, magic, 6) != 0) {
-    if (why) *why = n < 10 && n > 0 && memcmp(p, magic, n < 6 ? n : 6) == 0
-                        ? "truncated: file ends inside the header"
-                        : "not an .npy file (no \\x93NUMPY magic)";
-    return false;
+    const bool partial = n > 0 && memcmp(p, magic, n < 6 ? n : 6) == 0;
+    return detail::set_why(why, partial ? "truncated: file ends inside the header"
+                                        : "not an .npy file (no \\x93NUMPY magic)");
   }
   info->major = p[6];
   info->minor = p[7];
@@ -362,22 +353,16 @@ inline bool parse_prefix(const unsigned char* p, size_t n, header_info* info, si
     *text_offset = 10;
     *text_len = static_cast<size_t>(p[8]) | static_cast<size_t>(p[9]) << 8;
   } else if (info->major == 2 || info->major == 3) {
-    if (n < 12) {
-      if (why) *why = "truncated: file ends inside the header";
-      return false;
-    }
+    if (n < 12) return detail::set_why(why, "truncated: file ends inside the header");
     *text_offset = 12;
     *text_len = static_cast<size_t>(p[8]) | static_cast<size_t>(p[9]) << 8 |
                 static_cast<size_t>(p[10]) << 16 | static_cast<size_t>(p[11]) << 24;
   } else {
-    if (why) *why = "unsupported .npy version " + std::to_string(info->major) + "." + std::to_string(info->minor);
-    return false;
+    return detail::set_why(why, "unsupported .npy version %d.%d", info->major, info->minor);
   }
-  if (*text_len > max_header_bytes) {
-    if (why) *why = "header length " + std::to_string(*text_len) + " exceeds the " +
-                    std::to_string(max_header_bytes) + "-byte limit";
-    return false;
-  }
+  if (*text_len > max_header_bytes)
+    return detail::set_why(why, "header length %zu exceeds the %zu-byte limit", *text_len,
+                           max_header_bytes);
   return true;
 }
 
@@ -385,32 +370,28 @@ inline bool parse_prefix(const unsigned char* p, size_t n, header_info* info, si
 // 2.0 when the text does not fit a 16-bit length; padded so that the data starts at a
 // multiple of 64 bytes. Empty when the dtype or the number of dimensions is invalid.
 inline std::string header(dtype t, const int64_t* shape, int ndim) noexcept {
+  const char* descr = detail::descr_of(t);
+  if (!*descr || ndim < 0 || ndim > max_dims) return std::string();
+  // 12-byte prefix room, then the dict text (at most ~300 bytes with 8 dims), then padding.
+  char buf[512];
+  char* text = buf + 12;
+  int n = snprintf(text, 320, "{'descr': %s, 'fortran_order': False, 'shape': (", descr);
+  for (int i = 0; i < ndim; ++i)
+    n += snprintf(text + n, 320 - static_cast<size_t>(n), i ? ", %lld" : "%lld", static_cast<long long>(shape[i]));
+  n += snprintf(text + n, 320 - static_cast<size_t>(n), ndim == 1 ? ",), }" : "), }");
+  const size_t dict = static_cast<size_t>(n);
+  // Version 2.0 would be needed past 65535 bytes of text, which 8 dimensions never reach.
+  const size_t prefix = 10;
+  const size_t total = (prefix + dict + 1 + 63) / 64 * 64;
+  const size_t text_len = total - prefix;
+  char* out = text - prefix;
+  memcpy(out, "\x93NUMPY\x01\x00", 8);
+  out[8] = static_cast<char>(text_len & 0xff);
+  out[9] = static_cast<char>(text_len >> 8);
+  memset(text + dict, ' ', text_len - dict - 1);
+  text[text_len - 1] = '\n';
   try {
-    const std::string descr = detail::descr_of(t);
-    if (descr.empty() || ndim < 0 || ndim > max_dims) return std::string();
-    std::string dict = "{'descr': ";
-    dict += descr[0] == '[' ? descr : "'" + descr + "'";
-    dict += ", 'fortran_order': False, 'shape': (";
-    for (int i = 0; i < ndim; ++i) {
-      if (i) dict += ", ";
-      dict += std::to_string(shape[i]);
-    }
-    dict += ndim == 1 ? ",), }" : "), }";
-    size_t prefix = 10;
-    size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
-    if (total - prefix > 65535) {
-      prefix = 12;
-      total = (prefix + dict.size() + 1 + 63) / 64 * 64;
-    }
-    const size_t text = total - prefix;
-    std::string out = "\x93NUMPY";
-    out += static_cast<char>(prefix == 10 ? 1 : 2);
-    out += '\0';
-    for (size_t b = 0; b < prefix - 8; ++b) out += static_cast<char>((text >> (8 * b)) & 0xff);
-    out += dict;
-    out.append(text - dict.size() - 1, ' ');
-    out += '\n';
-    return out;
+    return std::string(out, total);
   } catch (...) {
     return std::string();
   }
