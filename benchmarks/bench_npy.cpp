@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
     ::unlink(npy_path.c_str());
   };
   const int samples = bench::quick() ? 3 : 15;
-  auto [n, r] = bench::time_pair_ns(npy, raw, 1, samples);
+  const auto timed = bench::time_pair_ns(npy, raw, 1, samples);
+  const bench::result n = timed.first, r = timed.second;
   std::printf("bench_npy: %zu MiB float32 into %s\n", bytes >> 20, dir.c_str());
   bench::print_row("npy::write (ms)", {n.median / 1e6, n.mad / 1e6, n.samples}, "ms");
   bench::print_row("raw open+write+close (ms)", {r.median / 1e6, r.mad / 1e6, r.samples}, "ms");

@@ -392,7 +392,7 @@ TEST_CASE("stats: strided views") {
 
 TEST_CASE("stats: empty, 0-d, invalid and device views") {
   std::vector<float> none;
-  const probe::health e = probe::compute_health(probe::view(none.data(), {0}));
+  const probe::health e = probe::compute_health(probe::view(none.data(), 0));
   CHECK(e.valid);
   CHECK(e.count == 0);
   CHECK(e.finite == 0);
@@ -410,7 +410,7 @@ TEST_CASE("stats: empty, 0-d, invalid and device views") {
   CHECK(s.mean == -2.5);
   CHECK(s.std == 0);
   CHECK(s.negative == 1);
-  CHECK_FALSE(probe::compute_health(probe::view(f, {4}).on_cuda()).valid);
+  CHECK_FALSE(probe::compute_health(probe::view(f, 4).on_cuda()).valid);
   CHECK_FALSE(probe::compute_health(probe::view(f, {1, 1, 1, 1, 1, 1, 1, 1, 1})).valid);
   CHECK_FALSE(probe::compute_health(probe::view_raw(nullptr, probe::dtype::float32, {3})).valid);
   CHECK(probe::compute_health(probe::view_raw(nullptr, probe::dtype::float32, {0})).valid);

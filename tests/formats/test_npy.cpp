@@ -160,21 +160,21 @@ TEST_CASE("npy: write errors name the file and leave nothing behind") {
   probe_test::temp_dir dir;
   float x[4] = {};
   std::string err;
-  CHECK_FALSE(probe::npy::write(dir / "missing/x.npy", probe::view(x, {4}), &err));
+  CHECK_FALSE(probe::npy::write(dir / "missing/x.npy", probe::view(x, 4), &err));
   CHECK(err.find(dir / "missing/x.npy") != std::string::npos);
-  CHECK_FALSE(probe::npy::write(dir / "d.npy", probe::view(x, {4}).on_cuda(), &err));
+  CHECK_FALSE(probe::npy::write(dir / "d.npy", probe::view(x, 4).on_cuda(), &err));
   CHECK(err.find("device memory") != std::string::npos);
   CHECK_FALSE(probe::npy::write(dir / "i.npy", probe::view(x, {1, 1, 1, 1, 1, 1, 1, 1, 1}), &err));
   CHECK(err.find("invalid view") != std::string::npos);
   CHECK_FALSE(probe::npy::write(dir / "n.npy", probe::view_raw(nullptr, probe::dtype::float32, {2}), &err));
   // Renaming over a directory fails after the data was written: the temporary goes away.
   REQUIRE(::mkdir((dir / "taken.npy").c_str(), 0755) == 0);
-  CHECK_FALSE(probe::npy::write(dir / "taken.npy", probe::view(x, {4}), &err));
+  CHECK_FALSE(probe::npy::write(dir / "taken.npy", probe::view(x, 4), &err));
   CHECK(err.find("rename") != std::string::npos);
   CHECK(list_dir(dir.path()).size() == 1);
   // An existing file is replaced whole.
   spit(dir / "old.npy", "previous contents");
-  CHECK(probe::npy::write(dir / "old.npy", probe::view(x, {4}), &err));
+  CHECK(probe::npy::write(dir / "old.npy", probe::view(x, 4), &err));
   CHECK(probe::npy::read(dir / "old.npy").numel() == 4);
 }
 
