@@ -6,7 +6,9 @@
 # stated for a machine where the baseline costs 335 ms: (a) <= 700 ms, (b) <= 60 ms,
 # (c) <= 40 ms, i.e. ratios to the baseline of 2.09, 0.18 and 0.12.
 #
-# Usage: benchmarks/compile_cost.sh [--quick]     (env: CXX, RUNS)
+# Usage: benchmarks/compile_cost.sh [--quick]     (env: CXX, RUNS, COUNT)
+# COUNT=instructions measures the compiler's instructions under valgrind instead of wall time
+# (one run each, independent of machine load; reported in millions, "ms" columns read "M").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,15 +27,22 @@ printf '#define PROBE_DISABLE\n#include <probe/probe.hpp>\n' >"$tmp/disable.cpp"
 
 compile_ms() {
   local start end
+  if [ "${COUNT:-}" = instructions ]; then
+    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null \
+      "$cxx" -std=c++17 -O2 -Iinclude -c "$tmp/$1.cpp" -o "$tmp/$1.o" 2>&1 |
+      awk '/Command: .*cc1plus/ {c = 1; next} c && /Collected/ {printf "%d\n", $4 / 1e6; exit}'
+    return
+  fi
   start=$(date +%s%N)
   "$cxx" -std=c++17 -O2 -Iinclude -c "$tmp/$1.cpp" -o "$tmp/$1.o"
   end=$(date +%s%N)
   echo $(((end - start) / 1000000))
 }
+[ "${COUNT:-}" = instructions ] && runs=1
 
 # One warm-up round (file cache), then interleaved rounds so that machine noise hits every
 # variant alike.
-for n in "${names[@]}"; do compile_ms "$n" >/dev/null; done
+[ "${COUNT:-}" = instructions ] || for n in "${names[@]}"; do compile_ms "$n" >/dev/null; done
 for ((r = 0; r < runs; r++)); do
   for n in "${names[@]}"; do compile_ms "$n" >>"$tmp/$n.times"; done
 done
@@ -44,8 +53,10 @@ for n in "${names[@]}"; do ms[$n]=$(median "$tmp/$n.times"); done
 
 net() { echo $((ms[$1] - ms[empty])); }
 base=$(net baseline)
-echo "compile cost: $("$cxx" --version | head -1), -std=c++17 -O2, median of $runs runs"
-printf '%-40s %8s %10s %14s %s\n' "TU" "total ms" "net ms" "net/baseline" "target ratio"
+unit="median of $runs runs, ms"
+[ "${COUNT:-}" = instructions ] && unit="compiler instructions (millions) under valgrind"
+echo "compile cost: $("$cxx" --version | head -1), -std=c++17 -O2, $unit"
+printf '%-40s %8s %10s %14s %s\n' "TU" "total" "net" "net/baseline" "target ratio"
 row() {
   local n=$1 label=$2 target=$3 ratio
   ratio=$(awk -v a="$(net "$n")" -v b="$base" 'BEGIN {printf (b > 0 ? "%.3f" : "n/a"), (b > 0 ? a / b : 0)}')

@@ -131,7 +131,7 @@ class literal_parser {
     while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
   }
   // Consumes c (after spaces) if it is next.
-  bool accept(char c) noexcept {
+  PROBE_NOINLINE bool accept(char c) noexcept {
     skip_space();
     if (p_ < end_ && *p_ == c) {
       ++p_;
@@ -152,7 +152,7 @@ class literal_parser {
   }
 
   // A quoted string into out (max_string + 1 bytes).
-  bool string(char* out) noexcept {
+  PROBE_NOINLINE bool string(char* out) noexcept {
     skip_space();
     if (p_ >= end_ || (*p_ != '\'' && *p_ != '"')) return fail("expected a quoted string");
     const char q = *p_++;
@@ -168,7 +168,7 @@ class literal_parser {
     return true;
   }
 
-  bool integer(int64_t* out) noexcept {
+  PROBE_NOINLINE bool integer(int64_t* out) noexcept {
     skip_space();
     bool negative = false;
     if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
@@ -236,7 +236,7 @@ class literal_parser {
 };
 
 // descr: a simple type string, or the structured form probe uses for bfloat16.
-inline bool parse_descr(literal_parser& in, header_info* info) noexcept {
+PROBE_NOINLINE inline bool parse_descr(literal_parser& in, header_info* info) noexcept {
   char name[literal_parser::max_string + 1], code[literal_parser::max_string + 1];
   if (in.accept('[')) {
     if (!in.expect('(', "in a structured descr") || !in.string(name) ||
@@ -261,7 +261,7 @@ inline bool parse_descr(literal_parser& in, header_info* info) noexcept {
   return true;
 }
 
-inline bool parse_shape(literal_parser& in, header_info* info) noexcept {
+PROBE_NOINLINE inline bool parse_shape(literal_parser& in, header_info* info) noexcept {
   if (!in.expect('(', "to open the shape")) return false;
   info->ndim = 0;
   while (!in.accept(')')) {
