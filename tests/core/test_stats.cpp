@@ -415,6 +415,7 @@ TEST_CASE("stats: empty, 0-d, invalid and device views") {
   CHECK_FALSE(probe::compute_health(probe::view_raw(nullptr, probe::dtype::float32, {3})).valid);
   CHECK(probe::compute_health(probe::view_raw(nullptr, probe::dtype::float32, {0})).valid);
   CHECK_FALSE(probe::compute_health(probe::tensor_view{}).valid);
+  CHECK_FALSE(probe::compute_health(probe::view(f, {-2, -2})).valid);
 }
 
 TEST_CASE("stats: exact results on small known data") {

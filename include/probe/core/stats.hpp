@@ -238,8 +238,10 @@ inline health compute_health(const tensor_view& v) noexcept {
   health h;
   h.type = v.type;
   if (!v.valid() || !v.where.is_host()) return h;
+  for (int i = 0; i < v.ndim; ++i)
+    if (v.shape[i] < 0) return h;
   h.count = v.numel();
-  if (h.count < 0 || (h.count > 0 && !v.data)) {
+  if (h.count > 0 && !v.data) {
     h.count = 0;
     return h;
   }
