@@ -366,9 +366,10 @@ inline bool parse_prefix(const unsigned char* p, size_t n, header_info* info, si
   return true;
 }
 
-// The complete header (magic through the final '\n') for a C-order array: version 1.0, or
-// 2.0 when the text does not fit a 16-bit length; padded so that the data starts at a
-// multiple of 64 bytes. Empty when the dtype or the number of dimensions is invalid.
+// The complete header (magic through the final '\n') for a C-order array: version 1.0 (the
+// text of at most 8 dimensions never needs version 2.0's 32-bit length), padded so that the
+// data starts at a multiple of 64 bytes. Empty when the dtype or the number of dimensions is
+// invalid.
 inline std::string header(dtype t, const int64_t* shape, int ndim) noexcept {
   const char* descr = detail::descr_of(t);
   if (!*descr || ndim < 0 || ndim > max_dims) return std::string();
@@ -380,7 +381,6 @@ inline std::string header(dtype t, const int64_t* shape, int ndim) noexcept {
     n += snprintf(text + n, 320 - static_cast<size_t>(n), i ? ", %lld" : "%lld", static_cast<long long>(shape[i]));
   n += snprintf(text + n, 320 - static_cast<size_t>(n), ndim == 1 ? ",), }" : "), }");
   const size_t dict = static_cast<size_t>(n);
-  // Version 2.0 would be needed past 65535 bytes of text, which 8 dimensions never reach.
   const size_t prefix = 10;
   const size_t total = (prefix + dict + 1 + 63) / 64 * 64;
   const size_t text_len = total - prefix;
