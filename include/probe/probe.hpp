@@ -10,6 +10,7 @@
 #pragma once
 #include "core/config.hpp"
 #include "core/dtype.hpp"
+#include "core/half.hpp"
 #include "core/tensor_view.hpp"
 #include "core/options.hpp"
 #include "core/op.hpp"
