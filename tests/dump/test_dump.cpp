@@ -299,3 +299,36 @@ TEST_CASE("dump: a large tensor's stats computed beside the file write agree wit
   const auto lines = manifest_lines(d.path());
   CHECK(count_containing(lines, "\"nan\":1,\"posinf\":0,\"neginf\":1") == 1);
 }
+
+TEST_CASE("dump: explicit links, outputs read at scope end, device views without a backend") {
+  temp_dir d;
+  std::vector<float> staged(8, 0.f), out(8, 0.f);
+  auto* saved = probe::detail::get_device_access(probe::device::cuda);
+  probe::detail::set_device_access(probe::device::cuda, nullptr);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    {
+      probe::op a("upload", "Copy");
+      a.output_at_end("y", out);  // the view now, the values when the scope ends
+      for (float& v : out) v = 3.f;
+    }
+    {
+      probe::op b("kernel", "Custom");
+      b.link("x", "upload#0/out/y");    // a buffer the engine copied: matching cannot see it
+      b.input("x", staged);
+      b.input("dev", probe::view(out.data(), {8}).on_cuda(0));
+      b.output("z", staged);
+    }
+  }
+  probe::detail::set_device_access(probe::device::cuda, saved);
+  const auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"key\":\"kernel#0/in/x\",\"producer\":\"upload#0/out/y\"") == 1);
+  CHECK(count_containing(lines, "\"device\":\"cuda:0\"") == 1);
+  CHECK(count_containing(lines, "\"stats\":null,\"note\":\"cannot read device memory") == 1);
+  CHECK(count_containing(lines, "\"key\":\"upload#0/out/y\"") == 1);
+  std::string err;
+  probe::tensor t = probe::npy::read(d / "op_000001.upload.out.y.npy", &err);
+  REQUIRE_MESSAGE(!t.empty(), err);
+  CHECK(t.data_as<float>()[5] == 3.f);  // read after the loop, not when output_at_end was called
+  CHECK(check_with_numpy(d.path(), R"({"records": 4})") == 0);
+}
