@@ -15,6 +15,7 @@
 #include "core/op.hpp"
 #include "core/lifecycle.hpp"
 #include "core/format.hpp"
+#include "effects/print.hpp"
 
 #if PROBE_HAS_IMPLEMENTATION
 #include "detail/implementation.hpp"

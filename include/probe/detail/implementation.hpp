@@ -8,3 +8,4 @@
 #include "wiring.hpp"
 #include "../core/tensor_reader.hpp"
 #include "../backends/cuda_access.hpp"
+#include "../backends/cuda_effects.hpp"

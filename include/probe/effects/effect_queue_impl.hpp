@@ -1,0 +1,471 @@
+// The queue behind probe::print and probe::callback: records captured on the caller's thread,
+// run in order on one worker thread. Implementation-only header.
+//
+// Callers push into one of several shards (by thread), so threads rarely contend for a lock.
+// Each shard is a FIFO: records from one thread run in that thread's order. Ordered records
+// also take a number from one global counter while their shard's lock is held, so within a
+// shard their numbers grow; the consumer runs an ordered record only when its number is the
+// next one, which is always at the head of some shard (everything before it in its shard
+// has run or can run). A record is ready when its captures have landed (device copies may
+// land later); a record that is not ready holds back its shard.
+//
+// The consumer role (one thread at a time) belongs to the worker thread, or to the thread
+// that drains at exit, or to any caller once the exit drain has run (synchronous mode).
+// The worker sleeps without a timeout only after it has been idle for a while; only then
+// do callers pay for a wake-up, so a burst of prints costs the caller no system call.
+#pragma once
+#include <new>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+
+#include "../core/context_impl.hpp"
+#include "../core/format.hpp"
+#include "../detail/log.hpp"
+#include "../detail/sync.hpp"
+#include "../detail/thread_id.hpp"
+#include "capture.hpp"
+#include "print.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Memory a record owns: captured tensors (freed by their executor), copied strings (free).
+struct owned_copy {
+  owned_copy* next;
+  void* data;
+  capture_executor* exec;  // nullptr: malloc'd
+};
+
+struct effect_record {
+  effect_record* next = nullptr;
+  uint64_t seq = 0;      // ordered records: place in the global order
+  int pending = 1;       // copies in flight, plus one held by the submitter until queued (atomic)
+  bool ordered = false;
+  bool is_callback = false;
+  bool failed = false;   // a capture failed: `error` says why
+  uint8_t shard = 0;
+  size_t bytes = 0;      // captured tensor bytes, counted against the queue's budget
+  // print
+  const char* fmt = nullptr;
+  size_t fmt_len = 0;
+  format_arg* args = nullptr;
+  int nargs = 0;
+  // callback
+  callback_task* task = nullptr;
+  owned_copy* copies = nullptr;
+  char error[160] = {};
+};
+
+constexpr int k_effect_shards = 16;
+
+struct alignas(64) effect_shard {
+  mutex m;
+  effect_record* head = nullptr;  // also read without the lock as a hint
+  effect_record* tail = nullptr;
+  uint32_t count = 0;
+  uint64_t pushed = 0;     // under m
+  uint64_t completed = 0;  // atomic; advanced by the consumer after a record has run
+};
+
+// What the consumer role holds between records.
+struct consumer_state {
+  static constexpr size_t k_batch = 256;
+  effect_record* batch[k_batch];  // taken from the shards, in run order
+  size_t n = 0, next = 0;
+  effect_record* done[k_batch];   // ran, not yet reported complete
+  size_t done_n = 0;
+  std::string out;                // output not yet written
+};
+
+struct effect_queue {
+  effect_shard shards[k_effect_shards];
+  uint64_t last_seq = 0;       // atomic: the last ordered number given out
+  uint64_t next_emit = 1;      // atomic (consumer writes): the ordered number that runs next
+  uint64_t total_pushed = 0;   // atomic
+  uint64_t total_completed = 0;  // atomic
+  size_t pending_bytes = 0;    // atomic
+  uint32_t shard_capacity = 4096;
+  size_t byte_budget = size_t(256) << 20;
+
+  mutex m;             // guards the two condition variables
+  condvar wake;        // the worker waits here
+  condvar progress;    // barriers and callers waiting for room wait here
+  int sleeping = 0;    // atomic: the worker waits without a timeout and needs a wake-up
+  int waiters = 0;     // atomic: threads waiting on `progress`
+
+  recursive_mutex consumer;  // the consumer role
+  consumer_state cs;         // the consumer role's batch and output
+  int start_rr = 0;          // consumer: the shard a batch starts from (fairness)
+  int64_t last_work_ns = 0;  // worker: when it last ran something
+
+  mutex start_m;
+  int worker_state = 0;  // atomic: 0 not started, 1 running, 2 could not start
+  thread worker;
+  int sync = 0;          // atomic: set by the exit drain; callers then run effects themselves
+};
+
+inline effect_queue* g_effect_queue = nullptr;
+inline thread_local bool t_effect_consumer = false;
+
+PROBE_FUNC void effect_queue_after_fork() noexcept;
+
+PROBE_FUNC effect_queue& effect_queue_ref() noexcept {
+  effect_queue* q = __atomic_load_n(&g_effect_queue, __ATOMIC_ACQUIRE);
+  if (PROBE_LIKELY(q != nullptr)) return *q;
+  static mutex m;
+  lock_guard<mutex> g(m);
+  if (!g_effect_queue) {
+    // Never destroyed: prints may come from atexit handlers and other threads during exit.
+    __atomic_store_n(&g_effect_queue, new effect_queue(), __ATOMIC_RELEASE);
+    pthread_atfork(nullptr, nullptr, [] { effect_queue_after_fork(); });
+  }
+  return *g_effect_queue;
+}
+
+// A forked child starts with an empty queue and no worker: what was pending is the parent's
+// to print (the parent still has it), and the locks may have been held by other threads.
+PROBE_FUNC void effect_queue_after_fork() noexcept {
+  effect_queue* fresh = new (std::nothrow) effect_queue();
+  if (fresh) __atomic_store_n(&g_effect_queue, fresh, __ATOMIC_RELEASE);
+  t_effect_consumer = false;
+}
+
+// ---- records ----
+
+PROBE_FUNC effect_record* record_new(size_t extra) noexcept {
+  void* p = malloc(sizeof(effect_record) + extra);
+  if (!p) return nullptr;
+  return new (p) effect_record();
+}
+
+PROBE_FUNC void record_free(effect_record* r) noexcept {
+  if (!r) return;
+  if (r->task) delete r->task;
+  for (owned_copy* c = r->copies; c;) {
+    owned_copy* next = c->next;
+    if (c->exec) c->exec->release(c->data);
+    else free(c->data);
+    free(c);
+    c = next;
+  }
+  if (r->bytes) __atomic_sub_fetch(&effect_queue_ref().pending_bytes, r->bytes, __ATOMIC_RELAXED);
+  r->~effect_record();
+  free(r);
+}
+
+PROBE_FUNC void record_fail(effect_record* r, const char* why) noexcept {
+  if (r->failed) return;
+  r->failed = true;
+  snprintf(r->error, sizeof r->error, "%s", why);
+}
+
+PROBE_FUNC void worker_wake(effect_queue& q) noexcept {
+  lock_guard<mutex> g(q.m);
+  q.wake.notify_one();
+}
+
+PROBE_FUNC void effect_capture_done(effect_record* r) noexcept {
+  effect_queue& q = effect_queue_ref();
+  if (__atomic_sub_fetch(&r->pending, 1, __ATOMIC_SEQ_CST) == 0 && __atomic_load_n(&q.sleeping, __ATOMIC_SEQ_CST))
+    worker_wake(q);
+}
+
+// Waits (bounded) for the consumer to make progress; for callers that found no room.
+PROBE_FUNC void wait_for_progress(effect_queue& q) noexcept {
+  worker_wake(q);
+  lock_guard<mutex> g(q.m);
+  __atomic_add_fetch(&q.waiters, 1, __ATOMIC_SEQ_CST);
+  q.progress.wait_for_ms(q.m, 10);
+  __atomic_sub_fetch(&q.waiters, 1, __ATOMIC_SEQ_CST);
+}
+
+// Room for `bytes` more captured bytes: the caller waits while the budget is exceeded (a
+// record larger than the whole budget still goes through once the queue is empty).
+PROBE_FUNC void reserve_bytes(effect_record* r, size_t bytes) noexcept {
+  effect_queue& q = effect_queue_ref();
+  while (!t_effect_consumer && !__atomic_load_n(&q.sync, __ATOMIC_ACQUIRE)) {
+    const size_t used = __atomic_load_n(&q.pending_bytes, __ATOMIC_RELAXED);
+    if (used == 0 || used + bytes <= q.byte_budget) break;
+    wait_for_progress(q);
+  }
+  __atomic_add_fetch(&q.pending_bytes, bytes, __ATOMIC_RELAXED);
+  r->bytes += bytes;
+}
+
+// Copies v into memory the record owns; *out views the copy (host, contiguous). Device copies
+// may still be in flight when this returns: the record is not ready until they land.
+PROBE_FUNC bool record_capture(effect_record* r, const tensor_view& v, tensor_view* out) noexcept {
+  *out = v;
+  if (!v.valid()) return true;  // formats as "<invalid tensor>"; nothing to copy
+  if (v.numel() > 0 && !v.data) return true;
+  owned_copy* c = static_cast<owned_copy*>(malloc(sizeof(owned_copy)));
+  if (!c) {
+    record_fail(r, "out of memory copying a tensor");
+    return false;
+  }
+  reserve_bytes(r, v.nbytes());
+  capture_executor& e = executor_for(v);
+  void* host = nullptr;
+  std::string err;
+  __atomic_add_fetch(&r->pending, 1, __ATOMIC_SEQ_CST);
+  const capture_status s = e.capture(v, &host, r, &err);
+  if (s != capture_status::pending) __atomic_sub_fetch(&r->pending, 1, __ATOMIC_SEQ_CST);
+  if (s == capture_status::failed) {
+    free(c);
+    record_fail(r, err.empty() ? "cannot copy a tensor" : err.c_str());
+    return false;
+  }
+  *c = owned_copy{r->copies, host, &e};
+  r->copies = c;
+  *out = view_raw(host, v.type, dims(v.shape, static_cast<size_t>(v.ndim)));
+  return true;
+}
+
+PROBE_FUNC const char* record_copy_string(effect_record* r, const char* s, size_t n) noexcept {
+  owned_copy* c = static_cast<owned_copy*>(malloc(sizeof(owned_copy)));
+  char* p = static_cast<char*>(malloc(n + 1));
+  if (!c || !p) {
+    free(c);
+    free(p);
+    record_fail(r, "out of memory copying a string");
+    return "";
+  }
+  if (n) memcpy(p, s, n);
+  p[n] = '\0';
+  *c = owned_copy{r->copies, p, nullptr};
+  r->copies = c;
+  return p;
+}
+
+// ---- consuming ----
+
+// Runs one record: defined with the effects (effects/print_impl.hpp). Output goes to `out`,
+// which the consumer writes before it reports progress.
+PROBE_FUNC void effect_run(effect_record* r, std::string& out) noexcept;
+PROBE_FUNC void effect_output_flush(std::string& out) noexcept;
+
+PROBE_FUNC bool head_runnable(const effect_queue& q, const effect_record* h) noexcept {
+  if (__atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) != 0) return false;
+  return !h->ordered || h->seq == __atomic_load_n(&q.next_emit, __ATOMIC_RELAXED);
+}
+
+// Takes up to `limit` runnable records, in the order they must run.
+PROBE_FUNC size_t effect_collect(effect_queue& q, effect_record** batch, size_t limit) noexcept {
+  size_t n = 0;
+  for (bool more = true; more && n < limit;) {
+    more = false;
+    for (int k = 0; k < k_effect_shards && n < limit; ++k) {
+      const int i = (q.start_rr + k) % k_effect_shards;
+      effect_shard& s = q.shards[i];
+      if (!__atomic_load_n(&s.head, __ATOMIC_ACQUIRE)) continue;
+      lock_guard<mutex> g(s.m);
+      while (n < limit && s.head && head_runnable(q, s.head)) {
+        effect_record* r = s.head;
+        if (r->ordered) __atomic_store_n(&q.next_emit, r->seq + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&s.head, r->next, __ATOMIC_RELEASE);
+        if (!s.head) s.tail = nullptr;
+        --s.count;
+        r->shard = static_cast<uint8_t>(i);
+        batch[n++] = r;
+        more = true;
+      }
+    }
+  }
+  q.start_rr = (q.start_rr + 1) % k_effect_shards;
+  return n;
+}
+
+// Finishes what has run: writes its output, then reports it complete (a barrier that sees it
+// complete sees its output written).
+PROBE_FUNC void effect_finish(effect_queue& q) noexcept {
+  consumer_state& c = q.cs;
+  effect_output_flush(c.out);
+  const size_t n = c.done_n;
+  for (size_t i = 0; i < n; ++i) {
+    const int shard = c.done[i]->shard;
+    record_free(c.done[i]);
+    __atomic_add_fetch(&q.shards[shard].completed, 1, __ATOMIC_RELEASE);
+  }
+  c.done_n = 0;
+  __atomic_add_fetch(&q.total_completed, n, __ATOMIC_SEQ_CST);
+  if (n && __atomic_load_n(&q.waiters, __ATOMIC_SEQ_CST)) {
+    lock_guard<mutex> g(q.m);
+    q.progress.notify_all();
+  }
+}
+
+// Runs one batch; the caller holds the consumer role. A callback that waits for effects (a
+// barrier, or exit) consumes from inside this loop: it continues the same batch, so the
+// order holds, and the record it runs from is completed only when it returns.
+PROBE_FUNC size_t effect_consume_batch(effect_queue& q) noexcept {
+  consumer_state& c = q.cs;
+  if (c.next == c.n) {
+    c.n = effect_collect(q, c.batch, consumer_state::k_batch);
+    c.next = 0;
+    if (c.n == 0) return 0;
+  }
+  size_t ran = 0;
+  while (c.next < c.n) {
+    effect_record* r = c.batch[c.next++];
+    effect_run(r, c.out);
+    c.done[c.done_n++] = r;
+    ++ran;
+  }
+  effect_finish(q);
+  return ran;
+}
+
+// Runs batches on this thread as the consumer until nothing is runnable. Returns how many ran.
+PROBE_FUNC size_t effect_consume_available(effect_queue& q) noexcept {
+  lock_guard<recursive_mutex> g(q.consumer);
+  const bool was = t_effect_consumer;
+  t_effect_consumer = true;
+  size_t total = 0;
+  while (size_t n = effect_consume_batch(q)) total += n;
+  t_effect_consumer = was;
+  return total;
+}
+
+// Whether anything can run now (the worker checks before it sleeps).
+PROBE_FUNC bool effect_any_runnable(effect_queue& q) noexcept {
+  for (effect_shard& s : q.shards) {
+    lock_guard<mutex> g(s.m);
+    if (s.head && head_runnable(q, s.head)) return true;
+  }
+  return false;
+}
+
+PROBE_FUNC void* effect_worker_main(void* arg) noexcept {
+  effect_queue& q = *static_cast<effect_queue*>(arg);
+  // Signals go to the program's threads, never to this one.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+#if defined(__linux__)
+  pthread_setname_np(pthread_self(), "probe-effects");
+#endif
+  constexpr int64_t k_idle_ns = 20 * 1000000;  // busy for this long after the last work
+  for (;;) {
+    if (effect_consume_available(q)) {
+      q.last_work_ns = mono_ns();
+      continue;
+    }
+    lock_guard<mutex> g(q.m);
+    if (mono_ns() - q.last_work_ns > k_idle_ns) {
+      __atomic_store_n(&q.sleeping, 1, __ATOMIC_SEQ_CST);
+      if (!effect_any_runnable(q)) q.wake.wait(q.m);
+      __atomic_store_n(&q.sleeping, 0, __ATOMIC_SEQ_CST);
+    } else {
+      q.wake.wait_for_ms(q.m, 1);
+    }
+  }
+  return nullptr;
+}
+
+// Starts the worker on first use; false when it cannot run (effects then run on the caller).
+PROBE_FUNC bool effect_worker_running(effect_queue& q) noexcept {
+  const int state = __atomic_load_n(&q.worker_state, __ATOMIC_ACQUIRE);
+  if (PROBE_LIKELY(state == 1)) return true;
+  if (state == 2) return false;
+  lock_guard<mutex> g(q.start_m);
+  if (q.worker_state == 0) {
+    q.last_work_ns = mono_ns();
+    const bool ok = q.worker.start(&effect_worker_main, &q);
+    if (!ok) log("cannot start the print/callback worker thread; effects run on the calling thread");
+    __atomic_store_n(&q.worker_state, ok ? 1 : 2, __ATOMIC_RELEASE);
+  }
+  return q.worker_state == 1;
+}
+
+// ---- producing ----
+
+PROBE_FUNC uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noexcept;
+
+// Queues a captured record (the caller's reference is dropped here). Waits for room when the
+// caller's shard is full, except on the consumer thread, which never waits for itself.
+PROBE_FUNC void effect_push(effect_record* r) noexcept {
+  effect_queue& q = effect_queue_ref();
+  const bool sync = __atomic_load_n(&q.sync, __ATOMIC_ACQUIRE) || !effect_worker_running(q);
+  effect_shard& s = q.shards[thread_index() % k_effect_shards];
+  bool ready;
+  for (;;) {
+    s.m.lock();
+    if (s.count < q.shard_capacity || t_effect_consumer || sync) break;
+    s.m.unlock();
+    wait_for_progress(q);
+  }
+  if (r->ordered) r->seq = __atomic_add_fetch(&q.last_seq, 1, __ATOMIC_RELAXED);
+  if (s.tail) s.tail->next = r;
+  else __atomic_store_n(&s.head, r, __ATOMIC_RELEASE);
+  s.tail = r;
+  ++s.count;
+  ++s.pushed;
+  __atomic_add_fetch(&q.total_pushed, 1, __ATOMIC_SEQ_CST);
+  ready = __atomic_sub_fetch(&r->pending, 1, __ATOMIC_SEQ_CST) == 0;
+  s.m.unlock();
+  if (sync) {
+    if (!t_effect_consumer) effect_drain_here(q, 10000);
+    return;
+  }
+  if (ready && __atomic_load_n(&q.sleeping, __ATOMIC_SEQ_CST)) worker_wake(q);
+}
+
+// ---- waiting ----
+
+// Runs everything queued on this thread, waiting for device copies still in flight, until
+// the queue is empty or `timeout_ms` has passed. Returns how many records were left.
+PROBE_FUNC uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noexcept {
+  const int64_t deadline = mono_ns() + int64_t(timeout_ms) * 1000000;
+  for (;;) {
+    effect_consume_available(q);
+    const uint64_t left = __atomic_load_n(&q.total_pushed, __ATOMIC_SEQ_CST) -
+                          __atomic_load_n(&q.total_completed, __ATOMIC_SEQ_CST);
+    if (left == 0 || t_effect_consumer || mono_ns() > deadline) return left;
+    lock_guard<mutex> g(q.m);
+    q.progress.wait_for_ms(q.m, 1);
+  }
+}
+
+PROBE_FUNC void effects_barrier_impl() noexcept {
+  effect_queue& q = effect_queue_ref();
+  if (__atomic_load_n(&q.total_pushed, __ATOMIC_SEQ_CST) == __atomic_load_n(&q.total_completed, __ATOMIC_SEQ_CST))
+    return;
+  if (t_effect_consumer) {
+    effect_consume_available(q);  // a callback cannot wait for itself: run what is queued
+    return;
+  }
+  if (__atomic_load_n(&q.sync, __ATOMIC_ACQUIRE) || !effect_worker_running(q)) {
+    effect_drain_here(q, 1L << 30);
+    return;
+  }
+  uint64_t target[k_effect_shards];
+  for (int i = 0; i < k_effect_shards; ++i) {
+    lock_guard<mutex> g(q.shards[i].m);
+    target[i] = q.shards[i].pushed;
+  }
+  worker_wake(q);
+  lock_guard<mutex> g(q.m);
+  __atomic_add_fetch(&q.waiters, 1, __ATOMIC_SEQ_CST);
+  for (int i = 0; i < k_effect_shards; ++i)
+    while (__atomic_load_n(&q.shards[i].completed, __ATOMIC_ACQUIRE) < target[i]) q.progress.wait_for_ms(q.m, 50);
+  __atomic_sub_fetch(&q.waiters, 1, __ATOMIC_SEQ_CST);
+}
+
+// At exit: from now on callers run their effects themselves, and this thread runs what is
+// queued (never waiting on the worker, which may not get to run again).
+PROBE_FUNC void effects_exit_drain() noexcept {
+  effect_queue* q = __atomic_load_n(&g_effect_queue, __ATOMIC_ACQUIRE);
+  if (!q) return;
+  __atomic_store_n(&q->sync, 1, __ATOMIC_RELEASE);
+  const uint64_t left = effect_drain_here(*q, 10000);
+  if (left && !t_effect_consumer)
+    log("%llu pending prints/callbacks were still waiting for device copies at exit and are lost",
+        static_cast<unsigned long long>(left));
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
