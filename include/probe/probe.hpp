@@ -10,12 +10,14 @@
 #pragma once
 #include "core/config.hpp"
 #include "core/dtype.hpp"
+#include "core/half.hpp"
 #include "core/tensor_view.hpp"
 #include "core/options.hpp"
 #include "core/op.hpp"
 #include "core/lifecycle.hpp"
 #include "core/format.hpp"
 #include "effects/print.hpp"
+#include "effects/timing.hpp"
 
 #if PROBE_HAS_IMPLEMENTATION
 #include "detail/implementation.hpp"

@@ -9,6 +9,7 @@
 #endif
 
 uint64_t mark_once(const float* x, int n) {
+  PROBE_SCOPE("mark_once");
   probe::op op("scale", "Mul");
   op.input("x", probe::view(x, n));
   return op.sequence();

@@ -161,6 +161,16 @@ PROBE_FUNC void set_op_listeners(op_listener* const* list, int n, bool track_edg
   __atomic_store_n(&c.listener_count, n, __ATOMIC_RELEASE);
 }
 
+// Starts numbering afresh (sequence numbers, occurrences, producer ranges): a new set of
+// options is a new run, whose keys and file names must not depend on what ran before.
+PROBE_FUNC void reset_op_counters() noexcept {
+  op_context& c = context();
+  lock_guard<mutex> g(c.m);
+  __atomic_store_n(&c.next_seq, 0, __ATOMIC_RELAXED);
+  c.occurrences.clear();
+  c.producers.clear();
+}
+
 // The innermost op scope open on this thread (nullptr outside every op).
 inline op_record* current_op() noexcept { return t_current_op; }
 

@@ -32,6 +32,7 @@
   X(boolean, timing_summary, false, "print a timing summary at exit (implies --probe_timing)")     \
   X(string, trace_to, "", "write a Chrome trace (JSON) to FILE (implies --probe_timing)")          \
   X(integer, trace_max_events, 50000000, "stop recording trace events after N (0 = no limit)")    \
+  X(choice, timing_clock, "auto", "timing clock: auto|tsc|monotonic (auto: invariant TSC when trusted)") \
   X(boolean, reference, false, "ask the engine for its reference (naive) kernels")                \
   X(boolean, strict_flags, false, "make an unknown or malformed flag fatal (exit code 2)")          \
   X(boolean, help, false, "list every flag with its default and meaning")

@@ -4,25 +4,41 @@
 #pragma once
 #include <stdlib.h>
 
+#include <new>
+
 #include "../core/context_impl.hpp"
 #include "../core/lifecycle.hpp"
 #include "../core/options.hpp"
+#include "../effects/dump_impl.hpp"
 #include "../effects/print_impl.hpp"
+#include "../effects/timing_impl.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_FUNC void at_exit_handler() noexcept;
+inline bool g_exiting = false;  // the exit handler runs: effects finish for good
+
+PROBE_FUNC dump_effect& dump_instance() noexcept {
+  static dump_effect* d = new dump_effect();  // never destroyed: ops may run during exit
+  return *d;
+}
 
 PROBE_FUNC void apply_options(const options& o) noexcept {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
   print_apply_options(o);
 
-  // Listeners run in this order for every op event.
-  static op_listener* list[8];
+  // Listeners run in this order for every op event. A fresh array each time: threads may
+  // still be walking the previous one (it is small and options change rarely).
+  op_listener** list = new (std::nothrow) op_listener*[8];
+  if (!list) return;
   int n = 0;
-  (void)list;
+  // Timing first, so op durations do not include other listeners' end-of-op work.
+  n = timing_apply_options(o, list, n, 8);
+  dump_instance().configure(o, n);
+  if (o.dump) list[n++] = &dump_instance();
+  reset_op_counters();
   set_op_listeners(list, n, o.dump);
 }
 
@@ -30,10 +46,19 @@ PROBE_FUNC void apply_options(const options& o) noexcept {
 
 // Order matters: pending prints and callbacks first (they may still mark ops), then the
 // dump, then timing (so the trace covers everything before it).
-PROBE_FUNC void flush() noexcept { detail::effects_barrier_impl(); }
+PROBE_FUNC void flush() noexcept {
+  detail::effects_barrier_impl();
+  const bool exiting = __atomic_load_n(&detail::g_exiting, __ATOMIC_ACQUIRE);
+  if (exiting)
+    detail::dump_instance().finish();  // graphs, the manifest's end record
+  else
+    detail::dump_instance().flush();   // graphs so far
+  detail::timing_flush(exiting);
+}
 
 namespace detail {
 PROBE_FUNC void at_exit_handler() noexcept {
+  __atomic_store_n(&g_exiting, true, __ATOMIC_RELEASE);
   effects_exit_drain();  // on this thread: the worker may never run again
   ::probe::flush();
 }

@@ -1,0 +1,168 @@
+// Timing costs, as ratios against baselines measured in the same run:
+//   PROBE_SCOPE, timing on   vs two raw reads of the chosen clock  (target <= 1.2x)
+//   PROBE_SCOPE, timing off  vs an empty loop                      (target <= +1 ns)
+// and the memory a long run needs: bytes per recorded event, and the peak of the event
+// buffers over a 10M-event run (bounded, however many events).
+#include <probe/probe.hpp>
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace {
+
+// Two reads of the clock probe chose, with nothing of probe around them.
+PROBE_ALWAYS_INLINE uint64_t two_clock_reads() {
+#if defined(__x86_64__)
+  if (probe::detail::g_clock_kind == probe::detail::clock_tsc) {
+    const uint64_t a = __builtin_ia32_rdtsc();
+    const uint64_t b = __builtin_ia32_rdtsc();
+    return b - a;
+  }
+#endif
+  timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return static_cast<uint64_t>(t1.tv_nsec - t0.tv_nsec);
+}
+
+PROBE_NOINLINE void scoped_function(long i) {
+  PROBE_SCOPE("bench_function");
+  bench::do_not_optimize(i);
+}
+PROBE_NOINLINE void empty_function(long i) { bench::do_not_optimize(i); }
+
+// A loop whose body is only PROBE_SCOPE, against the same loop without it, interleaved.
+std::pair<bench::result, bench::result> loop_pair(int samples, long n) {
+  std::vector<double> va, vb;
+  for (int s = 0; s < samples; ++s) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < n; ++i) {
+      PROBE_SCOPE("bench_scope");
+      bench::do_not_optimize(i);
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    for (long i = 0; i < n; ++i) bench::do_not_optimize(i);
+    auto t2 = std::chrono::steady_clock::now();
+    va.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(n));
+    vb.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count() / static_cast<double>(n));
+  }
+  return {bench::summarize(va), bench::summarize(vb)};
+}
+
+// The recording thread's own cost: batches small enough that no drain starts while they
+// run (12 chunks; the background drain wakes at 16), drained between samples.
+std::pair<bench::result, bench::result> hot_path_pair(int samples) {
+  const long batch = 12 * probe::detail::k_chunk_events;
+  std::vector<double> va, vb;
+  for (int s = 0; s < samples; ++s) {
+    probe::detail::timing_reset();
+    auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < batch; ++i) {
+      PROBE_SCOPE("bench_scope");
+      bench::do_not_optimize(i);
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    for (long i = 0; i < batch; ++i) bench::do_not_optimize(two_clock_reads());
+    auto t2 = std::chrono::steady_clock::now();
+    va.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(batch));
+    vb.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count() / static_cast<double>(batch));
+  }
+  return {bench::summarize(va), bench::summarize(vb)};
+}
+
+long rss_kib(const char* field) {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, field, std::strlen(field)) == 0) kib = std::atol(line + std::strlen(field));
+  std::fclose(f);
+  return kib;
+}
+
+void memory_run(const char* flags, long events, const char* label) {
+  probe::set_flags(flags);
+  probe::detail::timing_reset();
+  auto& reg = probe::detail::registry();
+  __atomic_store_n(&reg.chunks_peak, __atomic_load_n(&reg.chunks_live, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+  const long hwm0 = rss_kib("VmHWM:");
+  auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < events; ++i) scoped_function(i);
+  probe::flush();
+  auto t1 = std::chrono::steady_clock::now();
+  const double peak_mib = static_cast<double>(__atomic_load_n(&reg.chunks_peak, __ATOMIC_RELAXED)) *
+                          sizeof(probe::detail::event_chunk) / 1048576.0;
+  uint64_t count = 0;
+  double total = 0;
+  probe::detail::timing_lookup("bench_function", 's', &count, &total);
+  std::printf("%-34s %ld events (summary counted %llu) in %.2f s: event buffers peak %.1f MiB, "
+              "peak RSS grew %ld KiB\n",
+              label, events, static_cast<unsigned long long>(count),
+              std::chrono::duration<double>(t1 - t0).count(), peak_mib, rss_kib("VmHWM:") - hwm0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench::parse_args(argc, argv);
+  const long iters = 2000000;
+  const std::string trace = "/tmp/probe_bench_timing_" + std::to_string(static_cast<long>(getpid())) + ".json";
+
+  std::printf("== memory\n");
+  std::printf("per recorded event: %zu bytes (chunks of %u events, %zu bytes)\n",
+              sizeof(probe::detail::timing_event), probe::detail::k_chunk_events,
+              sizeof(probe::detail::event_chunk));
+  const long events = bench::quick() ? 200000 : 10000000;
+  memory_run("--probe_timing", events, "summary only:");
+  memory_run(("--probe_trace_to=" + trace + " --probe_trace_max_events=100000").c_str(), events,
+             "trace, --probe_trace_max_events=100k:");
+
+  std::printf("== timing off\n");
+  probe::set_flags("");
+  auto off = loop_pair(bench::quick() ? 3 : 21, iters * 10);
+  bench::print_row("PROBE_SCOPE in a loop body, timing off", off.first);
+  bench::print_row("empty loop body", off.second);
+  std::printf("%-48s %+.3f ns (target <= +1 ns)\n", "timing off, over the empty loop",
+              off.first.median - off.second.median);
+  auto off_fn = bench::time_pair_ns([] { static long i = 0; scoped_function(++i); },
+                                    [] { static long i = 0; empty_function(++i); }, iters);
+  bench::print_row("PROBE_SCOPE alone in a non-inlined function", off_fn.first);
+  bench::print_row("the same function without it", off_fn.second);
+  std::printf("%-48s %+.3f ns (its prologue included)\n", "timing off, function over function",
+              off_fn.first.median - off_fn.second.median);
+
+  std::printf("== timing on\n");
+  probe::set_flags("--probe_timing");
+  auto hot = hot_path_pair(bench::quick() ? 5 : 201);
+  std::printf("clock: %s, %.3f GHz\n", probe::detail::clock_name(), probe::detail::clock_frequency() / 1e9);
+  bench::print_row("PROBE_SCOPE in a loop body, timing on", hot.first);
+  bench::print_row("two raw clock reads", hot.second);
+  bench::print_ratio("timing on / two clock reads (target <= 1.2)", hot.first, hot.second);
+
+  // Sustained: millions of events, drained by the background thread meanwhile. On a busy
+  // machine that thread competes with the recording one, so this includes its CPU.
+  probe::detail::timing_reset();
+  auto sustained = bench::time_pair_ns([] { static long i = 0; scoped_function(++i); },
+                                       [] { bench::do_not_optimize(two_clock_reads()); }, iters);
+  bench::print_row("sustained, summary (incl. aggregation)", sustained.first);
+  bench::print_ratio("sustained / two clock reads", sustained.first, sustained.second);
+
+  probe::set_flags(("--probe_trace_to=" + trace).c_str());
+  probe::detail::timing_reset();
+  auto traced = bench::time_pair_ns([] { static long i = 0; scoped_function(++i); },
+                                    [] { bench::do_not_optimize(two_clock_reads()); }, iters / 20, 11);
+  bench::print_row("sustained, trace written (incl. JSON)", traced.first);
+  bench::print_ratio("trace / two clock reads", traced.first, traced.second);
+  probe::set_flags("");
+  std::remove(trace.c_str());
+  return 0;
+}

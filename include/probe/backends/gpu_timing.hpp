@@ -1,0 +1,159 @@
+// Device op timing: an op listener that starts a device timing at the op's first device
+// tensor (on that tensor's stream) and stops it when the op ends, through the installed
+// gpu_event_api. Implementation-only header, compiled when PROBE_WITH_CUDA (or
+// PROBE_WITH_DEVICE_TIMING) is defined; no device runtime included.
+#pragma once
+#include <stdlib.h>
+
+#include <vector>
+
+#include "../core/context_impl.hpp"
+#include "../core/flags_impl.hpp"
+#include "../detail/log.hpp"
+#include "../detail/sync.hpp"
+#include "../effects/timing_clock_impl.hpp"
+#include "gpu_event_pool.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+constexpr int k_gpu_max_devices = 16;
+constexpr size_t k_gpu_max_pairs = 4096;  // ops in flight per device before timings drop
+
+struct gpu_timing_state {
+  mutex m;
+  gpu_event_api* api = nullptr;
+  gpu_event_pool* pools[k_gpu_max_devices] = {};
+  bool exit_hook = false;
+  bool exit_resolved = false;  // the early exit hook ran: the runtime may be gone after it
+  int told_failed = 0, told_dropped = 0;
+};
+PROBE_FUNC gpu_timing_state& gpu_state() noexcept {
+  static gpu_timing_state* s = new gpu_timing_state();  // never destroyed: used at exit
+  return *s;
+}
+
+// Waits for the device timings still in flight. Registered with atexit after the first
+// device op, so it runs before the device runtime's own exit handlers tear it down.
+PROBE_FUNC void gpu_resolve_at_exit() noexcept {
+  gpu_timing_state& s = gpu_state();
+  lock_guard<mutex> g(s.m);
+  for (gpu_event_pool* p : s.pools)
+    if (p && !p->failed()) p->resolve(true);
+  s.exit_resolved = true;
+}
+
+// Resolved device timings so far; at the final flush also reports what could not be timed.
+PROBE_FUNC void gpu_collect(bool final_flush, std::vector<gpu_op_timing>& out) noexcept {
+  gpu_timing_state& s = gpu_state();
+  try {
+    lock_guard<mutex> g(s.m);
+    size_t unresolved = 0;
+    uint64_t dropped = 0, lost = 0;
+    for (gpu_event_pool* p : s.pools) {
+      if (!p) continue;
+      if (!s.exit_resolved && !p->failed()) p->resolve(false);
+      p->collect(out);
+      unresolved += p->pending();
+      dropped += p->dropped();
+      lost += p->lost();
+    }
+    if (final_flush && (unresolved || lost))
+      log_once(&s.told_failed, "%zu device op timing(s) still pending at exit and %llu unreadable: "
+               "left out of the trace and summary", unresolved, static_cast<unsigned long long>(lost));
+    if (dropped)
+      log_once(&s.told_dropped, "more than %zu device ops in flight: some device op timings were "
+               "dropped (they resume as earlier ones complete)", k_gpu_max_pairs);
+  } catch (...) {
+  }
+}
+
+class gpu_op_timer final : public op_listener {
+ public:
+  int slot = 0;  // this listener's op_record::scratch index (set by the wiring)
+
+  void on_tensor(op_record& r, const recorded_tensor& t) noexcept override {
+    if (t.view.where.kind != device::cuda || r.scratch[slot] != 0) return;
+    const int dev = t.view.where.index;
+    r.scratch[slot] = k_tried;
+    if (dev < 0 || dev >= k_gpu_max_devices) return;
+    gpu_timing_state& s = gpu_state();
+    try {
+      lock_guard<mutex> g(s.m);
+      if (!s.api || s.exit_resolved) return;
+      gpu_event_pool*& pool = s.pools[dev];
+      if (!pool) pool = new gpu_event_pool(*s.api, dev, k_gpu_max_pairs);
+      if (pool->failed()) return;
+      const uint32_t ticket = pool->begin(t.view.stream, ticks_to_monotonic_ns(clock_now()));
+      if (pool->failed()) {
+        log_once(&s.told_failed, "device op timing is off: %s", s.api->last_error());
+        return;
+      }
+      if (!ticket) return;
+      r.scratch[slot] = (static_cast<uint64_t>(dev) << 32) | ticket;
+      if (!s.exit_hook) s.exit_hook = atexit([] { gpu_resolve_at_exit(); }) == 0;
+    } catch (...) {
+    }
+  }
+
+  void on_end(op_record& r) noexcept override {
+    const uint64_t v = r.scratch[slot];
+    if (v == 0 || v == k_tried) return;
+    gpu_timing_state& s = gpu_state();
+    try {
+      gpu_op_desc d;
+      d.name = r.name;
+      d.type = r.type;
+      d.seq = r.seq;
+      d.step = r.step;
+      lock_guard<mutex> g(s.m);
+      gpu_event_pool* pool = s.pools[v >> 32];
+      if (pool) pool->end(static_cast<uint32_t>(v), static_cast<gpu_op_desc&&>(d));
+    } catch (...) {
+    }
+  }
+
+ private:
+  static constexpr uint64_t k_tried = ~0ull;  // device tensor seen, no timing started
+};
+
+class gpu_device_timing final : public device_timing {
+ public:
+  op_listener* listener(int slot) noexcept override {
+    gpu_timing_state& s = gpu_state();
+    lock_guard<mutex> g(s.m);
+    if (!s.api) return nullptr;
+    listener_.slot = slot;
+    return &listener_;
+  }
+  void collect(bool final_flush, void (*sink)(void*, const gpu_op_timing&), void* context) noexcept override {
+    std::vector<gpu_op_timing> done;
+    gpu_collect(final_flush, done);
+    for (const gpu_op_timing& t : done) sink(context, t);
+  }
+
+ private:
+  gpu_op_timer listener_;
+};
+
+PROBE_FUNC void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept {
+  static gpu_device_timing* timing = new gpu_device_timing();  // never destroyed: used at exit
+  gpu_timing_state& s = gpu_state();
+  {
+    lock_guard<mutex> g(s.m);
+    s.api = events;
+    // A previous backend's pools go; their events are left alone (that runtime may be gone).
+    for (gpu_event_pool*& p : s.pools) {
+      delete p;
+      p = nullptr;
+    }
+  }
+  __atomic_store_n(&g_range_hooks, ranges, __ATOMIC_RELEASE);
+  __atomic_store_n(&g_device_timing, static_cast<device_timing*>(timing), __ATOMIC_RELEASE);
+  // Installed after the flags were read (static initialization order): listen to ops now.
+  flag_state& f = flags();
+  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(f.opts);
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

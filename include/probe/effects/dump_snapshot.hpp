@@ -1,0 +1,68 @@
+// Snapshots: snapshots/op_000012.conv1/{snapshot.json, in.x.npy, out.y.npy}, one folder per
+// op execution, enough to re-run that op with the data it really saw. snapshot.json is
+// rewritten (atomically) as tensors arrive: inputs are on disk before the computation runs,
+// so a crash inside the op keeps them, with "status": "running".
+// Implementation-only header (member functions of dump_effect).
+#pragma once
+#include "dump_impl.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_FUNC void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept {
+  try {
+    d.snapshot_dir = join_path(join_path(dir_.path, "snapshots"), d.stem);
+    if (int e = make_dirs(d.snapshot_dir)) return fail(e, d.snapshot_dir);
+    write_snapshot_json(r, d, "running");
+  } catch (...) {
+  }
+}
+
+PROBE_FUNC void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec,
+                                             const std::string& file) noexcept {
+  try {
+    std::string item;
+    json::writer w(item);
+    w.begin_object().member("slot", rec.slot).member("key", rec.key).member("file", file);
+    w.member("dtype", dtype_name(rec.elem_type));
+    w.key("shape").begin_array();
+    for (int i = 0; i < rec.ndim; ++i) w.value(static_cast<long long>(rec.shape[i]));
+    w.end_array();
+    if (rec.is_input) {
+      w.key("producer");
+      if (rec.producer.empty()) w.null(); else w.value(rec.producer);
+    }
+    w.end_object();
+    (rec.is_input ? d.snapshot_inputs : d.snapshot_outputs).push_back(item);
+    write_snapshot_json(r, d, "running");
+  } catch (...) {
+  }
+}
+
+PROBE_FUNC void dump_effect::end_snapshot(const op_record& r, op_dump& d, bool unwinding) noexcept {
+  write_snapshot_json(r, d, unwinding ? "exception" : "complete");
+}
+
+PROBE_FUNC void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept {
+  if (d.snapshot_dir.empty()) return;
+  try {
+    std::string text;
+    json::writer w(text);
+    w.begin_object().member("format", "probe-snapshot-1").member("status", status);
+    w.member("op", r.name).member("type", r.type);
+    w.member("seq", static_cast<unsigned long long>(r.seq)).member("step", static_cast<long long>(r.step));
+    w.member("occurrence", static_cast<unsigned long long>(r.occurrence));
+    w.key("inputs").begin_array();
+    for (const auto& i : d.snapshot_inputs) w.raw(i);
+    w.end_array().key("outputs").begin_array();
+    for (const auto& o : d.snapshot_outputs) w.raw(o);
+    w.end_array().end_object();
+    text += '\n';
+    const std::string path = join_path(d.snapshot_dir, "snapshot.json");
+    if (int e = write_file_atomic(path, text.data(), text.size())) fail(e, path);
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

@@ -1,0 +1,184 @@
+// Timing: PROBE_SCOPE, probe::timer, probe::metric, probe::write_timing_summary. Light header.
+//
+//   void step() {
+//     PROBE_SCOPE("lbm_step");          // times the enclosing block
+//     ...
+//   }
+//   probe::metric("MLUPS", mlups);      // prints "MLUPS: 577.3" and records it
+//
+// With timing off (the default) a scope costs one predictable branch; with PROBE_DISABLE it
+// compiles to nothing. Flags: --probe_timing, --probe_timing_summary, --probe_trace_to=FILE.
+#pragma once
+#include <stdint.h>
+#if defined(__has_include)
+#if __has_include(<bits/types/FILE.h>)
+#include <bits/types/FILE.h>  // glibc: just the FILE typedef, not all of <stdio.h>
+#define PROBE_HAVE_FILE_TYPE 1
+#endif
+#endif
+#if !defined(PROBE_HAVE_FILE_TYPE)
+#include <stdio.h>
+#endif
+#if defined(PROBE_DISABLE)
+#include <time.h>
+#endif
+
+#include "../core/gate.hpp"
+#include "../core/op.hpp"
+#include "timing_buffer.hpp"
+#include "timing_clock.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Where a PROBE_SCOPE is: one static object per call site, so recording passes one pointer.
+struct alignas(8) scope_site {
+  const char* name;
+  const char* file;
+  const char* function;
+  int line;
+  mutable uint32_t id;  // assigned by the aggregator, off the hot path (0 = not yet)
+};
+
+// Range annotations for external profilers (NVTX under CUDA, backends/cuda_timing.hpp).
+// Null unless a backend installed them; consulted only while timing is on.
+struct range_hooks {
+  void (*push)(const char* name) noexcept;
+  void (*pop)() noexcept;
+};
+inline const range_hooks* g_range_hooks = nullptr;
+
+#if defined(PROBE_DISABLE)
+inline uint64_t timer_now() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+inline double timer_ticks_to_ns(double ticks) noexcept { return ticks; }
+
+class scope_guard {
+ public:
+  explicit scope_guard(const scope_site*) noexcept {}
+};
+#else
+inline uint64_t timer_now() noexcept { return clock_now(); }
+inline double timer_ticks_to_ns(double ticks) noexcept { return ticks_to_ns(ticks); }
+
+// Records a named timer's interval; *interned caches the name's record across calls.
+PROBE_FUNC void timer_record(const char* name, const void** interned, uint64_t begin,
+                             uint64_t end) noexcept;
+
+// The RAII object behind PROBE_SCOPE.
+class scope_guard {
+ public:
+  explicit scope_guard(const scope_site* site) noexcept {
+    if (gate_on(gate_timing)) {
+      site_ = site;
+      const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
+      if (PROBE_UNLIKELY(h != nullptr)) h->push(site->name);
+      begin_ = clock_now();
+    }
+  }
+  ~scope_guard() {
+    if (site_ != nullptr) {
+      const uint64_t end = clock_now();
+      record_event(begin_, end, site_, event_scope);
+      const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
+      if (PROBE_UNLIKELY(h != nullptr)) h->pop();
+    }
+  }
+  scope_guard(const scope_guard&) = delete;
+  scope_guard& operator=(const scope_guard&) = delete;
+
+ private:
+  const scope_site* site_ = nullptr;
+  uint64_t begin_ = 0;
+};
+#endif  // PROBE_DISABLE
+
+}  // namespace detail
+
+// A stopwatch. It measures in every build mode (elapsed() is always meaningful, so programs
+// can compute their own rates from it); a named timer also records each interval, like a
+// scope, while timing is on. The name must outlive the timer (a literal is best).
+class timer {
+ public:
+  timer() noexcept : timer(nullptr) {}
+  explicit timer(const char* name) noexcept : name_(name) { start(); }
+  timer(const timer&) = delete;
+  timer& operator=(const timer&) = delete;
+  // A named timer still running when destroyed records its last interval.
+  ~timer() {
+    if (running_ && name_) stop();
+  }
+
+  // Starts a new interval (ends the running one first without adding it).
+  void start() noexcept {
+    running_ = true;
+    begin_ = detail::timer_now();
+  }
+  // Ends the running interval and adds it to elapsed().
+  void stop() noexcept {
+    if (!running_) return;
+    const uint64_t end = detail::timer_now();
+    running_ = false;
+    total_ += end - begin_;
+#if !defined(PROBE_DISABLE)
+    if (name_ && detail::gate_on(detail::gate_timing))
+      detail::timer_record(name_, &interned_, begin_, end);
+#endif
+  }
+  // Forgets every interval and stops.
+  void reset() noexcept {
+    running_ = false;
+    total_ = 0;
+  }
+  bool running() const noexcept { return running_; }
+  // Sum of the stopped intervals plus the running one, in nanoseconds / seconds.
+  int64_t elapsed_ns() const noexcept {
+    uint64_t t = total_;
+    if (running_) t += detail::timer_now() - begin_;
+    return static_cast<int64_t>(detail::timer_ticks_to_ns(static_cast<double>(t)) + 0.5);
+  }
+  double elapsed() const noexcept { return static_cast<double>(elapsed_ns()) * 1e-9; }
+
+ private:
+  const char* name_;
+#if !defined(PROBE_DISABLE)
+  const void* interned_ = nullptr;
+#endif
+  uint64_t begin_ = 0, total_ = 0;
+  bool running_ = false;
+};
+
+#if defined(PROBE_DISABLE)
+inline void metric(const char*, double) noexcept {}
+template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
+void metric(const S&, double) noexcept {}
+inline void write_timing_summary(FILE*) noexcept {}
+#else
+// Prints "<name>: <value>" on stdout (shortest text that reads back as the same double), in
+// every build but PROBE_DISABLE, whether timing is on or not; while timing is on the value is
+// also recorded (summary row, trace counter). Control characters in the name print as '?'.
+PROBE_FUNC void metric(const char* name, double value) noexcept;
+template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
+void metric(const S& name, double value) noexcept {
+  metric(name.c_str(), value);
+}
+
+// Writes the timing summary so far (every scope, op, timer and metric) to `out`.
+PROBE_FUNC void write_timing_summary(FILE* out) noexcept;
+#endif
+
+PROBE_END_NAMESPACE
+
+// Times the rest of the enclosing block under `name` (a string literal).
+#define PROBE_SCOPE(name) PROBE_SCOPE_AT_(name, __COUNTER__)
+#if defined(PROBE_DISABLE)
+#define PROBE_SCOPE_AT_(name, id) static_assert(sizeof("" name "") > 0, "PROBE_SCOPE takes a literal")
+#else
+#define PROBE_SCOPE_AT_(name, id)                                                     \
+  static const ::probe::detail::scope_site PROBE_CONCAT(probe_scope_site_, id){    \
+      "" name "", __FILE__, __func__, __LINE__, 0};                                   \
+  ::probe::detail::scope_guard PROBE_CONCAT(probe_scope_, id)(&PROBE_CONCAT(probe_scope_site_, id))
+#endif

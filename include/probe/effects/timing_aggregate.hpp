@@ -1,0 +1,393 @@
+// The timing aggregator: turns drained events into summary rows and trace events. Runs off
+// the hot path, one caller at a time (timing_impl.hpp holds its lock). Implementation-only.
+#pragma once
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../backends/gpu_op_timing.hpp"
+#include "../detail/log.hpp"
+#include "../detail/ptr_list.hpp"
+#include "../detail/round_trip_double.hpp"
+#include "../formats/chrome_trace.hpp"
+#include "timing.hpp"
+#include "timing_buffer_impl.hpp"
+#include "timing_clock_impl.hpp"
+#include "timing_stats.hpp"
+#include "timing_summary.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+inline bool g_timing_forked = false;  // set in a child after fork(): traces stay the parent's
+
+PROBE_FUNC void timing_watch_fork() noexcept {
+  static const bool hooked = pthread_atfork(nullptr, nullptr, [] {
+    __atomic_store_n(&g_timing_forked, true, __ATOMIC_RELAXED);
+  }) == 0;
+  (void)hooked;
+}
+
+// A timer's or metric's name, copied once and kept for the process.
+struct alignas(8) interned_name {
+  std::string text;
+  uint32_t series = 0;  // duration row + 1 (named timers), 0 = not yet
+  uint32_t metric = 0;  // metric row + 1, 0 = not yet
+};
+
+// What an op event carries to the aggregator (owned by the event).
+struct alignas(8) op_detail {
+  std::string name;
+  std::string args;  // JSON object members: "seq":1,"step":0,...
+};
+
+class timing_aggregator {
+ public:
+  // Trace options; the trace itself opens at the first event or flush.
+  void set_trace(const std::string& path, int64_t max_events) {
+    trace_path_ = path;
+    trace_max_ = max_events;
+    trace_failed_ = false;
+    told_max_ = false;
+  }
+  const std::string& trace_path() const { return trace_path_; }
+  bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
+
+  void consume(const thread_buffer& b, const timing_event& e) {
+    switch (e.kind()) {
+      case event_scope: {
+        const auto* site = static_cast<const scope_site*>(e.what());
+        site_entry& s = site_for(site);
+        series_[s.series].stats.add(e.end - e.begin);
+        if (tracing()) complete_event(s.prefix, e.begin, e.end, b.tid, nullptr);
+        break;
+      }
+      case event_timer: {
+        auto* n = const_cast<interned_name*>(static_cast<const interned_name*>(e.what()));
+        if (!n->series) n->series = series_index('s', n->text) + 1;
+        series_entry& s = series_[n->series - 1];
+        s.stats.add(e.end - e.begin);
+        if (tracing()) complete_event(s.timer_prefix, e.begin, e.end, b.tid, nullptr);
+        break;
+      }
+      case event_op: {
+        auto* d = const_cast<op_detail*>(static_cast<const op_detail*>(e.what()));
+        series_entry& s = series_[series_index('o', d->name)];
+        s.stats.add(e.end - e.begin);
+        if (tracing()) complete_event(s.op_prefix, e.begin, e.end, b.tid, &d->args);
+        delete d;
+        break;
+      }
+      case event_metric: {
+        auto* n = const_cast<interned_name*>(static_cast<const interned_name*>(e.what()));
+        if (!n->metric) {
+          auto* m = new metric_entry();
+          m->name = n->text;
+          json_escape_append(m->json_name, n->text.c_str());
+          metrics_.push_back(m);
+          n->metric = static_cast<uint32_t>(metrics_.size());
+        }
+        metric_entry& m = metrics_[n->metric - 1];
+        double v;
+        memcpy(&v, &e.end, sizeof v);
+        m.stats.add(v);
+        if (tracing() && v == v && v - v == 0) counter_event(m, e.begin, b.tid, v);  // finite only
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  void consume_gpu(const gpu_op_timing& t) {
+    series_entry& s = series_[series_index('g', t.op.name)];
+    s.stats.add(static_cast<uint64_t>(t.dur_ns < 0 ? 0 : t.dur_ns));
+    if (!tracing()) return;
+    const long tid = gpu_track(t.device, t.op.stream);
+    std::string args = "\"seq\":";
+    append_u64(args, t.op.seq);
+    args += ",\"step\":";
+    append_i64(args, t.op.step);
+    args += ",\"type\":\"";
+    json_escape_append(args, t.op.type.c_str());
+    args += "\",\"device\":";
+    append_i64(args, t.device);
+    if (!write_allowed(t.begin_ns)) return;
+    std::string ev = s.gpu_prefix;
+    ev += "\"ts\":";
+    append_us(ev, t.begin_ns);
+    ev += ",\"dur\":";
+    append_us(ev, t.dur_ns < 0 ? 0 : t.dur_ns);
+    append_ids(ev, tid);
+    ev += ",\"args\":{" + args + "}}";
+    trace_.event(ev);
+  }
+
+  // Makes the trace file complete on disk: at exit (final) by closing it, otherwise as a
+  // copy while it goes on streaming.
+  void publish_trace(bool final_flush) {
+    if (!tracing()) return;
+    if (!ensure_open()) return;
+    const std::string trailing = metadata_events();
+    std::string members = "\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"probe " PROBE_VERSION_STRING
+                          "\",\"clock\":\"";
+    members += clock_name();
+    members += "\",\"events_left_out\":";
+    append_u64(members, left_out_);
+    members += "}";
+    const bool ok = final_flush ? trace_.finish(trailing, members) : trace_.publish_copy(trailing, members);
+    if (!ok) trace_error();
+  }
+
+  // Rows for the summary table (pointers into this aggregator: use before the next consume).
+  void summary_rows(ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics) {
+    const double ns_per_tick = ticks_to_ns(1.0);
+    for (size_t i = 0; i < series_.size(); ++i) {
+      series_entry& s = series_[i];
+      s.ns_per_unit = s.code == 'g' ? 1.0 : ns_per_tick;
+      if (s.stats.count()) rows.push_back(&s);
+    }
+    for (size_t i = 0; i < metrics_.size(); ++i)
+      if (metrics_[i].stats.count) metrics.push_back(&metrics_[i]);
+  }
+
+  // Forgets every statistic (names and row numbers stay assigned).
+  void clear_stats() {
+    for (size_t i = 0; i < series_.size(); ++i) series_[i].stats = duration_stats();
+    for (size_t i = 0; i < metrics_.size(); ++i) metrics_[i].stats = metric_stats();
+  }
+
+  // Count and total (ns) of a summary row, for tests and tools; false if there is none.
+  bool lookup(const char* name, char kind, uint64_t* count, double* total_ns) {
+    const uint64_t row = series_by_key_[std::string(1, kind) + name];
+    if (row == 0) return false;
+    series_entry& s = series_[row - 1];
+    *count = s.stats.count();
+    *total_ns = static_cast<double>(s.stats.total()) * (kind == 'g' ? 1.0 : ticks_to_ns(1.0));
+    return true;
+  }
+
+  void abandon_trace() { trace_.abandon(); }
+
+ private:
+  struct series_entry : summary_row {
+    char code;  // 's' scope or timer, 'o' op, 'g' device op
+    std::string timer_prefix, op_prefix, gpu_prefix;  // trace event openings by source
+  };
+  struct site_entry {
+    uint32_t series;
+    std::string prefix;
+  };
+  struct device_track {
+    int device;
+    void* stream;
+  };
+  static long track_tid(size_t i) { return 2000000000L + static_cast<long>(i); }
+  struct metric_entry : summary_metric {
+    std::string json_name;
+  };
+
+  uint32_t series_index(char kind, const std::string& name) {
+    std::string key(1, kind);
+    key += name;
+    uint64_t& row = series_by_key_[key];  // row + 1; 0 = new
+    if (row != 0) return static_cast<uint32_t>(row - 1);
+    auto* s = new series_entry();
+    s->name = name;
+    s->code = kind;
+    s->kind = kind == 'o' ? "op" : kind == 'g' ? "gpu op" : "scope";
+    std::string esc;
+    json_escape_append(esc, name.c_str());
+    s->timer_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"timer\",\"ph\":\"X\",";
+    s->op_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"op\",\"ph\":\"X\",";
+    s->gpu_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"gpu\",\"ph\":\"X\",";
+    series_.push_back(s);
+    row = series_.size();
+    return static_cast<uint32_t>(row - 1);
+  }
+
+  site_entry& site_for(const scope_site* site) {
+    if (site->id) return sites_[site->id - 1];
+    auto* e = new site_entry();
+    e->series = series_index('s', site->name);
+    const char* file = site->file ? site->file : "";
+    const char* base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    e->prefix = "{\"name\":\"";
+    json_escape_append(e->prefix, site->name);
+    e->prefix += "\",\"cat\":\"scope\",\"ph\":\"X\",\"args\":{\"src\":\"";
+    json_escape_append(e->prefix, base);
+    e->prefix += ':';
+    append_i64(e->prefix, site->line);
+    e->prefix += "\",\"func\":\"";
+    json_escape_append(e->prefix, site->function);
+    e->prefix += "\"},";
+    sites_.push_back(e);
+    site->id = static_cast<uint32_t>(sites_.size());
+    return sites_.back();
+  }
+
+  void append_ids(std::string& ev, long tid) {
+    ev += ",\"pid\":";
+    append_i64(ev, pid_);
+    ev += ",\"tid\":";
+    append_i64(ev, tid);
+  }
+
+  bool ensure_open() {
+    if (__atomic_load_n(&g_timing_forked, __ATOMIC_RELAXED)) {
+      trace_.detach();  // a forked child: the trace file is the parent's; the child writes none
+      trace_failed_ = true;
+      return false;
+    }
+    if (trace_.is_open() && trace_.path() == trace_path_) return true;
+    if (trace_.is_open()) trace_.abandon();
+    pid_ = static_cast<long>(getpid());
+    ids_.clear();
+    left_out_ = 0;
+    if (!trace_.open(trace_path_)) {
+      trace_error();
+      return false;
+    }
+    return true;
+  }
+
+  void trace_error() {
+    log("timing trace: %s; no trace will be written (the summary still works)", trace_.error().c_str());
+    trace_failed_ = true;
+    trace_.abandon();
+  }
+
+  // Whether one more event fits under --probe_trace_max_events; notes the cut once.
+  bool write_allowed(int64_t ts_ns) {
+    if (!ensure_open()) return false;
+    if (trace_max_ <= 0 || trace_.events() < static_cast<uint64_t>(trace_max_)) return true;
+    ++left_out_;
+    if (!told_max_) {
+      told_max_ = true;
+      log("timing trace reached --probe_trace_max_events=%lld: later events are left out of %s "
+          "(the summary still counts them)", static_cast<long long>(trace_max_), trace_path_.c_str());
+      std::string ev = "{\"name\":\"probe: trace truncated at --probe_trace_max_events\",\"ph\":\"i\",\"s\":\"g\",\"ts\":";
+      append_us(ev, ts_ns);
+      append_ids(ev, 0);
+      ev += "}";
+      trace_.event(ev);  // one past the limit, so readers see where and why it stops
+    }
+    return false;
+  }
+
+  void complete_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid,
+                      const std::string* args) {
+    const int64_t b = ticks_to_monotonic_ns(begin);
+    if (!write_allowed(b)) return;
+    const int64_t e = ticks_to_monotonic_ns(end);
+    std::string& ev = trace_.begin_event();  // written in place: this runs for every event
+    ev += prefix;
+    ev.append("\"ts\":", 5);
+    append_us(ev, b);
+    ev.append(",\"dur\":", 7);
+    append_us(ev, e - b);
+    ev += ids_for(tid);
+    if (args) {
+      ev.append(",\"args\":{", 9);
+      ev += *args;
+      ev += '}';
+    }
+    ev += '}';
+    trace_.end_event();
+  }
+
+  // ',"pid":P,"tid":T' for the thread of the last event (events come a chunk at a time).
+  const std::string& ids_for(long tid) {
+    if (tid != ids_tid_ || ids_.empty()) {
+      ids_.clear();
+      append_ids(ids_, tid);
+      ids_tid_ = tid;
+    }
+    return ids_;
+  }
+
+  void counter_event(const metric_entry& m, uint64_t at, long tid, double v) {
+    const int64_t t = ticks_to_monotonic_ns(at);
+    if (!write_allowed(t)) return;
+    char num[40];
+    format_double_round_trip(v, num, sizeof num);
+    std::string ev = "{\"name\":\"" + m.json_name + "\",\"ph\":\"C\",\"ts\":";
+    append_us(ev, t);
+    append_ids(ev, tid);
+    ev += ",\"args\":{\"value\":";
+    ev += num;
+    ev += "}}";
+    trace_.event(ev);
+  }
+
+  long gpu_track(int device, void* stream) {
+    for (size_t i = 0; i < gpu_tracks_.size(); ++i)
+      if (gpu_tracks_[i].device == device && gpu_tracks_[i].stream == stream) return track_tid(i);
+    gpu_tracks_.push_back(new device_track{device, stream});
+    return track_tid(gpu_tracks_.size() - 1);
+  }
+
+  // Thread and process names (metadata events), written when the trace is completed.
+  std::string metadata_events() {
+    std::string out;
+    auto add = [&](const char* what, long tid, const std::string& name) {
+      if (!out.empty()) out += ",\n";
+      out += "{\"name\":\"";
+      out += what;
+      out += "\",\"ph\":\"M\",\"pid\":";
+      append_i64(out, pid_);
+      out += ",\"tid\":";
+      append_i64(out, tid);
+      out += ",\"args\":{\"name\":\"";
+      json_escape_append(out, name.c_str());
+      out += "\"}}";
+    };
+    char comm[64] = {};
+    FILE* f = fopen("/proc/self/comm", "r");
+    if (f) {
+      if (!fgets(comm, sizeof comm, f)) comm[0] = '\0';
+      fclose(f);
+      comm[strcspn(comm, "\n")] = '\0';
+    }
+    add("process_name", 0, comm[0] ? comm : "probe");
+    buffer_registry& reg = registry();
+    lock_guard<mutex> g(reg.m);
+    for (thread_buffer* b = reg.threads; b; b = b->next) {
+      // Threads inherit the process name until they set their own: show something better.
+      std::string name = b->name;
+      if (name.empty() || name == comm) name = b->tid == pid_ ? "main" : "thread " + std::to_string(b->index);
+      add("thread_name", b->tid, name);
+    }
+    for (size_t i = 0; i < gpu_tracks_.size(); ++i) {
+      char name[96];
+      snprintf(name, sizeof name, "GPU %d stream %p", gpu_tracks_[i].device, gpu_tracks_[i].stream);
+      add("thread_name", track_tid(i), name);
+    }
+    return out;
+  }
+
+  // Owned, never freed (the aggregator lives as long as the process).
+  ptr_list<series_entry> series_;
+  // The map type core already instantiates (std::map costs compile time per type).
+  std::map<std::string, uint64_t> series_by_key_;  // kind + name -> row + 1
+  ptr_list<site_entry> sites_;
+  ptr_list<metric_entry> metrics_;
+  ptr_list<device_track> gpu_tracks_;  // one trace track per device stream
+  chrome_trace_writer trace_;
+  std::string trace_path_;
+  int64_t trace_max_ = 0;
+  uint64_t left_out_ = 0;
+  long pid_ = static_cast<long>(getpid());
+  std::string ids_;
+  long ids_tid_ = 0;
+  bool trace_failed_ = false, told_max_ = false;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE

@@ -1,0 +1,113 @@
+"""Checks a probe dump directory the way its users' tools read it.
+
+usage: check_dump.py DIR [EXPECT.json]
+
+- every manifest line parses as JSON on its own; the first record is "run";
+- every tensor record has the contract's fields, and its key is "<op>#<occurrence>/<io>/<slot>";
+- every file named in the manifest loads with numpy, with the manifest's dtype and shape, and
+  the manifest's health stats agree with numpy's over the loaded values;
+- no tensor file exists under a final name without a manifest record (no partial files);
+- EXPECT (optional) is {"edges": {consumer_key: producer_key_or_null}, "records": N,
+  "end": true|false, "files": true|false}.
+Exit 0 when everything holds; otherwise the first problem is printed and the exit code is 1.
+"""
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+FIELDS = ("record", "seq", "step", "op", "type", "occurrence", "io", "slot", "key", "producer",
+          "dtype", "shape", "strides", "file", "stats", "thread", "wall_time", "parent", "stage")
+
+
+def fail(msg):
+    print("check_dump: " + msg)
+    sys.exit(1)
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-5)
+
+
+def check_stats(rec, arr):
+    st = rec["stats"]
+    if st is None:
+        fail("no stats for %s" % rec["key"])
+    values = arr
+    if values.dtype.names:  # bfloat16 stored as a structured array
+        u = values[values.dtype.names[0]].astype(np.uint32) << 16
+        values = u.view(np.float32)
+    if np.iscomplexobj(values):
+        values = np.concatenate([values.real.ravel(), values.imag.ravel()])
+    values = values.astype(np.float64).ravel()
+    finite = values[np.isfinite(values)]
+    if st["count"] != arr.size:
+        fail("%s: count %s, numpy sees %d" % (rec["key"], st["count"], arr.size))
+    if st["nan"] != int(np.isnan(values).sum()):
+        fail("%s: nan count %s" % (rec["key"], st["nan"]))
+    if st["posinf"] != int(np.isposinf(values).sum()) or st["neginf"] != int(np.isneginf(values).sum()):
+        fail("%s: inf counts" % rec["key"])
+    if finite.size:
+        for name, want in (("min", finite.min()), ("max", finite.max()), ("mean", finite.mean()),
+                           ("std", finite.std())):
+            if not close(st[name], float(want)):
+                fail("%s: %s %r, numpy %r" % (rec["key"], name, st[name], want))
+
+
+def main():
+    d = sys.argv[1]
+    expect = json.load(open(sys.argv[2])) if len(sys.argv) > 2 else {}
+    lines = open(os.path.join(d, "manifest.jsonl"), "rb").read().split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    records = []
+    for i, line in enumerate(lines):
+        try:
+            records.append(json.loads(line))
+        except ValueError as e:
+            fail("manifest line %d does not parse: %s: %r" % (i + 1, e, line[:120]))
+    if not records or records[0].get("record") != "run":
+        fail("the first manifest record is not the run record")
+    tensors = [r for r in records if r.get("record") == "tensor"]
+    named = set()
+    for r in tensors:
+        for f in FIELDS:
+            if f not in r:
+                fail("record %s lacks %r" % (r.get("key"), f))
+        want_key = "%s#%d/%s/%s" % (r["op"], r["occurrence"], r["io"], r["slot"])
+        if r["key"] != want_key:
+            fail("key %r, expected %r" % (r["key"], want_key))
+        if r["file"]:
+            path = os.path.join(d, r["file"])
+            named.add(r["file"])
+            arr = np.load(path)
+            if list(arr.shape) != r["shape"]:
+                fail("%s: shape %s, manifest %s" % (path, arr.shape, r["shape"]))
+            if r["dtype"] != "bfloat16" and arr.dtype != np.dtype(r["dtype"]):
+                fail("%s: dtype %s, manifest %s" % (path, arr.dtype, r["dtype"]))
+            check_stats(r, arr)
+    for name in os.listdir(d):
+        if name.endswith(".npy") and name not in named:
+            fail("file %s has no manifest record" % name)
+    if "records" in expect and len(tensors) != expect["records"]:
+        fail("%d tensor records, expected %d" % (len(tensors), expect["records"]))
+    if "files" in expect and expect["files"] != bool(named):
+        fail("files written: %s, expected %s" % (bool(named), expect["files"]))
+    if "end" in expect and expect["end"] != (records[-1].get("record") == "end"):
+        fail("end record present: %s, expected %s" % (records[-1].get("record") == "end", expect["end"]))
+    producers = {r["key"]: r["producer"] for r in tensors if r["io"] == "in"}
+    for consumer, producer in expect.get("edges", {}).items():
+        if consumer not in producers:
+            fail("no input record %s" % consumer)
+        if producers[consumer] != producer:
+            fail("%s comes from %r, expected %r" % (consumer, producers[consumer], producer))
+    seqs = [r["seq"] for r in tensors]
+    print("check_dump: ok, %d tensor records, %d files" % (len(tensors), len(named)))
+
+
+if __name__ == "__main__":
+    main()

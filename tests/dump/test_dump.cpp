@@ -1,0 +1,301 @@
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "dump_fixture.hpp"
+
+using dump_test::check_with_numpy;
+using dump_test::count_containing;
+using dump_test::diamond_engine;
+using dump_test::flags_scope;
+using dump_test::manifest_lines;
+using dump_test::read_file;
+using probe_test::temp_dir;
+
+namespace {
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+std::vector<std::string> list_dir(const std::string& d) {
+  std::vector<std::string> out;
+  if (DIR* dir = opendir(d.c_str())) {
+    while (dirent* e = readdir(dir))
+      if (e->d_name[0] != '.') out.push_back(e->d_name);
+    closedir(dir);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("dump: a diamond over several steps: manifest, npy files, edges, text, graph") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() +
+                  " --probe_dump_as_npy --probe_dump_as_text --probe_dump_as_dot --probe_dump_as_html");
+    diamond_engine e;
+    for (int s = 0; s < 3; ++s) {
+      probe::set_step(s);
+      e.step(s);
+    }
+    // Read back one file in C++ too and compare with the engine's buffer.
+    std::string err;
+    probe::tensor t = probe::npy::read(d / "op_000012.join.out.d.npy", &err);
+    REQUIRE_MESSAGE(!t.empty(), err);
+    REQUIRE(t.numel() == 64);
+    for (int i = 0; i < 64; ++i) CHECK(t.data_as<float>()[i] == e.d[static_cast<size_t>(i)]);
+  }
+  // 3 steps x (embed 2 + left 2 + right 2 + join 3) tensors.
+  const std::string expect = R"({"records": 27, "end": true, "files": true, "edges": {
+      "embed#0/in/x": null, "left#0/in/a": "embed#0/out/a", "right#1/in/a": "embed#1/out/a",
+      "join#2/in/b": "left#2/out/b", "join#2/in/c": "right#2/out/c"}})";
+  CHECK(check_with_numpy(d.path(), expect) == 0);
+
+  const auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"step\":2") == 9);
+  CHECK(count_containing(lines, "\"stage\":\"before\"") == 15);
+
+  const std::string text = read_file(d / "op_000004.join.txt");
+  CHECK(text.find("op 4 join [Add] step 0 #0") != std::string::npos);
+  CHECK(text.find("in  b: float32[64]  from left#0/out/b") != std::string::npos);
+  CHECK(text.find("out d: float32[64]") != std::string::npos);
+  CHECK(text.find("mean") != std::string::npos);
+  CHECK(text.find("nan 0") != std::string::npos);
+
+  const std::string svg = d / "graph.svg";
+  REQUIRE(std::system(("dot -Tsvg '" + (d / "graph.dot") + "' -o '" + svg + "'").c_str()) == 0);
+  CHECK(read_file(svg).find("join") != std::string::npos);
+  const std::string html = read_file(d / "graph.html");
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("12 op executions") != std::string::npos);
+}
+
+TEST_CASE("dump: filters on op name, type and stage (partial match)") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_dump_op_re=ef|oi");
+    diamond_engine e;
+    e.step(0);
+  }
+  auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"op\":\"left\"") == 2);
+  CHECK(count_containing(lines, "\"op\":\"join\"") == 3);
+  CHECK(count_containing(lines, "\"op\":\"embed\"") == 0);
+  CHECK(count_containing(lines, "\"op\":\"right\"") == 0);
+  CHECK(check_with_numpy(d.path(), R"({"records": 5})") == 0);
+
+  temp_dir d2;
+  {
+    flags_scope f("--probe_dump_to=" + d2.path() + " --probe_dump_type_re=^Neg$ --probe_dump_stage_re=after");
+    diamond_engine e;
+    e.step(0);
+  }
+  lines = manifest_lines(d2.path());
+  CHECK(count_containing(lines, "\"record\":\"tensor\"") == 1);
+  CHECK(count_containing(lines, "\"key\":\"right#0/out/c\"") == 1);
+}
+
+TEST_CASE("dump: budgets stop dumping with one message and a manifest record") {
+  temp_dir d;
+  std::string err;
+  {
+    probe_test::capture_fd cap;
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_dump_max_ops=3");
+    diamond_engine e;
+    e.step(0);
+    e.step(1);
+    f.close_run();
+    err = cap.stop();
+  }
+  auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"record\":\"tensor\"") == 6);  // embed, left, right
+  CHECK(count_containing(lines, "\"record\":\"budget\"") == 1);
+  CHECK(count_containing(lines, "--probe_dump_max_ops=3 reached") == 1);
+  CHECK(err.find("dumping stopped at op 4") != std::string::npos);
+  CHECK(check_with_numpy(d.path(), R"({"records": 6})") == 0);
+
+  temp_dir d2;
+  {
+    probe_test::capture_fd cap;
+    // 64 floats = 256 bytes per tensor: 1000 bytes hold three.
+    flags_scope f("--probe_dump_to=" + d2.path() + " --probe_dump_as_npy --probe_dump_max_bytes=1000");
+    diamond_engine e;
+    e.step(0);
+    f.close_run();
+    err = cap.stop();
+  }
+  lines = manifest_lines(d2.path());
+  CHECK(count_containing(lines, "\"record\":\"tensor\"") == 3);
+  CHECK(count_containing(lines, "max_bytes=1000 reached") == 1);
+  CHECK(err.find("dumping stopped") != std::string::npos);
+}
+
+TEST_CASE("dump: stdout mode wraps each text file in marker lines") {
+  std::string out;
+  {
+    probe_test::capture_fd cap(1);
+    flags_scope f("--probe_dump_to=-");
+    diamond_engine e;
+    e.step(0);
+    f.close_run();
+    out = cap.stop();
+  }
+  CHECK(out.find("==== probe begin op_000001.embed.txt ====\nop 1 embed [Embed]") != std::string::npos);
+  CHECK(out.find("==== probe end op_000004.join.txt ====") != std::string::npos);
+  CHECK(count_containing({out}, "begin") == 1);
+}
+
+TEST_CASE("dump: stats only writes the manifest with stats and no tensor files") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only");
+    diamond_engine e;
+    e.x[3] = std::nanf("");
+    e.step(0);
+  }
+  for (const auto& name : list_dir(d.path())) CHECK(name.find(".npy") == std::string::npos);
+  auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"file\":null") == 9);
+  CHECK(count_containing(lines, "\"nan\":1") >= 2);  // x and everything computed from it
+  CHECK(check_with_numpy(d.path(), R"({"records": 9, "files": false})") == 0);
+}
+
+TEST_CASE("dump: snapshots keep inputs even when the op throws") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_snapshots");
+    std::vector<float> x(16, 1.5f), y(16);
+    try {
+      probe::op op("explode", "Bad");
+      op.input("x", x);
+      throw std::runtime_error("kernel failed");
+    } catch (const std::exception&) {
+    }
+    probe::op ok("fine", "Good");
+    ok.input("x", x);
+    ok.output("y", y);
+  }
+  const std::string snap = d / "snapshots/op_000001.explode";
+  CHECK(exists(snap + "/in.x.npy"));
+  const std::string js = read_file(snap + "/snapshot.json");
+  CHECK(js.find("\"status\":\"exception\"") != std::string::npos);
+  CHECK(js.find("\"file\":\"in.x.npy\"") != std::string::npos);
+  const std::string js2 = read_file(d / "snapshots/op_000002.fine/snapshot.json");
+  CHECK(js2.find("\"status\":\"complete\"") != std::string::npos);
+  CHECK(js2.find("\"outputs\":[{\"slot\":\"y\"") != std::string::npos);
+  std::string err;
+  probe::tensor t = probe::npy::read(snap + "/in.x.npy", &err);
+  REQUIRE_MESSAGE(!t.empty(), err);
+  CHECK(t.data_as<float>()[7] == 1.5f);
+}
+
+TEST_CASE("dump: hostile names stay inside the dump directory") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_dump_as_text");
+    float v[4] = {1, 2, 3, 4};
+    for (std::string name : {std::string("../../escape"), std::string("/abs/path"), std::string(10000, 'n'),
+                             std::string("Ω ünïcode ✓"), std::string("a\nb\tc"), std::string()}) {
+      probe::op op(name, "Hostile/../type");
+      op.input("../slot", probe::view(v, 4));
+      op.output(std::string(5000, 's').c_str(), probe::view(v, 4));
+    }
+  }
+  const auto files = list_dir(d.path());
+  int npy = 0;
+  for (const auto& f : files) {
+    CHECK(f.size() <= 255);
+    CHECK(f.find('/') == std::string::npos);
+    npy += f.size() > 4 && f.compare(f.size() - 4, 4, ".npy") == 0;
+  }
+  CHECK(npy == 12);
+  CHECK_FALSE(exists(d / "../escape"));
+  CHECK(check_with_numpy(d.path(), R"({"records": 12})") == 0);
+  CHECK(count_containing(manifest_lines(d.path()), "\"op\":\"../../escape\"") == 2);  // raw name kept in JSON
+}
+
+TEST_CASE("dump: an unwritable directory gives one message; results stay correct") {
+  temp_dir d;
+  const std::string file = d / "plain_file";
+  std::ofstream(file) << "x";
+  std::string err;
+  diamond_engine e;
+  {
+    probe_test::capture_fd cap;
+    flags_scope f("--probe_dump_to=" + file + "/sub --probe_dump_as_npy");
+    e.step(0);
+    e.step(1);
+    err = cap.stop();
+  }
+  CHECK(count_containing({err}, "dumping turned off") == 1);
+  CHECK(err.find("Not a directory") != std::string::npos);
+  CHECK(e.d[5] == (e.b[5] + e.c[5]));
+}
+
+TEST_CASE("dump: the directory removed mid-run turns dumping off cleanly") {
+  temp_dir d;
+  std::string err;
+  {
+    probe_test::capture_fd cap;
+    flags_scope f("--probe_dump_to=" + (d / "run") + " --probe_dump_as_npy");
+    diamond_engine e;
+    e.step(0);
+    REQUIRE(std::system(("rm -rf '" + (d / "run") + "'").c_str()) == 0);
+    e.step(1);
+    e.step(2);
+    err = cap.stop();
+  }
+  CHECK(count_containing({err}, "dumping turned off") == 1);
+}
+
+TEST_CASE("dump: 8 threads x 2000 ops lose no record and tear no line") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only");
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 8; ++t)
+      ts.emplace_back([t] {
+        float v[8] = {};
+        const std::string name = "t" + std::to_string(t);
+        for (int i = 0; i < 2000; ++i) {
+          probe::op op(name, "Work");
+          op.input("x", probe::view(v, 8));
+          v[i % 8] += 1;
+          op.output("y", probe::view(v, 8));
+        }
+      });
+    for (auto& t : ts) t.join();
+  }
+  const auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"record\":\"tensor\"") == 32000);
+  std::set<std::string> keys;
+  for (const auto& l : lines) {
+    CHECK((l.front() == '{' && l.back() == '}'));
+    const size_t k = l.find("\"key\":\"");
+    if (k != std::string::npos) keys.insert(l.substr(k, l.find('"', k + 7) - k));
+  }
+  CHECK(keys.size() == 32000);
+  CHECK(check_with_numpy(d.path(), R"({"records": 32000})") == 0);
+}
+
+TEST_CASE("dump: a large tensor's stats computed beside the file write agree with numpy") {
+  temp_dir d;
+  std::vector<float> big(6 << 20);  // 24 MiB: statistics run on the helper thread
+  for (size_t i = 0; i < big.size(); ++i) big[i] = 1000.f + static_cast<float>(i % 977) * 0.01f;
+  big[12345] = std::nanf("");
+  big[5 << 20] = -INFINITY;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    probe::op op("big", "Fill");
+    op.output("y", probe::view(big.data(), {6, 1 << 20}));
+  }
+  CHECK(check_with_numpy(d.path(), R"({"records": 1})") == 0);
+  const auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"nan\":1,\"posinf\":0,\"neginf\":1") == 1);
+}

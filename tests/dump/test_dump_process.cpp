@@ -1,0 +1,101 @@
+// Dumps seen from outside the process: write limits, SIGKILL mid-dump, std::exit, mpirun.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "dump_fixture.hpp"
+
+using dump_test::count_containing;
+using dump_test::manifest_lines;
+using dump_test::read_file;
+using probe_test::temp_dir;
+
+namespace {
+// Runs the child with PROBE_FLAGS and returns its exit status; output into *out.
+int run_child(const std::string& flags, const std::string& mode, std::string* out) {
+  const std::string log = "/tmp/probe_dump_child_" + std::to_string(getpid()) + ".log";
+  const std::string cmd = "PROBE_FLAGS='" + flags + "' " DUMP_CHILD_PATH " " + mode + " > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  *out = read_file(log);
+  unlink(log.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+}  // namespace
+
+TEST_CASE("dump process: a file-size limit reached mid-dump stops dumping, not the program") {
+  temp_dir d;
+  std::string out;
+  const int rc = run_child("--probe_dump_to=" + d.path() + " --probe_dump_as_npy", "fsize", &out);
+  CHECK(rc == 0);
+  CHECK(count_containing({out}, "results ok") == 1);
+  CHECK(out.find("results ok\nresults ok") != std::string::npos);
+  CHECK(count_containing({out}, "dumping turned off") == 1);
+  CHECK(out.find("File too large") != std::string::npos);
+  const auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"op\":\"small.join\"") == 3);
+  CHECK(count_containing(lines, "\"op\":\"big.") == 0);
+  // Whatever was written is whole: every manifest line parses, every named file loads.
+  CHECK(dump_test::check_with_numpy(d.path()) == 0);
+}
+
+TEST_CASE("dump process: SIGKILL mid-dump leaves whole manifest lines and no partial file") {
+  temp_dir d;
+  const std::string cmd = "PROBE_FLAGS='--probe_dump_to=" + d.path() + " --probe_dump_as_npy' exec " DUMP_CHILD_PATH " loop";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Let it write a good number of files, then kill it wherever it is.
+  for (int i = 0; i < 200 && manifest_lines(d.path()).size() < 40; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(37));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  const auto lines = manifest_lines(d.path());
+  CHECK(lines.size() > 10);
+  // check_dump.py: every line parses, every file under a final name is whole and listed.
+  CHECK(dump_test::check_with_numpy(d.path()) == 0);
+}
+
+TEST_CASE("dump process: std::exit still writes the graph and the end record") {
+  temp_dir d;
+  std::string out;
+  CHECK(run_child("--probe_dump_to=" + d.path() + " --probe_dump_as_dot", "exit", &out) == 0);
+  CHECK(out.find("results ok") != std::string::npos);
+  const auto lines = manifest_lines(d.path());
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines.back().find("\"record\":\"end\"") != std::string::npos);
+  CHECK(read_file(d / "graph.dot").find("n1 -> n2") != std::string::npos);
+}
+
+TEST_CASE("dump process: mpirun ranks write rank folders side by side") {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) {
+    MESSAGE("mpirun not installed: skipped");
+    return;
+  }
+  temp_dir d;
+  const std::string cmd = "mpirun --allow-run-as-root --oversubscribe -np 3 -x PROBE_FLAGS='--probe_dump_to=" + d.path() +
+                          " --probe_dump_as_npy' " DUMP_CHILD_PATH " once > " + (d / "mpi.log") + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  INFO(read_file(d / "mpi.log"));
+  REQUIRE(rc == 0);
+  int ok = 0;
+  std::istringstream log(read_file(d / "mpi.log"));
+  for (std::string line; std::getline(log, line);) ok += line == "results ok";
+  CHECK(ok == 3);
+  for (const char* r : {"rank_0000", "rank_0001", "rank_0002"}) {
+    const std::string dir = d / r;
+    CHECK(count_containing(manifest_lines(dir), "\"record\":\"tensor\"") == 9);
+    CHECK(count_containing(manifest_lines(dir), "\"world\":3") == 1);
+    CHECK(dump_test::check_with_numpy(dir) == 0);
+  }
+}
