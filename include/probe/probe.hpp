@@ -16,6 +16,7 @@
 #include "core/op.hpp"
 #include "core/lifecycle.hpp"
 #include "core/format.hpp"
+#include "effects/breakpoint.hpp"
 #include "effects/print.hpp"
 #include "effects/timing.hpp"
 

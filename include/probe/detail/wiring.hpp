@@ -9,6 +9,7 @@
 #include "../core/context_impl.hpp"
 #include "../core/lifecycle.hpp"
 #include "../core/options.hpp"
+#include "../effects/breakpoint_impl.hpp"
 #include "../effects/dump_impl.hpp"
 #include "../effects/print_impl.hpp"
 #include "../effects/timing_impl.hpp"
@@ -38,6 +39,8 @@ PROBE_FUNC void apply_options(const options& o) noexcept {
   n = timing_apply_options(o, list, n, 8);
   dump_instance().configure(o, n);
   if (o.dump) list[n++] = &dump_instance();
+  // After the dump, so a non-finite output is on disk before its breakpoint stops.
+  n = breakpoint_apply_options(o, list, n, 8);
   reset_op_counters();
   set_op_listeners(list, n, o.dump);
 }
