@@ -47,7 +47,8 @@ struct effect_record {
   bool ordered = false;
   bool is_callback = false;
   bool failed = false;   // a capture failed: `error` says why
-  uint8_t shard = 0;
+  bool pooled = false;   // a block of the shard's pool (else malloc'd)
+  uint8_t shard = 0;     // where it is queued (and, pooled, whose pool it returns to)
   size_t bytes = 0;      // captured tensor bytes, counted against the queue's budget
   // print
   const char* fmt = nullptr;
@@ -57,10 +58,21 @@ struct effect_record {
   // callback
   callback_task* task = nullptr;
   owned_copy* copies = nullptr;
-  char error[160] = {};
+  char* error = nullptr;  // malloc'd
 };
 
+// Records up to this size (with their arguments, format and strings) come from per-shard
+// pools: a print then costs no malloc/free pair across threads, which is what dominates
+// otherwise (the worker frees what the callers allocate).
+constexpr size_t k_record_block = 1024;
+constexpr uint32_t k_pool_max = 512;  // free blocks kept per shard
+
 constexpr int k_effect_shards = 16;
+
+// A free record block in a shard's pool.
+struct pool_block {
+  pool_block* next;
+};
 
 struct alignas(64) effect_shard {
   mutex m;
@@ -69,6 +81,8 @@ struct alignas(64) effect_shard {
   uint32_t count = 0;
   uint64_t pushed = 0;     // under m
   uint64_t completed = 0;  // atomic; advanced by the consumer after a record has run
+  pool_block* pool = nullptr;  // free blocks of k_record_block bytes, under m
+  uint32_t pool_count = 0;
 };
 
 // What the consumer role holds between records.
@@ -137,13 +151,32 @@ PROBE_FUNC void effect_queue_after_fork() noexcept {
 // ---- records ----
 
 PROBE_FUNC effect_record* record_new(size_t extra) noexcept {
-  void* p = malloc(sizeof(effect_record) + extra);
+  effect_queue& q = effect_queue_ref();
+  const uint8_t shard = static_cast<uint8_t>(thread_index() % k_effect_shards);
+  void* p = nullptr;
+  const bool small = sizeof(effect_record) + extra <= k_record_block;
+  if (small) {
+    effect_shard& s = q.shards[shard];
+    lock_guard<mutex> g(s.m);
+    if (s.pool) {
+      pool_block* b = s.pool;
+      s.pool = b->next;
+      --s.pool_count;
+      b->~pool_block();
+      p = b;
+    }
+  }
+  if (!p) p = malloc(small ? k_record_block : sizeof(effect_record) + extra);
   if (!p) return nullptr;
-  return new (p) effect_record();
+  effect_record* r = new (p) effect_record();
+  r->pooled = small;
+  r->shard = shard;
+  return r;
 }
 
-PROBE_FUNC void record_free(effect_record* r) noexcept {
-  if (!r) return;
+// Releases what the record owns and ends its life; the block itself is the caller's to
+// return (to the pool, in batches, or to free()).
+PROBE_FUNC void record_clear(effect_record* r) noexcept {
   if (r->task) delete r->task;
   for (owned_copy* c = r->copies; c;) {
     owned_copy* next = c->next;
@@ -152,15 +185,15 @@ PROBE_FUNC void record_free(effect_record* r) noexcept {
     free(c);
     c = next;
   }
+  free(r->error);
   if (r->bytes) __atomic_sub_fetch(&effect_queue_ref().pending_bytes, r->bytes, __ATOMIC_RELAXED);
   r->~effect_record();
-  free(r);
 }
 
 PROBE_FUNC void record_fail(effect_record* r, const char* why) noexcept {
   if (r->failed) return;
   r->failed = true;
-  snprintf(r->error, sizeof r->error, "%s", why);
+  r->error = strdup(why ? why : "");
 }
 
 PROBE_FUNC void worker_wake(effect_queue& q) noexcept {
@@ -269,7 +302,6 @@ PROBE_FUNC size_t effect_collect(effect_queue& q, effect_record** batch, size_t 
         __atomic_store_n(&s.head, r->next, __ATOMIC_RELEASE);
         if (!s.head) s.tail = nullptr;
         --s.count;
-        r->shard = static_cast<uint8_t>(i);
         batch[n++] = r;
         more = true;
       }
@@ -285,10 +317,32 @@ PROBE_FUNC void effect_finish(effect_queue& q) noexcept {
   consumer_state& c = q.cs;
   effect_output_flush(c.out);
   const size_t n = c.done_n;
+  // Pooled blocks go back to their shard's pool, one lock per shard and batch.
+  pool_block* back[k_effect_shards] = {};
   for (size_t i = 0; i < n; ++i) {
-    const int shard = c.done[i]->shard;
-    record_free(c.done[i]);
+    effect_record* r = c.done[i];
+    const int shard = r->shard;
+    const bool pooled = r->pooled;
+    record_clear(r);
+    if (pooled) back[shard] = new (static_cast<void*>(r)) pool_block{back[shard]};
+    else free(static_cast<void*>(r));
     __atomic_add_fetch(&q.shards[shard].completed, 1, __ATOMIC_RELEASE);
+  }
+  for (int k = 0; k < k_effect_shards; ++k) {
+    if (!back[k]) continue;
+    effect_shard& s = q.shards[k];
+    lock_guard<mutex> g(s.m);
+    while (back[k]) {
+      pool_block* b = back[k];
+      back[k] = b->next;
+      if (s.pool_count < k_pool_max) {
+        b->next = s.pool;
+        s.pool = b;
+        ++s.pool_count;
+      } else {
+        free(static_cast<void*>(b));
+      }
+    }
   }
   c.done_n = 0;
   __atomic_add_fetch(&q.total_completed, n, __ATOMIC_SEQ_CST);

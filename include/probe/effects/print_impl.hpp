@@ -83,7 +83,7 @@ PROBE_FUNC void effect_run(effect_record* r, std::string& out) noexcept {
   if (r->is_callback) {
     if (!r->task) return;  // could not be built; reported when it was made
     if (r->failed) {
-      log_once(&g_capture_failed, "a probe::callback was skipped: %s", r->error);
+      log_once(&g_capture_failed, "a probe::callback was skipped: %s", r->error ? r->error : "out of memory");
       return;
     }
     effect_output_flush(out);  // what printed before the callback appears before its output
@@ -141,7 +141,7 @@ PROBE_FUNC void print_submit(bool ordered, const char* fmt, size_t fmt_len, cons
       if (record_capture(r, a[i].view, &copy)) {
         a[i].view = copy;
       } else {
-        log_once(&g_capture_failed, "probe::print cannot copy a tensor argument: %s", r->error);
+        log_once(&g_capture_failed, "probe::print cannot copy a tensor argument: %s", r->error ? r->error : "out of memory");
         if (a[i].view.where.is_host()) a[i].view.data = nullptr;  // prints "<... with no data>"
       }
     }
