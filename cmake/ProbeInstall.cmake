@@ -3,7 +3,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS probe EXPORT probeTargets)
+install(TARGETS probe probe_compiled EXPORT probeTargets)
 if(PROBE_WITH_CUDA)
   install(TARGETS probe_cuda EXPORT probeTargets)
 endif()

@@ -77,7 +77,7 @@ inline int count_containing(const std::vector<std::string>& lines, const std::st
 inline int check_with_numpy(const std::string& dir, const std::string& expect_json = "") {
   std::string cmd = std::string(PROBE_TEST_PYTHON) + " " + PROBE_TEST_SOURCE_DIR "/dump/check_dump.py '" + dir + "'";
   if (!expect_json.empty()) {
-    const std::string path = dir + ".expect.json";
+    const std::string path = dir + "/.expect.json";
     std::ofstream(path) << expect_json;
     cmd += " '" + path + "'";
   }

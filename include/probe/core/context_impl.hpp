@@ -5,11 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "../detail/log.hpp"
+#include "../detail/string_table.hpp"
 #include "../detail/sync.hpp"
 #include "../detail/thread_id.hpp"
 #include "op.hpp"
@@ -71,51 +71,65 @@ inline int64_t wall_ns() noexcept {
 }
 
 // Byte ranges of the most recent output written to each region, per device, so an input that
-// reads an earlier output is linked to it.
+// reads an earlier output is linked to it. Ranges are disjoint and kept sorted by (device,
+// start) in one vector: lookups are binary searches, and the number of live outputs is small.
 class producer_map {
  public:
   void record(const tensor_view& v, const std::string& key, uint64_t seq) {
     uintptr_t lo, hi;
     if (!range(v, &lo, &hi)) return;
-    auto& m = ranges_[device_key(v)];
+    const int dev = device_key(v);
     // Trim or drop every range overlapping [lo, hi): the new output overwrote that memory.
-    auto it = m.lower_bound(lo);
-    if (it != m.begin()) --it;
-    while (it != m.end() && it->first < hi) {
-      if (it->second.hi <= lo) {
-        ++it;
-        continue;
-      }
-      entry e = it->second;
-      const uintptr_t s = it->first;
-      it = m.erase(it);
-      if (s < lo) m.emplace(s, entry{lo, e.key, e.seq});
-      if (e.hi > hi) it = m.emplace(hi, entry{e.hi, e.key, e.seq}).first, ++it;
+    size_t i = first_not_before(dev, lo);
+    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
+    std::vector<entry> keep;  // pieces of overlapped ranges that stick out on either side
+    size_t end = i;
+    while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
+      const entry& e = ranges_[end];
+      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq});
+      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq});
+      ++end;
     }
-    m.emplace(lo, entry{hi, key, seq});
+    ranges_.erase(ranges_.begin() + static_cast<long>(i), ranges_.begin() + static_cast<long>(end));
+    entry fresh{dev, lo, hi, key, seq};
+    if (!keep.empty() && keep[0].lo < lo) {
+      ranges_.insert(ranges_.begin() + static_cast<long>(i++), keep[0]);
+      keep.erase(keep.begin());
+    }
+    ranges_.insert(ranges_.begin() + static_cast<long>(i++), fresh);
+    if (!keep.empty()) ranges_.insert(ranges_.begin() + static_cast<long>(i), keep[0]);
   }
   // The key of the most recent output overlapping v's bytes, or "".
   std::string find(const tensor_view& v) const {
     uintptr_t lo, hi;
     if (!range(v, &lo, &hi)) return {};
-    auto dm = ranges_.find(device_key(v));
-    if (dm == ranges_.end()) return {};
-    const auto& m = dm->second;
-    auto it = m.upper_bound(lo);
-    if (it != m.begin()) --it;
+    const int dev = device_key(v);
+    size_t i = first_not_before(dev, lo);
+    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
     const entry* best = nullptr;
-    for (; it != m.end() && it->first < hi; ++it)
-      if (it->second.hi > lo && (!best || it->second.seq > best->seq)) best = &it->second;
+    for (; i < ranges_.size() && ranges_[i].dev == dev && ranges_[i].lo < hi; ++i)
+      if (!best || ranges_[i].seq > best->seq) best = &ranges_[i];
     return best ? best->key : std::string();
   }
   void clear() { ranges_.clear(); }
 
  private:
   struct entry {
-    uintptr_t hi;
+    int dev;
+    uintptr_t lo, hi;
     std::string key;
     uint64_t seq;
   };
+  // Index of the first range at or after (dev, lo).
+  size_t first_not_before(int dev, uintptr_t lo) const noexcept {
+    size_t a = 0, b = ranges_.size();
+    while (a < b) {
+      const size_t m = (a + b) / 2;
+      const entry& e = ranges_[m];
+      if (e.dev < dev || (e.dev == dev && e.lo < lo)) a = m + 1; else b = m;
+    }
+    return a;
+  }
   static int device_key(const tensor_view& v) {
     return v.where.kind == device::host ? -1 : v.where.index;
   }
@@ -132,12 +146,12 @@ class producer_map {
     *hi = base + static_cast<uintptr_t>((last + 1) * item);
     return true;
   }
-  std::map<int, std::map<uintptr_t, entry>> ranges_;
+  std::vector<entry> ranges_;
 };
 
 struct op_context {
   mutex m;  // guards occurrences and producers
-  std::map<std::string, uint64_t> occurrences;
+  string_table occurrences;  // op name -> executions begun
   producer_map producers;
   uint64_t next_seq = 0;  // atomic
   bool track_edges = false;

@@ -8,11 +8,14 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <string>
 
 #include "../core/config.hpp"
+#include "int_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -82,6 +85,19 @@ PROBE_FUNC std::string join_path(const std::string& dir, const std::string& name
   return dir + "/" + name;
 }
 
+// getpid() is a system call on current glibc; temporary names need it per file.
+inline pid_t g_cached_pid = 0;
+PROBE_FUNC pid_t cached_pid() noexcept {
+  pid_t p = __atomic_load_n(&g_cached_pid, __ATOMIC_RELAXED);
+  if (PROBE_LIKELY(p != 0)) return p;
+  static const bool hooked =
+      pthread_atfork(nullptr, nullptr, [] { __atomic_store_n(&g_cached_pid, getpid(), __ATOMIC_RELAXED); }) == 0;
+  (void)hooked;
+  p = getpid();
+  __atomic_store_n(&g_cached_pid, p, __ATOMIC_RELAXED);
+  return p;
+}
+
 // A file that becomes visible under its final name only when committed: written to
 // "<dir>/.<name>.tmp.<pid>.<n>" and renamed over the final name by commit().
 class atomic_file {
@@ -103,7 +119,13 @@ class atomic_file {
       const unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
       // Keep the temporary name within NAME_MAX whatever the final name's length.
       std::string stem = base.size() > 200 ? base.substr(0, 200) : base;
-      tmp_ = dir + "." + stem + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n);
+      char tag[48];
+      char* end = put_text(tag, ".tmp.");
+      end = put_uint(end, static_cast<unsigned long long>(cached_pid()));
+      *end++ = '.';
+      end = put_uint(end, n);
+      tmp_.reserve(dir.size() + stem.size() + 48);
+      tmp_.assign(dir).append(1, '.').append(stem).append(tag, static_cast<size_t>(end - tag));
     } catch (...) {
       return ENOMEM;
     }

@@ -57,7 +57,8 @@ class dump_effect final : public op_listener {
     } catch (...) {
       cfg_.on = false;
     }
-    stopped_ = failed_ = false;
+    stopped_ = false;
+    __atomic_store_n(&failed_, false, __ATOMIC_RELEASE);
     __atomic_store_n(&active_, cfg_.on, __ATOMIC_RELEASE);
   }
 
@@ -145,10 +146,10 @@ class dump_effect final : public op_listener {
     delete d;
   }
 
-  // Writes the graph files and the manifest's end record; dumping can go on afterwards.
+  // Writes the graph files so far; dumping can go on afterwards.
   void flush() noexcept {
     lock_guard<mutex> g(m_);
-    if (!opened_ || failed_) return;
+    if (!opened_ || failed()) return;
     write_graphs_locked();
   }
 
@@ -192,7 +193,7 @@ class dump_effect final : public op_listener {
 
   // Opens the run directory and manifest on first use; false once failed.
   bool usable_locked() noexcept {
-    if (failed_) return false;
+    if (failed()) return false;
     if (opened_) return true;
     opened_ = true;
     if (cfg_.to_stdout) return true;
@@ -209,7 +210,7 @@ class dump_effect final : public op_listener {
       return false;
     }
     write_line_locked(render_run_record(dir_.path, cfg_.base));
-    return !failed_;
+    return !failed();
   }
 
   // Reserves n bytes of the --probe_dump_max_bytes budget; false once it is spent.
@@ -233,19 +234,16 @@ class dump_effect final : public op_listener {
     write_line_locked(render_budget_record(why, seq, ops_, bytes_));
   }
 
+  bool failed() const noexcept { return __atomic_load_n(&failed_, __ATOMIC_ACQUIRE); }
+
+  // The first I/O error turns dumping off, with one message. Lock-free, so it can be called
+  // with or without m_ held.
   void fail(int err, const std::string& path) noexcept {
-    lock_guard<mutex> g(m_);
-    fail_locked(err, path);
-  }
-  void fail_locked(int err, const std::string& path) noexcept {
-    if (failed_) return;
-    failed_ = true;
+    if (__atomic_exchange_n(&failed_, true, __ATOMIC_ACQ_REL)) return;
     __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
-    log("dumping turned off: %s (%s); the program continues without dumps", strerror(err),
-        path.c_str());
-    if (manifest_fd_ >= 0) ::close(manifest_fd_);
-    manifest_fd_ = -1;
+    log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
   }
+  void fail_locked(int err, const std::string& path) noexcept { fail(err, path); }
 
   void write_manifest_line(const std::string& line) {
     lock_guard<mutex> g(m_);
@@ -254,7 +252,7 @@ class dump_effect final : public op_listener {
   // One write(2) per line on an O_APPEND descriptor: lines are never torn, and a killed
   // process leaves only whole lines behind.
   void write_line_locked(const std::string& line) noexcept {
-    if (manifest_fd_ < 0 || failed_) return;
+    if (manifest_fd_ < 0 || failed()) return;
     if (int e = write_all(manifest_fd_, line.data(), line.size()))
       fail_locked(e, join_path(dir_.path, "manifest.jsonl"));
   }
@@ -333,10 +331,8 @@ PROBE_FUNC void dump_effect::write_graphs_locked() noexcept {
 // Ends the run: graphs, the manifest's end record, the directory lock. With at_exit false
 // (options changed) the next op opens a new run.
 PROBE_FUNC void dump_effect::close_run_locked(bool at_exit) noexcept {
-  if (opened_ && !failed_) {
-    write_graphs_locked();
-    write_line_locked(render_end_record(ops_, bytes_, stopped_));
-  }
+  if (opened_ && !failed()) write_line_locked(render_end_record(ops_, bytes_, stopped_));
+  if (opened_ && !failed()) write_graphs_locked();
   if (manifest_fd_ >= 0) ::close(manifest_fd_);
   manifest_fd_ = -1;
   if (dir_.lock_fd >= 0) ::close(dir_.lock_fd);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../detail/fs.hpp"
+#include "../detail/int_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -48,9 +49,12 @@ constexpr size_t k_op_name_cap = 120;
 constexpr size_t k_slot_name_cap = 96;
 
 PROBE_FUNC std::string op_file_stem(uint64_t seq, const std::string& op) {
-  char head[32];
-  snprintf(head, sizeof head, "op_%06llu.", static_cast<unsigned long long>(seq));
-  return head + sanitize_name(op, k_op_name_cap);
+  char head[32] = "op_";
+  char* end = put_uint(head + 3, seq, 6);
+  *end++ = '.';
+  std::string s(head, static_cast<size_t>(end - head));
+  s += sanitize_name(op, k_op_name_cap);
+  return s;
 }
 
 // "op_000012.conv1.out.y.npy"

@@ -4,12 +4,15 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <string>
 
 #include "../core/context_impl.hpp"
 #include "../core/format.hpp"
 #include "../core/stats.hpp"
 #include "../core/tensor.hpp"
+#include "../detail/float_text.hpp"
+#include "../detail/int_text.hpp"
 #include "../formats/json_write.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -81,58 +84,94 @@ PROBE_FUNC std::string short_stats_text(const health& h) {
          (h.nonfinite() ? format(" nan {} inf {}", h.nan, h.pos_inf + h.neg_inf) : std::string());
 }
 
-PROBE_FUNC void write_health(json::writer& w, const health& h) {
-  w.key("stats").begin_object();
-  w.member("count", static_cast<long long>(h.count));
-  w.member("finite", static_cast<long long>(h.finite));
-  w.member("min", h.min).member("max", h.max).member("mean", h.mean).member("std", h.std);
-  w.member("nan", static_cast<long long>(h.nan));
-  w.member("posinf", static_cast<long long>(h.pos_inf));
-  w.member("neginf", static_cast<long long>(h.neg_inf));
-  w.member("zero", static_cast<long long>(h.zero));
-  w.member("subnormal", static_cast<long long>(h.subnormal));
-  w.member("negative", static_cast<long long>(h.negative));
-  w.member("positive", static_cast<long long>(h.positive));
-  w.end_object();
+// The manifest line is written once per dumped tensor, so it is assembled by hand: constant
+// keys are appended as they are, user strings go through the JSON escaper, numbers through
+// the shortest round-trip formatter.
+namespace manifest_text {
+template <size_t N>
+inline void lit(std::string& o, const char (&s)[N]) {
+  o.append(s, N - 1);
+}
+inline void str(std::string& o, const std::string& s) { json::write_string(o, s); }
+inline void opt_str(std::string& o, const std::string& s) {
+  if (s.empty()) lit(o, "null"); else json::write_string(o, s);
+}
+inline void num(std::string& o, long long v) {
+  char b[24];
+  o.append(b, static_cast<size_t>(std::to_chars(b, b + sizeof b, v).ptr - b));
+}
+inline void unum(std::string& o, unsigned long long v) {
+  char b[24];
+  o.append(b, static_cast<size_t>(std::to_chars(b, b + sizeof b, v).ptr - b));
+}
+inline void real(std::string& o, double v) {
+  if (!fp_finite(v)) return lit(o, "null");  // JSON has no NaN or infinity
+  char b[shortest_text_capacity];
+  o.append(b, write_shortest(b, v));
+}
+inline void dims_array(std::string& o, const int64_t* d, int n) {
+  o += '[';
+  for (int i = 0; i < n; ++i) {
+    if (i) o += ',';
+    num(o, d[i]);
+  }
+  o += ']';
+}
+}  // namespace manifest_text
+
+PROBE_FUNC void append_health(std::string& o, const health& h) {
+  using namespace manifest_text;
+  lit(o, "{\"count\":"), num(o, h.count);
+  lit(o, ",\"finite\":"), num(o, h.finite);
+  lit(o, ",\"min\":"), real(o, h.min);
+  lit(o, ",\"max\":"), real(o, h.max);
+  lit(o, ",\"mean\":"), real(o, h.mean);
+  lit(o, ",\"std\":"), real(o, h.std);
+  lit(o, ",\"nan\":"), num(o, h.nan);
+  lit(o, ",\"posinf\":"), num(o, h.pos_inf);
+  lit(o, ",\"neginf\":"), num(o, h.neg_inf);
+  lit(o, ",\"zero\":"), num(o, h.zero);
+  lit(o, ",\"subnormal\":"), num(o, h.subnormal);
+  lit(o, ",\"negative\":"), num(o, h.negative);
+  lit(o, ",\"positive\":"), num(o, h.positive);
+  o += '}';
 }
 
 // One manifest line, newline included.
 PROBE_FUNC std::string render_tensor_record(const tensor_record& rec) {
-  std::string line;
-  line.reserve(512);
-  json::writer w(line);
-  w.begin_object();
-  w.member("record", "tensor");
-  w.member("seq", static_cast<unsigned long long>(rec.seq));
-  w.member("step", static_cast<long long>(rec.step));
-  w.member("op", rec.op).member("type", rec.type);
-  w.member("occurrence", static_cast<unsigned long long>(rec.occurrence));
-  w.key("parent");
-  if (rec.parent) w.value(static_cast<unsigned long long>(rec.parent)); else w.null();
-  w.member("thread", static_cast<unsigned>(rec.thread));
-  w.member("io", rec.is_input ? "in" : "out").member("stage", rec.is_input ? "before" : "after");
-  w.member("slot", rec.slot).member("key", rec.key);
-  w.key("producer");
-  if (rec.producer.empty()) w.null(); else w.value(rec.producer);
-  w.member("dtype", dtype_name(rec.elem_type));
-  w.key("shape").begin_array();
-  for (int i = 0; i < rec.ndim; ++i) w.value(static_cast<long long>(rec.shape[i]));
-  w.end_array();
+  using namespace manifest_text;
+  std::string o;
+  o.reserve(640);
+  lit(o, "{\"record\":\"tensor\",\"seq\":"), unum(o, rec.seq);
+  lit(o, ",\"step\":"), num(o, rec.step);
+  lit(o, ",\"op\":"), str(o, rec.op);
+  lit(o, ",\"type\":"), str(o, rec.type);
+  lit(o, ",\"occurrence\":"), unum(o, rec.occurrence);
+  lit(o, ",\"parent\":");
+  if (rec.parent) unum(o, rec.parent); else lit(o, "null");
+  lit(o, ",\"thread\":"), unum(o, rec.thread);
+  if (rec.is_input) lit(o, ",\"io\":\"in\",\"stage\":\"before\""); else lit(o, ",\"io\":\"out\",\"stage\":\"after\"");
+  lit(o, ",\"slot\":"), str(o, rec.slot);
+  lit(o, ",\"key\":"), str(o, rec.key);
+  lit(o, ",\"producer\":"), opt_str(o, rec.producer);
+  lit(o, ",\"dtype\":\""), o += dtype_name(rec.elem_type), o += '"';
+  lit(o, ",\"shape\":"), dims_array(o, rec.shape, rec.ndim);
   // The file is always row-major; these are the strides (in elements) the tensor had in memory.
-  w.key("strides").begin_array();
-  for (int i = 0; i < rec.ndim; ++i) w.value(static_cast<long long>(rec.strides[i]));
-  w.end_array();
-  w.member("device", device_text(rec.where));
-  w.member("bytes", static_cast<unsigned long long>(rec.bytes));
-  w.key("file");
-  if (rec.file.empty()) w.null(); else w.value(rec.file);
-  if (rec.have_stats) write_health(w, rec.stats);
-  else w.key("stats").null();
-  if (!rec.note.empty()) w.member("note", rec.note);
-  w.member("wall_time", static_cast<double>(rec.wall_ns) * 1e-9);
-  w.end_object();
-  line += '\n';
-  return line;
+  lit(o, ",\"strides\":"), dims_array(o, rec.strides, rec.ndim);
+  lit(o, ",\"device\":"), str(o, device_text(rec.where));
+  lit(o, ",\"bytes\":"), unum(o, rec.bytes);
+  lit(o, ",\"file\":"), opt_str(o, rec.file);
+  lit(o, ",\"stats\":");
+  if (rec.have_stats) append_health(o, rec.stats); else lit(o, "null");
+  if (!rec.note.empty()) lit(o, ",\"note\":"), str(o, rec.note);
+  // Seconds since the epoch with microseconds, from integers (no float formatting).
+  char t[40];
+  char* e = put_int(t, rec.wall_ns / 1000000000);
+  *e++ = '.';
+  e = put_uint(e, static_cast<unsigned long long>(rec.wall_ns % 1000000000) / 1000, 6);
+  lit(o, ",\"wall_time\":"), o.append(t, static_cast<size_t>(e - t));
+  lit(o, "}\n");
+  return o;
 }
 
 PROBE_FUNC std::string render_run_record(const std::string& dir, const std::string& asked) {

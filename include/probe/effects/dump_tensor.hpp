@@ -137,13 +137,10 @@ PROBE_FUNC dump_result dump_tensor(const tensor_view& v, const std::string& path
       return res;
     }
     atomic_file file;
+    std::string header;  // written with the first chunk: one system call for small tensors
     if (!path.empty()) {
-      std::string header = npy::header_for(v);
+      header = npy::header_for(v);
       if (int e = file.open(path)) {
-        res.io_error = e;
-        return res;
-      }
-      if (int e = write_all(file.fd(), header.data(), header.size())) {
         res.io_error = e;
         return res;
       }
@@ -174,7 +171,11 @@ PROBE_FUNC dump_result dump_tensor(const tensor_view& v, const std::string& path
         head_dst += take;
         head_bytes_left -= take;
       }
-      const int e = file.fd() >= 0 ? write_all(file.fd(), p, n) : 0;
+      int e = 0;
+      if (file.fd() >= 0) {
+        e = header.empty() ? write_all(file.fd(), p, n) : write_all2(file.fd(), header.data(), header.size(), p, n);
+        header.clear();
+      }
       if (worker) acc = merge_health(acc, worker->wait());  // before the reader reuses the chunk
       if (e) {
         res.io_error = e;
@@ -190,6 +191,12 @@ PROBE_FUNC dump_result dump_tensor(const tensor_view& v, const std::string& path
     res.stats = acc;
     res.read_ok = true;
     if (file.fd() >= 0) {
+      if (!header.empty()) {  // an empty tensor: the header is the whole file
+        if (int e = write_all(file.fd(), header.data(), header.size())) {
+          res.io_error = e;
+          return res;
+        }
+      }
       if (int e = file.commit()) {
         res.io_error = e;
         return res;

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
+#include "../detail/string_table.hpp"
 #include "../backends/gpu_op_timing.hpp"
 #include "../detail/log.hpp"
 #include "../detail/ptr_list.hpp"
@@ -374,8 +374,7 @@ class timing_aggregator {
 
   // Owned, never freed (the aggregator lives as long as the process).
   ptr_list<series_entry> series_;
-  // The map type core already instantiates (std::map costs compile time per type).
-  std::map<std::string, uint64_t> series_by_key_;  // kind + name -> row + 1
+  string_table series_by_key_;  // kind + name -> row + 1
   ptr_list<site_entry> sites_;
   ptr_list<metric_entry> metrics_;
   ptr_list<device_track> gpu_tracks_;  // one trace track per device stream

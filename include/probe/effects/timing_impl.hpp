@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <map>
 #include <string>
 
+#include "../detail/string_table.hpp"
 #include "../backends/gpu_op_timing.hpp"
 #include "../core/context_impl.hpp"
 #include "../core/options.hpp"
@@ -41,7 +41,7 @@ struct timing_state {
   uint64_t start_ticks = 0;   // when timing first turned on: the summary's wall time
 
   mutex names_m;
-  std::map<std::string, uint64_t> names;  // interned_name* (core's map type: no new instantiation)
+  string_table names;  // interned_name*
 
   mutex writer_m;  // the background drain thread (detached: it may still wait at exit)
   condvar writer_cv;

@@ -4,12 +4,11 @@
 #pragma once
 #include <stdint.h>
 
-#include <algorithm>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "../core/config.hpp"
+#include "../detail/string_table.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -43,16 +42,16 @@ struct dataflow_graph {
   // Resolves producer keys ("<op>#<occ>/out/<slot>") into edges between kept nodes.
   void link() {
     edges.clear();
-    std::map<std::string, size_t> output_of;
+    string_table output_of;  // key -> node index + 1
     for (size_t i = 0; i < nodes.size(); ++i)
       for (const graph_tensor& out : nodes[i].outputs)
-        output_of[nodes[i].name + "#" + std::to_string(nodes[i].occurrence) + "/out/" + out.slot] = i;
+        output_of[nodes[i].name + "#" + std::to_string(nodes[i].occurrence) + "/out/" + out.slot] = i + 1;
     for (size_t to = 0; to < nodes.size(); ++to)
       for (const graph_tensor& in : nodes[to].inputs) {
-        auto it = in.producer.empty() ? output_of.end() : output_of.find(in.producer);
-        if (it == output_of.end() || it->second >= to) continue;
+        const uint64_t* from = in.producer.empty() ? nullptr : output_of.find(in.producer);
+        if (!from || *from - 1 >= to) continue;
         const size_t slash = in.producer.rfind('/');
-        edges.push_back({it->second, to, in.producer.substr(slash + 1) + " -> " + in.slot});
+        edges.push_back({static_cast<size_t>(*from - 1), to, in.producer.substr(slash + 1) + " -> " + in.slot});
       }
   }
 };
@@ -75,31 +74,35 @@ inline graph_layout layout_graph(const dataflow_graph& g, double node_w = 180, d
   for (const graph_edge& e : g.edges) preds[e.to].push_back(e.from);
   int max_layer = 0;
   for (size_t i = 0; i < n; ++i) {  // nodes are in sequence order: producers come first
-    for (size_t p : preds[i]) layer[i] = std::max(layer[i], layer[p] + 1);
-    max_layer = std::max(max_layer, layer[i]);
+    for (size_t p : preds[i]) layer[i] = (layer[i] > layer[p] + 1 ? layer[i] : layer[p] + 1);
+    if (layer[i] > max_layer) max_layer = layer[i];
   }
   std::vector<std::vector<size_t>> rows(static_cast<size_t>(max_layer) + 1);
   for (size_t i = 0; i < n; ++i) rows[static_cast<size_t>(layer[i])].push_back(i);
   std::vector<double> pos(n, 0);
   for (auto& row : rows) {
-    std::vector<std::pair<double, size_t>> keyed;
-    for (size_t i : row) {
+    std::vector<double> bary(row.size());
+    for (size_t k = 0; k < row.size(); ++k) {
       double sum = 0;
-      for (size_t p : preds[i]) sum += pos[p];
-      const double bary = preds[i].empty() ? static_cast<double>(keyed.size()) : sum / static_cast<double>(preds[i].size());
-      keyed.emplace_back(bary, i);
+      for (size_t p : preds[row[k]]) sum += pos[p];
+      bary[k] = preds[row[k]].empty() ? static_cast<double>(k) : sum / static_cast<double>(preds[row[k]].size());
     }
-    std::stable_sort(keyed.begin(), keyed.end(),
-                     [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) { return a.first < b.first; });
-    for (size_t k = 0; k < keyed.size(); ++k) {
-      row[k] = keyed[k].second;
-      pos[keyed[k].second] = static_cast<double>(k);
-    }
+    // Stable insertion sort by barycenter (rows are small; <algorithm> is not worth its cost).
+    for (size_t k = 1; k < row.size(); ++k)
+      for (size_t j = k; j > 0 && bary[j] < bary[j - 1]; --j) {
+        const double tb = bary[j];
+        bary[j] = bary[j - 1];
+        bary[j - 1] = tb;
+        const size_t tr = row[j];
+        row[j] = row[j - 1];
+        row[j - 1] = tr;
+      }
+    for (size_t k = 0; k < row.size(); ++k) pos[row[k]] = static_cast<double>(k);
   }
   graph_layout l;
   l.boxes.resize(n);
   size_t widest = 1;
-  for (const auto& row : rows) widest = std::max(widest, row.size());
+  for (const auto& row : rows) if (row.size() > widest) widest = row.size();
   l.width = static_cast<double>(widest) * (node_w + gap_x) + gap_x;
   for (size_t r = 0; r < rows.size(); ++r) {
     const double row_w = static_cast<double>(rows[r].size()) * (node_w + gap_x) - gap_x;

@@ -18,6 +18,7 @@
 
 #include <string>
 
+#include "../detail/int_text.hpp"
 #include "../core/tensor_view.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -376,11 +377,15 @@ inline std::string header(dtype t, const int64_t* shape, int ndim) noexcept {
   // 12-byte prefix room, then the dict text (at most ~300 bytes with 8 dims), then padding.
   char buf[512];
   char* text = buf + 12;
-  int n = snprintf(text, 320, "{'descr': %s, 'fortran_order': False, 'shape': (", descr);
-  for (int i = 0; i < ndim; ++i)
-    n += snprintf(text + n, 320 - static_cast<size_t>(n), i ? ", %lld" : "%lld", static_cast<long long>(shape[i]));
-  n += snprintf(text + n, 320 - static_cast<size_t>(n), ndim == 1 ? ",), }" : "), }");
-  const size_t dict = static_cast<size_t>(n);
+  char* end = probe::detail::put_text(text, "{'descr': ");
+  end = probe::detail::put_text(end, descr);
+  end = probe::detail::put_text(end, ", 'fortran_order': False, 'shape': (");
+  for (int i = 0; i < ndim; ++i) {
+    if (i) end = probe::detail::put_text(end, ", ");
+    end = probe::detail::put_int(end, static_cast<long long>(shape[i]));
+  }
+  end = probe::detail::put_text(end, ndim == 1 ? ",), }" : "), }");
+  const size_t dict = static_cast<size_t>(end - text);
   const size_t prefix = 10;
   const size_t total = (prefix + dict + 1 + 63) / 64 * 64;
   const size_t text_len = total - prefix;
