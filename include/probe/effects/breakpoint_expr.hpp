@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include <string>
-#include <vector>
 
 #include "breakpoint_frames.hpp"
 
@@ -64,20 +63,21 @@ inline bool parse_item(const std::string& raw, index_item* it, std::string* err)
     *err = "empty index";
     return false;
   }
-  std::vector<std::string> parts;
-  size_t from = 0;
-  for (size_t i = 0; i <= t.size(); ++i)
+  std::string parts[3];
+  size_t nparts = 0, from = 0;
+  for (size_t i = 0; i <= t.size() && nparts <= 3; ++i)
     if (i == t.size() || t[i] == ':') {
-      parts.push_back(t.substr(from, i - from));
+      if (nparts < 3) parts[nparts] = t.substr(from, i - from);
+      ++nparts;
       from = i + 1;
     }
   bool ok = true, present = false;
-  if (parts.size() == 1) {
+  if (nparts == 1) {
     ok = parse_int(parts[0], &it->index, &present);
-  } else if (parts.size() <= 3) {
+  } else if (nparts <= 3) {
     it->is_slice = true;
     ok = parse_int(parts[0], &it->start, &it->has_start) && parse_int(parts[1], &it->stop, &it->has_stop);
-    if (ok && parts.size() == 3) ok = parse_int(parts[2], &it->step, &it->has_step);
+    if (ok && nparts == 3) ok = parse_int(parts[2], &it->step, &it->has_step);
     if (!it->has_step) it->step = 1;
   } else {
     ok = false;
@@ -94,10 +94,10 @@ inline bool parse_item(const std::string& raw, index_item* it, std::string* err)
 }
 
 // Applies one bracket's items to v's leading dimensions, as numpy does.
-inline bool apply_index(tensor_view& v, const std::vector<index_item>& items, std::string* err) {
-  if (static_cast<int>(items.size()) > v.ndim) {
+inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err) {
+  if (nitems > v.ndim) {
     *err = "too many indices: the tensor is " + std::to_string(v.ndim) + "-dimensional, but " +
-           std::to_string(items.size()) + " were indexed";
+           std::to_string(nitems) + " were indexed";
     return false;
   }
   tensor_view r = v;
@@ -105,12 +105,12 @@ inline bool apply_index(tensor_view& v, const std::vector<index_item>& items, st
   int64_t offset = 0;  // in elements
   for (int d = 0; d < v.ndim; ++d) {
     const int64_t size = v.shape[d], stride = v.strides[d];
-    if (d >= static_cast<int>(items.size())) {
+    if (d >= nitems) {
       r.shape[out] = size;
       r.strides[out++] = stride;
       continue;
     }
-    const index_item& it = items[static_cast<size_t>(d)];
+    const index_item& it = items[d];
     if (!it.is_slice) {
       int64_t i = it.index < 0 ? it.index + size : it.index;
       if (i < 0 || i >= size) {
@@ -203,17 +203,20 @@ PROBE_FUNC bool eval_expr(const frame& f, const std::string& text, expr_value* o
         *err = "missing ']' in '" + e + "'";
         return false;
       }
-      std::vector<index_item> items;
+      index_item items[max_dims + 1];
+      int nitems = 0;
       const std::string inside = e.substr(pos + 1, close - pos - 1);
       size_t from = 0;
       for (size_t i = 0; i <= inside.size(); ++i)
         if (i == inside.size() || inside[i] == ',') {
           index_item it;
           if (!parse_item(inside.substr(from, i - from), &it, err)) return false;
-          items.push_back(it);
+          if (nitems <= max_dims) items[nitems] = it;
+          ++nitems;
           from = i + 1;
         }
-      if (!apply_index(v, items, err)) return false;
+      if (nitems > max_dims) nitems = max_dims + 1;  // reported as too many indices below
+      if (!apply_index(v, items, nitems, err)) return false;
       pos = close + 1;
     } else if (e.compare(pos, 6, ".shape") == 0 && trim(e.substr(pos + 6)).empty()) {
       attr = "shape";

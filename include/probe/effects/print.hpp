@@ -25,6 +25,7 @@ struct ordered_t {
 };
 inline constexpr ordered_t ordered{0};
 
+#if !defined(PROBE_DISABLE)
 namespace detail {
 
 struct effect_record;  // effects/effect_queue_impl.hpp
@@ -36,7 +37,6 @@ class callback_task {
   virtual void run() = 0;
 };
 
-#if !defined(PROBE_DISABLE)
 // Captures the erased arguments (strings and tensors are copied) and queues the print.
 PROBE_FUNC void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
                              int nargs) noexcept;
@@ -50,7 +50,6 @@ PROBE_FUNC void callback_free(void* p) noexcept;
 // Queues the record with its task; a null task (out of memory) drops the record with a message.
 PROBE_FUNC void callback_commit(effect_record* r, callback_task* task) noexcept;
 PROBE_FUNC void effects_barrier_impl() noexcept;
-#endif
 
 // ---- what a callback argument becomes ----
 
@@ -94,31 +93,25 @@ struct capture_of;
 template <class A>
 struct capture_of<A, capture_kind::value> {
   using type = value_slot<typename strip_cv<A>::type>;
-#if !defined(PROBE_DISABLE)
   static type make(effect_record*, const A& a) { return type{a}; }
-#endif
 };
 template <class A>
 struct capture_of<A, capture_kind::string> {
   using type = string_slot;
-#if !defined(PROBE_DISABLE)
   static type make(effect_record* r, const A& a) noexcept {
     const format_arg f = make_format_arg(a);
     return type{callback_capture_string(r, f.str, f.len)};
   }
-#endif
 };
 template <class A>
 struct capture_of<A, capture_kind::tensor> {
   using type = tensor_slot;
-#if !defined(PROBE_DISABLE)
   static type make(effect_record* r, const A& a) {
     if constexpr (array_traits<A>::is_array)
       return type{callback_capture_tensor(r, ::probe::view(&a[0], static_cast<int64_t>(array_traits<A>::size)))};
     else
       return type{callback_capture_tensor(r, to_view(a))};
   }
-#endif
 };
 
 // A callable as it is stored: functions decay to pointers, references are dropped.
@@ -170,11 +163,9 @@ class callback_closure final : public callback_task {
   callback_closure(G&& fn, S&&... slots) : fn_(static_cast<G&&>(fn)), slots_(static_cast<S&&>(slots)...) {}
   void run() override { slots_.call(fn_); }
 
-#if !defined(PROBE_DISABLE)
   // Allocation that reports failure as nullptr, without <new>.
   static void* operator new(size_t n) noexcept { return callback_alloc(n); }
   static void operator delete(void* p) noexcept { callback_free(p); }
-#endif
 
  private:
   F fn_;
@@ -189,7 +180,6 @@ class callback_closure final : public callback_task {
 #define PROBE_CATCH_ALL(...)
 #endif
 
-#if !defined(PROBE_DISABLE)
 template <class... Args>
 PROBE_NOINLINE void print_slow(bool ordered, const char* fmt, size_t len, const Args&... args) noexcept {
   const format_arg erased[sizeof...(Args) + 1] = {make_format_arg(args)..., {}};
@@ -208,9 +198,9 @@ PROBE_NOINLINE void callback_slow(bool ordered, F&& fn, const Args&... args) noe
   PROBE_CATCH_ALL(task = nullptr)
   callback_commit(r, task);
 }
-#endif
 
 }  // namespace detail
+#endif  // PROBE_DISABLE
 
 #if defined(PROBE_DISABLE)
 template <class... Args>
