@@ -106,6 +106,34 @@ try:
                       "breakpoint prompt; continuing\n" % cmds)
     check("commands file: both breakpoints, in order", 0 <= first < second, err)
     check("commands file: the program goes on", rc == 0 and out == "after both\n", "rc=%d out=%r" % (rc, out))
+    # Every command from a file, with --probe_breakpoint=prompt (op frames recorded).
+    npy = os.path.join(tmp, "row.npy")
+    with open(cmds, "w") as f:
+        f.write("help\np y[1]\npp y[:, 0]\ninfo\ninfo step\nstats y\ndump y[1] %s\nl\nw\nbt\nwhere\n"
+                "up\nu\nd 1\ndown\np step\nlist\nq\n" % npy)
+    rc, out, err = run("basic", "--probe_breakpoint=prompt --probe_breakpoint_commands=" + cmds, b"p y\n")
+    lines = "\n".join("%4d%s\t%s" % (n, " ->" if n == BASIC_LINE else "   ", t.rstrip("\n"))
+                      for n, t in enumerate(open(SOURCE).readlines()[BASIC_LINE - 6:BASIC_LINE + 5], BASIC_LINE - 5))
+    for piece in ["(probe) help\nCommands:\n",
+                  "(probe) p y[1]\n[4. 5. 6.]\n",
+                  "(probe) pp y[:, 0]\n[1. 4.]\n",
+                  "(probe) info\nframe #0 " + where + ":\n  y     float32[2, 3]  host\n  step  int32[]        host\n",
+                  "(probe) info step\nstep: int32[], strides () (elements), host, 0x",
+                  "(probe) stats y\ny: float32[2, 3] count 6,",
+                  "(probe) dump y[1] %s\nwrote %s (float32[3])\n" % (npy, npy),
+                  "(probe) l\n" + lines + "\n",
+                  "(probe) w\n  #2 op block", "(probe) bt\n  #2 op block", "(probe) where\n  #2 op block",
+                  "(probe) up\n> #1 op conv1 (Conv) seq 2, step 0\n(probe) u\n> #2 op block (Block) seq 1, step 0\n"
+                  "(probe) d 1\n> #1 op conv1 (Conv) seq 2, step 0\n(probe) down\n> #0 " + where + "\n",
+                  "(probe) p step\n7\n",
+                  # after moving between frames, 'list' starts again around the line (as pdb)
+                  "(probe) list\n  %d   \t" % (BASIC_LINE - 5),
+                  "(probe) q\n"]:
+        check("commands file, every command: %r" % piece[:40], piece in err, err)
+    check("commands file, every command: q ends with status 3, stdin unread", rc == 3 and "(probe) p y\n" not in err,
+          "rc=%d" % rc)
+    check("commands file, every command: dump wrote the row", np.load(npy).tolist() == [4, 5, 6])
+
     rc, out, err = run("twice", "--probe_breakpoint_commands=" + os.path.join(tmp, "missing.txt"), b"")
     check("commands file missing: one message, the program goes on",
           rc == 0 and err.count("cannot read --probe_breakpoint_commands") == 1 and out == "after both\n", err)

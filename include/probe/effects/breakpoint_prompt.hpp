@@ -112,7 +112,6 @@ class session {
     while (sp < cmd.size() && !bp_expr::is_space(cmd[sp])) ++sp;
     const std::string word = cmd.substr(0, sp);
     const std::string arg = bp_expr::trim(cmd.substr(sp));
-    if (word != "l" && word != "list") list_next_ = 0;
     if (word == "c" || word == "cont" || word == "continue") {
       *action = prompt_action::resume;
       return true;
@@ -189,6 +188,7 @@ class session {
     if (dir < 0 && cur_ == 0) return error("Newest frame");
     to = to < 0 ? 0 : to > last ? last : to;
     cur_ = static_cast<size_t>(to);
+    list_next_ = 0;  // as pdb: after a frame change, 'list' shows the lines around its location
     say("> " + frame_title(cur(), cur_) + "\n");
   }
 
@@ -330,7 +330,7 @@ class session {
   prompt_io& io_;
   std::string out_;
   size_t cur_ = 0;
-  int list_next_ = 0;  // the line a repeated 'list' continues from (0: list around the line)
+  int list_next_ = 0;  // the line the next 'list' continues from (0: around the current line)
   std::string source_file_, source_error_;
   std::vector<std::string> source_lines_;
 };
