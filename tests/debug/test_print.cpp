@@ -176,6 +176,32 @@ TEST_CASE("effects_barrier: waits for callbacks still running") {
   CHECK(done.load() == 2);
 }
 
+TEST_CASE("effects_barrier: a callback that consumes inside (nested barrier) still counts as running") {
+  print_file f;
+  std::atomic<bool> c_started{false}, c_done{false}, q_queued{false};
+  probe::callback([&] {
+    c_started = true;
+    while (!q_queued.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the other barrier is waiting
+    probe::effects_barrier();  // runs "p1" and "q" from inside this callback
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    c_done = true;
+  });
+  probe::print("p1");
+  while (!c_started.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  bool done_when_barrier_returned = false;
+  std::thread waiter([&] {
+    probe::effects_barrier();  // covers the callback and "p1"
+    done_when_barrier_returned = c_done.load();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  probe::print("q");  // queued after the waiter's barrier began
+  q_queued = true;
+  waiter.join();
+  CHECK(done_when_barrier_returned);
+  CHECK(f.read() == "p1\nq\n");
+}
+
 TEST_CASE("ordered: program order across threads") {
   print_file f;
   constexpr int threads = 8, rounds = 150;

@@ -93,6 +93,12 @@ struct consumer_state {
   effect_record* done[k_batch];   // ran, not yet reported complete
   size_t done_n = 0;
   std::string out;                // output not yet written
+  // Records that ran inside another record's callback (a barrier or exit there consumes):
+  // reported complete only when the outer one is, so that per shard, "n complete" always
+  // means "the first n complete" (what a barrier relies on).
+  int depth = 0;
+  uint64_t deferred[k_effect_shards] = {};
+  uint64_t deferred_total = 0;
 };
 
 struct effect_queue {
@@ -101,6 +107,7 @@ struct effect_queue {
   uint64_t next_emit = 1;      // atomic (consumer writes): the ordered number that runs next
   uint64_t total_pushed = 0;   // atomic
   uint64_t total_completed = 0;  // atomic
+  uint64_t pushed_by_callbacks = 0;  // atomic: records queued from inside a callback
   size_t pending_bytes = 0;    // atomic
   uint32_t shard_capacity = 4096;
   size_t byte_budget = size_t(256) << 20;
@@ -326,8 +333,9 @@ PROBE_FUNC void effect_finish(effect_queue& q) noexcept {
     record_clear(r);
     if (pooled) back[shard] = new (static_cast<void*>(r)) pool_block{back[shard]};
     else free(static_cast<void*>(r));
-    __atomic_add_fetch(&q.shards[shard].completed, 1, __ATOMIC_RELEASE);
+    ++c.deferred[shard];
   }
+  c.deferred_total += n;
   for (int k = 0; k < k_effect_shards; ++k) {
     if (!back[k]) continue;
     effect_shard& s = q.shards[k];
@@ -345,8 +353,14 @@ PROBE_FUNC void effect_finish(effect_queue& q) noexcept {
     }
   }
   c.done_n = 0;
-  __atomic_add_fetch(&q.total_completed, n, __ATOMIC_SEQ_CST);
-  if (n && __atomic_load_n(&q.waiters, __ATOMIC_SEQ_CST)) {
+  if (c.depth > 0 || c.deferred_total == 0) return;
+  for (int k = 0; k < k_effect_shards; ++k) {
+    if (c.deferred[k]) __atomic_add_fetch(&q.shards[k].completed, c.deferred[k], __ATOMIC_RELEASE);
+    c.deferred[k] = 0;
+  }
+  __atomic_add_fetch(&q.total_completed, c.deferred_total, __ATOMIC_SEQ_CST);
+  c.deferred_total = 0;
+  if (__atomic_load_n(&q.waiters, __ATOMIC_SEQ_CST)) {
     lock_guard<mutex> g(q.m);
     q.progress.notify_all();
   }
@@ -365,7 +379,9 @@ PROBE_FUNC size_t effect_consume_batch(effect_queue& q) noexcept {
   size_t ran = 0;
   while (c.next < c.n) {
     effect_record* r = c.batch[c.next++];
+    ++c.depth;
     effect_run(r, c.out);
+    --c.depth;
     c.done[c.done_n++] = r;
     ++ran;
   }
@@ -459,6 +475,7 @@ PROBE_FUNC void effect_push(effect_record* r) noexcept {
   ++s.count;
   ++s.pushed;
   __atomic_add_fetch(&q.total_pushed, 1, __ATOMIC_SEQ_CST);
+  if (t_effect_consumer) __atomic_add_fetch(&q.pushed_by_callbacks, 1, __ATOMIC_SEQ_CST);
   ready = __atomic_sub_fetch(&r->pending, 1, __ATOMIC_SEQ_CST) == 0;
   s.m.unlock();
   if (sync) {
@@ -496,17 +513,25 @@ PROBE_FUNC void effects_barrier_impl() noexcept {
     effect_drain_here(q, 1L << 30);
     return;
   }
-  uint64_t target[k_effect_shards];
-  for (int i = 0; i < k_effect_shards; ++i) {
-    lock_guard<mutex> g(q.shards[i].m);
-    target[i] = q.shards[i].pushed;
+  // What callbacks queue while they run belongs to them: when some did so during the wait,
+  // wait again for what is queued now.
+  for (;;) {
+    const uint64_t from_callbacks = __atomic_load_n(&q.pushed_by_callbacks, __ATOMIC_SEQ_CST);
+    uint64_t target[k_effect_shards];
+    for (int i = 0; i < k_effect_shards; ++i) {
+      lock_guard<mutex> g(q.shards[i].m);
+      target[i] = q.shards[i].pushed;
+    }
+    worker_wake(q);
+    {
+      lock_guard<mutex> g(q.m);
+      __atomic_add_fetch(&q.waiters, 1, __ATOMIC_SEQ_CST);
+      for (int i = 0; i < k_effect_shards; ++i)
+        while (__atomic_load_n(&q.shards[i].completed, __ATOMIC_ACQUIRE) < target[i]) q.progress.wait_for_ms(q.m, 50);
+      __atomic_sub_fetch(&q.waiters, 1, __ATOMIC_SEQ_CST);
+    }
+    if (__atomic_load_n(&q.pushed_by_callbacks, __ATOMIC_SEQ_CST) == from_callbacks) return;
   }
-  worker_wake(q);
-  lock_guard<mutex> g(q.m);
-  __atomic_add_fetch(&q.waiters, 1, __ATOMIC_SEQ_CST);
-  for (int i = 0; i < k_effect_shards; ++i)
-    while (__atomic_load_n(&q.shards[i].completed, __ATOMIC_ACQUIRE) < target[i]) q.progress.wait_for_ms(q.m, 50);
-  __atomic_sub_fetch(&q.waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 // At exit: from now on callers run their effects themselves, and this thread runs what is
