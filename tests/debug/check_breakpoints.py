@@ -156,8 +156,8 @@ try:
 
     # ---- with a dump directory, the breakpoint's files go under it, op frames included ----
     dump = os.path.join(tmp, "dump")
-    rc, out, err = run("basic", "--probe_dump_to=%s --probe_dump_stats_only" % dump, b"")
-    m = re.search(r"wrote (\d+) variables to (\S+) ", err)
+    rc, out, err = run("basic", "--probe_breakpoint=dump --probe_dump_to=%s --probe_dump_stats_only" % dump, b"")
+    m = re.search(r"\]: wrote (\d+) variables to (\S+)\n", err)
     check("dump dir: used", rc == 0 and m is not None and m.group(2).startswith(os.path.join(dump, "breakpoints")), err)
     if m:
         names = sorted(os.listdir(m.group(2)))

@@ -122,6 +122,7 @@ PROBE_FUNC void breakpoint_prompt(stop_info& s, const options& o) noexcept {
 
 // Writes every frame's variables as .npy, plus frames.txt, into a fresh folder.
 PROBE_FUNC void breakpoint_dump(const stop_info& s, const options& o) noexcept {
+  const bool chosen_for_us = o.breakpoint_as == breakpoint_mode::auto_;
   breakpoint_state& st = breakpoint_state_ref();
   try {
     std::string dir;
@@ -183,9 +184,9 @@ PROBE_FUNC void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       }
     }
     write_file_atomic(join_path(dir, "frames.txt"), index.data(), index.size());
-    log("%s: not at a terminal; wrote %d variable%s to %s%s (--probe_breakpoint=prompt for a prompt)",
-        stop_header(s).c_str(), written, written == 1 ? "" : "s", dir.c_str(),
-        failed ? " (some could not be written: see frames.txt)" : "");
+    log("%s: %swrote %d variable%s to %s%s%s", stop_header(s).c_str(), chosen_for_us ? "not at a terminal; " : "",
+        written, written == 1 ? "" : "s", dir.c_str(), failed ? " (some could not be written: see frames.txt)" : "",
+        chosen_for_us ? " (--probe_breakpoint=prompt for a prompt)" : "");
   } catch (...) {
     log("%s: out of memory writing its variables", stop_header(s).c_str());
   }
