@@ -16,6 +16,8 @@
 #include "core/op.hpp"
 #include "core/lifecycle.hpp"
 #include "core/format.hpp"
+#include "effects/breakpoint.hpp"
+#include "effects/print.hpp"
 #include "effects/timing.hpp"
 
 #if PROBE_HAS_IMPLEMENTATION

@@ -23,3 +23,19 @@ float probe_compile_check_tensors(const float* x) {
 #endif
   return r;
 }
+
+// Debug effects: print, callback, barrier, breakpoints (in PROBE_DISABLE mode variables used
+// only by them raise no warnings).
+int probe_compile_check_debug(const float* x, int n) {
+  int seen = 0;
+  const int only_for_breakpoint = n * 2;
+  probe::print("n={} x={}", n, probe::view(x, n));
+  probe::print(probe::ordered, "{}", "ordered");
+  probe::callback([&seen](int v, probe::tensor_view t) { seen = v + static_cast<int>(t.numel()); }, n, probe::view(x, n));
+  probe::callback(probe::ordered, [] {});
+  probe::effects_barrier();
+  probe::breakpoint_if_nonfinite("x", probe::view(x, n));
+  if (n < 0) PROBE_BREAKPOINT(probe::var("x", probe::view(x, n)), probe::var("twice", only_for_breakpoint));
+  PROBE_BREAKPOINT();
+  return seen + probe::breakpoint_quit_status;
+}

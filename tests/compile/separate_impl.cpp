@@ -7,6 +7,7 @@
 
 uint64_t mark_once(const float* x, int n);
 std::string format_in_marking_tu(const float* x, int n);
+double debug_effects_in_marking_tu(const float* x, int n);
 
 int main() {
   float x[3] = {1, 2, 3};
@@ -19,6 +20,11 @@ int main() {
   const std::string text = format_in_marking_tu(x, 3);
   if (text != "n=3 x=[1. 2. 3.] 0.50") {
     std::printf("FAIL: format gave '%s'\n", text.c_str());
+    return 1;
+  }
+  const double sum = debug_effects_in_marking_tu(x, 3);
+  if (sum != 6.0) {
+    std::printf("FAIL: the callback saw a sum of %g\n", sum);
     return 1;
   }
   std::printf("ok\n");

@@ -14,3 +14,4 @@
 #include "../backends/gpu_timing.hpp"  // device op timing (CUDA events, or a test's fake)
 #endif
 #include "../backends/cuda_timing.hpp"    // CUDA events and NVTX, only under PROBE_WITH_CUDA
+#include "../backends/cuda_effects.hpp"   // asynchronous print/callback copies, only under PROBE_WITH_CUDA

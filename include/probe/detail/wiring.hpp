@@ -9,7 +9,9 @@
 #include "../core/context_impl.hpp"
 #include "../core/lifecycle.hpp"
 #include "../core/options.hpp"
+#include "../effects/breakpoint_impl.hpp"
 #include "../effects/dump_impl.hpp"
+#include "../effects/print_impl.hpp"
 #include "../effects/timing_impl.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -26,6 +28,7 @@ PROBE_FUNC dump_effect& dump_instance() noexcept {
 PROBE_FUNC void apply_options(const options& o) noexcept {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
+  print_apply_options(o);
 
   // Listeners run in this order for every op event. A fresh array each time: threads may
   // still be walking the previous one (it is small and options change rarely).
@@ -36,6 +39,8 @@ PROBE_FUNC void apply_options(const options& o) noexcept {
   n = timing_apply_options(o, list, n, 8);
   dump_instance().configure(o, n);
   if (o.dump) list[n++] = &dump_instance();
+  // After the dump, so a non-finite output is on disk before its breakpoint stops.
+  n = breakpoint_apply_options(o, list, n, 8);
   reset_op_counters();
   set_op_listeners(list, n, o.dump);
 }
@@ -45,6 +50,7 @@ PROBE_FUNC void apply_options(const options& o) noexcept {
 // Order matters: pending prints and callbacks first (they may still mark ops), then the
 // dump, then timing (so the trace covers everything before it).
 PROBE_FUNC void flush() noexcept {
+  detail::effects_barrier_impl();
   const bool exiting = __atomic_load_n(&detail::g_exiting, __ATOMIC_ACQUIRE);
   if (exiting)
     detail::dump_instance().finish();  // graphs, the manifest's end record
@@ -56,6 +62,7 @@ PROBE_FUNC void flush() noexcept {
 namespace detail {
 PROBE_FUNC void at_exit_handler() noexcept {
   __atomic_store_n(&g_exiting, true, __ATOMIC_RELEASE);
+  effects_exit_drain();  // on this thread: the worker may never run again
   ::probe::flush();
 }
 }  // namespace detail

@@ -1,0 +1,332 @@
+// What a breakpoint does (--probe_breakpoint): the prompt, SIGTRAP for a debugger, npy files of
+// the frames' variables, abort, or nothing; non-finite checks, for one tensor or (as an op
+// listener) every op output. Implementation-only header.
+#pragma once
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "../core/context_impl.hpp"
+#include "../core/options.hpp"
+#include "../core/stats.hpp"
+#include "../detail/fs.hpp"
+#include "../detail/log.hpp"
+#include "../detail/sync.hpp"
+#include "../formats/npy.hpp"
+#include "breakpoint.hpp"
+#include "breakpoint_frames.hpp"
+#include "breakpoint_prompt.hpp"
+#include "dump_names.hpp"
+#include "effect_queue_impl.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct breakpoint_state {
+  mutex prompt;   // one thread at a time at the prompt
+  mutex m;        // guards what follows
+  std::string commands_path;
+  FILE* commands = nullptr;  // kept open: each breakpoint reads on from where the last stopped
+  bool commands_failed = false;
+  std::string temp_dir;      // for dumps when no dump directory was given
+  int dumps = 0;
+  int nonfinite_fired = 0;   // atomic: --probe_break_on_nonfinite stops once
+};
+PROBE_FUNC breakpoint_state& breakpoint_state_ref() noexcept {
+  static breakpoint_state* s = new breakpoint_state();  // never destroyed
+  return *s;
+}
+
+constexpr int k_breakpoint_max_dumps = 100;
+
+PROBE_FUNC breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept {
+  if (o.breakpoint_as != breakpoint_mode::auto_) return o.breakpoint_as;
+  if (o.breakpoint_commands && o.breakpoint_commands[0]) return breakpoint_mode::prompt;
+  return isatty(0) ? breakpoint_mode::prompt : breakpoint_mode::dump;
+}
+
+// Linux: a debugger (or strace) is attached when /proc/self/status names a tracer.
+PROBE_FUNC bool debugger_attached() noexcept {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f) return false;
+  char line[256];
+  long tracer = 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "TracerPid:", 10) == 0) {
+      tracer = strtol(line + 10, nullptr, 10);
+      break;
+    }
+  fclose(f);
+  return tracer != 0;
+}
+
+PROBE_FUNC std::string stop_header(const stop_info& s) {
+  return s.reason + " [thread " + std::to_string(s.thread) + ", tid " + std::to_string(s.tid) + "]";
+}
+
+PROBE_FUNC void prompt_write(void*, const char* text, size_t n) noexcept { write_all(2, text, n); }
+
+// The prompt's input: the commands file when one is named (opened once), else stdin.
+PROBE_FUNC FILE* prompt_input(const options& o, const char** name) noexcept {
+  breakpoint_state& st = breakpoint_state_ref();
+  const char* path = o.breakpoint_commands ? o.breakpoint_commands : "";
+  if (!path[0]) {
+    *name = "stdin";
+    return stdin;
+  }
+  lock_guard<mutex> g(st.m);
+  try {
+    if (st.commands_path != path) {
+      if (st.commands) fclose(st.commands);
+      st.commands = fopen(path, "r");
+      st.commands_path = path;
+      st.commands_failed = false;
+      if (!st.commands) {
+        st.commands_failed = true;
+        log("cannot read --probe_breakpoint_commands=%s: %s; breakpoints continue", path, strerror(errno));
+      }
+    }
+  } catch (...) {
+    return nullptr;
+  }
+  *name = st.commands_path.c_str();
+  return st.commands;
+}
+
+PROBE_FUNC void breakpoint_prompt(stop_info& s, const options& o) noexcept {
+  effects_barrier_impl();  // prints made before the breakpoint appear before the prompt
+  breakpoint_state& st = breakpoint_state_ref();
+  prompt_action action;
+  {
+    lock_guard<mutex> g(st.prompt);
+    const char* name = "stdin";
+    FILE* in = prompt_input(o, &name);
+    if (!in) return;
+    prompt_io io;
+    io.in = in;
+    io.echo = !isatty(fileno(in));
+    io.write = &prompt_write;
+    io.source_name = name;
+    action = run_prompt(s, io);
+  }
+  if (action == prompt_action::quit) {
+    log("quit at the breakpoint prompt: ending the program (exit status %d)", breakpoint_quit_status);
+    exit(breakpoint_quit_status);
+  }
+}
+
+// Writes every frame's variables as .npy, plus frames.txt, into a fresh folder.
+PROBE_FUNC void breakpoint_dump(const stop_info& s, const options& o) noexcept {
+  const bool chosen_for_us = o.breakpoint_as == breakpoint_mode::auto_;
+  breakpoint_state& st = breakpoint_state_ref();
+  try {
+    std::string dir;
+    {
+      lock_guard<mutex> g(st.m);
+      if (st.dumps == k_breakpoint_max_dumps) {
+        ++st.dumps;
+        log("%d breakpoints dumped; later ones only print their location", k_breakpoint_max_dumps);
+      }
+      if (st.dumps > k_breakpoint_max_dumps) {
+        log("%s", stop_header(s).c_str());
+        return;
+      }
+      const int n = ++st.dumps;
+      std::string base;
+      if (o.dump && !o.dump_to_stdout && o.dump_to[0]) {
+        base = join_path(o.dump_to, "breakpoints");
+      } else {
+        if (st.temp_dir.empty()) {
+          const char* tmp = getenv("TMPDIR");
+          std::string pattern = join_path(tmp && tmp[0] ? tmp : "/tmp", "probe_breakpoints_XXXXXX");
+          if (!mkdtemp(&pattern[0])) {
+            log("%s: cannot create a folder for its variables (%s)", stop_header(s).c_str(), strerror(errno));
+            return;
+          }
+          st.temp_dir = pattern;
+        }
+        base = st.temp_dir;
+      }
+      const frame& f0 = s.frames[0];
+      std::string where = f0.file.empty() ? std::string("op") : f0.file;
+      const size_t slash = where.rfind('/');
+      if (slash != std::string::npos) where = where.substr(slash + 1);
+      char head[64];
+      snprintf(head, sizeof head, "bp_%06d.p%ld.", n, static_cast<long>(getpid()));
+      dir = join_path(base, head + sanitize_name(where + "_" + std::to_string(f0.line), 120));
+    }
+    if (const int e = make_dirs(dir)) {
+      log("%s: cannot create %s (%s)", stop_header(s).c_str(), dir.c_str(), strerror(e));
+      return;
+    }
+    std::string index = stop_header(s) + "\n";
+    int written = 0, failed = 0;
+    for (size_t i = 0; i < s.frames.size(); ++i) {
+      const frame& f = s.frames[i];
+      index += frame_title(f, i) + "\n";
+      for (const frame_var& v : f.vars) {
+        const std::string file = "f" + std::to_string(i) + "." + sanitize_name(v.name, 120) + ".npy";
+        tensor storage;
+        tensor_view host;
+        std::string err;
+        if (host_view_of(v.view, &storage, &host, &err) && npy::write(join_path(dir, file), host, &err)) {
+          index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + " -> " + file + "\n";
+          ++written;
+        } else {
+          index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + ": not written: " + err + "\n";
+          ++failed;
+        }
+      }
+    }
+    write_file_atomic(join_path(dir, "frames.txt"), index.data(), index.size());
+    log("%s: %swrote %d variable%s to %s%s%s", stop_header(s).c_str(), chosen_for_us ? "not at a terminal; " : "",
+        written, written == 1 ? "" : "s", dir.c_str(), failed ? " (some could not be written: see frames.txt)" : "",
+        chosen_for_us ? " (--probe_breakpoint=prompt for a prompt)" : "");
+  } catch (...) {
+    log("%s: out of memory writing its variables", stop_header(s).c_str());
+  }
+}
+
+// Stops as --probe_breakpoint says.
+PROBE_FUNC void breakpoint_stop_now(stop_info& s) noexcept {
+  const options& o = options_ref();
+  switch (resolve_breakpoint_mode(o)) {
+    case breakpoint_mode::off:
+    case breakpoint_mode::auto_:
+      return;
+    case breakpoint_mode::prompt:
+      breakpoint_prompt(s, o);
+      return;
+    case breakpoint_mode::dump:
+      breakpoint_dump(s, o);
+      return;
+    case breakpoint_mode::trap:
+      if (debugger_attached()) {
+        effects_barrier_impl();
+        log("%s: raising SIGTRAP for the debugger (--probe_breakpoint=trap)", stop_header(s).c_str());
+        raise(SIGTRAP);  // the debugger stops here; 'up' reaches the breakpoint's caller
+      } else {
+        log("%s: no debugger attached (--probe_breakpoint=trap); continuing", stop_header(s).c_str());
+      }
+      return;
+    case breakpoint_mode::abort_:
+      effects_barrier_impl();
+      log("%s: aborting (--probe_breakpoint=abort)", stop_header(s).c_str());
+      abort();
+  }
+}
+
+PROBE_FUNC void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
+                               int nvars) noexcept {
+  try {
+    stop_info s = breakpoint_stop(file, line, function, vars, nvars);
+    s.reason = std::string("breakpoint at ") + (file ? file : "?") + ":" + std::to_string(line) +
+               (function && function[0] ? std::string(" in ") + function + "()" : std::string());
+    breakpoint_stop_now(s);
+  } catch (...) {
+    static int said = 0;
+    log_once(&said, "a breakpoint was skipped: out of memory");
+  }
+}
+
+// Counts NaN and Inf in v (device views through a host copy). False when it cannot tell.
+PROBE_FUNC bool nonfinite_health(const tensor_view& v, health* h, std::string* err) {
+  tensor storage;
+  tensor_view host;
+  if (!host_view_of(v, &storage, &host, err)) return false;
+  *h = compute_health(host);
+  if (!h->valid) *err = "cannot read the tensor";
+  return h->valid;
+}
+
+PROBE_FUNC std::string nonfinite_counts(const health& h) {
+  return std::to_string(h.nan) + " NaN, " + std::to_string(h.pos_inf) + " +Inf, " + std::to_string(h.neg_inf) +
+         " -Inf among " + std::to_string(h.count) + " elements";
+}
+
+PROBE_FUNC void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
+                                             const char* function) noexcept {
+  if (!dtype_is_float(v.type) && !dtype_is_complex(v.type)) return;  // cannot hold NaN or Inf
+  try {
+    health h;
+    std::string err;
+    if (!nonfinite_health(v, &h, &err)) {
+      static int said = 0;
+      log_once(&said, "breakpoint_if_nonfinite(\"%s\") cannot check the tensor: %s", name ? name : "", err.c_str());
+      return;
+    }
+    if (h.nonfinite() == 0) return;
+    stop_info s;
+    set_stop_thread(s);
+    frame f;
+    f.kind = frame_kind::nonfinite;
+    f.file = file ? file : "";
+    f.line = line;
+    f.name = function ? function : "";
+    add_var(f, name ? name : "", v);
+    s.frames.push_back(static_cast<frame&&>(f));
+    add_op_frames(s, current_op());
+    s.reason = std::string("'") + (name ? name : "") + "' holds non-finite values (" + nonfinite_counts(h) +
+               ") at " + s.frames[0].file + ":" + std::to_string(line) +
+               (function && function[0] ? std::string(" in ") + function + "()" : std::string());
+    breakpoint_stop_now(s);
+  } catch (...) {
+  }
+}
+
+// --probe_break_on_nonfinite: checks every op output; stops at the first one holding NaN or
+// Inf (they usually spread to every later op, so later ones are not reported).
+class nonfinite_listener final : public op_listener {
+ public:
+  void on_tensor(op_record& r, const recorded_tensor& t) noexcept override {
+    if (t.which != io::out || !(dtype_is_float(t.view.type) || dtype_is_complex(t.view.type))) return;
+    breakpoint_state& st = breakpoint_state_ref();
+    if (__atomic_load_n(&st.nonfinite_fired, __ATOMIC_ACQUIRE)) return;
+    try {
+      health h;
+      std::string err;
+      if (!nonfinite_health(t.view, &h, &err)) {
+        static int said = 0;
+        log_once(&said, "--probe_break_on_nonfinite cannot check output '%s' of op %s: %s", t.slot.c_str(),
+                 r.name.c_str(), err.c_str());
+        return;
+      }
+      if (h.nonfinite() == 0 || __atomic_exchange_n(&st.nonfinite_fired, 1, __ATOMIC_ACQ_REL)) return;
+      stop_info s;
+      set_stop_thread(s);
+      frame f;
+      f.kind = frame_kind::nonfinite;
+      f.name = "output '" + t.slot + "' of op " + r.name;
+      add_var(f, t.slot, t.view);
+      s.frames.push_back(static_cast<frame&&>(f));
+      add_op_frames(s, &r);
+      s.reason = "non-finite values in output '" + t.slot + "' of op " + r.name +
+                 (r.type.empty() ? std::string() : " (" + r.type + ")") + " seq " + std::to_string(r.seq) +
+                 ", step " + std::to_string(r.step) + ": " + nonfinite_counts(h) +
+                 " (the first such output; later ones are not reported)";
+      breakpoint_stop_now(s);
+    } catch (...) {
+    }
+  }
+};
+
+PROBE_FUNC nonfinite_listener& nonfinite_listener_ref() noexcept {
+  static nonfinite_listener* l = new nonfinite_listener();  // never destroyed: ops may run during exit
+  return *l;
+}
+
+// Wiring: the non-finite listener joins the op listeners when asked for; re-applying the
+// options re-arms it.
+PROBE_FUNC int breakpoint_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {
+  __atomic_store_n(&breakpoint_state_ref().nonfinite_fired, 0, __ATOMIC_RELEASE);
+  if (o.break_on_nonfinite && o.breakpoint_as != breakpoint_mode::off && n < cap) list[n++] = &nonfinite_listener_ref();
+  return n;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

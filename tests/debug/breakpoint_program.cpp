@@ -1,0 +1,92 @@
+// Breakpoint scenarios for check_breakpoints.py, which runs them under different modes,
+// inputs (pipes, a commands file, a pty) and gdb.
+//   breakpoint_program SCENARIO     basic twice threads nonfinite_ops nonfinite_check
+#include <probe/probe.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <vector>
+
+namespace {
+
+__attribute__((noinline)) void run_basic() {
+  std::vector<float> y{1, 2, 3, 4, 5, 6};
+  int step = 7;
+  probe::op outer("block", "Block");
+  outer.input("x", probe::view(y.data(), {2, 3}));
+  probe::op conv("conv1", "Conv");
+  conv.output("out", y);
+  PROBE_BREAKPOINT(probe::var("y", probe::view(y.data(), {2, 3})), probe::var("step", step));  // basic-line
+  std::printf("after the breakpoint\n");
+}
+
+void run_twice() {
+  int a = 1;
+  double b = 2.5;
+  PROBE_BREAKPOINT(probe::var("a", a));
+  PROBE_BREAKPOINT(probe::var("b", b));
+  std::printf("after both\n");
+}
+
+void run_threads() {
+  std::vector<std::thread> pool;
+  for (int k = 0; k < 2; ++k)
+    pool.emplace_back([k] {
+      const int t = 100 + k;
+      PROBE_BREAKPOINT(probe::var("t", t));
+    });
+  for (auto& t : pool) t.join();
+  std::printf("threads done\n");
+}
+
+// Three ops; the second writes +Inf, the third NaN. Integer outputs are never checked.
+void run_nonfinite_ops() {
+  std::vector<float> x{1, 2}, y{0, 0}, z{0, 0};
+  std::vector<int> n{1, 2};
+  {
+    probe::op op("op1", "Add");
+    op.input("x", x);
+    for (size_t i = 0; i < 2; ++i) x[i] += 1;
+    op.output("y", x).output("n", n);
+  }
+  {
+    probe::op op("op2", "Mul");
+    op.input("x", x);
+    y[0] = x[0] * 2;
+    y[1] = std::numeric_limits<float>::infinity();
+    op.output("y", y);
+  }
+  {
+    probe::op op("op3", "Sub");
+    op.input("y", y);
+    z[0] = y[1] - y[1];
+    z[1] = 1;
+    op.output("z", z);
+  }
+  std::printf("ops done\n");
+}
+
+void run_nonfinite_check() {
+  std::vector<double> ok{1, 2, 3}, bad{1, std::nan(""), -std::numeric_limits<double>::infinity()};
+  probe::breakpoint_if_nonfinite("ok", ok);
+  probe::breakpoint_if_nonfinite("bad", bad);  // nonfinite-line
+  std::printf("checks done\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IONBF, 0);
+  if (argc < 2) return 2;
+  const char* s = argv[1];
+  if (!std::strcmp(s, "basic")) run_basic();
+  else if (!std::strcmp(s, "twice")) run_twice();
+  else if (!std::strcmp(s, "threads")) run_threads();
+  else if (!std::strcmp(s, "nonfinite_ops")) run_nonfinite_ops();
+  else if (!std::strcmp(s, "nonfinite_check")) run_nonfinite_check();
+  else return 2;
+  return 0;
+}
