@@ -30,7 +30,7 @@ const char k_compare_usage[] =
     "\n"
     "An element fails when |a - b| > atol + rtol * |b| (b: the reference).\n"
     "  --atol X            absolute tolerance (default by the coarser dtype of each pair:\n"
-    "                      float64 1e-8, float32 1e-5, float16 1e-3, bfloat16 1e-2, integers 0)\n"
+    "                      float64 1e-8, float32 1e-5, float16 1e-2, bfloat16 5e-2, integers 0)\n"
     "  --rtol X            relative tolerance (default: float64 1e-7, float32 1e-5, float16 1e-2,\n"
     "                      bfloat16 5e-2, integers 0)\n"
     "  --tol 'RE=ATOL,RTOL'  tolerance for keys matching RE (partial match, repeatable, the last\n"

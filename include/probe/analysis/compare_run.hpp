@@ -299,9 +299,13 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
       r.notes.push_back("only one side has a manifest: files are paired by path, without graph answers");
     compared_run run;
     run.pairs = compare_inputs::pair_folders(a, b);
-    if (run.pairs.empty()) {
-      r.error = "no .npy files in " + a + " or " + b;
-      return r;
+    for (int side = 0; side < 2; ++side) {
+      bool any = false;
+      for (const compared_pair& p : run.pairs) any = any || (side ? p.b.present : p.a.present);
+      if (!any) {
+        r.error = (side ? b : a) + ": no manifest.jsonl and no .npy files in it";
+        return r;
+      }
     }
     r.runs.push_back(std::move(run));
   }

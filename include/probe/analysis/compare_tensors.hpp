@@ -80,16 +80,20 @@ inline pair_plan plan_pair(dtype ta, const int64_t* sa, int na, dtype tb, const 
   return p;
 }
 
-// Counts of absolute errors per decade, from the fine histogram.
+// Counts of absolute errors per decade, from the fine histogram (errors past float's range,
+// in its last bin, count in the decade of FLT_MAX).
 inline decade_histogram decades_of(const error_histogram& h) {
+  auto decade = [](int bin) {
+    const int last_finite = error_histogram::bins - 2;
+    return static_cast<int>(std::floor(std::log10(error_histogram::bin_low(bin < last_finite ? bin : last_finite))));
+  };
   decade_histogram d;
   int lo = 1000, hi = -1000;
   for (size_t i = 0; i < h.counts.size(); ++i) {
     const int bin = static_cast<int>(h.first + i);
     if (!h.counts[i] || bin == 0) continue;
-    const int dec = static_cast<int>(std::floor(std::log10(error_histogram::bin_low(bin))));
-    lo = dec < lo ? dec : lo;
-    hi = dec > hi ? dec : hi;
+    lo = std::min(lo, decade(bin));
+    hi = std::max(hi, decade(bin));
   }
   if (hi < lo) lo = hi = 0;
   d.lowest = lo;
@@ -97,14 +101,9 @@ inline decade_histogram decades_of(const error_histogram& h) {
   for (size_t i = 0; i < h.counts.size(); ++i) {
     const int bin = static_cast<int>(h.first + i);
     if (!h.counts[i]) continue;
-    if (bin == 0) {
-      d.counts[0] += h.counts[i];
-      continue;
-    }
-    const int dec = static_cast<int>(std::floor(std::log10(error_histogram::bin_low(bin))));
-    d.counts[static_cast<size_t>(dec - lo + 1)] += h.counts[i];
+    d.counts[bin == 0 ? 0 : static_cast<size_t>(decade(bin) - lo + 1)] += h.counts[i];
   }
-  if (hi < lo || (d.counts.size() == 2 && d.counts[1] == 0)) d.counts.resize(1);
+  if (d.counts.size() == 2 && d.counts[1] == 0) d.counts.resize(1);
   return d;
 }
 

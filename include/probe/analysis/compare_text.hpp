@@ -220,12 +220,17 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
   const bool hide_ok = !o.all_rows && r.counts.pairs > o.max_rows;
   size_t hidden = 0;
   for (const compared_run& run : r.runs) {
-    size_t width = 6;
-    for (const compared_pair& q : run.pairs) width = std::max(width, q.key.size());
+    size_t width = 6, dw = 5, sw = 5;
+    for (const compared_pair& q : run.pairs) {
+      width = std::max(width, q.key.size());
+      dw = std::max(dw, dtype_text(q).size());
+      sw = std::max(sw, shape_text(q).size());
+    }
     width = std::min<size_t>(width, 44);
+    sw = std::min<size_t>(sw, 20);
     out += "\n";
     if (!run.name.empty()) out += p("== " + run.name + " ==", "1") + "\n";
-    out += right("seq", 6) + "  " + fit("tensor", width) + "  " + fit("dtype", 9) + "  " + fit("shape", 12) + "  " +
+    out += right("seq", 6) + "  " + fit("tensor", width) + "  " + fit("dtype", dw) + "  " + fit("shape", sw) + "  " +
            right("max abs", 9) + "  " + right("max rel", 9) + "  " + right("p99 abs", 9) + "  " + right("cosine", 9) +
            "  " + right("ulp", 6) + "  " + right("fail", 14) + "  status\n";
     for (const compared_pair& q : run.pairs) {
@@ -234,8 +239,8 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
         continue;
       }
       const tensor_metrics& m = q.metrics;
-      std::string row = right(std::to_string(q.seq), 6) + "  " + fit(q.key, width) + "  " + fit(dtype_text(q), 9) + "  " +
-                        fit(shape_text(q), 12) + "  ";
+      std::string row = right(std::to_string(q.seq), 6) + "  " + fit(q.key, width) + "  " + fit(dtype_text(q), dw) + "  " +
+                        fit(shape_text(q), sw) + "  ";
       if (m.compared) {
         std::string fail = "0";
         if (m.fail) fail = std::to_string(m.fail) + " (" + num(100 * m.fail_fraction, 2) + "%)";

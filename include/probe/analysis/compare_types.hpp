@@ -23,7 +23,8 @@ struct tolerance {
 
 // Defaults follow the less precise dtype of the pair, so that an f16 run against an f32
 // reference is judged at f16's precision: f64 1e-8/1e-7, f32 1e-5/1e-5 (Polygraphy's),
-// f16 1e-3/1e-2, bf16 1e-2/5e-2; integers and bool compare exactly.
+// f16 1e-2/1e-2 and bf16 5e-2/5e-2 (about ten and six units of their machine epsilon: a
+// whole graph accumulates several roundings); integers and bool compare exactly.
 inline tolerance default_tolerance(dtype a, dtype b) {
   auto rank = [](dtype t) {
     switch (t) {
@@ -36,8 +37,8 @@ inline tolerance default_tolerance(dtype a, dtype b) {
   };
   const int r = rank(a) < rank(b) ? rank(a) : rank(b);
   switch (r) {
-    case 0: return {1e-2, 5e-2};
-    case 1: return {1e-3, 1e-2};
+    case 0: return {5e-2, 5e-2};
+    case 1: return {1e-2, 1e-2};
     case 2: return {1e-5, 1e-5};
     case 3: return {1e-8, 1e-7};
     default: return {0, 0};
