@@ -183,8 +183,10 @@ struct tiny_net {
 
 // Runs the engine once with dumping into dir (as .npy), naive kernels when reference.
 template <class S>
-inline void dump_run(const std::string& dir, bool reference, engine_options o = engine_options(), int steps = 1) {
-  probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy" + (reference ? " --probe_reference" : "")).c_str());
+inline void dump_run(const std::string& dir, bool reference, engine_options o = engine_options(), int steps = 1,
+                     const std::string& more_flags = "") {
+  probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy" + (reference ? " --probe_reference" : "") + " " +
+                    more_flags).c_str());
   tiny_net<S> net(o);
   for (int step = 0; step < steps; ++step) {
     probe::set_step(step);

@@ -341,3 +341,43 @@ TEST_CASE("compare metrics: check modes max, mean and quantile (Polygraphy's: bo
   s.mode = pa::check_mode::mean;
   CHECK_FALSE(pa::compare_tensors(probe::view(a), probe::view(b), {1, 1}, s).metrics.pass);
 }
+
+TEST_CASE("compare metrics: the AVX2, SSE2 and portable passes give the same answers") {
+  namespace ci = pa::compare_impl;
+  std::mt19937 g(5);
+  std::normal_distribution<float> nd;
+  const size_t n = 5000 + 3;  // blocks of 1024 and tails of every width
+  std::vector<float> a(n), b(n);
+  std::vector<probe::float16> h(n);
+  for (size_t i = 0; i < n; ++i) {
+    b[i] = nd(g);
+    a[i] = i % 997 == 5 ? b[i] + 0.1f : b[i] * (1 + 2e-6f * nd(g));
+    if (i % 333 == 0) b[i] = 0;
+    if (i == 2100) a[i] = std::numeric_limits<float>::quiet_NaN();  // one block takes the slow path
+    h[i] = probe::to_float16(a[i]);
+  }
+  std::vector<pa::tensor_comparison> runs;
+  for (int level : {2, 1, 0}) {
+    ci::simd_limit = level;
+    runs.push_back(pa::compare_tensors(probe::view(a), probe::view(b)));
+    runs.push_back(pa::compare_tensors(probe::view(h), probe::view(b)));
+  }
+  ci::simd_limit = 2;
+  for (size_t k = 2; k < runs.size(); ++k) {
+    const pa::tensor_metrics &x = runs[k].metrics, &y = runs[k % 2].metrics;
+    INFO("run ", k);
+    CHECK(x.fail == y.fail);
+    CHECK(x.first_fail == y.first_fail);
+    CHECK(x.worst_fail == y.worst_fail);
+    CHECK(x.max_abs == y.max_abs);
+    CHECK(x.max_rel == y.max_rel);
+    CHECK(x.max_ulp == y.max_ulp);
+    CHECK(x.min_rtol == y.min_rtol);
+    CHECK(x.worst_ratio == y.worst_ratio);
+    CHECK(x.rmse == doctest::Approx(y.rmse).epsilon(1e-12));
+    CHECK(x.cosine == doctest::Approx(y.cosine).epsilon(1e-14));
+    CHECK(x.mean_abs == doctest::Approx(y.mean_abs).epsilon(1e-6));
+    CHECK(x.p99 == y.p99);
+    CHECK(x.nan_mismatch == 1);
+  }
+}

@@ -25,6 +25,10 @@ struct kernel_settings {
   bool want_rel_hist = false;
 };
 
+// The widest vector pass the kernel may use: 2 AVX2 (when the CPU has it), 1 SSE2, 0 the
+// portable loop. Tests lower it to check that every pass gives the same answers.
+inline int simd_limit = 2;
+
 // Pairs per kernel block: the block's errors stay in L1 for the histogram pass.
 constexpr size_t block = 1024;
 

@@ -86,7 +86,7 @@ inline std::string error_plot(const compared_run& run) {
       hi = std::max(hi, std::ceil(std::log10(p.ratio)));
     }
   lo = std::max(lo, hi - 16);
-  const double band = 18;  // top band: NaN/Inf and shape mismatches; bottom band: exactly equal
+  const double band = 26;  // top band: NaN/Inf and shape mismatches; bottom band: exactly equal
   auto Y = [&](double ratio) {
     if (!(ratio > 0)) return top + ph - 4;
     if (!std::isfinite(ratio)) return top + band / 2;

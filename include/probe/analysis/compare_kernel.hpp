@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compare_types.hpp"
+#include "compare_kernel_avx2.hpp"
 #include "compare_kernel_sse2.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -217,28 +218,47 @@ inline bool fast_pass_scalar(const T* a, const T* b, const int32_t* oa, const in
   return !nonfinite;
 }
 
+// Folds the sums of a tail block into r.
+inline void add_tail(block_sums& r, const block_sums& t) {
+  r.se += t.se, r.se2 += t.se2, r.saa += t.saa, r.sbb += t.sbb, r.srel += t.srel;
+  r.mx = t.mx > r.mx ? t.mx : r.mx;
+  r.mn = t.mn < r.mn ? t.mn : r.mn;
+  r.mnz = t.mnz < r.mnz ? t.mnz : r.mnz;
+  r.mrel = t.mrel > r.mrel ? t.mrel : r.mrel;
+  r.mq = t.mq > r.mq ? t.mq : r.mq;
+  r.mratio = t.mratio > r.mratio ? t.mratio : r.mratio;
+  r.fails += t.fails;
+  r.mulp = t.mulp > r.mulp ? t.mulp : r.mulp;
+}
+
 template <class T, ulp_mode U>
 inline bool fast_pass(const T* a, const T* b, const int32_t* oa, const int32_t* ob, size_t n,
                       const kernel_settings& s, block_sums& r, float* ebuf, float* rbuf) {
-#if PROBE_COMPARE_SSE2
+#if PROBE_COMPARE_SSE2 || PROBE_COMPARE_AVX2
   if constexpr (sizeof(T) == 4 && U != ulp_mode::f64_bits && U != ulp_mode::f32_round) {
-    const size_t n4 = n & ~size_t{3};
-    if (!fast_pass_sse2<U>(a, b, oa, ob, n4, s, r, ebuf, rbuf)) return false;
-    if (n4 == n) return true;
-    block_sums tail;
-    if (!fast_pass_scalar<T, U>(a + n4, b + n4, oa ? oa + n4 : nullptr, ob ? ob + n4 : nullptr, n - n4, s, tail,
-                                ebuf + n4, rbuf + n4))
-      return false;
-    r.se += tail.se, r.se2 += tail.se2, r.saa += tail.saa, r.sbb += tail.sbb, r.srel += tail.srel;
-    r.mx = tail.mx > r.mx ? tail.mx : r.mx;
-    r.mn = tail.mn < r.mn ? tail.mn : r.mn;
-    r.mnz = tail.mnz < r.mnz ? tail.mnz : r.mnz;
-    r.mrel = tail.mrel > r.mrel ? tail.mrel : r.mrel;
-    r.mq = tail.mq > r.mq ? tail.mq : r.mq;
-    r.mratio = tail.mratio > r.mratio ? tail.mratio : r.mratio;
-    r.fails += tail.fails;
-    r.mulp = tail.mulp > r.mulp ? tail.mulp : r.mulp;
-    return true;
+    if (simd_limit > 0) {
+      size_t done = 0;
+#if PROBE_COMPARE_AVX2
+      if (simd_limit > 1 && cpu_has_avx2()) {
+        done = n & ~size_t{7};
+        if (done && !fast_pass_avx2<U>(a, b, oa, ob, done, s, r, ebuf, rbuf)) return false;
+      }
+#endif
+#if PROBE_COMPARE_SSE2
+      if (done == 0) {
+        done = n & ~size_t{3};
+        if (done && !fast_pass_sse2<U>(a, b, oa, ob, done, s, r, ebuf, rbuf)) return false;
+      }
+#endif
+      if (done == n) return true;
+      block_sums tail;
+      if (!fast_pass_scalar<T, U>(a + done, b + done, oa ? oa + done : nullptr, ob ? ob + done : nullptr, n - done, s,
+                                  tail, ebuf + done, rbuf + done))
+        return false;
+      if (done == 0) r = tail;
+      else add_tail(r, tail);
+      return true;
+    }
   }
 #endif
   return fast_pass_scalar<T, U>(a, b, oa, ob, n, s, r, ebuf, rbuf);
