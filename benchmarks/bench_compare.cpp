@@ -1,6 +1,7 @@
 // probe compare speed (benchmarks/README.md, "compare"): two dumps of 1 GiB of float32 each,
 // tensors from 4 KiB to 64 MiB, compared
-//  1. by `probe compare` (the CLI, every metric, JSON report written) and
+//  1. by `probe compare` (the CLI, every metric, JSON report written; all cores)
+//     (and with --threads 1), and
 //  2. by benchmarks/compare_numpy.py, which loads each pair and runs np.allclose and the max
 //     absolute error (target: probe compare >= 5x faster),
 // interleaved, files in the page cache for both; and compare's bandwidth (input bytes of
@@ -125,6 +126,9 @@ int main(int argc, char** argv) {
     bench::do_not_optimize(run_command({PROBE_BENCH_PYTHON, PROBE_BENCH_SOURCE_DIR "/compare_numpy.py", a, b}));
   };
   auto [tc, tn] = bench::time_pair_ns(cli, numpy, 1, samples);
+  const bench::result t1 = bench::time_ns(
+      [&] { bench::do_not_optimize(run_command({PROBE_CLI_PATH, "compare", a, b, "--threads", "1", "--json", json})); }, 1,
+      samples);
   std::vector<char> src(static_cast<size_t>(bytes / 4)), dst(src.size());
   std::memset(src.data(), 1, src.size());
   std::memset(dst.data(), 2, dst.size());
@@ -133,7 +137,9 @@ int main(int argc, char** argv) {
   const double memcpy_gbs = static_cast<double>(src.size()) / copy.median;
   bench::print_row("probe compare A B --json (s)", {tc.median / 1e9, tc.mad / 1e9, tc.samples}, "s");
   bench::print_row("numpy: load + allclose + max abs err (s)", {tn.median / 1e9, tn.mad / 1e9, tn.samples}, "s");
+  bench::print_row("probe compare --threads 1 (s)", {t1.median / 1e9, t1.mad / 1e9, t1.samples}, "s");
   std::printf("%-48s %.2f  (target >= 5)\n", "numpy time / probe compare time", tn.median / tc.median);
+  std::printf("%-48s %.2f\n", "numpy time / probe compare --threads 1 time", tn.median / t1.median);
   std::printf("%-48s %.2f GB/s (input bytes of both dumps)\n", "probe compare bandwidth", bytes / tc.median);
   std::printf("%-48s %.2f GB/s (in-process value pass only)\n", "compare_paths value pass", bytes / r.seconds / 1e9);
   std::printf("%-48s %.2f GB/s (%.0f MiB buffer)\n", "memcpy bandwidth", memcpy_gbs, static_cast<double>(src.size()) / (1 << 20));

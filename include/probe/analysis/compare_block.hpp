@@ -40,6 +40,22 @@ struct block_sums {
   uint64_t mulp = 0;
 };
 
+// max |a-b|/|b| of a block of finite float pairs, from the max relative error (equal to it
+// wherever |b| >= floor) and, when some lane had |b| < floor with an error, those lanes.
+inline double max_q(const float* a, const float* b, size_t n, double rel_floor, double max_rel, bool near) {
+  float m = static_cast<float>(max_rel);
+  if (!near) return m;
+  const float floor = static_cast<float>(rel_floor);
+  for (size_t i = 0; i < n; ++i) {
+    const float e = a[i] > b[i] ? a[i] - b[i] : b[i] - a[i], ay = b[i] < 0 ? -b[i] : b[i];
+    if (ay < floor && e > 0) {
+      const float q = e / ay;
+      m = q > m ? q : m;
+    }
+  }
+  return m;
+}
+
 // Order-preserving integers of IEEE bit patterns; +0 and -0 both map to 0.
 inline int64_t ordered(int32_t bits) { return bits >= 0 ? bits : int64_t{INT32_MIN} - bits; }
 inline int64_t ordered16(uint16_t bits) {

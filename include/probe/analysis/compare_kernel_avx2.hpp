@@ -43,7 +43,7 @@ PROBE_AVX2 inline bool fast_pass_avx2(const float* a, const float* b, const int3
   const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
   const __m256 zero = _mm256_setzero_ps();
   __m256 finite = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-  __m256 mx = zero, mn = inf, mnz = inf, mrel = zero, mq = zero, mratio = zero, se = zero, srel = zero;
+  __m256 mx = zero, mn = inf, mnz = inf, mrel = zero, near = zero, mratio = zero, se = zero, srel = zero;
   __m256d se2 = _mm256_setzero_pd(), saa = se2, sbb = se2;
   __m256i fails = _mm256_setzero_si256(), mulp = fails;
   for (size_t i = 0; i < n; i += 8) {
@@ -52,7 +52,8 @@ PROBE_AVX2 inline bool fast_pass_avx2(const float* a, const float* b, const int3
     finite = _mm256_and_ps(finite, _mm256_cmp_ps(e, big, _CMP_LE_OQ));
     const __m256 tol = _mm256_add_ps(atol, _mm256_mul_ps(rtol, ay));
     fails = _mm256_sub_epi32(fails, _mm256_castps_si256(_mm256_cmp_ps(e, tol, _CMP_GT_OQ)));
-    mq = _mm256_max_ps(_mm256_div_ps(e, ay), mq);  // NaN lanes (0/0) keep mq
+    // |b| below the floor with an error: max |a-b|/|b| needs those few lanes apart
+    near = _mm256_or_ps(near, _mm256_and_ps(_mm256_cmp_ps(ay, floor, _CMP_LT_OQ), _mm256_cmp_ps(e, zero, _CMP_GT_OQ)));
     const __m256 rel = _mm256_div_ps(e, _mm256_max_ps(ay, floor));
     mrel = _mm256_max_ps(rel, mrel);
     mratio = _mm256_max_ps(_mm256_div_ps(e, tol), mratio);
@@ -75,14 +76,13 @@ PROBE_AVX2 inline bool fast_pass_avx2(const float* a, const float* b, const int3
     }
   }
   if (_mm256_movemask_ps(finite) != 0xff) return false;
-  alignas(32) float f[8][8];
+  alignas(32) float f[8][8] = {};
   _mm256_store_ps(f[0], se);
   _mm256_store_ps(f[1], srel);
   _mm256_store_ps(f[2], mx);
   _mm256_store_ps(f[3], mn);
   _mm256_store_ps(f[4], mnz);
   _mm256_store_ps(f[5], mrel);
-  _mm256_store_ps(f[6], mq);
   _mm256_store_ps(f[7], mratio);
   alignas(32) double d[3][4];
   _mm256_store_pd(d[0], se2);
@@ -99,18 +99,18 @@ PROBE_AVX2 inline bool fast_pass_avx2(const float* a, const float* b, const int3
   r.se2 += (d[0][0] + d[0][2]) + (d[0][1] + d[0][3]);
   r.saa += (d[1][0] + d[1][2]) + (d[1][1] + d[1][3]);
   r.sbb += (d[2][0] + d[2][2]) + (d[2][1] + d[2][3]);
-  float vmx = 0, vmn = f[3][0], vmnz = f[4][0], vrel = 0, vq = 0, vratio = 0;
+  float vmx = 0, vmn = f[3][0], vmnz = f[4][0], vrel = 0, vratio = 0;
   for (int k = 0; k < 8; ++k) {
     vmx = f[2][k] > vmx ? f[2][k] : vmx;
     vmn = f[3][k] < vmn ? f[3][k] : vmn;
     vmnz = f[4][k] < vmnz ? f[4][k] : vmnz;
     vrel = f[5][k] > vrel ? f[5][k] : vrel;
-    vq = f[6][k] > vq ? f[6][k] : vq;
     vratio = f[7][k] > vratio ? f[7][k] : vratio;
     r.fails += fc[k];
     r.mulp = u[k] > r.mulp ? u[k] : r.mulp;
   }
-  r.mx = vmx, r.mn = vmn, r.mnz = vmnz, r.mrel = vrel, r.mq = vq, r.mratio = vratio;
+  r.mx = vmx, r.mn = vmn, r.mnz = vmnz, r.mrel = vrel, r.mratio = vratio;
+  r.mq = max_q(a, b, n, s.rel_floor, vrel, _mm256_movemask_ps(near) != 0);
   return true;
 }
 

@@ -66,7 +66,7 @@ inline bool fast_pass_sse2(const float* a, const float* b, const int32_t* oa, co
   const __m128 inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
   const __m128 zero = _mm_setzero_ps();
   __m128 finite = _mm_castsi128_ps(_mm_set1_epi32(-1));
-  __m128 mx = zero, mn = inf, mnz = inf, mrel = zero, mq = zero, mratio = zero, se = zero, srel = zero;
+  __m128 mx = zero, mn = inf, mnz = inf, mrel = zero, near = zero, mratio = zero, se = zero, srel = zero;
   __m128d se2 = _mm_setzero_pd(), saa = se2, sbb = se2;
   __m128i fails = _mm_setzero_si128(), mulp = fails;
   for (size_t i = 0; i < n; i += 4) {
@@ -76,7 +76,8 @@ inline bool fast_pass_sse2(const float* a, const float* b, const int32_t* oa, co
     const __m128 tol = _mm_add_ps(atol, _mm_mul_ps(rtol, ay));
     fails = _mm_sub_epi32(fails, _mm_castps_si128(_mm_cmpgt_ps(e, tol)));
     // maxps(v, m) returns m when v is NaN (0/0): those lanes do not count
-    mq = _mm_max_ps(_mm_div_ps(e, ay), mq);
+    // |b| below the floor with an error: max |a-b|/|b| needs those few lanes apart
+    near = _mm_or_ps(near, _mm_and_ps(_mm_cmplt_ps(ay, floor), _mm_cmpgt_ps(e, zero)));
     const __m128 rel = _mm_div_ps(e, _mm_max_ps(ay, floor));
     mrel = _mm_max_ps(rel, mrel);
     mratio = _mm_max_ps(_mm_div_ps(e, tol), mratio);
@@ -110,7 +111,7 @@ inline bool fast_pass_sse2(const float* a, const float* b, const int32_t* oa, co
   r.mn = sse2::lane_min(mn);
   r.mnz = sse2::lane_min(mnz);
   r.mrel = sse2::lane_max(mrel);
-  r.mq = sse2::lane_max(mq);
+  r.mq = max_q(a, b, n, s.rel_floor, r.mrel, _mm_movemask_ps(near) != 0);
   r.mratio = sse2::lane_max(mratio);
   alignas(16) int32_t f[4];
   alignas(16) uint32_t u[4];

@@ -243,7 +243,12 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
                         fit(shape_text(q), sw) + "  ";
       if (m.compared) {
         std::string fail = "0";
-        if (m.fail) fail = std::to_string(m.fail) + " (" + num(100 * m.fail_fraction, 2) + "%)";
+        if (m.fail) {
+          char pct[16];
+          const double f = 100 * m.fail_fraction;
+          std::snprintf(pct, sizeof pct, f >= 10 ? "%.0f" : "%.2g", f);
+          fail = std::to_string(m.fail) + " (" + pct + "%)";
+        }
         row += right(num(m.max_abs), 9) + "  " + right(num(m.max_rel), 9) + "  " + right(num(m.p99), 9) + "  " +
                right(cosine_text(m.cosine), 9) + "  " + right(m.ulp_valid ? std::to_string(m.max_ulp) : "-", 6) + "  " +
                right(fail, 14) + "  ";
