@@ -16,7 +16,6 @@ namespace pa = probe::analysis;
 namespace {
 
 const double inf = std::numeric_limits<double>::infinity();
-const double nan_v = std::numeric_limits<double>::quiet_NaN();
 
 struct reference {
   double max_abs = 0, mean_abs = 0, max_rel = 0, rmse = 0, cosine = 1, snr = 0, min_rtol = 0, worst = 0;

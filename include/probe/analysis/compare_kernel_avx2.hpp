@@ -122,6 +122,7 @@ inline bool cpu_has_avx2() {
 }  // namespace compare_impl
 }  // namespace analysis
 PROBE_END_NAMESPACE
+#undef PROBE_AVX2
 #else
 #define PROBE_COMPARE_AVX2 0
 #endif
