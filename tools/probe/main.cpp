@@ -12,6 +12,8 @@ namespace {
 const verb k_verbs[] = {
     {"regress", "find every change point in a series of benchmark results", run_regress},
     {"bisect-run", "one step of git bisect run: good/bad on a metric or on crashes", run_bisect_run},
+    {"compare", "compare two dumps: per-tensor errors, first divergent op, root causes", run_compare},
+    {"show", "print a .npy file, a dump's manifest or a snapshot as text", run_show},
     {nullptr, nullptr, nullptr},
 };
 

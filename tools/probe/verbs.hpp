@@ -12,5 +12,7 @@ struct verb {
 
 int run_regress(int argc, char** argv);     // verb_regress.cpp
 int run_bisect_run(int argc, char** argv);  // verb_bisect_run.cpp
+int run_compare(int argc, char** argv);     // verb_compare.cpp
+int run_show(int argc, char** argv);        // verb_show.cpp
 
 }  // namespace probe_cli

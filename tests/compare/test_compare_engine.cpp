@@ -1,0 +1,297 @@
+// probe compare on the reference engine: naive kernels (--probe_reference) against
+// optimized ones, with and without a planted bug, through the analysis API.
+#include <doctest/doctest.h>
+
+#include <probe/analysis/compare_run.hpp>
+#include <probe/analysis/compare_text.hpp>
+#include <probe/analysis/nonfinite.hpp>
+
+#include <set>
+
+#include "../support/capture.hpp"
+#include "reference_engine.hpp"
+
+using namespace compare_test;
+namespace pa = probe::analysis;
+using probe_test::temp_dir;
+
+namespace {
+
+std::string op_of(const pa::compared_run& run, size_t node) { return run.graph.nodes[node].op; }
+
+std::set<std::string> reached_ops(const pa::compared_run& run, const pa::root_cause& r) {
+  std::set<std::string> out;
+  for (size_t n : r.reaches) out.insert(op_of(run, n));
+  return out;
+}
+
+const pa::compared_pair* find(const pa::compared_run& run, const std::string& key) {
+  for (const pa::compared_pair& p : run.pairs)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+pa::compare_report compare(const std::string& a, const std::string& b, pa::compare_settings s = pa::compare_settings()) {
+  pa::compare_report r = pa::compare_paths(a, b, s);
+  INFO(pa::compare_text(r));
+  REQUIRE(r.error.empty());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("compare: naive and optimized kernels agree within tolerance, but not bit for bit") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  dump_run<float>(d / "opt", false);
+  const pa::compare_report r = compare(d / "opt", d / "ref");
+  CHECK(r.exit_code() == 0);
+  REQUIRE(r.runs.size() == 1);
+  const pa::compared_run& run = r.runs[0];
+  CHECK(r.counts.pairs == 18);  // 7 ops, 11 inputs and 7 outputs
+  CHECK(r.counts.ok == r.counts.pairs);
+  CHECK(run.graph.roots.empty());
+  CHECK(run.graph.first_divergence < 0);
+  // the kernels really differ: rounding errors, well inside the float32 tolerance
+  const pa::compared_pair* fc1 = find(run, "fc1#0/out/y");
+  const pa::compared_pair* norm = find(run, "norm#0/out/y");
+  REQUIRE(fc1);
+  REQUIRE(norm);
+  CHECK(fc1->metrics.max_abs > 0);
+  CHECK(norm->metrics.max_abs > 0);
+  CHECK(norm->metrics.max_abs < 1e-4);
+  CHECK(fc1->metrics.max_ulp > 0);
+  CHECK(fc1->metrics.cosine > 0.9999999);
+  // sequence order, inputs before outputs
+  for (size_t i = 1; i < run.pairs.size(); ++i) CHECK(run.pairs[i - 1].seq <= run.pairs[i].seq);
+  CHECK(run.pairs[0].key == "fc1#0/in/x");
+  CHECK(run.pairs[2].key == "fc1#0/out/y");
+}
+
+TEST_CASE("compare: a bug planted in one optimized kernel is the only root; its descendants and the first divergence") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  engine_options o;
+  o.planted = plant::wrong_norm;
+  dump_run<float>(d / "opt", false, o);
+  const pa::compare_report r = compare(d / "opt", d / "ref");
+  CHECK(r.exit_code() == 1);
+  const pa::compared_run& run = r.runs[0];
+  REQUIRE(run.graph.roots.size() == 1);
+  const pa::root_cause& root = run.graph.roots[0];
+  CHECK_FALSE(root.is_input);
+  CHECK(op_of(run, root.node) == "norm");
+  CHECK(reached_ops(run, root) == std::set<std::string>{"mix", "fc2", "softmax"});
+  REQUIRE(run.graph.first_divergence >= 0);
+  CHECK(op_of(run, static_cast<size_t>(run.graph.first_divergence)) == "norm");
+  CHECK(run.graph.unexplained.empty());
+  // the sibling branch and everything upstream are untouched
+  for (const char* key : {"fc1#0/out/y", "act#0/out/y", "pool#0/out/y", "norm#0/in/x", "mix#0/in/a"})
+    CHECK_MESSAGE(find(run, key)->status == pa::pair_status::ok, key);
+  for (const char* key : {"norm#0/out/y", "mix#0/in/b", "mix#0/out/y", "fc2#0/out/y", "softmax#0/out/y"})
+    CHECK_MESSAGE(find(run, key)->status == pa::pair_status::mismatch, key);
+  const pa::tensor_metrics& m = find(run, "norm#0/out/y")->metrics;
+  CHECK(m.fail > 0);
+  CHECK(m.first_fail.size() == 2);
+  CHECK(m.worst_fail.size() == 2);
+  CHECK(m.min_atol == doctest::Approx(m.max_abs));
+
+  const std::string text = pa::compare_text(r);
+  CHECK(text.find("First divergence: op norm#0 (LayerNorm) at seq 3") != std::string::npos);
+  CHECK(text.find("Root cause: op norm#0 (LayerNorm) at seq 3: its inputs match") != std::string::npos);
+  CHECK(text.find("Its error reaches 3 ops: mix#0 (seq 4), fc2#0 (seq 6), softmax#0 (seq 7)") != std::string::npos);
+}
+
+TEST_CASE("compare: the answers follow sequence numbers and edges, not the order of manifest lines") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  engine_options o;
+  o.planted = plant::wrong_norm;
+  dump_run<float>(d / "opt", false, o);
+  // reverse the tensor lines of the run under test
+  const std::string path = d / "opt/manifest.jsonl";
+  std::vector<std::string> lines;
+  {
+    FILE* f = fopen(path.c_str(), "r");
+    char buf[8192];
+    while (fgets(buf, sizeof buf, f)) lines.push_back(buf);
+    fclose(f);
+  }
+  FILE* f = fopen(path.c_str(), "w");
+  fputs(lines.front().c_str(), f);
+  for (size_t i = lines.size() - 2; i >= 1; --i) fputs(lines[i].c_str(), f);
+  fputs(lines.back().c_str(), f);
+  fclose(f);
+  const pa::compare_report r = compare(d / "opt", d / "ref");
+  const pa::compared_run& run = r.runs[0];
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(op_of(run, run.graph.roots[0].node) == "norm");
+  CHECK(op_of(run, static_cast<size_t>(run.graph.first_divergence)) == "norm");
+  CHECK(run.pairs[0].seq == 1);
+  CHECK(run.pairs[0].is_input);
+  CHECK(run.pairs.back().key == "softmax#0/out/y");
+}
+
+TEST_CASE("compare: a planted NaN is found by the non-finite check and roots the comparison") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  engine_options o;
+  o.planted = plant::nan_act;
+  dump_run<float>(d / "opt", false, o);
+
+  const pa::nonfinite_report nf = pa::find_first_nonfinite(d / "opt");
+  REQUIRE(nf.error.empty());
+  CHECK(nf.exit_code() == 1);
+  REQUIRE(nf.runs.size() == 1);
+  const pa::nonfinite_run& hit = nf.runs[0];
+  CHECK(hit.found);
+  CHECK(hit.op_key == "act#0");
+  REQUIRE(hit.outputs.size() == 1);
+  CHECK(hit.outputs[0].nan == 1);
+  CHECK(hit.outputs[0].verified);
+  REQUIRE(hit.inputs.size() == 1);
+  CHECK(hit.inputs[0].nonfinite() == 0);
+  CHECK(hit.outputs_nonfinite >= 4);  // act, mix, pool, fc2, softmax hold it downstream
+  CHECK(pa::nonfinite_text(nf).find("this op made the NaN/Inf") != std::string::npos);
+  CHECK(pa::find_first_nonfinite(d / "ref").exit_code() == 0);
+
+  const pa::compare_report r = compare(d / "opt", d / "ref");
+  const pa::compared_run& run = r.runs[0];
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(op_of(run, run.graph.roots[0].node) == "act");
+  CHECK(reached_ops(run, run.graph.roots[0]) == std::set<std::string>{"mix", "pool", "fc2", "softmax"});
+  const pa::tensor_metrics& m = find(run, "act#0/out/y")->metrics;
+  CHECK(m.nan_mismatch == 1);
+  CHECK(m.fail == 1);
+  CHECK(m.first_fail == std::vector<int64_t>{77 / 24, 77 % 24});
+  CHECK(m.worst_fail == m.first_fail);
+  CHECK(std::isinf(m.min_atol));
+}
+
+TEST_CASE("compare: an f16 run against an f32 reference is judged at f16 precision") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  dump_run<probe::float16>(d / "half", false);
+  const pa::compare_report r = compare(d / "half", d / "ref");
+  CHECK(r.exit_code() == 0);
+  const pa::compared_run& run = r.runs[0];
+  for (const pa::compared_pair& p : run.pairs) {
+    CHECK(p.a.type == probe::dtype::float16);
+    CHECK(p.b.type == probe::dtype::float32);
+    CHECK(p.metrics.tol.rtol == 1e-2);
+    CHECK(p.metrics.ulp_valid);
+    CHECK_MESSAGE(p.metrics.max_ulp < 0x7c00, p.key);  // in float16 units (near zero they are small)
+    CHECK(p.metrics.cosine > 0.9999);
+  }
+  // the graph inputs were rounded to f16 from the reference's values: rounded to f16 too,
+  // the reference's values are the same, zero ULPs apart
+  CHECK(find(run, "fc1#0/in/x")->metrics.max_ulp == 0);
+  CHECK(find(run, "fc1#0/in/x")->metrics.max_abs > 0);
+  CHECK(find(run, "fc1#0/out/y")->metrics.max_abs > 1e-4);  // f16 rounding, not zero
+
+  // at float32's tolerance the same run fails, and the graph inputs are the roots: they
+  // were rounded to f16 before anything ran
+  pa::compare_settings tight;
+  tight.tol = {1e-5, 1e-5};
+  const pa::compare_report t = compare(d / "half", d / "ref", tight);
+  CHECK(t.exit_code() == 1);
+  REQUIRE_FALSE(t.runs[0].graph.roots.empty());
+  for (const pa::root_cause& c : t.runs[0].graph.roots) {
+    CHECK(c.is_input);
+    CHECK(t.runs[0].pairs[c.input].producer.empty());
+  }
+}
+
+TEST_CASE("compare: tensors on one side only and shape changes are reported, not dropped") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  engine_options o;
+  o.extra_op = true;
+  o.reshape_pool = true;
+  dump_run<float>(d / "opt", false, o);
+  const pa::compare_report r = compare(d / "opt", d / "ref");
+  CHECK(r.exit_code() == 1);
+  const pa::compared_run& run = r.runs[0];
+  CHECK(r.counts.only_a == 2);
+  CHECK(find(run, "debug_copy#0/in/x")->status == pa::pair_status::only_a);
+  CHECK(find(run, "debug_copy#0/out/y")->status == pa::pair_status::only_a);
+  const pa::compared_pair* pool = find(run, "pool#0/out/y");
+  CHECK(pool->status == pa::pair_status::shape);
+  CHECK(pool->why == "shape [1,24] vs [24]");
+  // a shape mismatch takes part in root finding
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(op_of(run, run.graph.roots[0].node) == "pool");
+  const std::string text = pa::compare_text(r);
+  CHECK(text.find("2 only in A") != std::string::npos);
+  CHECK(text.find("1 with different shapes") != std::string::npos);
+  CHECK(text.find("SHAPE [1,24] vs [24]") != std::string::npos);
+
+  // and the other way round
+  const pa::compare_report back = compare(d / "ref", d / "opt");
+  CHECK(back.counts.only_b == 2);
+}
+
+TEST_CASE("compare: --step picks one step; keys pair occurrence by occurrence") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true, engine_options(), 3);
+  engine_options o;
+  o.planted = plant::wrong_norm;
+  dump_run<float>(d / "opt", false, o, 3);
+  pa::compare_settings s;
+  s.has_step = true;
+  s.step = 2;
+  const pa::compare_report r = compare(d / "opt", d / "ref", s);
+  CHECK(r.counts.pairs == 18);
+  for (const pa::compared_pair& p : r.runs[0].pairs) CHECK(p.step == 2);
+  REQUIRE(r.runs[0].graph.roots.size() == 1);
+  CHECK(r.runs[0].graph.nodes[r.runs[0].graph.roots[0].node].op_key == "norm#2");
+  s.step = 7;
+  CHECK(pa::compare_paths(d / "opt", d / "ref", s).exit_code() == 2);
+}
+
+TEST_CASE("compare: per-key tolerance overrides, last match wins") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  engine_options o;
+  o.planted = plant::wrong_norm;
+  dump_run<float>(d / "opt", false, o);
+  pa::compare_settings s;
+  std::string err;
+  REQUIRE(s.add_override("norm|mix|fc2|softmax=1,1", &err));
+  REQUIRE(s.add_override("softmax=1e-9,0", &err));
+  const pa::compare_report r = compare(d / "opt", d / "ref", s);
+  const pa::compared_run& run = r.runs[0];
+  CHECK(find(run, "norm#0/out/y")->status == pa::pair_status::ok);
+  CHECK(find(run, "norm#0/out/y")->metrics.tol.atol == 1);
+  CHECK(find(run, "softmax#0/out/y")->status == pa::pair_status::mismatch);
+  CHECK(find(run, "softmax#0/out/y")->metrics.tol.atol == 1e-9);
+  CHECK(find(run, "softmax#0/out/y")->metrics.tol.rtol == 0);
+  // the error now seems to enter at softmax's input (fc2's output passed at atol 1)
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(op_of(run, run.graph.roots[0].node) == "softmax");
+  CHECK_FALSE(s.add_override("x(=1,1", &err));
+  CHECK(err.find("--tol") != std::string::npos);
+  CHECK_FALSE(s.add_override("conv=abc", &err));
+}
+
+TEST_CASE("compare: rank folders are paired by name") {
+  temp_dir d;
+  for (const char* rank : {"0", "1"}) {
+    setenv("OMPI_COMM_WORLD_RANK", rank, 1);
+    setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+    dump_run<float>(d / "ref", true);
+    engine_options o;
+    if (rank[0] == '1') o.planted = plant::wrong_norm;
+    dump_run<float>(d / "opt", false, o);
+  }
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  const pa::compare_report r = compare(d / "opt", d / "ref");
+  REQUIRE(r.runs.size() == 2);
+  CHECK(r.runs[0].name == "rank_0000");
+  CHECK(r.runs[0].graph.roots.empty());
+  CHECK(r.runs[1].name == "rank_0001");
+  REQUIRE(r.runs[1].graph.roots.size() == 1);
+  CHECK(op_of(r.runs[1], r.runs[1].graph.roots[0].node) == "norm");
+  CHECK(pa::compare_text(r).find("rank_0001: Root cause: op norm#0") != std::string::npos);
+}

@@ -1,0 +1,236 @@
+// probe show: a .npy file, a dump's manifest, or a snapshot, as text.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <probe/probe.hpp>
+
+#include <probe/analysis/compare_inputs.hpp>
+#include <probe/analysis/dump_manifest.hpp>
+#include <probe/analysis/nonfinite.hpp>
+#include <probe/formats/json.hpp>
+#include <probe/formats/npy.hpp>
+
+#include "option_reader.hpp"
+#include "verbs.hpp"
+
+namespace probe_cli {
+namespace {
+
+const char k_show_usage[] =
+    "usage: probe show [options] PATH\n"
+    "Prints what probe wrote, as text:\n"
+    "  a .npy file          its header, its values (numpy's print style) and health stats\n"
+    "  a dump folder        one line per recorded tensor: sequence number, key, dtype, shape,\n"
+    "  (or manifest.jsonl)  stats (rank folders one after the other)\n"
+    "  a snapshot folder    the op and each of its inputs and outputs, values included\n"
+    "  (or snapshot.json)\n"
+    "  a folder of .npy     one line per file\n"
+    "\n"
+    "  --health            dump folders: the first op whose output holds NaN/Inf (as\n"
+    "                      probe compare --nonfinite)\n"
+    "  --step N            dump folders: only the tensors of step N\n"
+    "  --full              print every value (default: numpy's summary past 1000 elements)\n"
+    "\n"
+    "exit: 0, 2 bad input\n";
+
+int bad_input(const std::string& message) {
+  fprintf(stderr, "probe show: %s\n", message.c_str());
+  return 2;
+}
+
+namespace pa = probe::analysis;
+
+std::string num(double v) {
+  char b[32];
+  snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+std::string health_line(const probe::health& h) {
+  std::string s = std::to_string(h.count) + " values";
+  if (probe::dtype_is_float(h.type) || probe::dtype_is_complex(h.type))
+    s += ", nan " + std::to_string(h.nan) + ", +inf " + std::to_string(h.pos_inf) + ", -inf " + std::to_string(h.neg_inf);
+  s += ", zero " + std::to_string(h.zero);
+  if (h.subnormal) s += ", subnormal " + std::to_string(h.subnormal);
+  if (h.finite) s += "; min " + num(h.min) + " max " + num(h.max) + " mean " + num(h.mean) + " std " + num(h.std);
+  return s;
+}
+
+std::string short_stats(const pa::dump_tensor& t) {
+  if (!t.have_stats) return t.note.empty() ? "(no stats)" : "(" + t.note + ")";
+  const probe::health& h = t.stats;
+  std::string s = h.finite ? "min " + num(h.min) + " max " + num(h.max) + " mean " + num(h.mean) + " std " + num(h.std)
+                           : std::string("no finite value");
+  if (h.nonfinite()) s += "  NaN " + std::to_string(h.nan) + " +Inf " + std::to_string(h.pos_inf) + " -Inf " + std::to_string(h.neg_inf);
+  return s;
+}
+
+// Header, values and health of one .npy file; false with *error.
+bool show_npy(const std::string& path, bool full, const std::string& indent, std::string* out, std::string* error) {
+  probe::npy::header_info h;
+  if (!probe::npy::read_header(path, &h, error)) return false;
+  probe::tensor t = probe::npy::read(path, error);
+  if (t.empty()) return false;
+  *out += indent + path + ": " + probe::dtype_name(h.type) + pa::shape_string(h.shape, h.ndim) + ", " +
+          (h.fortran_order ? "Fortran order" : "C order") + (h.swap_bytes ? ", byte-swapped" : "") + ", npy " +
+          std::to_string(h.major) + "." + std::to_string(h.minor) + ", " + std::to_string(h.data_bytes) +
+          " bytes of data at offset " + std::to_string(h.data_offset) + "\n";
+  probe::detail::tensor_format f;
+  if (full) f.threshold = INT64_MAX;
+  std::string values;
+  probe::detail::format_tensor(values, t.view(), f);
+  std::string shifted = indent;
+  for (char c : values) {
+    shifted += c;
+    if (c == '\n') shifted += indent;
+  }
+  *out += shifted + "\n" + indent + "health: " + health_line(probe::compute_health(t.view())) + "\n";
+  return true;
+}
+
+int show_manifest(const std::string& dir, const pa::compare_settings& s, bool health) {
+  if (health) {
+    const pa::nonfinite_report r = pa::find_first_nonfinite(dir, s.has_step, s.step);
+    if (!r.error.empty()) return bad_input(r.error);
+    fputs(pa::nonfinite_text(r).c_str(), stdout);
+    return 0;
+  }
+  std::vector<pa::dump_run> runs;
+  std::string error;
+  if (!pa::read_dump(dir, &runs, &error)) return bad_input(error);
+  std::string out;
+  for (const pa::dump_run& run : runs) {
+    size_t width = 8, shown = 0;
+    for (const pa::dump_tensor& t : run.tensors) width = std::max(width, t.key.size());
+    width = std::min<size_t>(width, 48);
+    out += "dump " + run.dir + ": " + std::to_string(run.tensors.size()) + " tensor records" +
+           (run.has_end ? ", run complete" : "") + "\n";
+    for (const std::string& n : run.notes) out += "note: " + n + "\n";
+    std::vector<const pa::dump_tensor*> order;
+    for (const pa::dump_tensor& t : run.tensors)
+      if (!s.has_step || t.step == s.step) order.push_back(&t);
+    std::stable_sort(order.begin(), order.end(), [](const pa::dump_tensor* a, const pa::dump_tensor* b) {
+      return a->seq != b->seq ? a->seq < b->seq : a->is_input && !b->is_input;
+    });
+    for (const pa::dump_tensor* t : order) {
+      char seq[24];
+      snprintf(seq, sizeof seq, "%6llu", static_cast<unsigned long long>(t->seq));
+      std::string key = t->key;
+      if (key.size() < width) key += std::string(width - key.size(), ' ');
+      std::string type = t->dtype_text + pa::shape_string(t->shape, t->ndim);
+      if (type.size() < 22) type += std::string(22 - type.size(), ' ');
+      out += std::string(seq) + "  " + key + "  " + type + "  " + short_stats(*t) + "\n";
+      ++shown;
+    }
+    if (s.has_step) out += std::to_string(shown) + " records of step " + std::to_string(s.step) + "\n";
+  }
+  fputs(out.c_str(), stdout);
+  return 0;
+}
+
+int show_snapshot(const std::string& dir, bool full) {
+  const std::string path = pa::join(dir, "snapshot.json");
+  FILE* f = fopen(path.c_str(), "rb");
+  if (!f) return bad_input(path + ": cannot open");
+  std::string text;
+  char buf[1 << 14];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  fclose(f);
+  probe::json::value doc;
+  std::string error;
+  if (!probe::json::parse(text, doc, &error) || !doc.is_object()) return bad_input(path + ": " + (error.empty() ? "not a JSON object" : error));
+  if (doc.get_string("format").compare(0, 15, "probe-snapshot-") != 0) return bad_input(path + ": not a probe snapshot");
+  std::string out = "snapshot " + dir + ": op " + doc.get_string("op") + " [" + doc.get_string("type") + "] seq " +
+                    std::to_string(doc.get_int("seq")) + " step " + std::to_string(doc.get_int("step")) + " #" +
+                    std::to_string(doc.get_int("occurrence")) + ", status " + doc.get_string("status") + "\n";
+  for (const char* side : {"inputs", "outputs"}) {
+    const probe::json::value& list = doc.get(side);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const probe::json::value& t = list[i];
+      out += std::string(side[0] == 'i' ? "in  " : "out ") + t.get_string("slot") + " (" + t.get_string("key") + ")";
+      const probe::json::value* producer = t.find("producer");
+      if (producer) out += producer->is_string() ? " from " + producer->as_string() : std::string(" (graph input)");
+      out += "\n";
+      const std::string file = t.get_string("file");
+      if (file.empty() || file.find('/') != std::string::npos) return bad_input(path + ": bad file name for " + t.get_string("slot"));
+      if (!show_npy(pa::join(dir, file), full, "    ", &out, &error)) return bad_input(error);
+    }
+  }
+  fputs(out.c_str(), stdout);
+  return 0;
+}
+
+int show_npy_folder(const std::string& dir) {
+  std::vector<std::string> files;
+  pa::compare_inputs::find_npy(dir, "", &files);
+  if (files.empty()) return bad_input(dir + ": no manifest.jsonl, snapshot.json or .npy file in it");
+  std::string out, error;
+  for (const std::string& rel : files) {
+    const std::string path = pa::join(dir, rel);
+    probe::tensor t = probe::npy::read(path, &error);
+    if (t.empty()) return bad_input(error);
+    out += rel + "  " + probe::dtype_name(t.type()) + pa::shape_string(t.shape(), t.ndim()) + "  " +
+           health_line(probe::compute_health(t.view())) + "\n";
+  }
+  fputs(out.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+int run_show(int argc, char** argv) {
+  pa::compare_settings s;
+  std::vector<std::string> inputs;
+  std::string value, error;
+  bool health = false, full = false;
+  option_reader args(argc, argv);
+  while (args.next()) {
+    if (!args.is_option()) {
+      inputs.push_back(args.word());
+      continue;
+    }
+    if (args.is("--help") || args.is("-h")) {
+      fputs(k_show_usage, stdout);
+      return 0;
+    }
+    if (args.flag("--health")) health = true;
+    else if (args.flag("--full")) full = true;
+    else if (args.option("--step", &value, &error)) {
+      char* end = nullptr;
+      s.step = strtoll(value.c_str(), &end, 10);
+      s.has_step = true;
+      if (value.empty() || *end) error = "--step takes a whole number, not '" + value + "'";
+    } else {
+      error = "unknown option '" + args.word() + "' (probe show --help lists them)";
+    }
+    if (!error.empty()) return bad_input(error);
+  }
+  for (const std::string& w : args.rest()) inputs.push_back(w);
+  if (inputs.size() != 1) return bad_input("needs one PATH; see --help");
+  std::string path = inputs[0];
+  auto ends_with = [&](const char* tail) { return pa::compare_inputs::ends_with(path, tail); };
+  if (pa::is_file(path) && (ends_with("/manifest.jsonl") || path == "manifest.jsonl" || ends_with("/snapshot.json") ||
+                            path == "snapshot.json")) {
+    const size_t slash = path.rfind('/');
+    path = slash == std::string::npos ? "." : path.substr(0, slash);
+  }
+  if (pa::is_file(path)) {
+    std::string out;
+    if (!show_npy(path, full, "", &out, &error)) return bad_input(error);
+    fputs(out.c_str(), stdout);
+    return 0;
+  }
+  if (!pa::is_dir(path)) return bad_input(path + ": no such file or folder");
+  if (pa::is_file(pa::join(path, "snapshot.json"))) return show_snapshot(path, full);
+  if (pa::has_manifest(path)) return show_manifest(path, s, health);
+  if (health) return bad_input(path + ": --health needs a dump folder (with manifest.jsonl)");
+  return show_npy_folder(path);
+}
+
+}  // namespace probe_cli
