@@ -1,6 +1,7 @@
 // quickstart: a tiny two-layer network marked with probe. Run it with
 //   PROBE_FLAGS="--probe_dump_to=/tmp/dump --probe_dump_as_npy" ./quickstart
-// and every op's inputs and outputs land in /tmp/dump, with a manifest.
+// and every op's inputs and outputs land in /tmp/dump, with a manifest; add
+// --probe_timing_summary for a table of the timed scopes at exit.
 #include <probe/probe.hpp>
 
 #include <cmath>
@@ -41,12 +42,18 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < w2.size(); ++i) w2[i] = std::sin(0.07f * static_cast<float>(i)) * 0.2f;
 
   std::vector<float> h(n * d_hidden), y(n * d_out);
+  probe::timer clock;  // starts now
   for (int step = 0; step < 2; ++step) {
+    PROBE_SCOPE("forward");
     probe::set_step(step);
     matmul(x, w1, h, n, d_in, d_hidden);
     relu(h);
     matmul(h, w2, y, n, d_hidden, d_out);
   }
-  std::printf("y[0] = %g %g %g\n", y[0], y[1], y[2]);
+  clock.stop();
+  // A debug print: the values are captured now, formatted and written off this thread.
+  probe::print("step {}: y = {}", 1, probe::view(y.data(), {n, d_out}));
+  // The grep-able line nightly scripts collect ("samples/s: <value>").
+  probe::metric("samples/s", 2.0 * n / (clock.elapsed() + 1e-12));
   return 0;
 }
