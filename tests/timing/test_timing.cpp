@@ -319,3 +319,31 @@ TEST_CASE("timing: write_timing_summary says when timing never ran") {
   probe::write_timing_summary(nullptr);
   CHECK(summary_text().find("probe timing summary") == 0);
 }
+
+TEST_CASE("timing: hostile names cannot drive the terminal or widen the summary") {
+  probe::set_flags("--probe_timing");
+  probe::detail::timing_reset();
+  const std::string long_name = "L" + std::string(10000, 'x') + "_end";
+  { probe::op op("esc\x1b[31mred\x07\xc2\x9b" "2J\xff\xc3", "Evil"); }
+  { probe::op op(long_name.c_str(), "Long"); }
+  { probe::op op("\xce\xa9mega-\xe2\x9c\x93", "Unicode"); }
+  {
+    probe_test::capture_fd out(1);
+    probe::metric("m\x1b[0m", 1);
+  }
+  const std::string s = summary_text();
+  INFO(s);
+  CHECK(s.find('\x1b') == std::string::npos);
+  CHECK(s.find('\x07') == std::string::npos);
+  CHECK(s.find("\xc2\x9b") == std::string::npos);
+  CHECK(s.find("esc?[31mred??2J??") != std::string::npos);
+  CHECK(s.find("m?[0m") != std::string::npos);
+  CHECK(s.find("\xce\xa9mega-\xe2\x9c\x93") != std::string::npos);  // valid UTF-8 stays readable
+  const std::string cut = "L" + std::string(39, 'x') + "..." + std::string(33, 'x') + "_end";
+  CHECK(s.find(cut) != std::string::npos);
+  for (size_t at = 0, next; at < s.size(); at = next + 1) {
+    next = s.find('\n', at);
+    CHECK(next - at < 300);  // 80 name columns + the numbers
+  }
+  probe::set_flags("");
+}
