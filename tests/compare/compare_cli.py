@@ -297,6 +297,9 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("garbage\n{\"record\":\"end\"}\n")
     code, _, err = probe("compare", bad, ref)
     check(code == 2 and "manifest.jsonl:" in err, f"corrupt manifest: {err}")
+    for verb in (("show", "/dev/null"), ("compare", "/dev/null", ref)):
+        code, _, err = probe(*verb)
+        check(code == 2 and "/dev/null: not a regular file or a folder" in err, f"{verb[0]} /dev/null: {code} {err}")
     code, _, err = probe("compare", os.path.join(tmp, "missing"), ref)
     check(code == 2 and "missing" in err, "missing folder")
     code, _, err = probe("compare", opt)
