@@ -275,12 +275,23 @@ TEST_CASE("dump: 8 threads x 2000 ops lose no record and tear no line") {
   const auto lines = manifest_lines(d.path());
   CHECK(count_containing(lines, "\"record\":\"tensor\"") == 32000);
   std::set<std::string> keys;
+  std::set<std::pair<std::string, std::string>> seq_op;  // (seq, key without io/slot)
   for (const auto& l : lines) {
     CHECK((l.front() == '{' && l.back() == '}'));
     const size_t k = l.find("\"key\":\"");
-    if (k != std::string::npos) keys.insert(l.substr(k, l.find('"', k + 7) - k));
+    if (k == std::string::npos) continue;
+    const std::string key = l.substr(k + 7, l.find('"', k + 7) - k - 7);
+    keys.insert(key);
+    const size_t s = l.find("\"seq\":");
+    REQUIRE(s != std::string::npos);
+    seq_op.insert({l.substr(s + 6, l.find(',', s) - s - 6), key.substr(0, key.find('/'))});
   }
   CHECK(keys.size() == 32000);
+  // 16000 op executions, each with its own sequence number shared by its input and output
+  std::set<std::string> seqs;
+  for (const auto& p : seq_op) seqs.insert(p.first);
+  CHECK(seq_op.size() == 16000);
+  CHECK(seqs.size() == 16000);
   CHECK(check_with_numpy(d.path(), R"({"records": 32000})") == 0);
 }
 
