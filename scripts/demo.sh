@@ -13,9 +13,3 @@ PROBE_FLAGS="--probe_dump_to=$out --probe_dump_as_npy --probe_dump_as_text" "$bu
 echo
 echo "== files in $out"
 ls "$out"
-echo
-echo "== $out/op_000002.relu.txt (text io-dump: producer edge, health stats, first values)"
-cat "$out/op_000002.relu.txt"
-echo
-echo "== first tensor record of $out/manifest.jsonl"
-sed -n 2p "$out/manifest.jsonl"
