@@ -7,6 +7,7 @@ import html.parser
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -182,6 +183,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check(code == 2 and "--max-pvalue" in err, "option out of range")
     code, _, err = regress(runs, "--metric", "MLUPS", "--bogus")
     check(code == 2 and "unknown option" in err, "unknown option")
+    code, _, err = regress("/dev/zero", "--metric", "MLUPS")
+    check(code == 2 and "/dev/zero: a device" in err, f"a device as input: {code} {err}")
+    # an endless pipe under a memory limit: out of memory is a message and exit 2, not an abort
+    limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    feed = subprocess.Popen(["yes", "MLUPS: 1"], stdout=subprocess.PIPE)
+    p = subprocess.run([PROBE, "regress", "--metric", "MLUPS", f"/dev/fd/{feed.stdout.fileno()}"],
+                       pass_fds=(feed.stdout.fileno(),), preexec_fn=limit, capture_output=True, text=True, timeout=120)
+    feed.kill()
+    feed.wait()
+    check(p.returncode == 2 and "probe regress: out of memory; exit 2" in p.stderr,
+          f"out of memory: {p.returncode} {p.stderr[-300:]}")
     # very short: says it cannot conclude, exit 0
     short = os.path.join(tmp, "short")
     os.mkdir(short)
