@@ -119,6 +119,9 @@ with tempfile.TemporaryDirectory() as tmp:
     check(len(marks) == len(report["events"]), f"one SVG mark per event: {len(marks)}")
     crosses = [e for e in svg.iter() if e.tag.endswith("g") and e.get("class") == "failed"]
     check(len(crosses) == 3, "one SVG mark per failed run")
+    for name in ("r.html", "r.svg"):  # opens offline: nothing fetched from the network
+        body = open(f"{out}/{name}").read().replace("http://www.w3.org/2000/svg", "")
+        check("http://" not in body and "https://" not in body and "<script src" not in body, f"{name}: no network")
     page = html_checker()
     page.feed(open(f"{out}/r.html").read())
     page.close()
