@@ -7,6 +7,7 @@ import html.parser
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -118,6 +119,9 @@ with tempfile.TemporaryDirectory() as tmp:
     check(len(marks) == len(report["events"]), f"one SVG mark per event: {len(marks)}")
     crosses = [e for e in svg.iter() if e.tag.endswith("g") and e.get("class") == "failed"]
     check(len(crosses) == 3, "one SVG mark per failed run")
+    for name in ("r.html", "r.svg"):  # opens offline: nothing fetched from the network
+        body = open(f"{out}/{name}").read().replace("http://www.w3.org/2000/svg", "")
+        check("http://" not in body and "https://" not in body and "<script src" not in body, f"{name}: no network")
     page = html_checker()
     page.feed(open(f"{out}/r.html").read())
     page.close()
@@ -182,6 +186,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check(code == 2 and "--max-pvalue" in err, "option out of range")
     code, _, err = regress(runs, "--metric", "MLUPS", "--bogus")
     check(code == 2 and "unknown option" in err, "unknown option")
+    # (under a memory limit: were devices read, /dev/zero would take the machine's memory)
+    limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    p = subprocess.run([PROBE, "regress", "/dev/zero", "--metric", "MLUPS"], preexec_fn=limit,
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 2 and "/dev/zero: a device" in p.stderr, f"a device as input: {p.returncode} {p.stderr}")
+    # an endless pipe under a memory limit: out of memory is a message and exit 2, not an abort
+    feed = subprocess.Popen(["yes", "MLUPS: 1"], stdout=subprocess.PIPE)
+    p = subprocess.run([PROBE, "regress", "--metric", "MLUPS", f"/dev/fd/{feed.stdout.fileno()}"],
+                       pass_fds=(feed.stdout.fileno(),), preexec_fn=limit, capture_output=True, text=True, timeout=120)
+    feed.kill()
+    feed.wait()
+    check(p.returncode == 2 and "probe regress: out of memory; exit 2" in p.stderr,
+          f"out of memory: {p.returncode} {p.stderr[-300:]}")
     # very short: says it cannot conclude, exit 0
     short = os.path.join(tmp, "short")
     os.mkdir(short)

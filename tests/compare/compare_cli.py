@@ -8,6 +8,7 @@ usage: compare_cli.py PATH/TO/probe PATH/TO/compare_engine_dump
 import html.parser
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -158,6 +159,19 @@ with tempfile.TemporaryDirectory() as tmp:
     code, js, _ = probe("compare", opt, ref, "--json", "-")
     check(code == 1 and json.loads(js)["runs"][0]["roots"] == run["roots"], "--json - prints the same report")
 
+    # on a terminal (util-linux script gives it a pty): colour, unless NO_COLOR is set
+    if shutil.which("script"):
+        cmd = " ".join(shlex.quote(x) for x in (PROBE, "compare", opt, ref))
+        for no_color in ("", "1"):
+            env = dict(os.environ, TERM="xterm", NO_COLOR=no_color)
+            p = subprocess.run(["script", "-qec", cmd, "/dev/null"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=60)
+            tty = p.stdout.decode(errors="replace")
+            check(p.returncode == 1 and "op norm#0 (LayerNorm) at seq 3: its inputs match" in tty, f"on a tty: exit 1 and the answers: {tty[-300:]}")
+            check(("\x1b[" in tty) == (no_color == ""), f"colour on a tty only without NO_COLOR ({no_color!r})")
+    else:
+        check(False, "util-linux script is installed (scripts/test.sh installs bsdutils)")
+
     # --- the HTML page: well formed, self-contained, one point per op, rendered by Chromium
     page = open(f"{out}/r.html").read()
     pc = page_checker()
@@ -283,6 +297,9 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("garbage\n{\"record\":\"end\"}\n")
     code, _, err = probe("compare", bad, ref)
     check(code == 2 and "manifest.jsonl:" in err, f"corrupt manifest: {err}")
+    for verb in (("show", "/dev/null"), ("compare", "/dev/null", ref)):
+        code, _, err = probe(*verb)
+        check(code == 2 and "/dev/null: not a regular file or a folder" in err, f"{verb[0]} /dev/null: {code} {err}")
     code, _, err = probe("compare", os.path.join(tmp, "missing"), ref)
     check(code == 2 and "missing" in err, "missing folder")
     code, _, err = probe("compare", opt)

@@ -74,7 +74,8 @@ reference judge(const std::vector<double>& a, const std::vector<double>& b, pa::
 // Checks metrics against the reference; `lenient`: relative slack for values that the
 // kernel computes in float (|a-b| of float inputs is rounded once).
 void check_against(const pa::tensor_metrics& m, const reference& r, const std::vector<int64_t>& shape, double lenient = 1e-6) {
-  auto approx = [&](double v) { return doctest::Approx(v).epsilon(lenient); };
+  // relative slack only (doctest adds 1.0 to the scale by default: any tiny error would pass)
+  auto approx = [&](double v) { return doctest::Approx(v).epsilon(lenient).scale(1e-300); };
   CHECK(m.finite_pairs == r.finite);
   CHECK(m.fail == r.fail);
   CHECK(m.nan_mismatch == r.nan_mm);
@@ -299,16 +300,34 @@ TEST_CASE("compare metrics: error quantiles from the histogram are within one bi
     const size_t lo = static_cast<size_t>(r);
     return e[lo] + (e[std::min(lo + 1, n - 1)] - e[lo]) * (r - static_cast<double>(lo));
   };
-  CHECK(c.metrics.p50 == doctest::Approx(exact(0.5)).epsilon(0.032));
-  CHECK(c.metrics.p90 == doctest::Approx(exact(0.9)).epsilon(0.032));
-  CHECK(c.metrics.p99 == doctest::Approx(exact(0.99)).epsilon(0.032));
+  CHECK(c.metrics.p50 == doctest::Approx(exact(0.5)).epsilon(0.032).scale(0));
+  CHECK(c.metrics.p90 == doctest::Approx(exact(0.9)).epsilon(0.032).scale(0));
+  CHECK(c.metrics.p99 == doctest::Approx(exact(0.99)).epsilon(0.032).scale(0));
   // exact zeros are exact
   std::vector<double> z(100, 0.0), w(100, 0.0);
   w[99] = 1;
   const auto q = pa::compare_tensors(probe::view(w), probe::view(z));
   CHECK(q.metrics.p50 == 0);
   CHECK(q.metrics.p90 == 0);
+  CHECK(q.metrics.p99 == doctest::Approx(0.01).scale(0));  // numpy: 0.99 * 99 = rank 98.01
   CHECK(q.metrics.max_abs == 1);
+  // sparse errors: the rank falls between order statistics in distant bins
+  for (size_t m : {size_t{2}, size_t{3}, size_t{6}, size_t{11}, size_t{40}}) {
+    std::vector<double> zs(m, 0.0), ws(m, 0.0);
+    std::vector<double> es(m, 0.0);
+    for (size_t i = 0; i < m; i += 3) es[i] = ws[i] = std::ldexp(1.0, -static_cast<int>(i));
+    std::sort(es.begin(), es.end());
+    const auto s = pa::compare_tensors(probe::view(ws), probe::view(zs));
+    for (double qq : {0.5, 0.9, 0.99}) {
+      const double r = qq * static_cast<double>(m - 1);
+      const size_t k = static_cast<size_t>(r);
+      const double want = es[k] + (es[std::min(k + 1, m - 1)] - es[k]) * (r - static_cast<double>(k));
+      const double got = qq == 0.5 ? s.metrics.p50 : qq == 0.9 ? s.metrics.p90 : s.metrics.p99;
+      INFO("n ", m, " q ", qq);
+      if (want == 0) CHECK(got == 0);
+      else CHECK(got == doctest::Approx(want).epsilon(0.032).scale(0));
+    }
+  }
   // the per-decade histogram holds every finite pair
   uint64_t total = 0;
   for (uint64_t k : c.metrics.hist.counts) total += k;

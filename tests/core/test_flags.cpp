@@ -134,6 +134,11 @@ TEST_CASE("flags: a file of flags; a missing file is a clear error") {
   std::string err;
   with("/nonexistent/probe_flags_file", &err);
   CHECK(err.find("cannot read flags file '/nonexistent/probe_flags_file'") != std::string::npos);
+  // Paths that are not files of flags: a folder, an endless device. One message, then go on.
+  auto& t = with(("--probe_timing " + d.path() + " /dev/zero").c_str(), &err);
+  CHECK(err.find("cannot read flags file '" + d.path() + "': Is a directory") != std::string::npos);
+  CHECK(err.find("flags file '/dev/zero' is larger than 1 MiB") != std::string::npos);
+  CHECK(t.timing);
 }
 
 TEST_CASE("flags: --probe_help lists every flag with its default") {

@@ -275,12 +275,23 @@ TEST_CASE("dump: 8 threads x 2000 ops lose no record and tear no line") {
   const auto lines = manifest_lines(d.path());
   CHECK(count_containing(lines, "\"record\":\"tensor\"") == 32000);
   std::set<std::string> keys;
+  std::set<std::pair<std::string, std::string>> seq_op;  // (seq, key without io/slot)
   for (const auto& l : lines) {
     CHECK((l.front() == '{' && l.back() == '}'));
     const size_t k = l.find("\"key\":\"");
-    if (k != std::string::npos) keys.insert(l.substr(k, l.find('"', k + 7) - k));
+    if (k == std::string::npos) continue;
+    const std::string key = l.substr(k + 7, l.find('"', k + 7) - k - 7);
+    keys.insert(key);
+    const size_t s = l.find("\"seq\":");
+    REQUIRE(s != std::string::npos);
+    seq_op.insert({l.substr(s + 6, l.find(',', s) - s - 6), key.substr(0, key.find('/'))});
   }
   CHECK(keys.size() == 32000);
+  // 16000 op executions, each with its own sequence number shared by its input and output
+  std::set<std::string> seqs;
+  for (const auto& p : seq_op) seqs.insert(p.first);
+  CHECK(seq_op.size() == 16000);
+  CHECK(seqs.size() == 16000);
   CHECK(check_with_numpy(d.path(), R"({"records": 32000})") == 0);
 }
 
@@ -331,4 +342,51 @@ TEST_CASE("dump: explicit links, outputs read at scope end, device views without
   REQUIRE_MESSAGE(!t.empty(), err);
   CHECK(t.data_as<float>()[5] == 3.f);  // read after the loop, not when output_at_end was called
   CHECK(check_with_numpy(d.path(), R"({"records": 4})") == 0);
+}
+
+TEST_CASE("dump: nested ops name their parent; threads, steps and wrap's tensors are recorded") {
+  temp_dir d;
+  std::vector<float> x(12), y(12, 0.f), z(12, 0.f);
+  for (int i = 0; i < 12; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    probe::set_step(5);
+    {
+      probe::op outer("outer", "Block");
+      outer.input("x", x);
+      {
+        probe::op inner("inner", "Leaf");
+        inner.input("s", probe::view(x.data(), {3, 2}, {4, 2}));  // every other element of rows 0, 4, 8
+        for (int i = 0; i < 12; ++i) y[static_cast<size_t>(i)] = 2 * x[static_cast<size_t>(i)];
+        inner.output("y", y);
+      }
+    }
+    CHECK(probe::next_step() == 6);
+    probe::wrap("copy", [](const std::vector<float>& a, std::vector<float>& b) { b = a; }, probe::in("a", y),
+                probe::out("b", z));
+    std::thread([&] {
+      probe::op t("on_thread", "Work");
+      t.input("z", z);
+    }).join();
+  }
+  const auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"seq\":1,\"step\":5,\"op\":\"outer\",\"type\":\"Block\",\"occurrence\":0,\"parent\":null,"
+                                "\"thread\":0") == 1);
+  CHECK(count_containing(lines, "\"op\":\"inner\",\"type\":\"Leaf\",\"occurrence\":0,\"parent\":1,") == 2);
+  CHECK(count_containing(lines, "\"key\":\"inner#0/in/s\",\"producer\":null,\"dtype\":\"float32\",\"shape\":[3,2],"
+                                "\"strides\":[4,2]") == 1);
+  CHECK(count_containing(lines, "\"step\":6,\"op\":\"copy\"") == 2);
+  CHECK(count_containing(lines, "\"key\":\"copy#0/in/a\",\"producer\":\"inner#0/out/y\"") == 1);
+  CHECK(count_containing(lines, "\"key\":\"copy#0/out/b\"") == 1);
+  CHECK(count_containing(lines, "\"key\":\"on_thread#0/in/z\",\"producer\":\"copy#0/out/b\"") == 1);
+  CHECK(count_containing(lines, "\"op\":\"on_thread\",\"type\":\"Work\",\"occurrence\":0,\"parent\":null,\"thread\":0") == 0);
+  std::string err;
+  probe::tensor s = probe::npy::read(d / "op_000002.inner.in.s.npy", &err);
+  REQUIRE_MESSAGE(!s.empty(), err);
+  const float want[6] = {0, 2, 4, 6, 8, 10};  // the strided view, written contiguous
+  for (int i = 0; i < 6; ++i) CHECK(s.data_as<float>()[i] == want[i]);
+  probe::tensor b = probe::npy::read(d / "op_000003.copy.out.b.npy", &err);
+  REQUIRE_MESSAGE(!b.empty(), err);
+  CHECK(b.data_as<float>()[11] == 22.f);  // recorded after fn ran
+  CHECK(check_with_numpy(d.path(), R"({"records": 6})") == 0);
 }

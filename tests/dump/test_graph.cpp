@@ -73,3 +73,26 @@ TEST_CASE("graph: HTML page is well-formed XML in its SVG and escapes names") {
                             (d / "g.svg") + "'";
   CHECK(std::system(check.c_str()) == 0);
 }
+
+TEST_CASE("graph: names that are not UTF-8, or long multi-byte ones, give valid text in every format") {
+  probe_test::temp_dir d;
+  auto g = diamond();
+  g.nodes[0].name = "bad\xff\xc3(\xed\xa0\x80\x1b[1m";              // stray, truncated, surrogate, ESC
+  g.nodes[1].name = "\xce\xa9" + std::string(60, 'x');             // clipped after a 2-byte character...
+  g.nodes[2].name = "x" + std::string(40, '\0') + "y";
+  for (int i = 0; i < 40; ++i) g.nodes[2].name += "\xce\xa9";      // ...and in the middle of a run of them
+  g.nodes[3].outputs[0].slot = "\xf4\x90\x80\x80";                 // past U+10FFFF
+  CHECK(probe::detail::graph_text("ok \xce\xa9 \xff.") == "ok \xce\xa9 \xef\xbf\xbd.");
+  std::ofstream(d / "g.dot", std::ios::binary) << probe::detail::render_dot(g);
+  std::ofstream(d / "g.svg", std::ios::binary) << probe::detail::render_graph_svg(g);
+  std::ofstream(d / "g.html", std::ios::binary) << probe::detail::render_graph_html(g, "t\xff");
+  const std::string check = std::string(PROBE_TEST_PYTHON) +
+                            " -c \"import sys,xml.etree.ElementTree as E; [open(f, encoding='utf-8', errors='strict')"
+                            ".read() for f in sys.argv[1:]]; E.parse(sys.argv[2])\" '" +
+                            (d / "g.dot") + "' '" + (d / "g.svg") + "' '" + (d / "g.html") + "'";
+  CHECK(std::system(check.c_str()) == 0);
+  const std::string cmd = "dot -Tsvg '" + (d / "g.dot") + "' -o '" + (d / "g2.svg") + "' 2>'" + (d / "err") + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream err(d / "err");
+  CHECK(std::string((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>()).empty());
+}

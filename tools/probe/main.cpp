@@ -1,6 +1,8 @@
 // probe: analyse what probe recorded. `probe help` lists the verbs.
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
 
 #include <probe/probe.hpp>
 
@@ -40,8 +42,18 @@ int main(int argc, char** argv) {
     std::printf("probe %s\n", PROBE_VERSION_STRING);
     return 0;
   }
-  for (const verb& v : k_verbs)
-    if (v.name && !std::strcmp(v.name, name)) return v.run(argc - 1, argv + 1);
+  for (const verb& v : k_verbs) {
+    if (!v.name || std::strcmp(v.name, name) != 0) continue;
+    try {
+      return v.run(argc - 1, argv + 1);
+    } catch (const std::exception& e) {  // out of memory, mostly: a message and an exit code, not an abort
+      // For bisect-run, 2 would mean "bad commit" to git bisect run; 128 stops the bisect.
+      const int code = std::strcmp(v.name, "bisect-run") == 0 ? 128 : 2;
+      const bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+      std::fprintf(stderr, "probe %s: %s; exit %d\n", v.name, oom ? "out of memory" : e.what(), code);
+      return code;
+    }
+  }
   std::fprintf(stderr, "probe: unknown verb '%s'\n\n", name);
   return usage(stderr);
 }

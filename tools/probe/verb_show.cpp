@@ -226,7 +226,7 @@ int run_show(int argc, char** argv) {
     fputs(out.c_str(), stdout);
     return 0;
   }
-  if (!pa::is_dir(path)) return bad_input(path + ": no such file or folder");
+  if (!pa::is_dir(path)) return bad_input(pa::path_problem(path));
   if (pa::is_file(pa::join(path, "snapshot.json"))) return show_snapshot(path, full);
   if (pa::has_manifest(path)) return show_manifest(path, s, health);
   if (health) return bad_input(path + ": --health needs a dump folder (with manifest.jsonl)");

@@ -274,8 +274,8 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
   r.b = b;
   r.settings = settings;
   const bool da = is_dir(a), db = is_dir(b);
-  if (!da && !is_file(a)) r.error = a + ": no such file or folder";
-  else if (!db && !is_file(b)) r.error = b + ": no such file or folder";
+  if (!da && !is_file(a)) r.error = path_problem(a);
+  else if (!db && !is_file(b)) r.error = path_problem(b);
   else if (da != db) r.error = "compare two folders or two .npy files, not a folder with a file (" + a + ", " + b + ")";
   if (!r.error.empty()) return r;
   if (!da) {

@@ -109,26 +109,37 @@ struct error_histogram {
     counts.swap(merged);
     first = lo;
   }
-  // The q-quantile (numpy's default 'linear' rank q*(n-1)), clamped to [lo, hi], the exact
-  // smallest and largest values.
+  // Estimate of the k-th smallest value (0-based): inside its bin, the j-th of c values sits
+  // at (j + 0.5) / c of the bin's width.
+  double order_statistic(uint64_t k) const noexcept {
+    uint64_t before = 0;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      const uint64_t c = counts[i];
+      if (c && k < before + c) {
+        const int bin = static_cast<int>(first + i);
+        if (bin == 0) return 0;  // zero and errors below 2^-131 (bin 0)
+        const double b0 = bin_low(bin);
+        const double b1 = bin + 1 >= bins ? b0 : bin_low(bin + 1);
+        return b0 + (b1 - b0) * ((static_cast<double>(k - before) + 0.5) / static_cast<double>(c));
+      }
+      before += c;
+    }
+    return 0;
+  }
+  // The q-quantile as numpy's default 'linear' method computes it: rank q*(n-1), interpolated
+  // between the order statistics on either side (they may sit in distant bins when errors are
+  // sparse). hi is the exact largest value (the last order statistic); the result is clamped
+  // to [lo, hi].
   double quantile(double q, double lo, double hi) const noexcept {
     const uint64_t n = total();
     if (n == 0) return 0;
     const double rank = q * static_cast<double>(n - 1);
-    uint64_t before = 0;
-    for (size_t i = 0; i < counts.size(); ++i) {
-      const uint64_t c = counts[i];
-      if (c && rank < static_cast<double>(before + c)) {
-        const int bin = static_cast<int>(first + i);
-        const double b0 = bin == 0 ? 0.0 : bin_low(bin);
-        const double b1 = bin + 1 >= bins ? b0 : bin_low(bin + 1);
-        double v = b0 + (b1 - b0) * ((rank - static_cast<double>(before) + 0.5) / static_cast<double>(c));
-        if (bin == 0) v = 0;  // zero and errors below 2^-131 (bin 0)
-        return v < lo ? lo : v > hi ? hi : v;
-      }
-      before += c;
-    }
-    return hi;
+    const uint64_t k = static_cast<uint64_t>(rank);
+    auto at = [&](uint64_t j) { return j + 1 >= n ? hi : order_statistic(j); };
+    double v = at(k);
+    const double frac = rank - static_cast<double>(k);
+    if (frac > 0 && k + 1 < n) v += frac * (at(k + 1) - v);
+    return v < lo ? lo : v > hi ? hi : v;
   }
 };
 

@@ -70,6 +70,14 @@ inline bool is_file(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// Why `p` can be neither read as a file nor listed as a folder ("" when it can be).
+inline std::string path_problem(const std::string& p) {
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) return p + ": no such file or folder";
+  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) return p + ": not a regular file or a folder";
+  return std::string();
+}
+
 inline dtype dtype_from_name(const std::string& s) {
   for (int i = 1; i < dtype_count; ++i)
     if (s == dtype_name(static_cast<dtype>(i))) return static_cast<dtype>(i);

@@ -129,6 +129,10 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
       out.error = in + ": " + std::strerror(errno);
       return out;
     }
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {  // /dev/zero would never end
+      out.error = in + ": a device, not a file of results";
+      return out;
+    }
     if (!S_ISDIR(st.st_mode)) {
       files.push_back({in, detail::mtime_of(st)});
       continue;

@@ -289,11 +289,24 @@ PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, p
     ++r.bad;
     return;
   }
+  // Flags, not data: anything bigger is a mistaken path (/dev/zero would never end).
+  constexpr size_t k_max_flags_file = size_t{1} << 20;
   std::string text;
   char buf[4096];
   size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  while (text.size() <= k_max_flags_file && (n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const int read_errno = ferror(f) ? errno : 0;
   fclose(f);
+  if (read_errno) {
+    flag_log("cannot read flags file '%s': %s", path.c_str(), strerror(read_errno));
+    ++r.bad;
+    return;
+  }
+  if (text.size() > k_max_flags_file) {
+    flag_log("flags file '%s' is larger than 1 MiB, so it is not a file of flags; ignored", path.c_str());
+    ++r.bad;
+    return;
+  }
   // '#' starts a comment that runs to the end of the line.
   std::string clean;
   bool comment = false;

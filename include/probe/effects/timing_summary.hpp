@@ -44,6 +44,37 @@ inline size_t display_width(const std::string& s) {
   return w;
 }
 
+// A name as the table shows it: control characters (C0, DEL, C1) and bytes that are not UTF-8 print as '?'
+// (a name cannot move the cursor or recolour the terminal), and a name longer than
+// k_summary_name_cap columns keeps its head and tail around "..." (one long name must not
+// widen every row).
+constexpr size_t k_summary_name_cap = 80;
+inline std::string summary_name(const std::string& name) {
+  constexpr size_t head_cols = k_summary_name_cap / 2, tail_cols = k_summary_name_cap - head_cols - 3;
+  std::string out;
+  size_t cols = 0, head_bytes = 0;
+  size_t starts[tail_cols];  // where each of the last tail_cols columns starts in `out`
+  for (size_t i = 0; i < name.size();) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    const size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    bool ok = len > 0 && i + len <= name.size() && c != 0xc0 && c != 0xc1;
+    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(name[i + k]) & 0xc0) == 0x80;
+    starts[cols % tail_cols] = out.size();
+    const bool control = (len == 1 && (c < 0x20 || c == 0x7f)) ||
+                         (ok && len == 2 && c == 0xc2 && static_cast<unsigned char>(name[i + 1]) < 0xa0);  // C1
+    if (ok && !control) {
+      out.append(name, i, len);
+      i += len;
+    } else {
+      out += '?';
+      i += ok ? len : 1;
+    }
+    if (++cols == head_cols) head_bytes = out.size();
+  }
+  if (cols <= k_summary_name_cap) return out;
+  return out.substr(0, head_bytes) + "..." + out.substr(starts[cols % tail_cols]);
+}
+
 inline void pad_to(std::string& line, const std::string& cell, size_t width, bool right) {
   const size_t w = display_width(cell);
   const std::string fill(w < width ? width - w : 0, ' ');
@@ -71,10 +102,12 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
   text += head;
 
   size_t name_w = 4;
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (display_width(rows[i].name) > name_w) name_w = display_width(rows[i].name);
-  for (size_t i = 0; i < metrics.size(); ++i)
-    if (display_width(metrics[i].name) > name_w) name_w = display_width(metrics[i].name);
+  auto widen = [&name_w](const std::string& name) {
+    const size_t w = display_width(summary_name(name));
+    if (w > name_w) name_w = w;
+  };
+  for (size_t i = 0; i < rows.size(); ++i) widen(rows[i].name);
+  for (size_t i = 0; i < metrics.size(); ++i) widen(metrics[i].name);
   const size_t col = 12;
 
   if (rows.empty()) {
@@ -93,7 +126,7 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       const double ns_per_tick = r.ns_per_unit;
       const char* approx = s.exact() ? "" : "~";
       line = "  ";
-      pad_to(line, r.name, name_w, false);
+      pad_to(line, summary_name(r.name), name_w, false);
       line += "  ";
       pad_to(line, r.kind, 6, false);
       pad_to(line, std::to_string(s.count()), col, true);
@@ -122,7 +155,7 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       const summary_metric& m = metrics[i];
       char v[40];
       line = "  ";
-      pad_to(line, m.name, name_w, false);
+      pad_to(line, summary_name(m.name), name_w, false);
       line += "  ";
       pad_to(line, "", 6, false);
       pad_to(line, std::to_string(m.stats.count), col, true);

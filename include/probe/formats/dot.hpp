@@ -13,7 +13,7 @@ namespace detail {
 // Escapes text for a double-quoted DOT string (newlines become centred line breaks).
 inline std::string dot_escape(const std::string& s) {
   std::string o;
-  for (char c : s) {
+  for (char c : graph_text(s)) {
     if (c == '"' || c == '\\') o += '\\';
     if (c == '\n') {
       o += "\\n";

@@ -13,6 +13,48 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+// Length of the valid UTF-8 sequence at p (1-4), or 0 when the bytes there are not one
+// (overlong forms, surrogates and code points past U+10FFFF are not).
+inline size_t utf8_length_at(const unsigned char* p, const unsigned char* end) {
+  const unsigned c = p[0];
+  if (c < 0x80) return 1;
+  size_t need = 0;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    need = 1;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    need = 2;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    need = 3;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (static_cast<size_t>(end - p) <= need || p[1] < lo || p[1] > hi) return 0;
+  for (size_t k = 2; k <= need; ++k)
+    if ((p[k] & 0xC0) != 0x80) return 0;
+  return need + 1;
+}
+
+// Names as drawn: op and slot names are whatever the engine passed; bytes that are not UTF-8
+// become U+FFFD so that DOT, SVG and HTML stay valid text.
+inline std::string graph_text(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(s.data());
+  const unsigned char* end = p + s.size();
+  while (p < end) {
+    const size_t n = utf8_length_at(p, end);
+    if (n) o.append(reinterpret_cast<const char*>(p), n);
+    else o += "\xef\xbf\xbd";
+    p += n ? n : 1;
+  }
+  return o;
+}
+
 struct graph_tensor {
   std::string slot;
   std::string dtype;

@@ -14,7 +14,7 @@ namespace detail {
 inline std::string xml_escape(const std::string& s) {
   std::string o;
   o.reserve(s.size());
-  for (char c : s) {
+  for (char c : graph_text(s)) {
     switch (c) {
       case '&': o += "&amp;"; break;
       case '<': o += "&lt;"; break;
@@ -38,7 +38,9 @@ inline std::string fmt_num(double v) {
 inline std::string clip_label(const std::string& s, double width) {
   const size_t max_chars = static_cast<size_t>(width / 6.4);
   if (s.size() <= max_chars || max_chars < 2) return s;
-  return s.substr(0, max_chars - 1) + "\xe2\x80\xa6";  // U+2026 ellipsis
+  size_t cut = max_chars - 1;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // whole code points
+  return s.substr(0, cut) + "\xe2\x80\xa6";  // U+2026 ellipsis
 }
 
 inline std::string render_graph_svg(const dataflow_graph& g) {
