@@ -31,8 +31,8 @@ struct gpu_op_timing {
 class device_timing {
  public:
   virtual ~device_timing() = default;
-  // The op listener to register at scratch index `slot`, or nullptr (no device runtime).
-  virtual op_listener* listener(int slot) noexcept = 0;
+  // The op listener to register, or nullptr (no device runtime).
+  virtual op_listener* listener() noexcept = 0;
   // Hands every device timing resolved so far to sink(context, timing), waiting for the rest
   // at the final flush.
   virtual void collect(bool final_flush, void (*sink)(void* context, const gpu_op_timing&),

@@ -70,12 +70,10 @@ PROBE_FUNC void gpu_collect(bool final_flush, std::vector<gpu_op_timing>& out) n
 
 class gpu_op_timer final : public op_listener {
  public:
-  int slot = 0;  // this listener's op_record::scratch index (set by the wiring)
-
-  void on_tensor(op_record& r, const recorded_tensor& t) noexcept override {
-    if (t.view.where.kind != device::cuda || r.scratch[slot] != 0) return;
+  void on_tensor(op_record&, const recorded_tensor& t, uint64_t& state) noexcept override {
+    if (t.view.where.kind != device::cuda || state != 0) return;
     const int dev = t.view.where.index;
-    r.scratch[slot] = k_tried;
+    state = k_tried;
     if (dev < 0 || dev >= k_gpu_max_devices) return;
     gpu_timing_state& s = gpu_state();
     try {
@@ -90,14 +88,14 @@ class gpu_op_timer final : public op_listener {
         return;
       }
       if (!ticket) return;
-      r.scratch[slot] = (static_cast<uint64_t>(dev) << 32) | ticket;
+      state = (static_cast<uint64_t>(dev) << 32) | ticket;
       if (!s.exit_hook) s.exit_hook = atexit([] { gpu_resolve_at_exit(); }) == 0;
     } catch (...) {
     }
   }
 
-  void on_end(op_record& r) noexcept override {
-    const uint64_t v = r.scratch[slot];
+  void on_end(op_record& r, uint64_t& state) noexcept override {
+    const uint64_t v = state;
     if (v == 0 || v == k_tried) return;
     gpu_timing_state& s = gpu_state();
     try {
@@ -119,11 +117,10 @@ class gpu_op_timer final : public op_listener {
 
 class gpu_device_timing final : public device_timing {
  public:
-  op_listener* listener(int slot) noexcept override {
+  op_listener* listener() noexcept override {
     gpu_timing_state& s = gpu_state();
     lock_guard<mutex> g(s.m);
     if (!s.api) return nullptr;
-    listener_.slot = slot;
     return &listener_;
   }
   void collect(bool final_flush, void (*sink)(void*, const gpu_op_timing&), void* context) noexcept override {

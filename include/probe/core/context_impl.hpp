@@ -37,7 +37,10 @@ struct op_record {
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<std::pair<std::string, std::string>> links;  // explicit slot -> producer key
-  uint64_t scratch[8] = {};  // per-listener state (listener i owns scratch[i])
+  // The listeners this op began with: it reports its tensors and its end to the same ones,
+  // even when the options change meanwhile. Listener i keeps its state for this op in scratch[i].
+  const struct listener_set* listeners = nullptr;
+  uint64_t scratch[8] = {};
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
   std::string key(io which, const char* slot) const {
@@ -50,13 +53,22 @@ struct op_record {
   }
 };
 
-// Effects implement this; core calls them in registration order. Never throws.
+// Effects implement this; core calls them in registration order. Never throws. `state` is
+// the listener's own word of per-op state (zero at begin), the same in every call for an op.
 class op_listener {
  public:
   virtual ~op_listener() = default;
-  virtual void on_begin(op_record&) noexcept {}
-  virtual void on_tensor(op_record&, const recorded_tensor&) noexcept {}
-  virtual void on_end(op_record&) noexcept {}
+  virtual void on_begin(op_record&, uint64_t& /*state*/) noexcept {}
+  virtual void on_tensor(op_record&, const recorded_tensor&, uint64_t& /*state*/) noexcept {}
+  virtual void on_end(op_record&, uint64_t& /*state*/) noexcept {}
+};
+
+// The listeners of one set of options, in call order. Immutable once published, never freed:
+// ops begun under it may still be running.
+struct listener_set {
+  static constexpr int k_capacity = 8;
+  int count = 0;
+  op_listener* list[k_capacity] = {};
 };
 
 inline int64_t mono_ns() noexcept {
@@ -154,9 +166,8 @@ struct op_context {
   string_table occurrences;  // op name -> executions begun
   producer_map producers;
   uint64_t next_seq = 0;  // atomic
-  bool track_edges = false;
-  op_listener* const* listeners = nullptr;  // replaced whole, never mutated in place
-  int listener_count = 0;
+  bool track_edges = false;  // atomic
+  const listener_set* listeners = nullptr;  // replaced whole (one atomic pointer)
 };
 PROBE_FUNC op_context& context() {
   static op_context* c = new op_context();  // never destroyed: ops may run during exit
@@ -165,14 +176,12 @@ PROBE_FUNC op_context& context() {
 
 inline thread_local op_record* t_current_op = nullptr;
 
-// Called by the wiring whenever options change. `list` must outlive every op.
-PROBE_FUNC void set_op_listeners(op_listener* const* list, int n, bool track_edges) noexcept {
+// Called by the wiring whenever options change. `set` must outlive every op.
+PROBE_FUNC void set_op_listeners(const listener_set* set, bool track_edges) noexcept {
   op_context& c = context();
   lock_guard<mutex> g(c.m);
-  c.track_edges = track_edges;
-  __atomic_store_n(&c.listener_count, 0, __ATOMIC_RELEASE);
-  __atomic_store_n(&c.listeners, list, __ATOMIC_RELEASE);
-  __atomic_store_n(&c.listener_count, n, __ATOMIC_RELEASE);
+  __atomic_store_n(&c.track_edges, track_edges, __ATOMIC_RELAXED);
+  __atomic_store_n(&c.listeners, set, __ATOMIC_RELEASE);
 }
 
 // Starts numbering afresh (sequence numbers, occurrences, producer ranges): a new set of
@@ -188,12 +197,12 @@ PROBE_FUNC void reset_op_counters() noexcept {
 // The innermost op scope open on this thread (nullptr outside every op).
 inline op_record* current_op() noexcept { return t_current_op; }
 
+// Calls f(listener, its state word) for each listener the op began with.
 template <class F>
-void for_each_listener(F&& f) noexcept {
-  op_context& c = context();
-  const int n = __atomic_load_n(&c.listener_count, __ATOMIC_ACQUIRE);
-  op_listener* const* l = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
-  for (int i = 0; i < n && l; ++i) f(*l[i]);
+void for_each_listener(op_record& r, F&& f) noexcept {
+  const listener_set* s = r.listeners;
+  if (!s) return;
+  for (int i = 0; i < s->count; ++i) f(*s->list[i], r.scratch[i]);
 }
 
 PROBE_FUNC op_record* op_begin(const char* name, const char* type) noexcept {
@@ -218,7 +227,8 @@ PROBE_FUNC op_record* op_begin(const char* name, const char* type) noexcept {
     return nullptr;  // out of memory: this op goes unrecorded, the host goes on
   }
   t_current_op = r;
-  for_each_listener([&](op_listener& l) { l.on_begin(*r); });
+  r->listeners = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
+  for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_begin(*r, state); });
   return r;
 }
 
@@ -229,16 +239,16 @@ PROBE_FUNC void emit_tensor(op_record* r, io which, const char* slot, const tens
     if (which == io::in) {
       for (const auto& l : r->links)
         if (l.first == t.slot) t.producer = l.second;
-      if (t.producer.empty() && c.track_edges) {
+      if (t.producer.empty() && __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) {
         lock_guard<mutex> g(c.m);
         t.producer = c.producers.find(v);
       }
-    } else if (c.track_edges) {
+    } else if (__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) {
       lock_guard<mutex> g(c.m);
       c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq);
     }
     r->tensors.push_back(t);
-    for_each_listener([&](op_listener& l) { l.on_tensor(*r, r->tensors.back()); });
+    for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_tensor(*r, r->tensors.back(), state); });
   } catch (...) {
   }
 }
@@ -264,7 +274,7 @@ PROBE_FUNC void op_link(op_record* r, const char* slot, const char* producer_key
 PROBE_FUNC void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view);
   r->mono_end_ns = mono_ns();
-  for_each_listener([&](op_listener& l) { l.on_end(*r); });
+  for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
   delete r;
 }

@@ -30,19 +30,21 @@ PROBE_FUNC void apply_options(const options& o) noexcept {
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
   print_apply_options(o);
 
-  // Listeners run in this order for every op event. A fresh array each time: threads may
-  // still be walking the previous one (it is small and options change rarely).
-  op_listener** list = new (std::nothrow) op_listener*[8];
-  if (!list) return;
+  // Listeners run in this order for every op event. A fresh set each time, never freed: ops
+  // begun under the previous one keep using it (it is small and options change rarely).
+  listener_set* set = new (std::nothrow) listener_set();
+  if (!set) return;
+  const int cap = listener_set::k_capacity;
   int n = 0;
   // Timing first, so op durations do not include other listeners' end-of-op work.
-  n = timing_apply_options(o, list, n, 8);
-  dump_instance().configure(o, n);
-  if (o.dump) list[n++] = &dump_instance();
+  n = timing_apply_options(o, set->list, n, cap);
+  dump_instance().configure(o);
+  if (o.dump && n < cap) set->list[n++] = &dump_instance();
   // After the dump, so a non-finite output is on disk before its breakpoint stops.
-  n = breakpoint_apply_options(o, list, n, 8);
+  n = breakpoint_apply_options(o, set->list, n, cap);
+  set->count = n;
   reset_op_counters();
-  set_op_listeners(list, n, o.dump);
+  set_op_listeners(set, o.dump);
 }
 
 }  // namespace detail

@@ -283,7 +283,7 @@ PROBE_FUNC void breakpoint_if_nonfinite_impl(const char* name, const tensor_view
 // Inf (they usually spread to every later op, so later ones are not reported).
 class nonfinite_listener final : public op_listener {
  public:
-  void on_tensor(op_record& r, const recorded_tensor& t) noexcept override {
+  void on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept override {
     if (t.which != io::out || !(dtype_is_float(t.view.type) || dtype_is_complex(t.view.type))) return;
     breakpoint_state& st = breakpoint_state_ref();
     if (__atomic_load_n(&st.nonfinite_fired, __ATOMIC_ACQUIRE)) return;

@@ -31,55 +31,75 @@ class dump_effect final : public op_listener {
  public:
   static constexpr size_t k_graph_cap = 2000;  // op executions drawn; DOT/HTML stay readable
 
-  // Called by the wiring whenever options change; `slot` is this listener's op_record scratch index.
-  void configure(const options& o, int slot) noexcept {
+  // Called by the wiring whenever options change.
+  // Ops running on other threads meanwhile keep the configuration and run directory they
+  // began with (see op_dump); configurations are immutable once published.
+  void configure(const options& o) noexcept {
     lock_guard<mutex> g(m_);
     // A new configuration ends the current run (its graphs and end record are written under
     // the old settings); the next selected op opens a new one.
     close_run_locked(false);
+    dump_config* c = nullptr;
+    bool can_retire = false;
     try {
-      slot_ = slot;
-      cfg_ = dump_config{};
-      cfg_.on = o.dump;
-      cfg_.to_stdout = o.dump_to_stdout;
-      cfg_.base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
-      cfg_.text = o.dump_as_text;
-      cfg_.npy = o.dump_as_npy && !o.dump_stats_only;
-      cfg_.snapshots = o.dump_snapshots;
-      cfg_.dot = o.dump_as_dot;
-      cfg_.html = o.dump_as_html;
-      cfg_.max_bytes = o.dump_max_bytes;
-      cfg_.max_ops = o.dump_max_ops;
-      cfg_.flags_text = o.dump_to;
-      compile_filter(o.dump_op_re, "--probe_dump_op_re", cfg_.op_re);
-      compile_filter(o.dump_type_re, "--probe_dump_type_re", cfg_.type_re);
-      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", cfg_.stage_re);
+      retired_.reserve(retired_.size() + 1);  // so that retiring below cannot fail
+      can_retire = true;
+      c = new dump_config();
+      c->on = o.dump;
+      c->to_stdout = o.dump_to_stdout;
+      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
+      c->text = o.dump_as_text;
+      c->npy = o.dump_as_npy && !o.dump_stats_only;
+      c->snapshots = o.dump_snapshots;
+      c->dot = o.dump_as_dot;
+      c->html = o.dump_as_html;
+      c->max_bytes = o.dump_max_bytes;
+      c->max_ops = o.dump_max_ops;
+      c->flags_text = o.dump_to;
+      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
+      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
+      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
     } catch (...) {
-      cfg_.on = false;
+      delete c;
+      c = nullptr;
     }
+    // The old configuration may still be read by ops in flight; it is kept until exit
+    // (a few hundred bytes per set_flags call).
+    if (cfg_ != &off_ && can_retire) retired_.push_back(cfg_);  // else: leaked, never freed early
+    __atomic_store_n(&cfg_, c ? c : &off_, __ATOMIC_RELEASE);
     stopped_ = false;
     __atomic_store_n(&failed_, false, __ATOMIC_RELEASE);
-    __atomic_store_n(&active_, cfg_.on, __ATOMIC_RELEASE);
+    __atomic_store_n(&active_, cfg_->on, __ATOMIC_RELEASE);
+  }
+
+  ~dump_effect() {
+    for (dump_config* c : retired_) delete c;
+    if (cfg_ != &off_) delete cfg_;
   }
 
   bool active() const noexcept { return __atomic_load_n(&active_, __ATOMIC_ACQUIRE); }
 
-  void on_begin(op_record& r) noexcept override {
+  void on_begin(op_record& r, uint64_t& state) noexcept override {
     if (!active()) return;
-    if (!cfg_.op_re.search(r.name) || !cfg_.type_re.search(r.type)) return;
+    const dump_config* c = config();
+    if (!c->op_re.search(r.name) || !c->type_re.search(r.type)) return;
     op_dump* d = nullptr;
     {
       lock_guard<mutex> g(m_);
+      if (c != cfg_) return;  // reconfigured meanwhile: this op belongs to no run
       if (!usable_locked()) return;
-      if (cfg_.max_ops > 0 && ops_ >= static_cast<uint64_t>(cfg_.max_ops)) {
-        stop_locked("--probe_dump_max_ops=" + std::to_string(cfg_.max_ops) + " reached", r.seq);
+      if (c->max_ops > 0 && ops_ >= static_cast<uint64_t>(c->max_ops)) {
+        stop_locked("--probe_dump_max_ops=" + std::to_string(c->max_ops) + " reached", r.seq);
         return;
       }
       ++ops_;
       try {
         d = new op_dump();
+        d->cfg = c;
+        d->dir = dir_.path;
+        d->run = run_;
         d->stem = op_file_stem(r.seq, r.name);
-        if (cfg_.dot || cfg_.html) {
+        if (c->dot || c->html) {
           if (graph_.nodes.size() < k_graph_cap) {
             d->graph_node = graph_.nodes.size();
             graph_.nodes.push_back(graph_node{r.seq, r.step, r.name, r.type, r.occurrence, {}, {}});
@@ -92,28 +112,29 @@ class dump_effect final : public op_listener {
         return;
       }
     }
-    if (cfg_.snapshots) begin_snapshot(r, *d);
-    r.scratch[slot_] = reinterpret_cast<uintptr_t>(d);
+    if (c->snapshots) begin_snapshot(r, *d);
+    state = reinterpret_cast<uintptr_t>(d);
   }
 
-  void on_tensor(op_record& r, const recorded_tensor& t) noexcept override {
-    op_dump* d = reinterpret_cast<op_dump*>(r.scratch[slot_]);
-    if (!d || !active()) return;
+  void on_tensor(op_record& r, const recorded_tensor& t, uint64_t& state) noexcept override {
+    op_dump* d = reinterpret_cast<op_dump*>(state);
+    if (!d || !active() || !current(*d)) return;
+    const dump_config& c = *d->cfg;
     const char* stage = t.which == io::in ? "before" : "after";
-    if (!cfg_.stage_re.search(stage)) return;
+    if (!c.stage_re.search(stage)) return;
     try {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
-      if ((cfg_.npy || cfg_.snapshots) && !reserve_bytes(t.view.nbytes(), r.seq)) return;
-      const std::string file_name = cfg_.npy ? tensor_file_name(r.seq, r.name, in, t.slot, ".npy") : std::string();
+      if ((c.npy || c.snapshots) && !reserve_bytes(*d, t.view.nbytes(), r.seq)) return;
+      const std::string file_name = c.npy ? tensor_file_name(r.seq, r.name, in, t.slot, ".npy") : std::string();
       const std::string snap_name =
-          cfg_.snapshots ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy" : std::string();
+          c.snapshots ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy" : std::string();
       // One read of the tensor writes one file; a snapshot's copy is a hard link to it.
-      const std::string primary = !file_name.empty()   ? join_path(dir_.path, file_name)
+      const std::string primary = !file_name.empty()   ? join_path(d->dir, file_name)
                                   : !snap_name.empty() ? join_path(d->snapshot_dir, snap_name)
                                                        : std::string();
-      dump_result res = dump_tensor(t.view, primary, cfg_.text ? k_text_values : 0);
-      if (res.io_error) return fail(res.io_error, primary);
+      dump_result res = dump_tensor(t.view, primary, c.text ? k_text_values : 0);
+      if (res.io_error) return fail(*d, res.io_error, primary);
       rec.stats = res.stats;
       rec.have_stats = res.read_ok;
       rec.note = res.note;
@@ -122,24 +143,24 @@ class dump_effect final : public op_listener {
         const std::string snap_path = join_path(d->snapshot_dir, snap_name);
         if (!file_name.empty() && ::link(primary.c_str(), snap_path.c_str()) != 0 &&
             !npy::write(snap_path, t.view))
-          return fail(errno ? errno : EIO, snap_path);
+          return fail(*d, errno ? errno : EIO, snap_path);
         snapshot_tensor(r, *d, rec, snap_name);
       }
-      write_manifest_line(render_tensor_record(rec));
-      if (cfg_.text) append_text(*d, rec, res);
+      write_manifest_line(*d, render_tensor_record(rec));
+      if (c.text) append_text(*d, rec, res);
       if (d->graph_node != k_no_node) add_graph_tensor(*d, rec);
     } catch (...) {
     }
   }
 
-  void on_end(op_record& r) noexcept override {
-    op_dump* d = reinterpret_cast<op_dump*>(r.scratch[slot_]);
+  void on_end(op_record& r, uint64_t& state) noexcept override {
+    op_dump* d = reinterpret_cast<op_dump*>(state);
     if (!d) return;
-    r.scratch[slot_] = 0;
+    state = 0;
     try {
       if (active()) {
-        if (cfg_.text) write_text(r, *d);
-        if (cfg_.snapshots) end_snapshot(r, *d, std::uncaught_exceptions() > 0);
+        if (d->cfg->text && current(*d)) write_text(r, *d);
+        if (d->cfg->snapshots) end_snapshot(r, *d, std::uncaught_exceptions() > 0);
       }
     } catch (...) {
     }
@@ -172,7 +193,12 @@ class dump_effect final : public op_listener {
     regex op_re, type_re, stage_re;  // empty pattern matches everything
   };
 
+  // One op execution being dumped. It keeps the configuration and run it began under, so
+  // that a set_flags() on another thread neither changes nor frees them under it.
   struct op_dump {
+    const dump_config* cfg = nullptr;
+    std::string dir;   // the run's directory
+    uint64_t run = 0;  // which run (run_): lines and failures of a closed run are dropped
     std::string stem;  // "op_000012.conv1"
     std::string text;  // text io-dump body, written at on_end
     std::string snapshot_dir;                     // absolute path of snapshots/op_000012.conv1
@@ -189,6 +215,10 @@ class dump_effect final : public op_listener {
     }
   }
 
+  const dump_config* config() const noexcept { return __atomic_load_n(&cfg_, __ATOMIC_ACQUIRE); }
+  // Whether the op's run is still open: an op that outlives its run writes nothing more.
+  bool current(const op_dump& d) const noexcept { return __atomic_load_n(&run_, __ATOMIC_ACQUIRE) == d.run; }
+
   bool stopped() const noexcept { return __atomic_load_n(&stopped_, __ATOMIC_ACQUIRE); }
 
   // Opens the run directory and manifest on first use; false once failed.
@@ -196,9 +226,10 @@ class dump_effect final : public op_listener {
     if (failed()) return false;
     if (opened_) return true;
     opened_ = true;
-    if (cfg_.to_stdout) return true;
+    __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);
+    if (cfg_->to_stdout) return true;
     std::string where;
-    if (int e = open_run_dir(cfg_.base, &dir_, &where)) {
+    if (int e = open_run_dir(cfg_->base, &dir_, &where)) {
       fail_locked(e, where);
       return false;
     }
@@ -209,16 +240,16 @@ class dump_effect final : public op_listener {
       fail_locked(errno, manifest);
       return false;
     }
-    write_line_locked(render_run_record(dir_.path, cfg_.base));
+    write_line_locked(render_run_record(dir_.path, cfg_->base));
     return !failed();
   }
 
   // Reserves n bytes of the --probe_dump_max_bytes budget; false once it is spent.
-  bool reserve_bytes(uint64_t n, uint64_t seq) {
+  bool reserve_bytes(const op_dump& d, uint64_t n, uint64_t seq) {
     lock_guard<mutex> g(m_);
-    if (stopped_) return false;
-    if (cfg_.max_bytes && bytes_ + n > cfg_.max_bytes) {
-      stop_locked("--probe_dump_max_bytes=" + std::to_string(cfg_.max_bytes) + " reached", seq);
+    if (stopped_ || d.run != run_ || !opened_) return false;
+    if (cfg_->max_bytes && bytes_ + n > cfg_->max_bytes) {
+      stop_locked("--probe_dump_max_bytes=" + std::to_string(cfg_->max_bytes) + " reached", seq);
       return false;
     }
     bytes_ += n;
@@ -244,10 +275,15 @@ class dump_effect final : public op_listener {
     log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
   }
   void fail_locked(int err, const std::string& path) noexcept { fail(err, path); }
-
-  void write_manifest_line(const std::string& line) {
+  // An op's I/O error turns off the run it belongs to, not one opened since.
+  void fail(const op_dump& d, int err, const std::string& path) noexcept {
     lock_guard<mutex> g(m_);
-    write_line_locked(line);
+    if (d.run == run_ && opened_) fail(err, path);
+  }
+
+  void write_manifest_line(const op_dump& d, const std::string& line) {
+    lock_guard<mutex> g(m_);
+    if (d.run == run_ && opened_) write_line_locked(line);
   }
   // One write(2) per line on an O_APPEND descriptor: lines are never torn, and a killed
   // process leaves only whole lines behind.
@@ -264,7 +300,7 @@ class dump_effect final : public op_listener {
   void write_text(const op_record& r, op_dump& d) {
     const std::string body = render_text_header(r) + d.text;
     const std::string name = d.stem + ".txt";
-    if (cfg_.to_stdout) {
+    if (d.cfg->to_stdout) {
       const std::string block = "==== probe begin " + name + " ====\n" + body + "==== probe end " + name + " ====\n";
       lock_guard<mutex> g(m_);
       fflush(stdout);
@@ -274,8 +310,8 @@ class dump_effect final : public op_listener {
       }
       return;
     }
-    const std::string path = join_path(dir_.path, name);
-    if (int e = write_file_atomic(path, body.data(), body.size())) fail(e, path);
+    const std::string path = join_path(d.dir, name);
+    if (int e = write_file_atomic(path, body.data(), body.size())) fail(d, e, path);
   }
 
   void add_graph_tensor(op_dump& d, const tensor_record& rec) {
@@ -298,8 +334,10 @@ class dump_effect final : public op_listener {
   void close_run_locked(bool at_exit) noexcept;
 
   mutex m_;
-  dump_config cfg_;
-  int slot_ = 0;
+  dump_config off_;                   // the configuration before the first configure()
+  dump_config* cfg_ = &off_;          // published with release, read with acquire
+  std::vector<dump_config*> retired_;  // earlier configurations, freed at exit
+  uint64_t run_ = 0;                  // changes when a run opens or closes; written under m_, read atomically
   bool active_ = false;
   bool stopped_ = false;  // a budget was reached
   bool failed_ = false;   // an I/O error turned dumping off
@@ -311,15 +349,16 @@ class dump_effect final : public op_listener {
 };
 
 PROBE_FUNC void dump_effect::write_graphs_locked() noexcept {
-  if (!(cfg_.dot || cfg_.html) || cfg_.to_stdout) return;
+  const dump_config& c = *cfg_;
+  if (!(c.dot || c.html) || c.to_stdout) return;
   try {
     graph_.link();
-    if (cfg_.dot) {
+    if (c.dot) {
       const std::string text = render_dot(graph_);
       const std::string path = join_path(dir_.path, "graph.dot");
       if (int e = write_file_atomic(path, text.data(), text.size())) return fail_locked(e, path);
     }
-    if (cfg_.html) {
+    if (c.html) {
       const std::string text = render_graph_html(graph_, "probe dump: " + dir_.path);
       const std::string path = join_path(dir_.path, "graph.html");
       if (int e = write_file_atomic(path, text.data(), text.size())) return fail_locked(e, path);
@@ -337,6 +376,7 @@ PROBE_FUNC void dump_effect::close_run_locked(bool at_exit) noexcept {
   manifest_fd_ = -1;
   if (dir_.lock_fd >= 0) ::close(dir_.lock_fd);
   dir_ = run_dir{};
+  if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
   opened_ = false;
   ops_ = bytes_ = 0;
   graph_ = dataflow_graph{};

@@ -11,8 +11,8 @@ namespace detail {
 
 PROBE_FUNC void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept {
   try {
-    d.snapshot_dir = join_path(join_path(dir_.path, "snapshots"), d.stem);
-    if (int e = make_dirs(d.snapshot_dir)) return fail(e, d.snapshot_dir);
+    d.snapshot_dir = join_path(join_path(d.dir, "snapshots"), d.stem);
+    if (int e = make_dirs(d.snapshot_dir)) return fail(d, e, d.snapshot_dir);
     write_snapshot_json(r, d, "running");
   } catch (...) {
   }
@@ -59,7 +59,7 @@ PROBE_FUNC void dump_effect::write_snapshot_json(const op_record& r, op_dump& d,
     w.end_array().end_object();
     text += '\n';
     const std::string path = join_path(d.snapshot_dir, "snapshot.json");
-    if (int e = write_file_atomic(path, text.data(), text.size())) fail(e, path);
+    if (int e = write_file_atomic(path, text.data(), text.size())) fail(d, e, path);
   } catch (...) {
   }
 }

@@ -126,17 +126,15 @@ PROBE_FUNC void timing_on_backlog(uint32_t full_count) noexcept {
 // Times every probe::op (NVTX range too, when a backend installed range hooks).
 class op_timer final : public op_listener {
  public:
-  int slot = 0;  // this listener's op_record::scratch index (set by the wiring)
-
-  void on_begin(op_record& r) noexcept override {
+  void on_begin(op_record& r, uint64_t& state) noexcept override {
     const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_ACQUIRE);
     if (h) h->push(r.name.c_str());
-    r.scratch[slot] = clock_now() | k_pushed_bit(h != nullptr);
+    state = clock_now() | k_pushed_bit(h != nullptr);
   }
 
-  void on_end(op_record& r) noexcept override {
+  void on_end(op_record& r, uint64_t& state) noexcept override {
     const uint64_t end = clock_now();
-    const uint64_t v = r.scratch[slot];
+    const uint64_t v = state;
     if (v == 0) return;  // began before op timing was on
     if (v & k_range_bit) {
       const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_ACQUIRE);
@@ -238,11 +236,9 @@ PROBE_FUNC int timing_apply_options(const options& o, op_listener** list, int n,
     log("timing: out of memory while applying options");
   }
   if (o.timing && n < capacity) {
-    op_timer& t = op_timing_listener();
-    t.slot = n;
-    list[n++] = &t;
+    list[n++] = &op_timing_listener();
     device_timing* d = installed_device_timing();
-    op_listener* device_listener = d && n < capacity ? d->listener(n) : nullptr;
+    op_listener* device_listener = d && n < capacity ? d->listener() : nullptr;
     if (device_listener) list[n++] = device_listener;
   }
   return n;

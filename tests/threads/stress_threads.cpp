@@ -1,0 +1,144 @@
+// Many threads mark ops, scopes, prints and callbacks while another thread keeps changing
+// the flags (dumping on, off, into another directory, other formats). Run as a plain test
+// (every manifest stays whole and names only files that exist, nothing lands outside the
+// dump directories, every callback runs) and under ThreadSanitizer (no data race).
+//
+// Usage: stress_threads WORKDIR [ITERATIONS]
+#include <probe/probe.hpp>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+int g_failures = 0;
+void check(bool ok, const std::string& what) {
+  if (!ok) {
+    std::fprintf(stderr, "FAIL: %s\n", what.c_str());
+    ++g_failures;
+  }
+}
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') names.push_back(e->d_name);
+    ::closedir(d);
+  }
+  return names;
+}
+
+// Each line is one whole JSON object; each tensor record's file exists in the same run dir.
+void check_manifest(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/manifest.jsonl");
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    check(line.size() > 2 && line.front() == '{' && line.back() == '}', run_dir + ": torn line: " + line);
+    const std::string key = "\"file\":\"";
+    const size_t at = line.find(key);
+    if (at == std::string::npos) continue;
+    const size_t end = line.find('"', at + key.size());
+    const std::string file = line.substr(at + key.size(), end - at - key.size());
+    check(exists(run_dir + "/" + file), run_dir + ": manifest names a missing file " + file);
+  }
+  check(lines > 0, run_dir + ": empty manifest");
+}
+
+void worker(int id, int iterations, std::atomic<long>* callbacks_run) {
+  const std::string prefix = "t" + std::to_string(id) + ".";
+  std::vector<float> x(32), y(32), z(32);
+  for (int i = 0; i < iterations; ++i) {
+    PROBE_SCOPE("iteration");
+    for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>(id * 1000 + i) + static_cast<float>(k);
+    {
+      probe::op op(prefix + "scale", "Mul");
+      op.input("x", x);
+      for (size_t k = 0; k < x.size(); ++k) y[k] = 2 * x[k];
+      op.output("y", y);
+    }
+    {
+      probe::op op(prefix + "shift", "Add");
+      op.input("y", y);
+      for (size_t k = 0; k < y.size(); ++k) z[k] = y[k] + 1;
+      op.output("z", z);
+    }
+    if (i % 8 == 0) probe::print("thread {} iteration {}: z = {}", id, i, probe::view(z));
+    if (i % 8 == 4) probe::print(probe::ordered, "thread {} ordered {}", id, i);
+    probe::callback([callbacks_run](long v) { callbacks_run->fetch_add(v); }, 1L);
+    probe::metric("stress_value", static_cast<double>(i));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: stress_threads WORKDIR [ITERATIONS]\n");
+    return 2;
+  }
+  const std::string work = argv[1];
+  const int iterations = argc > 2 ? std::atoi(argv[2]) : 200;
+  if (::mkdir(work.c_str(), 0777) != 0 || ::chdir(work.c_str()) != 0) {
+    std::perror(work.c_str());
+    return 2;
+  }
+  const std::string prints = " --probe_print_to=" + work + "/prints.txt";
+  const std::string common = prints + " --probe_timing_summary";
+  // With and without timing, so the dump listener's place among the listeners moves while
+  // ops are in flight.
+  const std::vector<std::string> configs = {
+      "--probe_dump_to=" + work + "/a --probe_dump_as_npy --probe_dump_as_text" + common,
+      "--probe_dump_to=" + work + "/b --probe_dump_snapshots --probe_dump_op_re=scale" + prints,
+      "--probe_dump_to=" + work + "/c --probe_dump_as_npy --probe_dump_as_dot --probe_dump_stage_re=after" + common,
+      common,
+  };
+  probe::set_flags(configs[0].c_str());
+
+  constexpr int k_threads = 6;
+  std::atomic<long> callbacks_run{0};
+  std::atomic<bool> done{false};
+  std::thread flipper([&] {
+    for (size_t n = 1; !done.load(); ++n) {
+      probe::set_flags(configs[n % configs.size()].c_str());
+      if (n % 3 == 0) probe::flush();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    probe::set_flags(configs[0].c_str());
+  });
+  std::vector<std::thread> workers;
+  for (int t = 0; t < k_threads; ++t) workers.emplace_back(worker, t, iterations, &callbacks_run);
+  for (auto& w : workers) w.join();
+  done = true;
+  flipper.join();
+  // The last configuration (dump into a/) sees one more round of ops, so a/ ends with a run.
+  worker(k_threads, 4, &callbacks_run);
+  probe::effects_barrier();
+  probe::flush();
+
+  check(callbacks_run.load() == static_cast<long>(k_threads) * iterations + 4, "every callback ran once");
+  for (const char* run : {"a", "b", "c"})
+    if (exists(work + "/" + run + "/manifest.jsonl")) check_manifest(work + "/" + run);
+  check(exists(work + "/a/manifest.jsonl"), "a/manifest.jsonl exists");
+  for (const std::string& name : list_dir(work))
+    check(name == "a" || name == "b" || name == "c" || name == "prints.txt", "stray file in the work dir: " + name);
+  if (g_failures) return 1;
+  std::printf("stress_threads: ok (%d threads x %d iterations)\n", k_threads, iterations);
+  return 0;
+}
