@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -107,7 +108,7 @@ int main(int argc, char** argv) {
       "--probe_dump_to=" + work + "/a --probe_dump_as_npy --probe_dump_as_text" + common,
       "--probe_dump_to=" + work + "/b --probe_dump_snapshots --probe_dump_op_re=scale" + prints,
       "--probe_dump_to=" + work + "/c --probe_dump_as_npy --probe_dump_as_dot --probe_dump_stage_re=after" + common,
-      common,
+      common + " --probe_trace_to=" + work + "/trace.json --probe_trace_max_events=5000",
   };
   probe::set_flags(configs[0].c_str());
 
@@ -136,8 +137,16 @@ int main(int argc, char** argv) {
   for (const char* run : {"a", "b", "c"})
     if (exists(work + "/" + run + "/manifest.jsonl")) check_manifest(work + "/" + run);
   check(exists(work + "/a/manifest.jsonl"), "a/manifest.jsonl exists");
+  {
+    // Trace files are completed when the flags move away from them (the last config traces).
+    std::ifstream in(work + "/trace.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    check(text.size() > 2 && text.front() == '{' && text.compare(text.size() - 2, 2, "}\n") == 0,
+          "trace.json is a complete JSON object");
+  }
   for (const std::string& name : list_dir(work))
-    check(name == "a" || name == "b" || name == "c" || name == "prints.txt", "stray file in the work dir: " + name);
+    check(name == "a" || name == "b" || name == "c" || name == "prints.txt" || name == "trace.json",
+          "stray file in the work dir: " + name);
   if (g_failures) return 1;
   std::printf("stress_threads: ok (%d threads x %d iterations)\n", k_threads, iterations);
   return 0;
