@@ -170,6 +170,15 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(json.dumps({"label": f"b{d}", "value": 10.0 + (d > 10) + 0.01 * (d % 3)}) + "\n")
     code, text, _ = regress(f"{tmp}/s.jsonl", "--lower-is-better")
     check(code == 1 and "b10 -> b11" in text, f"JSON lines: {code} {text}")
+    # labels holding control characters are shown escaped: they cannot break the report's
+    # lines or drive the terminal
+    with open(f"{tmp}/hostile.jsonl", "w") as f:
+        for d in range(1, 21):
+            f.write(json.dumps({"label": f"b{d}\x1b[2J\n\u009b", "value": 10.0 + (d > 10) + 0.01 * (d % 3)}) + "\n")
+    code, text, _ = regress(f"{tmp}/hostile.jsonl", "--lower-is-better")
+    controls = sorted({c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) < 0xa0})
+    check(code == 1 and not controls, f"hostile labels: exit {code}, control characters {controls}")
+    check("b10\\x1b[2J\\n\\xc2\\x9b -> b11" in text, f"hostile labels shown escaped: {text!r}")
 
     # bad input: exit 2 with one clear message
     code, _, err = regress(runs, "--pattern", "MLUPS: ([0-9")

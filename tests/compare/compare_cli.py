@@ -283,6 +283,42 @@ with tempfile.TemporaryDirectory() as tmp:
     code, text, _ = probe("show", os.path.join(snap, "snapshot.json"))
     check(code == 0 and "health:" in text, "show snapshot.json")
 
+    # --- hostile names (an op named from a model file): the terminal output escapes control
+    # characters, so a name can neither break a line nor recolour or clear the terminal
+    hostile_name = "no\nrm\x1b[31m\x07\x9b"
+
+    def rename(folder, dest):
+        shutil.copytree(folder, dest)
+        path = os.path.join(dest, "manifest.jsonl")
+        with open(path) as f:
+            records = [json.loads(line) for line in f]
+
+        def swap(v):
+            if isinstance(v, str):
+                return v.replace("norm", hostile_name)
+            if isinstance(v, list):
+                return [swap(x) for x in v]
+            if isinstance(v, dict):
+                return {k: (x if k == "file" else swap(x)) for k, x in v.items()}
+            return v
+
+        with open(path, "w") as f:
+            for r in records:
+                f.write(json.dumps(swap(r)) + "\n")
+
+    h_opt, h_ref = os.path.join(tmp, "h_opt"), os.path.join(tmp, "h_ref")
+    rename(opt, h_opt)
+    rename(ref, h_ref)
+    escaped = "no\\nrm\\x1b[31m\\x07\\xc2\\x9b"
+    for args, want in ((("compare", h_opt, h_ref), 1), (("show", h_opt), 0), (("show", "--health", h_opt), 0)):
+        code, text, err = probe(*args)
+        controls = sorted({c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) < 0xa0})
+        check(code == want, f"{args[0]} with hostile names: exit {code}: {err}")
+        check(not controls, f"{' '.join(args[:2])}: control characters reach the terminal: {controls}")
+        check(args[1] == "--health" or escaped in text, f"{' '.join(args[:2])}: the name is shown escaped: {text[:400]!r}")
+    code, text, _ = probe("compare", h_opt, h_ref)
+    check(f"Root cause: op {escaped}#0 (LayerNorm)" in text, f"root cause with an escaped name: {text[-600:]!r}")
+
     # --- bad input: exit 2, the message names the file
     bad = os.path.join(tmp, "bad")
     shutil.copytree(opt, bad)

@@ -218,6 +218,13 @@ TEST_CASE("dump: hostile names stay inside the dump directory") {
   CHECK_FALSE(exists(d / "../escape"));
   CHECK(check_with_numpy(d.path(), R"({"records": 12})") == 0);
   CHECK(count_containing(manifest_lines(d.path()), "\"op\":\"../../escape\"") == 2);  // raw name kept in JSON
+  // The text dump shows the control characters escaped: one op, one header line.
+  std::string text;
+  for (const auto& f : files)
+    if (f.compare(0, 10, "op_000005.") == 0 && f.size() > 4 && f.compare(f.size() - 4, 4, ".txt") == 0)
+      text = read_file(d / f);
+  CHECK(text.rfind("op 5 a\\nb\\tc [Hostile/../type] step", 0) == 0);
+  CHECK(text.find('\t') == std::string::npos);
 }
 
 TEST_CASE("dump: an unwritable directory gives one message; results stay correct") {

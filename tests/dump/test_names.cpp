@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
 #include <probe/effects/dump_names.hpp>
+#include <probe/detail/printable.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,4 +118,19 @@ TEST_CASE("fs: atomic files appear whole or not at all") {
   CHECK(probe::detail::make_dirs(d / "x/y/z") == 0);
   CHECK(probe::detail::is_dir(d / "x/y/z"));
   CHECK(probe::detail::make_dirs(path + "/sub") == ENOTDIR);
+}
+
+TEST_CASE("printable: control characters and broken UTF-8 are escaped, the rest is kept") {
+  using probe::detail::printable;
+  CHECK(printable("conv1/relu_2") == "conv1/relu_2");
+  CHECK(printable("a\nb\tc\rd") == "a\\nb\\tc\\rd");
+  CHECK(printable(std::string("x\x1b[31my\x07\x7f", 9)) == "x\\x1b[31my\\x07\\x7f");
+  CHECK(printable(std::string("nul\0z", 5)) == "nul\\x00z");
+  CHECK(printable("\xc3\xa9t\xc3\xa9 \xe5\xb1\x82 \xf0\x9f\x94\xa5") == "\xc3\xa9t\xc3\xa9 \xe5\xb1\x82 \xf0\x9f\x94\xa5");
+  CHECK(printable("\xc2\x9b" "1J") == "\\xc2\\x9b1J");          // C1 control (CSI)
+  CHECK(printable("\xff\xfe" "ok") == "\\xff\\xfeok");          // not UTF-8
+  CHECK(printable("\xe5\xb1") == "\\xe5\\xb1");                 // truncated sequence
+  CHECK(printable("\xc0\xaf") == "\\xc0\\xaf");                 // overlong '/'
+  CHECK(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");        // surrogate
+  CHECK(printable("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
 }

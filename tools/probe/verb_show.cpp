@@ -12,6 +12,7 @@
 #include <probe/analysis/compare_inputs.hpp>
 #include <probe/analysis/dump_manifest.hpp>
 #include <probe/analysis/nonfinite.hpp>
+#include <probe/detail/printable.hpp>
 #include <probe/formats/json.hpp>
 #include <probe/formats/npy.hpp>
 
@@ -106,11 +107,11 @@ int show_manifest(const std::string& dir, const pa::compare_settings& s, bool he
   std::string out;
   for (const pa::dump_run& run : runs) {
     size_t width = 8, shown = 0;
-    for (const pa::dump_tensor& t : run.tensors) width = std::max(width, t.key.size());
+    for (const pa::dump_tensor& t : run.tensors) width = std::max(width, probe::detail::printable(t.key).size());
     width = std::min<size_t>(width, 48);
-    out += "dump " + run.dir + ": " + std::to_string(run.tensors.size()) + " tensor records" +
+    out += "dump " + probe::detail::printable(run.dir) + ": " + std::to_string(run.tensors.size()) + " tensor records" +
            (run.has_end ? ", run complete" : "") + "\n";
-    for (const std::string& n : run.notes) out += "note: " + n + "\n";
+    for (const std::string& n : run.notes) out += "note: " + probe::detail::printable(n) + "\n";
     std::vector<const pa::dump_tensor*> order;
     for (const pa::dump_tensor& t : run.tensors)
       if (!s.has_step || t.step == s.step) order.push_back(&t);
@@ -120,7 +121,7 @@ int show_manifest(const std::string& dir, const pa::compare_settings& s, bool he
     for (const pa::dump_tensor* t : order) {
       char seq[24];
       snprintf(seq, sizeof seq, "%6llu", static_cast<unsigned long long>(t->seq));
-      std::string key = t->key;
+      std::string key = probe::detail::printable(t->key);
       if (key.size() < width) key += std::string(width - key.size(), ' ');
       std::string type = t->dtype_text + pa::shape_string(t->shape, t->ndim);
       if (type.size() < 22) type += std::string(22 - type.size(), ' ');
@@ -146,16 +147,18 @@ int show_snapshot(const std::string& dir, bool full) {
   std::string error;
   if (!probe::json::parse(text, doc, &error) || !doc.is_object()) return bad_input(path + ": " + (error.empty() ? "not a JSON object" : error));
   if (doc.get_string("format").compare(0, 15, "probe-snapshot-") != 0) return bad_input(path + ": not a probe snapshot");
-  std::string out = "snapshot " + dir + ": op " + doc.get_string("op") + " [" + doc.get_string("type") + "] seq " +
+  std::string out = "snapshot " + probe::detail::printable(dir) + ": op " + probe::detail::printable(doc.get_string("op")) + " [" +
+                    probe::detail::printable(doc.get_string("type")) + "] seq " +
                     std::to_string(doc.get_int("seq")) + " step " + std::to_string(doc.get_int("step")) + " #" +
                     std::to_string(doc.get_int("occurrence")) + ", status " + doc.get_string("status") + "\n";
   for (const char* side : {"inputs", "outputs"}) {
     const probe::json::value& list = doc.get(side);
     for (size_t i = 0; i < list.size(); ++i) {
       const probe::json::value& t = list[i];
-      out += std::string(side[0] == 'i' ? "in  " : "out ") + t.get_string("slot") + " (" + t.get_string("key") + ")";
+      out += std::string(side[0] == 'i' ? "in  " : "out ") + probe::detail::printable(t.get_string("slot")) + " (" +
+             probe::detail::printable(t.get_string("key")) + ")";
       const probe::json::value* producer = t.find("producer");
-      if (producer) out += producer->is_string() ? " from " + producer->as_string() : std::string(" (graph input)");
+      if (producer) out += producer->is_string() ? " from " + probe::detail::printable(producer->as_string()) : std::string(" (graph input)");
       out += "\n";
       const std::string file = t.get_string("file");
       if (file.empty() || file.find('/') != std::string::npos) return bad_input(path + ": bad file name for " + t.get_string("slot"));
@@ -175,7 +178,7 @@ int show_npy_folder(const std::string& dir) {
     const std::string path = pa::join(dir, rel);
     probe::tensor t = probe::npy::read(path, &error);
     if (t.empty()) return bad_input(error);
-    out += rel + "  " + probe::dtype_name(t.type()) + pa::shape_string(t.shape(), t.ndim()) + "  " +
+    out += probe::detail::printable(rel) + "  " + probe::dtype_name(t.type()) + pa::shape_string(t.shape(), t.ndim()) + "  " +
            health_line(probe::compute_health(t.view())) + "\n";
   }
   fputs(out.c_str(), stdout);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../detail/printable.hpp"
 #include "compare_run.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -78,17 +79,17 @@ inline std::string status_text(const compared_pair& p) {
     case pair_status::dtype: return "DTYPE " + p.why.substr(p.why.find(' ') + 1);
     case pair_status::only_a: return "only in A";
     case pair_status::only_b: return "only in B";
-    default: return "no data (" + p.why + ")";
+    default: return "no data (" + ::probe::detail::printable(p.why) + ")";
   }
 }
 
 inline std::string node_name(const op_node& n) {
-  return n.op_key + (n.type.empty() ? "" : " (" + n.type + ")") + " at seq " + std::to_string(n.seq);
+  return ::probe::detail::printable(n.op_key) + (n.type.empty() ? "" : " (" + ::probe::detail::printable(n.type) + ")") + " at seq " + std::to_string(n.seq);
 }
 
 inline std::string failing_words(const compared_pair& p) {
   const tensor_metrics& m = p.metrics;
-  if (p.status != pair_status::mismatch) return p.why;
+  if (p.status != pair_status::mismatch) return ::probe::detail::printable(p.why);
   std::string s = std::to_string(m.fail) + " of " + std::to_string(m.count) + " elements fail";
   if (m.nan_mismatch || m.inf_mismatch)
     s += " (" + std::to_string(m.nan_mismatch) + " NaN, " + std::to_string(m.inf_mismatch) + " Inf disagreements)";
@@ -101,14 +102,14 @@ inline std::string failing_words(const compared_pair& p) {
 inline void list_nodes(std::string& out, const graph_answers& g, const std::vector<size_t>& nodes, size_t most = 12) {
   for (size_t i = 0; i < nodes.size() && i < most; ++i) {
     const op_node& n = g.nodes[nodes[i]];
-    out += (i ? ", " : "") + n.op_key + " (seq " + std::to_string(n.seq) + ")";
+    out += (i ? ", " : "") + ::probe::detail::printable(n.op_key) + " (seq " + std::to_string(n.seq) + ")";
   }
   if (nodes.size() > most) out += ", and " + std::to_string(nodes.size() - most) + " more";
 }
 
 inline void answers(std::string& out, const compared_run& run, const paint& p) {
   const graph_answers& g = run.graph;
-  const std::string prefix = run.name.empty() ? "" : run.name + ": ";
+  const std::string prefix = run.name.empty() ? "" : ::probe::detail::printable(run.name) + ": ";
   if (!g.available) return;
   if (g.first_divergence < 0 && g.roots.empty()) {
     out += prefix + "no op diverges.\n";
@@ -119,7 +120,7 @@ inline void answers(std::string& out, const compared_run& run, const paint& p) {
     out += prefix + p("First divergence:", "1") + " op " + node_name(n) + ".";
     for (size_t pi : n.outputs)
       if (status_mismatch(run.pairs[pi].status)) {
-        out += " Output " + run.pairs[pi].key + ": " + failing_words(run.pairs[pi]) + ".";
+        out += " Output " + ::probe::detail::printable(run.pairs[pi].key) + ": " + failing_words(run.pairs[pi]) + ".";
         break;
       }
     out += "\n";
@@ -129,7 +130,7 @@ inline void answers(std::string& out, const compared_run& run, const paint& p) {
     out += prefix + p("Root cause:", "1;31") + " ";
     if (r.is_input) {
       const compared_pair& in = run.pairs[r.input];
-      out += "input " + in.slot + " of op " + node_name(n) + " (" + in.key + ") differs, ";
+      out += "input " + ::probe::detail::printable(in.slot) + " of op " + node_name(n) + " (" + ::probe::detail::printable(in.key) + ") differs, ";
       if (in.producer.empty())
         out += "and it is a graph input: the runs were fed different data.";
       else {
@@ -143,7 +144,7 @@ inline void answers(std::string& out, const compared_run& run, const paint& p) {
       bool first = true;
       for (size_t pi : n.outputs)
         if (status_mismatch(run.pairs[pi].status)) {
-          out += std::string(first ? "" : ";") + " output " + run.pairs[pi].key + " does not: " +
+          out += std::string(first ? "" : ";") + " output " + ::probe::detail::printable(run.pairs[pi].key) + " does not: " +
                  failing_words(run.pairs[pi]);
           first = false;
         }
@@ -202,7 +203,7 @@ inline std::string compare_summary_text(const compare_report& r, bool color = fa
     for (const compared_run& run : r.runs)
       for (const compared_pair& q : run.pairs)
         if (status_mismatch(q.status)) {
-          out += "First mismatching file (in name order): " + q.key + ": " + failing_words(q) + ".\n";
+          out += "First mismatching file (in name order): " + ::probe::detail::printable(q.key) + ": " + failing_words(q) + ".\n";
           break;
         }
   }
@@ -222,14 +223,14 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
   for (const compared_run& run : r.runs) {
     size_t width = 6, dw = 5, sw = 5;
     for (const compared_pair& q : run.pairs) {
-      width = std::max(width, q.key.size());
+      width = std::max(width, ::probe::detail::printable(q.key).size());
       dw = std::max(dw, dtype_text(q).size());
       sw = std::max(sw, shape_text(q).size());
     }
     width = std::min<size_t>(width, 44);
     sw = std::min<size_t>(sw, 20);
     out += "\n";
-    if (!run.name.empty()) out += p("== " + run.name + " ==", "1") + "\n";
+    if (!run.name.empty()) out += p("== " + ::probe::detail::printable(run.name) + " ==", "1") + "\n";
     out += right("seq", 6) + "  " + fit("tensor", width) + "  " + fit("dtype", dw) + "  " + fit("shape", sw) + "  " +
            right("max abs", 9) + "  " + right("max rel", 9) + "  " + right("p99 abs", 9) + "  " + right("cosine", 9) +
            "  " + right("ulp", 6) + "  " + right("fail", 14) + "  status\n";
@@ -239,7 +240,7 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
         continue;
       }
       const tensor_metrics& m = q.metrics;
-      std::string row = right(std::to_string(q.seq), 6) + "  " + fit(q.key, width) + "  " + fit(dtype_text(q), dw) + "  " +
+      std::string row = right(std::to_string(q.seq), 6) + "  " + fit(::probe::detail::printable(q.key), width) + "  " + fit(dtype_text(q), dw) + "  " +
                         fit(shape_text(q), sw) + "  ";
       if (m.compared) {
         std::string fail = "0";

@@ -13,6 +13,7 @@
 #include "../core/stats.hpp"
 #include "../formats/json_write.hpp"
 #include "../formats/npy.hpp"
+#include "../detail/printable.hpp"
 #include "dump_manifest.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -158,23 +159,23 @@ inline std::string nonfinite_text(const nonfinite_report& r) {
   if (!r.error.empty()) return "error: " + r.error + "\n";
   std::string out;
   for (const nonfinite_run& run : r.runs) {
-    const std::string prefix = run.name.empty() ? "" : run.name + ": ";
-    for (const std::string& n : run.notes) out += prefix + "note: " + n + "\n";
+    const std::string prefix = run.name.empty() ? "" : ::probe::detail::printable(run.name) + ": ";
+    for (const std::string& n : run.notes) out += prefix + "note: " + ::probe::detail::printable(n) + "\n";
     if (!run.found) {
-      out += prefix + "no NaN or Inf in the " + std::to_string(run.outputs_scanned) + " op outputs of " + r.dir +
+      out += prefix + "no NaN or Inf in the " + std::to_string(run.outputs_scanned) + " op outputs of " + ::probe::detail::printable(r.dir) +
              (run.outputs_unknown ? " (" + std::to_string(run.outputs_unknown) + " without stats or data not checked)" : "") +
              ".\n";
       continue;
     }
-    out += prefix + "First non-finite output: op " + run.op_key + (run.type.empty() ? "" : " (" + run.type + ")") +
+    out += prefix + "First non-finite output: op " + ::probe::detail::printable(run.op_key) + (run.type.empty() ? "" : " (" + ::probe::detail::printable(run.type) + ")") +
            " at seq " + std::to_string(run.seq) + ", step " + std::to_string(run.step) + ".\n";
     for (const nonfinite_tensor& t : run.outputs)
-      out += prefix + "  output " + t.key + ": " + nonfinite_counts(t) + (t.verified ? " (counted from the data)" : " (manifest stats)") + "\n";
+      out += prefix + "  output " + ::probe::detail::printable(t.key) + ": " + nonfinite_counts(t) + (t.verified ? " (counted from the data)" : " (manifest stats)") + "\n";
     bool inputs_finite = true;
     for (const nonfinite_tensor& t : run.inputs) {
-      out += prefix + "  input " + t.key + ": " +
+      out += prefix + "  input " + ::probe::detail::printable(t.key) + ": " +
              (t.known ? (t.nonfinite() ? nonfinite_counts(t) : "all finite") : std::string("not known")) +
-             (t.producer.empty() ? " (graph input)" : " (from " + t.producer + ")") + "\n";
+             (t.producer.empty() ? " (graph input)" : " (from " + ::probe::detail::printable(t.producer) + ")") + "\n";
       inputs_finite = inputs_finite && t.known && !t.nonfinite();
     }
     out += prefix + (run.inputs.empty() ? "  The op has no recorded inputs."

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../core/config.hpp"
+#include "../detail/printable.hpp"
 #include "changepoint.hpp"
 #include "json_text.hpp"
 #include "metric_direction.hpp"
@@ -158,7 +159,8 @@ inline regress_report analyze_regressions(std::vector<run_record> runs, const re
     std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * r.seg.tail.rel_change);
     r.notes.push_back("possible " + std::string(worse_of(r.seg.tail.rel_change) ? "regression" : "improvement") +
                       " at the end: the last " + (k == 1 ? std::string("run") : std::to_string(k) + " runs") + " (" +
-                      r.runs[first].label + (k > 1 ? " .. " + r.runs[last].label : std::string()) + ") moved " + buf +
+                      ::probe::detail::printable(r.runs[first].label) +
+                      (k > 1 ? " .. " + ::probe::detail::printable(r.runs[last].label) : std::string()) + ") moved " + buf +
                       "; too few runs after it to tell a change from a one-off (need " + std::to_string(m) + ")");
   }
   return r;
@@ -203,7 +205,8 @@ inline std::string event_title(const regress_event& e) {
 inline std::string regress_text(const regress_report& r) {
   std::string out;
   char buf[512];
-  auto label = [&](size_t run) { return r.runs[run].label; };
+  // Labels come from file names: shown with control characters escaped.
+  auto label = [&](size_t run) { return ::probe::detail::printable(r.runs[run].label); };
   std::snprintf(buf, sizeof buf, "probe regress: %s over %zu runs (%zu with a value, %zu failed); %s\n",
                 r.metric.empty() ? "metric" : r.metric.c_str(), r.runs.size(), r.points.size(), r.failed,
                 r.direction.reason.c_str());
@@ -218,7 +221,7 @@ inline std::string regress_text(const regress_report& r) {
   }
 
   size_t w = 9;
-  for (const auto& run : r.runs) w = std::max(w, run.label.size());
+  for (size_t i = 0; i < r.runs.size(); ++i) w = std::max(w, label(i).size());
   w = std::min<size_t>(w, 48);
   const int lw = static_cast<int>(w);
   if (!r.seg.levels.empty()) {
@@ -263,7 +266,7 @@ inline std::string regress_text(const regress_report& r) {
     out += buf;
     for (const auto& run : r.runs)
       if (run.failed()) {
-        std::snprintf(buf, sizeof buf, "  %-*s  ", lw, run.label.c_str());
+        std::snprintf(buf, sizeof buf, "  %-*s  ", lw, ::probe::detail::printable(run.label).c_str());
         out += buf + run.error + "\n";
       }
   }

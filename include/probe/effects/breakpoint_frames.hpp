@@ -13,6 +13,7 @@
 #include "../core/context_impl.hpp"
 #include "../core/tensor.hpp"
 #include "../core/tensor_reader.hpp"
+#include "../detail/printable.hpp"
 #include "../detail/thread_id.hpp"
 #include "breakpoint.hpp"
 
@@ -118,8 +119,8 @@ PROBE_FUNC void add_op_frames(stop_info& s, const op_record* op) {
   for (const op_record* r = op; r; r = r->parent) {
     frame f;
     f.kind = frame_kind::op;
-    f.name = r->name;
-    f.type = r->type;
+    f.name = printable(r->name);  // shown at the prompt: no control characters
+    f.type = printable(r->type);
     f.seq = r->seq;
     f.step = r->step;
     for (const recorded_tensor& t : r->tensors) {

@@ -301,12 +301,12 @@ class nonfinite_listener final : public op_listener {
       set_stop_thread(s);
       frame f;
       f.kind = frame_kind::nonfinite;
-      f.name = "output '" + t.slot + "' of op " + r.name;
+      f.name = "output '" + printable(t.slot) + "' of op " + printable(r.name);
       add_var(f, t.slot, t.view);
       s.frames.push_back(static_cast<frame&&>(f));
       add_op_frames(s, &r);
-      s.reason = "non-finite values in output '" + t.slot + "' of op " + r.name +
-                 (r.type.empty() ? std::string() : " (" + r.type + ")") + " seq " + std::to_string(r.seq) +
+      s.reason = "non-finite values in output '" + printable(t.slot) + "' of op " + printable(r.name) +
+                 (r.type.empty() ? std::string() : " (" + printable(r.type) + ")") + " seq " + std::to_string(r.seq) +
                  ", step " + std::to_string(r.step) + ": " + nonfinite_counts(h) +
                  " (the first such output; later ones are not reported)";
       breakpoint_stop_now(s);

@@ -13,6 +13,7 @@
 #include "../core/tensor.hpp"
 #include "../detail/float_text.hpp"
 #include "../detail/int_text.hpp"
+#include "../detail/printable.hpp"
 #include "../formats/json_write.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -218,8 +219,9 @@ PROBE_FUNC std::string render_end_record(uint64_t ops, uint64_t bytes, bool stop
 //       min -1.2 max 3.4 mean 0.12 std 0.9 nan 0 +inf 0 -inf 0 zero 3
 //       [0.1 0.2 ... ]
 PROBE_FUNC std::string render_text_header(const op_record& r) {
-  std::string s = format("op {} {}", r.seq, r.name);
-  if (!r.type.empty()) s += " [" + r.type + "]";
+  // Names are escaped: one op, one header line, whatever the name holds.
+  std::string s = format("op {} {}", r.seq, printable(r.name));
+  if (!r.type.empty()) s += " [" + printable(r.type) + "]";
   s += format(" step {} #{} thread {}", r.step, r.occurrence, r.thread);
   if (r.parent) s += format(" in op {}", r.parent->seq);
   return s + "\n";
@@ -228,9 +230,9 @@ PROBE_FUNC std::string render_text_header(const op_record& r) {
 PROBE_FUNC std::string render_text_tensor(const tensor_record& rec, const health& h, bool have_stats,
                                           const tensor& head, const std::string& note) {
   std::string s = rec.is_input ? "in  " : "out ";
-  s += rec.slot + ": " + dtype_name(rec.elem_type) + shape_text(rec);
+  s += printable(rec.slot) + ": " + dtype_name(rec.elem_type) + shape_text(rec);
   if (!rec.where.is_host()) s += " on " + device_text(rec.where);
-  if (rec.is_input) s += rec.producer.empty() ? "  (graph input)" : "  from " + rec.producer;
+  if (rec.is_input) s += rec.producer.empty() ? "  (graph input)" : "  from " + printable(rec.producer);
   s += "\n";
   if (!have_stats) return s + "    (not read: " + note + ")\n";
   s += format("    min {} max {} mean {} std {}  nan {} +inf {} -inf {} zero {}\n", h.min, h.max, h.mean,
