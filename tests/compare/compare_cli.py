@@ -336,6 +336,10 @@ with tempfile.TemporaryDirectory() as tmp:
     for verb in (("show", "/dev/null"), ("compare", "/dev/null", ref)):
         code, _, err = probe(*verb)
         check(code == 2 and "/dev/null: not a regular file or a folder" in err, f"{verb[0]} /dev/null: {code} {err}")
+    for flag in ("--json", "--html"):  # a report that cannot be written: exit 2, naming it
+        target = os.path.join(tmp, "no_such_folder", "r.out")
+        code, _, err = probe("compare", opt, ref, flag, target)
+        check(code == 2 and target in err, f"{flag} into a missing folder: {code} {err}")
     code, _, err = probe("compare", os.path.join(tmp, "missing"), ref)
     check(code == 2 and "missing" in err, "missing folder")
     code, _, err = probe("compare", opt)

@@ -130,6 +130,31 @@ TEST_CASE("compare files: answers do not depend on the number of threads") {
   CHECK(r1.bytes == r5.bytes);
 }
 
+TEST_CASE("compare files: a long compare reports its progress, which grows to the total") {
+  temp_dir d;
+  std::vector<float> v(16 << 20);  // 64 MiB a side
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000);
+  write_npy(d / "a.npy", v, {static_cast<int64_t>(v.size())});
+  v[777] += 1;
+  write_npy(d / "b.npy", v, {static_cast<int64_t>(v.size())});
+  struct seen {
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+  } log;
+  pa::compare_settings s;
+  s.threads = 1;
+  s.progress_interval_ms = 1;
+  s.progress_context = &log;
+  s.progress = [](void* c, uint64_t done, uint64_t total) { static_cast<seen*>(c)->calls.emplace_back(done, total); };
+  const pa::compare_report r = pa::compare_paths(d / "a.npy", d / "b.npy", s);
+  CHECK(r.exit_code() == 1);
+  REQUIRE(!log.calls.empty());
+  for (size_t i = 0; i < log.calls.size(); ++i) {
+    CHECK(log.calls[i].second == (uint64_t{128} << 20));  // both sides
+    CHECK(log.calls[i].first <= log.calls[i].second);
+    if (i) CHECK(log.calls[i].first >= log.calls[i - 1].first);
+  }
+}
+
 TEST_CASE("compare files: broken inputs are bad input, and the message names the file") {
   temp_dir d;
   dump_run<float>(d / "ref", true);

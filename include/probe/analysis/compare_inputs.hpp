@@ -29,9 +29,11 @@ struct compare_settings {
   bool has_step = false;
   int64_t step = 0;
   unsigned threads = 0;  // 0: one per core, at most 8
-  // Called from the calling thread about every 100 ms while values are compared.
+  // Called from the calling thread every progress_interval_ms while values are compared
+  // (a compare that ends sooner never calls it); done_bytes counts both sides.
   void (*progress)(void* context, uint64_t done_bytes, uint64_t total_bytes) = nullptr;
   void* progress_context = nullptr;
+  unsigned progress_interval_ms = 100;
 
   // "RE=ATOL,RTOL" (either number may be left empty: the default stays).
   bool add_override(const std::string& spec, std::string* error) {

@@ -137,7 +137,7 @@ inline void run_chunks(const std::vector<job>& jobs, const std::vector<chunk>& c
   {
     std::unique_lock<std::mutex> lock(m);
     while (running) {
-      cv.wait_for(lock, std::chrono::milliseconds(100));
+      cv.wait_for(lock, std::chrono::milliseconds(std::max(1u, s.progress_interval_ms)));
       if (running && s.progress) s.progress(s.progress_context, done_bytes.load(), total_bytes);
     }
   }
