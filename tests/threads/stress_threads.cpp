@@ -4,10 +4,14 @@
 // dump directories, every callback runs) and under ThreadSanitizer (no data race).
 //
 // Usage: stress_threads WORKDIR [ITERATIONS]
+//        stress_threads WORKDIR exit    threads still marking, printing and dumping while the
+//                                       process calls std::exit: it exits 0 and leaves whole
+//                                       files (print lines, manifest with its end record, trace)
 #include <probe/probe.hpp>
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -87,6 +91,67 @@ void worker(int id, int iterations, std::atomic<long>* callbacks_run) {
   }
 }
 
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The child: four threads that never stop, and std::exit from main while they run.
+[[noreturn]] void exit_child(const std::string& work) {
+  alarm(60);  // a hang at exit fails the test instead of blocking it
+  const std::string flags = "--probe_dump_to=" + work + "/d --probe_dump_as_npy --probe_dump_as_text --probe_print_to=" +
+                            work + "/prints.txt --probe_timing_summary --probe_trace_to=" + work + "/trace.json";
+  probe::set_flags(flags.c_str());
+  for (int t = 0; t < 4; ++t)
+    std::thread([t] {
+      std::vector<float> x(16, 1.f);
+      for (long i = 0;; ++i) {
+        PROBE_SCOPE("loop");
+        probe::op op("t" + std::to_string(t), "Loop");
+        op.input("x", x);
+        op.output("x", x);
+        probe::print("thread {} i {} x {}", t, i, probe::view(x));
+        probe::callback([](long) {}, i);
+      }
+    }).detach();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::exit(0);
+}
+
+int exit_mode(const std::string& work) {
+  if (::mkdir(work.c_str(), 0777) != 0) {
+    std::perror(work.c_str());
+    return 2;
+  }
+  const pid_t pid = fork();
+  if (pid == 0) exit_child(work);
+  int status = 0;
+  check(pid > 0 && waitpid(pid, &status, 0) == pid, "fork and wait");
+  check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child exits 0 (status " + std::to_string(status) + ")");
+  // Every print line is whole: "thread T i N x [1. 1. ...]".
+  std::ifstream prints(work + "/prints.txt");
+  std::string line;
+  int lines = 0;
+  while (std::getline(prints, line)) {
+    ++lines;
+    check(line.compare(0, 7, "thread ") == 0 && line.back() == ']', "whole print line: " + line);
+  }
+  check(lines > 0, "prints were written");
+  std::ifstream manifest(work + "/d/manifest.jsonl");
+  std::string last;
+  while (std::getline(manifest, line)) {
+    check(line.size() > 2 && line.front() == '{' && line.back() == '}', "whole manifest line: " + line);
+    last = line;
+  }
+  check(last.find("\"record\":\"end\"") != std::string::npos, "the manifest ends with its end record");
+  const std::string trace = read_all(work + "/trace.json");
+  check(trace.size() > 2 && trace.front() == '{' && trace.compare(trace.size() - 2, 2, "}\n") == 0,
+        "trace.json is complete");
+  if (g_failures) return 1;
+  std::printf("stress_threads exit: ok (%d print lines)\n", lines);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,6 +160,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string work = argv[1];
+  if (argc > 2 && std::string(argv[2]) == "exit") return exit_mode(work);
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 200;
   if (::mkdir(work.c_str(), 0777) != 0 || ::chdir(work.c_str()) != 0) {
     std::perror(work.c_str());

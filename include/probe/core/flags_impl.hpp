@@ -38,9 +38,9 @@ constexpr int k_flag_count = static_cast<int>(sizeof(k_flags) / sizeof(k_flags[0
 // Strings referenced by options live for the whole process: options_ref() hands out
 // pointers that must stay valid even after set_flags() replaces the options.
 PROBE_FUNC const char* intern(const std::string& s) {
-  static mutex m;
+  static static_mutex m;
   static std::vector<char*>* keep = new std::vector<char*>();
-  lock_guard<mutex> g(m);
+  lock_guard<static_mutex> g(m);
   char* p = static_cast<char*>(malloc(s.size() + 1));
   if (!p) return "";
   memcpy(p, s.c_str(), s.size() + 1);

@@ -25,6 +25,20 @@ class mutex {
   pthread_mutex_t m_;
 };
 
+// For function-local statics: constant-initialized and never destroyed, so that threads
+// still running while the process exits (and atexit handlers) can keep locking it.
+class static_mutex {
+ public:
+  constexpr static_mutex() noexcept = default;
+  static_mutex(const static_mutex&) = delete;
+  static_mutex& operator=(const static_mutex&) = delete;
+  void lock() noexcept { pthread_mutex_lock(&m_); }
+  void unlock() noexcept { pthread_mutex_unlock(&m_); }
+
+ private:
+  pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
 // Recursive: for state that a callback running under the lock may re-enter.
 class recursive_mutex {
  public:

@@ -125,8 +125,8 @@ PROBE_FUNC void effect_queue_after_fork() noexcept;
 PROBE_FUNC effect_queue& effect_queue_ref() noexcept {
   effect_queue* q = __atomic_load_n(&g_effect_queue, __ATOMIC_ACQUIRE);
   if (PROBE_LIKELY(q != nullptr)) return *q;
-  static mutex m;
-  lock_guard<mutex> g(m);
+  static static_mutex m;
+  lock_guard<static_mutex> g(m);
   if (!g_effect_queue) {
     // Never destroyed: prints may come from atexit handlers and other threads during exit.
     __atomic_store_n(&g_effect_queue, new effect_queue(), __ATOMIC_RELEASE);
