@@ -160,9 +160,13 @@ void atomic_file_round(const std::string& dir, const std::string& name, const st
 
 TEST_CASE("fs: atomic files through O_TMPFILE and through named temporaries, new names and reused ones") {
   const int saved = probe::detail::g_atomic_file_mode;
-  for (int named = 0; named < 2; ++named) {
-    CAPTURE(named);
-    probe::detail::g_atomic_file_mode = named ? probe::detail::k_atomic_named_only : 0;
+  // Unnamed files linked with AT_EMPTY_PATH (when permitted), through /proc/self/fd, and
+  // named temporaries.
+  const int modes[] = {0, probe::detail::k_atomic_no_empty_path, probe::detail::k_atomic_named_only};
+  for (int mode : modes) {
+    CAPTURE(mode);
+    const bool named = mode == probe::detail::k_atomic_named_only;
+    probe::detail::g_atomic_file_mode = mode;
     probe_test::temp_dir d;
     atomic_file_round(d.path(), "fresh.bin", "one");       // a new name, then the same name again
     atomic_file_round(d.path(), "fresh.bin", "two");
