@@ -2,6 +2,8 @@
 //   dump_child fsize       dump under a 100 KiB RLIMIT_FSIZE (SIGXFSZ ignored): small tensors fit,
 //                          then a large one fails mid-dump
 //   dump_child loop        dump 1 MiB tensors forever (the test kills it)
+//   dump_child loop_named  the same, files written under named temporaries and renamed (the
+//                          fallback for file systems without O_TMPFILE)
 //   dump_child once        one pass over the diamond (mpirun runs several of these)
 //   dump_child exit        one pass, then std::exit from inside a nested function
 // Flags come from PROBE_FLAGS. Prints "results ok" when the engine's numbers are right.
@@ -11,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <probe/detail/atomic_file.hpp>
 
 #include "dump_fixture.hpp"
 
@@ -40,7 +44,8 @@ int main(int argc, char** argv) {
     for (int s = 0; s < 3; ++s) big.step(s);
     return check(small) | check(big);
   }
-  if (!std::strcmp(mode, "loop")) {
+  if (!std::strcmp(mode, "loop_named")) probe::detail::learn_atomic_file_mode(probe::detail::k_atomic_named_only);
+  if (!std::strcmp(mode, "loop") || !std::strcmp(mode, "loop_named")) {
     dump_test::diamond_engine e("", 1 << 18);
     std::printf("started\n");
     std::fflush(stdout);

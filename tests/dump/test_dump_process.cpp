@@ -44,9 +44,12 @@ TEST_CASE("dump process: a file-size limit reached mid-dump stops dumping, not t
   CHECK(dump_test::check_with_numpy(d.path()) == 0);
 }
 
-TEST_CASE("dump process: SIGKILL mid-dump leaves whole manifest lines and no partial file") {
+namespace {
+// mode: "loop" (unnamed O_TMPFILE files linked into place, where the system has them) or
+// "loop_named" (named temporaries renamed into place).
+void kill_mid_dump(const char* mode) {
   temp_dir d;
-  const std::string cmd = "PROBE_FLAGS='--probe_dump_to=" + d.path() + " --probe_dump_as_npy' exec " DUMP_CHILD_PATH " loop";
+  const std::string cmd = "PROBE_FLAGS='--probe_dump_to=" + d.path() + " --probe_dump_as_npy' exec " DUMP_CHILD_PATH " " + std::string(mode);
   const pid_t pid = fork();
   if (pid == 0) {
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
@@ -66,6 +69,11 @@ TEST_CASE("dump process: SIGKILL mid-dump leaves whole manifest lines and no par
   // recorded at the kill is unlisted, and it is whole too.
   CHECK(dump_test::check_with_numpy(d.path(), R"({"killed": true, "end": false})") == 0);
 }
+}  // namespace
+
+TEST_CASE("dump process: SIGKILL mid-dump leaves whole manifest lines and no partial file") { kill_mid_dump("loop"); }
+
+TEST_CASE("dump process: the same with named temporaries (no O_TMPFILE)") { kill_mid_dump("loop_named"); }
 
 TEST_CASE("dump process: std::exit still writes the graph and the end record") {
   temp_dir d;

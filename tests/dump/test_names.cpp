@@ -3,10 +3,13 @@
 #include <probe/effects/dump_names.hpp>
 #include <probe/detail/printable.hpp>
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -118,6 +121,71 @@ TEST_CASE("fs: atomic files appear whole or not at all") {
   CHECK(probe::detail::make_dirs(d / "x/y/z") == 0);
   CHECK(probe::detail::is_dir(d / "x/y/z"));
   CHECK(probe::detail::make_dirs(path + "/sub") == ENOTDIR);
+}
+
+namespace {
+std::string listing(const std::string& dir, bool hide_temporaries = false) {
+  std::string out;
+  FILE* p = popen(("ls -A '" + dir + "'").c_str(), "r");
+  if (!p) return "?";
+  char buf[256];
+  while (fgets(buf, sizeof buf, p))
+    if (!hide_temporaries || !strstr(buf, ".tmp.")) out += buf;
+  pclose(p);
+  return out;
+}
+
+// Commits `text` to dir/name through an atomic_file opened both ways (a path; a name
+// relative to an open directory) and checks what is visible at each point.
+void atomic_file_round(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  const int dirfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(dirfd >= 0);
+  for (int relative = 0; relative < 2; ++relative) {
+    const std::string before = listing(dir);
+    probe::detail::atomic_file f;
+    REQUIRE((relative ? f.open_at(dirfd, name) : f.open(path)) == 0);
+    REQUIRE(probe::detail::write_all(f.fd(), text.data(), text.size()) == 0);
+    CHECK(listing(dir, true) == before);  // no final name yet, or still the old file
+    REQUIRE(f.commit() == 0);
+    std::ifstream in(path);
+    std::string s;
+    std::getline(in, s);
+    CHECK(s == text);
+    CHECK(listing(dir).find(".tmp.") == std::string::npos);  // no temporary left
+  }
+  close(dirfd);
+}
+}  // namespace
+
+TEST_CASE("fs: atomic files through O_TMPFILE and through named temporaries, new names and reused ones") {
+  const int saved = probe::detail::g_atomic_file_mode;
+  // Unnamed files linked with AT_EMPTY_PATH (when permitted), through /proc/self/fd, and
+  // named temporaries.
+  const int modes[] = {0, probe::detail::k_atomic_no_empty_path, probe::detail::k_atomic_named_only};
+  for (int mode : modes) {
+    CAPTURE(mode);
+    const bool named = mode == probe::detail::k_atomic_named_only;
+    probe::detail::g_atomic_file_mode = mode;
+    probe_test::temp_dir d;
+    atomic_file_round(d.path(), "fresh.bin", "one");       // a new name, then the same name again
+    atomic_file_round(d.path(), "fresh.bin", "two");
+    CHECK(listing(d.path()) == "fresh.bin\n");
+    {
+      probe::detail::atomic_file f;  // abandoned: nothing appears, nothing is left
+      REQUIRE(f.open(d / "gone.bin") == 0);
+      REQUIRE(probe::detail::write_all(f.fd(), "x", 1) == 0);
+    }
+    CHECK(listing(d.path()) == "fresh.bin\n");
+    probe::detail::atomic_file f;  // a missing directory is an error, not a crash
+    CHECK(f.open(d / "no/such/dir.bin") == ENOENT);
+#if defined(__linux__)
+    // Linux file systems for temporary directories (ext4, xfs, btrfs, tmpfs) have O_TMPFILE:
+    // the first round must not have fallen back.
+    if (!named) CHECK((probe::detail::atomic_file_mode() & probe::detail::k_atomic_named_only) == 0);
+#endif
+  }
+  probe::detail::g_atomic_file_mode = saved;
 }
 
 TEST_CASE("printable: control characters and broken UTF-8 are escaped, the rest is kept") {

@@ -1,6 +1,6 @@
 // File-system plumbing for effects that write files: whole writes that survive EINTR and
 // short writes, directories created on demand, files that appear atomically under their
-// final name. POSIX. Implementation-only header.
+// final name (atomic_file.hpp). POSIX. Implementation-only header.
 #pragma once
 #include <errno.h>
 #include <fcntl.h>
@@ -98,77 +98,8 @@ PROBE_FUNC pid_t cached_pid() noexcept {
   return p;
 }
 
-// A file that becomes visible under its final name only when committed: written to
-// "<dir>/.<name>.tmp.<pid>.<n>" and renamed over the final name by commit().
-class atomic_file {
- public:
-  atomic_file() = default;
-  atomic_file(const atomic_file&) = delete;
-  atomic_file& operator=(const atomic_file&) = delete;
-  ~atomic_file() { abandon(); }
-
-  // Returns 0 or an errno value.
-  int open(const std::string& final_path) noexcept {
-    abandon();
-    try {
-      final_ = final_path;
-      const size_t slash = final_path.rfind('/');
-      const std::string dir = slash == std::string::npos ? std::string() : final_path.substr(0, slash + 1);
-      const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
-      static unsigned counter = 0;
-      const unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-      // Keep the temporary name within NAME_MAX whatever the final name's length.
-      std::string stem = base.size() > 200 ? base.substr(0, 200) : base;
-      char tag[48];
-      char* end = put_text(tag, ".tmp.");
-      end = put_uint(end, static_cast<unsigned long long>(cached_pid()));
-      *end++ = '.';
-      end = put_uint(end, n);
-      tmp_.reserve(dir.size() + stem.size() + 48);
-      tmp_.assign(dir).append(1, '.').append(stem).append(tag, static_cast<size_t>(end - tag));
-    } catch (...) {
-      return ENOMEM;
-    }
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    return fd_ < 0 ? errno : 0;
-  }
-  int fd() const noexcept { return fd_; }
-
-  // Closes and renames into place; returns 0 or an errno value (the temp is removed on error).
-  int commit() noexcept {
-    if (fd_ < 0) return EBADF;
-    int err = 0;
-    if (::close(fd_) != 0) err = errno;
-    fd_ = -1;
-    if (!err && ::rename(tmp_.c_str(), final_.c_str()) != 0) err = errno;
-    if (err) ::unlink(tmp_.c_str());
-    tmp_.clear();
-    return err;
-  }
-  // Closes and removes the temporary file.
-  void abandon() noexcept {
-    if (fd_ >= 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-    if (!tmp_.empty()) {
-      ::unlink(tmp_.c_str());
-      tmp_.clear();
-    }
-  }
-
- private:
-  int fd_ = -1;
-  std::string final_, tmp_;
-};
-
-// Writes a whole file atomically; returns 0 or an errno value.
-PROBE_FUNC int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept {
-  atomic_file f;
-  if (int e = f.open(path)) return e;
-  if (int e = write_all(f.fd(), data, n)) return e;
-  return f.commit();
-}
-
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+// Files that appear whole under their final name (uses the above).
+#include "atomic_file.hpp"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,7 @@ class dump_effect final : public op_listener {
         d = new op_dump();
         d->cfg = c;
         d->dir = dir_.path;
+        d->dir_fd = open_dir::ref(dir_fd_);
         d->run = run_;
         d->stem = op_file_stem(r.seq, r.name);
         if (c->dot || c->html) {
@@ -129,12 +131,15 @@ class dump_effect final : public op_listener {
       const std::string file_name = c.npy ? tensor_file_name(r.seq, r.name, in, t.slot, ".npy") : std::string();
       const std::string snap_name =
           c.snapshots ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy" : std::string();
+      // Tensor files are named relative to the open run directory: no path walk per file.
+      const int dirfd = !file_name.empty() && d->dir_fd && d->dir_fd->fd >= 0 ? d->dir_fd->fd : AT_FDCWD;
       // One read of the tensor writes one file; a snapshot's copy is a hard link to it.
-      const std::string primary = !file_name.empty()   ? join_path(d->dir, file_name)
-                                  : !snap_name.empty() ? join_path(d->snapshot_dir, snap_name)
-                                                       : std::string();
-      dump_result res = dump_tensor(t.view, primary, c.text ? k_text_values : 0);
-      if (res.io_error) return fail(*d, res.io_error, primary);
+      const std::string primary = dirfd != AT_FDCWD && snap_name.empty() ? std::string()
+                                  : !file_name.empty()                   ? join_path(d->dir, file_name)
+                                  : !snap_name.empty()                   ? join_path(d->snapshot_dir, snap_name)
+                                                                         : std::string();
+      dump_result res = dump_tensor(t.view, dirfd, dirfd != AT_FDCWD ? file_name : primary, c.text ? k_text_values : 0);
+      if (res.io_error) return fail(*d, res.io_error, primary.empty() ? join_path(d->dir, file_name) : primary);
       rec.stats = res.stats;
       rec.have_stats = res.read_ok;
       rec.note = res.note;
@@ -195,9 +200,30 @@ class dump_effect final : public op_listener {
 
   // One op execution being dumped. It keeps the configuration and run it began under, so
   // that a set_flags() on another thread neither changes nor frees them under it.
+  // The run directory held open, shared with the ops writing into it and closed after the
+  // last of them: its descriptor number is never reused under an op still in flight.
+  struct open_dir {
+    int fd = -1;
+    int refs = 1;
+    static open_dir* ref(open_dir* p) noexcept {
+      if (p) __atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+      return p;
+    }
+    static void unref(open_dir* p) noexcept {
+      if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+      if (p->fd >= 0) ::close(p->fd);
+      delete p;
+    }
+  };
+
   struct op_dump {
+    op_dump() = default;
+    op_dump(const op_dump&) = delete;
+    op_dump& operator=(const op_dump&) = delete;
+    ~op_dump() { open_dir::unref(dir_fd); }
     const dump_config* cfg = nullptr;
     std::string dir;   // the run's directory
+    open_dir* dir_fd = nullptr;  // the same, open (null or fd -1: use paths)
     uint64_t run = 0;  // which run (run_): lines and failures of a closed run are dropped
     std::string stem;  // "op_000012.conv1"
     std::string text;  // text io-dump body, written at on_end
@@ -234,6 +260,8 @@ class dump_effect final : public op_listener {
       return false;
     }
     if (!dir_.note.empty()) log("%s", dir_.note.c_str());
+    dir_fd_ = new (std::nothrow) open_dir();
+    if (dir_fd_) dir_fd_->fd = ::open(dir_.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     const std::string manifest = join_path(dir_.path, "manifest.jsonl");
     manifest_fd_ = ::open(manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
     if (manifest_fd_ < 0) {
@@ -344,6 +372,7 @@ class dump_effect final : public op_listener {
   bool opened_ = false;
   run_dir dir_;
   int manifest_fd_ = -1;
+  open_dir* dir_fd_ = nullptr;  // the run directory, open
   uint64_t ops_ = 0, bytes_ = 0;
   dataflow_graph graph_;
 };
@@ -375,6 +404,8 @@ PROBE_FUNC void dump_effect::close_run_locked(bool at_exit) noexcept {
   if (manifest_fd_ >= 0) ::close(manifest_fd_);
   manifest_fd_ = -1;
   if (dir_.lock_fd >= 0) ::close(dir_.lock_fd);
+  open_dir::unref(dir_fd_);
+  dir_fd_ = nullptr;
   dir_ = run_dir{};
   if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
   opened_ = false;

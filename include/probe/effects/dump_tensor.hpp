@@ -126,9 +126,10 @@ struct dump_result {
 
 constexpr size_t k_parallel_stats_bytes = size_t(16) << 20;
 
-// Reads `v` once: statistics, the first `head_values` elements, and (when `path` is not
-// empty) an atomically written .npy file.
-PROBE_FUNC dump_result dump_tensor(const tensor_view& v, const std::string& path, size_t head_values) noexcept {
+// Reads `v` once: statistics, the first `head_values` elements, and (when `name` is not
+// empty) an atomically written .npy file, `name` relative to the directory `dirfd` (with
+// AT_FDCWD: a path).
+PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values) noexcept {
   dump_result res;
   try {
     tensor_reader reader;
@@ -138,9 +139,9 @@ PROBE_FUNC dump_result dump_tensor(const tensor_view& v, const std::string& path
     }
     atomic_file file;
     std::string header;  // written with the first chunk: one system call for small tensors
-    if (!path.empty()) {
+    if (!name.empty()) {
       header = npy::header_for(v);
-      if (int e = file.open(path)) {
+      if (int e = file.open_at(dirfd, name)) {
         res.io_error = e;
         return res;
       }
