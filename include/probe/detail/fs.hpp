@@ -100,14 +100,16 @@ PROBE_FUNC pid_t cached_pid() noexcept {
 
 // A file that becomes visible under its final name only when committed: written to
 // "<dir>/.<name>.tmp.<pid>.<n>" and renamed over the final name by commit().
-class atomic_file {
+template <int = 0>
+class basic_atomic_file {
  public:
-  atomic_file() = default;
-  atomic_file(const atomic_file&) = delete;
-  atomic_file& operator=(const atomic_file&) = delete;
-  ~atomic_file() { abandon(); }
+  basic_atomic_file() = default;
+  basic_atomic_file(const basic_atomic_file&) = delete;
+  basic_atomic_file& operator=(const basic_atomic_file&) = delete;
+  ~basic_atomic_file() { abandon(); }
 
   // Returns 0 or an errno value.
+  template <int = 0>
   int open(const std::string& final_path) noexcept {
     abandon();
     try {
@@ -132,9 +134,11 @@ class atomic_file {
     fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     return fd_ < 0 ? errno : 0;
   }
+  template <int = 0>
   int fd() const noexcept { return fd_; }
 
   // Closes and renames into place; returns 0 or an errno value (the temp is removed on error).
+  template <int = 0>
   int commit() noexcept {
     if (fd_ < 0) return EBADF;
     int err = 0;
@@ -146,6 +150,7 @@ class atomic_file {
     return err;
   }
   // Closes and removes the temporary file.
+  template <int = 0>
   void abandon() noexcept {
     if (fd_ >= 0) {
       ::close(fd_);
@@ -161,6 +166,7 @@ class atomic_file {
   int fd_ = -1;
   std::string final_, tmp_;
 };
+using atomic_file = basic_atomic_file<>;
 
 // Writes a whole file atomically; returns 0 or an errno value.
 PROBE_FUNC int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept {

@@ -228,7 +228,7 @@ void build_bit_tables(program& prog) {
     }
   }
   // The states reachable from pc without consuming, in context ctx.
-  std::vector<char> seen(n);
+  std::vector<typename deferred_on<char, Unused>::type> seen(n);
   std::vector<int> stack;
   auto closure = [&](int pc0, unsigned ctx) {
     uint64_t mask = 0;
