@@ -4,7 +4,7 @@
 //
 // Uses <charconv> (std::to_chars / std::from_chars) where the standard library implements
 // it for floating point; otherwise snprintf with increasing precision, checked by strtod.
-// Standalone: plain inline, no global state, usable in every build mode.
+// Standalone: deferred inline (PROBE_INLINE), no global state, usable in every build mode.
 #pragma once
 #include <locale.h>
 #include <stdint.h>

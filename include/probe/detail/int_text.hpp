@@ -1,5 +1,6 @@
 // Integers as decimal text without printf: for names and headers built once per dumped
-// tensor, where snprintf's format parsing would be most of the cost. Standalone, plain inline.
+// tensor, where snprintf's format parsing would be most of the cost. Standalone, deferred
+// inline (PROBE_INLINE).
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

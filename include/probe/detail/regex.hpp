@@ -13,7 +13,8 @@
 // Compile once, match many times: plain-string patterns use memchr and memcmp; a yes/no match of a
 // small pattern runs on bit sets (one bit per NFA state, closures precomputed); others run
 // the Pike VM, skipping ahead to bytes a match can start with.
-// Standalone, plain inline; a compiled regex is immutable and can be shared between threads.
+// Standalone, deferred inline (PROBE_INLINE); a compiled regex is immutable and can be
+// shared between threads.
 #pragma once
 #include <stddef.h>
 #include <string.h>

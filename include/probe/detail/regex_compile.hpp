@@ -1,6 +1,7 @@
 // The regex compiler: emits the matcher's program for a syntax tree (regex_parse.hpp), and
 // precomputes what lets matching skip work: a plain-string pattern, a start anchor, the bytes
-// a match can begin with, and the bit-set tables of small programs. Standalone, plain inline.
+// a match can begin with, and the bit-set tables of small programs. Standalone, deferred
+// inline (PROBE_INLINE).
 #pragma once
 #include <string>
 #include <vector>

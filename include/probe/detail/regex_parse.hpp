@@ -1,6 +1,6 @@
 // The regex parser: the ECMAScript subset users type in filters, read into a syntax tree
 // (regex_compile.hpp turns it into a program for the matcher in regex.hpp). Also the
-// program's instruction set. Standalone, plain inline.
+// program's instruction set. Standalone, deferred inline (PROBE_INLINE).
 //
 // Supported: literals, '.', classes [..] and [^..] with ranges and escapes, \d \w \s \D \W \S,
 // \b \B, ^ $, escapes (\n \t \r \f \v \0 \xHH \uHHHH \cX and punctuation), groups ( ) and

@@ -11,7 +11,7 @@
 // as the shortest text that reads back the same ("0.1", "1.0", "1e-05"); NaN and infinities,
 // which JSON cannot express, are written as null -- or, with writer::nonfinite::tokens, as
 // Python's NaN / Infinity / -Infinity, which probe's reader and Python's json module accept.
-// Standalone, plain inline.
+// Standalone, deferred inline (PROBE_INLINE).
 #pragma once
 #include <stdint.h>
 #include <string.h>
