@@ -40,7 +40,7 @@ class device_timing {
 };
 inline device_timing* g_device_timing = nullptr;  // atomic
 
-inline device_timing* installed_device_timing() noexcept {
+PROBE_INLINE device_timing* installed_device_timing() noexcept {
   return __atomic_load_n(&g_device_timing, __ATOMIC_ACQUIRE);
 }
 

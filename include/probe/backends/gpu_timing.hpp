@@ -133,7 +133,7 @@ class gpu_device_timing final : public device_timing {
   gpu_op_timer listener_;
 };
 
-PROBE_FUNC void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept {
+PROBE_FUNC_DEF void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept {
   static gpu_device_timing* timing = new gpu_device_timing();  // never destroyed: used at exit
   gpu_timing_state& s = gpu_state();
   {

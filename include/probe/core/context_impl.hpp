@@ -43,6 +43,7 @@ struct op_record {
   uint64_t scratch[8] = {};
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
+  template <int = 0>
   std::string key(io which, const char* slot) const {
     std::string k = name;
     k += '#';
@@ -71,12 +72,12 @@ struct listener_set {
   op_listener* list[k_capacity] = {};
 };
 
-inline int64_t mono_ns() noexcept {
+PROBE_INLINE int64_t mono_ns() noexcept {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
-inline int64_t wall_ns() noexcept {
+PROBE_INLINE int64_t wall_ns() noexcept {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
@@ -87,6 +88,7 @@ inline int64_t wall_ns() noexcept {
 // start) in one vector: lookups are binary searches, and the number of live outputs is small.
 class producer_map {
  public:
+  template <int = 0>
   void record(const tensor_view& v, const std::string& key, uint64_t seq) {
     uintptr_t lo, hi;
     if (!range(v, &lo, &hi)) return;
@@ -112,6 +114,7 @@ class producer_map {
     if (!keep.empty()) ranges_.insert(ranges_.begin() + static_cast<long>(i), keep[0]);
   }
   // The key of the most recent output overlapping v's bytes, or "".
+  template <int = 0>
   std::string find(const tensor_view& v) const {
     uintptr_t lo, hi;
     if (!range(v, &lo, &hi)) return {};
@@ -123,6 +126,7 @@ class producer_map {
       if (!best || ranges_[i].seq > best->seq) best = &ranges_[i];
     return best ? best->key : std::string();
   }
+  template <int = 0>
   void clear() { ranges_.clear(); }
 
  private:
@@ -133,6 +137,7 @@ class producer_map {
     uint64_t seq;
   };
   // Index of the first range at or after (dev, lo).
+  template <int = 0>
   size_t first_not_before(int dev, uintptr_t lo) const noexcept {
     size_t a = 0, b = ranges_.size();
     while (a < b) {
@@ -142,9 +147,11 @@ class producer_map {
     }
     return a;
   }
+  template <int = 0>
   static int device_key(const tensor_view& v) {
     return v.where.kind == device::host ? -1 : v.where.index;
   }
+  template <int = 0>
   static bool range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
     if (!v.valid() || !v.data || v.numel() == 0) return false;
     const int64_t item = static_cast<int64_t>(v.itemsize());
@@ -195,7 +202,7 @@ PROBE_FUNC void reset_op_counters() noexcept {
 }
 
 // The innermost op scope open on this thread (nullptr outside every op).
-inline op_record* current_op() noexcept { return t_current_op; }
+PROBE_INLINE op_record* current_op() noexcept { return t_current_op; }
 
 // Calls f(listener, its state word) for each listener the op began with.
 template <class F>
@@ -205,7 +212,9 @@ void for_each_listener(op_record& r, F&& f) noexcept {
   for (int i = 0; i < s->count; ++i) f(*s->list[i], r.scratch[i]);
 }
 
-PROBE_FUNC op_record* op_begin(const char* name, const char* type) noexcept {
+PROBE_FUNC_DEF op_record* op_begin(const char* name, const char* type) noexcept {
+  if (__atomic_load_n(&g_op_end, __ATOMIC_RELAXED) != &PROBE_DEFERRED(op_end))
+    __atomic_store_n(&g_op_end, &PROBE_DEFERRED(op_end), __ATOMIC_RELAXED);
   op_context& c = context();
   op_record* r = nullptr;
   try {
@@ -253,25 +262,25 @@ PROBE_FUNC void emit_tensor(op_record* r, io which, const char* slot, const tens
   }
 }
 
-PROBE_FUNC void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
+PROBE_FUNC_DEF void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
   emit_tensor(r, which, slot, v);
 }
 
-PROBE_FUNC void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
+PROBE_FUNC_DEF void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
   try {
     r->deferred.push_back(recorded_tensor{io::out, slot ? slot : "", v, std::string()});
   } catch (...) {
   }
 }
 
-PROBE_FUNC void op_link(op_record* r, const char* slot, const char* producer_key) noexcept {
+PROBE_FUNC_DEF void op_link(op_record* r, const char* slot, const char* producer_key) noexcept {
   try {
     r->links.emplace_back(slot ? slot : "", producer_key ? producer_key : "");
   } catch (...) {
   }
 }
 
-PROBE_FUNC void op_end(op_record* r) noexcept {
+PROBE_FUNC_DEF void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view);
   r->mono_end_ns = mono_ns();
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
@@ -279,7 +288,7 @@ PROBE_FUNC void op_end(op_record* r) noexcept {
   delete r;
 }
 
-PROBE_FUNC uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
+PROBE_FUNC_DEF uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
 
 }  // namespace detail
 PROBE_END_NAMESPACE

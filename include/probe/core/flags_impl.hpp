@@ -37,9 +37,10 @@ constexpr int k_flag_count = static_cast<int>(sizeof(k_flags) / sizeof(k_flags[0
 
 // Strings referenced by options live for the whole process: options_ref() hands out
 // pointers that must stay valid even after set_flags() replaces the options.
-PROBE_FUNC const char* intern(const std::string& s) {
+PROBE_INLINE const char* intern(const std::string& s) {
+  using keep_list = std::vector<PROBE_LAZY(char*)>;
   static static_mutex m;
-  static std::vector<char*>* keep = new std::vector<char*>();
+  static keep_list* keep = new keep_list();
   lock_guard<static_mutex> g(m);
   char* p = static_cast<char*>(malloc(s.size() + 1));
   if (!p) return "";
@@ -77,9 +78,9 @@ PROBE_FUNC PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
   log("%s", buf);
 }
 
-PROBE_FUNC size_t edit_distance(const char* a, const char* b) {
+PROBE_INLINE size_t edit_distance(const char* a, const char* b) {
   const size_t n = strlen(a), m = strlen(b);
-  std::vector<size_t> prev(m + 1), cur(m + 1);
+  std::vector<PROBE_LAZY(size_t)> prev(m + 1), cur(m + 1);
   for (size_t j = 0; j <= m; ++j) prev[j] = j;
   for (size_t i = 1; i <= n; ++i) {
     cur[0] = i;
@@ -325,7 +326,7 @@ PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, p
   parse_tokens(st, toks, depth + 1, r);
 }
 
-PROBE_FUNC void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
+PROBE_FUNC_DEF void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
                              parse_result& r) {
   for (size_t i = 0; i < toks.size(); ++i) {
     const std::string& t = toks[i];
@@ -501,12 +502,12 @@ PROBE_FUNC void ensure_parsed() noexcept {
 
 }  // namespace detail
 
-PROBE_FUNC const options& options_ref() noexcept {
+PROBE_FUNC_DEF const options& options_ref() noexcept {
   detail::ensure_parsed();
   return detail::flags().opts;
 }
 
-PROBE_FUNC void init(int& argc, char** argv) noexcept {
+PROBE_FUNC_DEF void init(int& argc, char** argv) noexcept {
   detail::ensure_parsed();
   detail::flag_state& st = detail::flags();
   try {
@@ -543,7 +544,7 @@ PROBE_FUNC void init(int& argc, char** argv) noexcept {
   }
 }
 
-PROBE_FUNC void set_flags(const char* text) noexcept {
+PROBE_FUNC_DEF void set_flags(const char* text) noexcept {
   detail::ensure_parsed();
   detail::flag_state& st = detail::flags();
   try {
@@ -572,7 +573,7 @@ PROBE_FUNC void clear_argv_flags() noexcept {
   publish(st);
 }
 
-PROBE_FUNC unsigned gate_slow() noexcept {
+PROBE_FUNC_DEF unsigned gate_slow() noexcept {
   ensure_parsed();
   return gate_load();
 }

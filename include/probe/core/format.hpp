@@ -7,13 +7,22 @@
 // Where the compiler has consteval (C++20), a literal format string is checked at compile
 // time; otherwise (C++17) the same check runs when it is formatted.
 //
-// std::string comes from <iosfwd>'s declaration only: the functions below are templates
-// whose return type depends on their arguments, so they are instantiated only in code that
-// calls them, where <string> is included (PROBE_SEPARATE_IMPLEMENTATION keeps marking TUs
-// free of <string>). With PROBE_DISABLE, formatting compiles to nothing: probe::format
-// returns an empty string and probe::format_to appends nothing.
+// std::string comes from a declaration only (libstdc++'s <bits/stringfwd.h>, else <iosfwd>):
+// the functions below are templates whose return type depends on their arguments, so they
+// are instantiated only in code that calls them, where <string> is included
+// (PROBE_SEPARATE_IMPLEMENTATION keeps marking TUs free of <string>). With PROBE_DISABLE,
+// formatting compiles to nothing: probe::format returns an empty string and probe::format_to
+// appends nothing.
 #pragma once
+#if defined(__has_include)
+#if __has_include(<bits/stringfwd.h>)
+#include <bits/stringfwd.h>  // libstdc++: std::string's declaration alone, a third of <iosfwd>
+#define PROBE_HAVE_STRINGFWD 1
+#endif
+#endif
+#if !defined(PROBE_HAVE_STRINGFWD)
 #include <iosfwd>
+#endif
 
 #include "tensor_view.hpp"
 

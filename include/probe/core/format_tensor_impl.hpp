@@ -32,7 +32,7 @@ PROBE_FUNC void format_tensor(std::string& out, const tensor_view& v, const tens
 
 namespace tensor_text {
 
-inline fvalue read_float(const unsigned char* p, dtype t) noexcept {
+PROBE_INLINE fvalue read_float(const unsigned char* p, dtype t) noexcept {
   switch (t) {
     case dtype::float16: case dtype::bfloat16: {
       uint16_t b;
@@ -52,7 +52,7 @@ inline fvalue read_float(const unsigned char* p, dtype t) noexcept {
   }
 }
 
-inline int64_t read_signed(const unsigned char* p, dtype t) noexcept {
+PROBE_INLINE int64_t read_signed(const unsigned char* p, dtype t) noexcept {
   switch (t) {
     case dtype::int8: return static_cast<int8_t>(*p);
     case dtype::int16: { int16_t x; memcpy(&x, p, 2); return x; }
@@ -61,7 +61,7 @@ inline int64_t read_signed(const unsigned char* p, dtype t) noexcept {
   }
 }
 
-inline uint64_t read_unsigned(const unsigned char* p, dtype t) noexcept {
+PROBE_INLINE uint64_t read_unsigned(const unsigned char* p, dtype t) noexcept {
   switch (t) {
     case dtype::uint8: return *p;
     case dtype::uint16: { uint16_t x; memcpy(&x, p, 2); return x; }
@@ -70,7 +70,7 @@ inline uint64_t read_unsigned(const unsigned char* p, dtype t) noexcept {
   }
 }
 
-inline float_kind kind_of(dtype t) noexcept {
+PROBE_INLINE float_kind kind_of(dtype t) noexcept {
   switch (t) {
     case dtype::float16: return float_kind::f16;
     case dtype::bfloat16: return float_kind::bf16;
@@ -79,17 +79,17 @@ inline float_kind kind_of(dtype t) noexcept {
   }
 }
 
-inline void append_int(std::string& out, int64_t v) {
+PROBE_INLINE void append_int(std::string& out, int64_t v) {
   char buf[24];
   out.append(buf, static_cast<size_t>(snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v))));
 }
-inline void append_uint(std::string& out, uint64_t v) {
+PROBE_INLINE void append_uint(std::string& out, uint64_t v) {
   char buf[24];
   out.append(buf, static_cast<size_t>(snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v))));
 }
 
 // numpy's str() of a 0-d array: the scalar's own str.
-inline void scalar_str(std::string& out, const unsigned char* p, dtype t) {
+PROBE_INLINE void scalar_str(std::string& out, const unsigned char* p, dtype t) {
   if (t == dtype::boolean) {
     out += *p ? "True" : "False";
   } else if (dtype_is_signed_int(t)) {
@@ -117,6 +117,7 @@ inline void scalar_str(std::string& out, const unsigned char* p, dtype t) {
 // Prints the elements of one tensor to equal widths (numpy's format function for its dtype).
 class element_printer {
  public:
+  template <int = 0>
   element_printer(dtype t, const tensor_format& f, bool zero_d)
       : type_(t),
         zero_d_(zero_d),
@@ -124,7 +125,8 @@ class element_printer {
         im_(kind_of(t), f.float_mode, f.precision < 0 ? 8 : f.precision, true) {}
 
   // `shown`: pointers to every element that will be printed.
-  void fill(const std::vector<const unsigned char*>& shown) {
+  template <int N = 0>
+  void fill(const std::vector<typename deferred<const unsigned char*, N>::type>& shown) {
     if (dtype_is_signed_int(type_) || dtype_is_unsigned_int(type_)) {
       std::string a, b;
       if (dtype_is_signed_int(type_)) {
@@ -149,7 +151,7 @@ class element_printer {
       int_width_ = a.size() > b.size() ? a.size() : b.size();
     } else if (dtype_is_float(type_) || dtype_is_complex(type_)) {
       const size_t half = dtype_size(type_) / 2;
-      std::vector<fvalue> re, im;
+      std::vector<typename deferred<fvalue, N>::type> re, im;
       re.reserve(shown.size());
       for (const unsigned char* p : shown) {
         re.push_back(read_float(p, type_));
@@ -160,6 +162,7 @@ class element_printer {
     }
   }
 
+  template <int = 0>
   void emit(std::string& out, const unsigned char* p) const {
     if (type_ == dtype::boolean) {
       out += *p ? (zero_d_ ? "True" : " True") : "False";
@@ -195,6 +198,7 @@ class element_printer {
 // numpy's _formatArray: brackets, separators, wrapping and summary markers.
 class layout {
  public:
+  template <int = 0>
   layout(const tensor_view& v, const tensor_format& f, const element_printer& printer)
       : v_(v), printer_(printer), edge_(f.edgeitems < 1 ? 1 : f.edgeitems) {
     // A shape whose element count overflows is certainly past the threshold.
@@ -205,28 +209,33 @@ class layout {
   }
 
   // Every element the output shows, in order.
-  std::vector<const unsigned char*> shown() const {
-    std::vector<const unsigned char*> out;
+  template <int N = 0>
+  std::vector<typename deferred<const unsigned char*, N>::type> shown() const {
+    std::vector<typename deferred<const unsigned char*, N>::type> out;
     int64_t idx[max_dims] = {};
     collect(0, idx, out);
     return out;
   }
 
+  template <int = 0>
   std::string render(int linewidth) const {
     int64_t idx[max_dims] = {};
     return recurse(0, idx, 1, linewidth);
   }
 
  private:
+  template <int = 0>
   bool summarized(int axis) const { return summarize_ && 2 * static_cast<int64_t>(edge_) < v_.shape[axis]; }
 
+  template <int = 0>
   const unsigned char* at(const int64_t* idx) const {
     int64_t off = 0;
     for (int d = 0; d < v_.ndim; ++d) off += idx[d] * v_.strides[d];
     return static_cast<const unsigned char*>(v_.data) + off * static_cast<int64_t>(v_.itemsize());
   }
 
-  void collect(int axis, int64_t* idx, std::vector<const unsigned char*>& out) const {
+  template <int N = 0>
+  void collect(int axis, int64_t* idx, std::vector<typename deferred<const unsigned char*, N>::type>& out) const {
     if (axis == v_.ndim) {
       out.push_back(at(idx));
       return;
@@ -239,6 +248,7 @@ class layout {
     }
   }
 
+  template <int = 0>
   std::string recurse(int axis, int64_t* idx, long hanging, long width) const {
     std::string s;
     if (axis == v_.ndim) {
@@ -298,7 +308,7 @@ class layout {
   bool summarize_ = false;
 };
 
-inline void describe(std::string& out, const tensor_view& v, const char* what) {
+PROBE_INLINE void describe(std::string& out, const tensor_view& v, const char* what) {
   out += '<';
   out += dtype_name(v.type);
   out += '[';
@@ -313,7 +323,7 @@ inline void describe(std::string& out, const tensor_view& v, const char* what) {
 
 }  // namespace tensor_text
 
-PROBE_FUNC void format_tensor(std::string& out, const tensor_view& v, const tensor_format& f) noexcept {
+PROBE_FUNC_DEF void format_tensor(std::string& out, const tensor_view& v, const tensor_format& f) noexcept {
   using namespace tensor_text;
   const size_t start = out.size();
   try {

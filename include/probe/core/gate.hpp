@@ -34,7 +34,7 @@ PROBE_ALWAYS_INLINE unsigned gate_load() noexcept {
 #endif
 }
 
-PROBE_ALWAYS_INLINE bool gate_on(unsigned bit) noexcept {
+PROBE_DEFER PROBE_ALWAYS_INLINE bool gate_on(unsigned bit) noexcept {
   const unsigned g = gate_load();
   if (PROBE_LIKELY((g & bit) == 0)) return false;
   if (PROBE_UNLIKELY(g == gate_unparsed)) return (gate_slow() & bit) != 0;

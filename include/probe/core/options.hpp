@@ -76,6 +76,10 @@ PROBE_FUNC void init(int& argc, char** argv) noexcept;
 PROBE_FUNC void set_flags(const char* flags) noexcept;
 #endif
 
-inline bool reference_mode() noexcept { return options_ref().reference; }
+#if defined(PROBE_DISABLE)
+inline bool reference_mode() noexcept { return false; }
+#else
+PROBE_DEFER inline bool reference_mode() noexcept { return options_ref().reference; }
+#endif
 
 PROBE_END_NAMESPACE

@@ -46,7 +46,9 @@ struct health {
   double mean = __builtin_nan("");
   double std = __builtin_nan("");  // population standard deviation
 
+  template <int = 0>
   int64_t nonfinite() const noexcept { return nan + pos_inf + neg_inf; }
+  template <int = 0>
   bool all_finite() const noexcept { return valid && nonfinite() == 0; }
 };
 
@@ -64,7 +66,7 @@ struct layout {
   int64_t stride[max_dims + 1] = {};
 };
 
-inline layout collapse(const char* base, const int64_t* shape, const int64_t* strides, int ndim,
+PROBE_INLINE layout collapse(const char* base, const int64_t* shape, const int64_t* strides, int ndim,
                        int64_t item) noexcept {
   int64_t sh[max_dims + 1], st[max_dims + 1];
   int n = 0;
@@ -123,7 +125,7 @@ inline void convert_plain(const char* p, int64_t stride, size_t k, F* dst) noexc
     dst[i] = static_cast<F>(s);
   }
 }
-inline void convert_bool(const char* p, int64_t stride, size_t k, float* dst) noexcept {
+PROBE_INLINE void convert_bool(const char* p, int64_t stride, size_t k, float* dst) noexcept {
   for (size_t i = 0; i < k; ++i) dst[i] = p[static_cast<int64_t>(i) * stride] != 0 ? 1.0f : 0.0f;
 }
 #if PROBE_STATS_SIMD
@@ -132,7 +134,7 @@ typedef int32_t i32x4 __attribute__((vector_size(16)));
 typedef float f32x4 __attribute__((vector_size(16)));
 // half_bits_to_float (half.hpp) on four values held in the low halves of the lanes. Selects
 // are written as masks: SSE2 has no blend, and compilers scalarize `?:` on masks.
-inline u32x4 half_lanes_to_float_bits(u32x4 x) noexcept {
+PROBE_INLINE u32x4 half_lanes_to_float_bits(u32x4 x) noexcept {
   const u32x4 magnitude = x & 0x7fffu;
   const u32x4 exponent = magnitude & 0x7c00u;
   u32x4 bits = (magnitude << 13) + ((127u - 15u) << 23);
@@ -233,7 +235,7 @@ inline void run(const layout& c, bool native, void (*convert)(const char*, int64
 }  // namespace stats
 }  // namespace detail
 
-inline health compute_health(const tensor_view& v) noexcept {
+PROBE_INLINE health compute_health(const tensor_view& v) noexcept {
   using namespace detail::stats;
   health h;
   h.type = v.type;

@@ -12,7 +12,7 @@ PROBE_BEGIN_NAMESPACE
 
 namespace detail {
 // Copies a host view's elements, in row-major order, into dst (nbytes() bytes).
-inline void copy_contiguous(const tensor_view& v, void* dst) noexcept {
+PROBE_INLINE void copy_contiguous(const tensor_view& v, void* dst) noexcept {
   const size_t item = v.itemsize();
   if (v.ndim <= 0 || v.is_contiguous()) {
     if (v.data && v.nbytes()) memcpy(dst, v.data, v.nbytes());
@@ -45,12 +45,14 @@ class tensor {
  public:
   tensor() = default;
   // Zero-filled, row-major.
+  template <int = 0>
   tensor(dtype t, const dims& shape) : type_(t) {
     ndim_ = shape.too_many() ? 0 : shape.size();
     for (int i = 0; i < ndim_; ++i) shape_[i] = shape[i];
     storage_.assign((nbytes() + 7) / 8, 0);
   }
   // A deep copy of a host view (any strides), made contiguous.
+  template <int = 0>
   static tensor copy_of(const tensor_view& v) {
     tensor t;
     if (!v.valid()) return t;
@@ -62,18 +64,27 @@ class tensor {
     return t;
   }
 
+  template <int = 0>
   dtype type() const noexcept { return type_; }
+  template <int = 0>
   int ndim() const noexcept { return ndim_; }
+  template <int = 0>
   int64_t shape(int i) const noexcept { return shape_[i]; }
+  template <int = 0>
   const int64_t* shape() const noexcept { return shape_; }
+  template <int = 0>
   int64_t numel() const noexcept {
     int64_t n = 1;
     for (int i = 0; i < ndim_; ++i) n *= shape_[i];
     return n;
   }
+  template <int = 0>
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * dtype_size(type_); }
+  template <int = 0>
   bool empty() const noexcept { return type_ == dtype::invalid; }
+  template <int = 0>
   void* data() noexcept { return storage_.data(); }
+  template <int = 0>
   const void* data() const noexcept { return storage_.data(); }
   template <class T>
   T* data_as() noexcept {
@@ -84,6 +95,7 @@ class tensor {
     return static_cast<const T*>(data());
   }
 
+  template <int = 0>
   tensor_view view() const noexcept {
     return view_raw(storage_.data(), type_, dims(shape_, static_cast<size_t>(ndim_)));
   }
@@ -96,6 +108,6 @@ class tensor {
 };
 
 // Makes a tensor viewable wherever probe takes a value (ops, format, print).
-inline tensor_view probe_view(const tensor& t) noexcept { return t.view(); }
+PROBE_INLINE tensor_view probe_view(const tensor& t) noexcept { return t.view(); }
 
 PROBE_END_NAMESPACE

@@ -4,7 +4,7 @@
 //
 // Uses <charconv> (std::to_chars / std::from_chars) where the standard library implements
 // it for floating point; otherwise snprintf with increasing precision, checked by strtod.
-// Standalone: plain inline, no global state, usable in every build mode.
+// Standalone: deferred inline (PROBE_INLINE), no global state, usable in every build mode.
 #pragma once
 #include <locale.h>
 #include <stdint.h>
@@ -41,13 +41,13 @@ constexpr size_t fixed_text_capacity = 320 + max_text_precision + 16;
 // Classification without <math.h>, whose C++ wrapper alone costs more to compile than the
 // rest of the formatting code.
 #if defined(__GNUC__) || defined(__clang__)
-inline bool fp_finite(double v) noexcept { return __builtin_isfinite(v); }
-inline bool fp_nan(double v) noexcept { return __builtin_isnan(v); }
-inline bool fp_inf(double v) noexcept { return __builtin_isinf(v); }
-inline bool fp_signbit(double v) noexcept { return __builtin_signbit(v); }
-inline double fp_abs(double v) noexcept { return __builtin_fabs(v); }
+PROBE_INLINE bool fp_finite(double v) noexcept { return __builtin_isfinite(v); }
+PROBE_INLINE bool fp_nan(double v) noexcept { return __builtin_isnan(v); }
+PROBE_INLINE bool fp_inf(double v) noexcept { return __builtin_isinf(v); }
+PROBE_INLINE bool fp_signbit(double v) noexcept { return __builtin_signbit(v); }
+PROBE_INLINE double fp_abs(double v) noexcept { return __builtin_fabs(v); }
 constexpr double fp_huge = __builtin_huge_val();
-inline double fp_quiet_nan() noexcept { return __builtin_nan(""); }
+PROBE_INLINE double fp_quiet_nan() noexcept { return __builtin_nan(""); }
 #else
 #error "probe needs GCC or Clang builtins for floating-point classification"
 #endif
@@ -64,6 +64,8 @@ inline double fp_pow2(int e) noexcept {
 // conversions, probe::half_to_float and bfloat16_to_float). Bit patterns past the largest
 // finite value continue the binade (0x7c00 reads as 65536, not inf) so that callers can find
 // the upper neighbour of the largest finite value; callers test for inf/nan themselves.
+// Plain inline, not deferred (config.hpp): they are template arguments of shortest_16, and
+// GCC does not instantiate a function template named only as a template argument.
 inline double f16_bits_unbounded(uint16_t b) noexcept {
   const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
   const double mag = e == 0 ? m * fp_pow2(-24) : (1024 + m) * fp_pow2(e - 25);
@@ -74,14 +76,14 @@ inline double bf16_bits_unbounded(uint16_t b) noexcept {
   const double mag = e == 0 ? m * fp_pow2(-133) : (128 + m) * fp_pow2(e - 134);
   return (b & 0x8000) ? -mag : mag;
 }
-inline bool f16_bits_finite(uint16_t b) noexcept { return (b & 0x7c00) != 0x7c00; }
-inline bool bf16_bits_finite(uint16_t b) noexcept { return (b & 0x7f80) != 0x7f80; }
-inline double f16_bits_to_double(uint16_t b) noexcept {
+PROBE_INLINE bool f16_bits_finite(uint16_t b) noexcept { return (b & 0x7c00) != 0x7c00; }
+PROBE_INLINE bool bf16_bits_finite(uint16_t b) noexcept { return (b & 0x7f80) != 0x7f80; }
+PROBE_INLINE double f16_bits_to_double(uint16_t b) noexcept {
   if (f16_bits_finite(b)) return f16_bits_unbounded(b);
   if (b & 0x3ff) return fp_quiet_nan();
   return (b & 0x8000) ? -fp_huge : fp_huge;
 }
-inline double bf16_bits_to_double(uint16_t b) noexcept {
+PROBE_INLINE double bf16_bits_to_double(uint16_t b) noexcept {
   const uint32_t w = static_cast<uint32_t>(b) << 16;
   float f;
   memcpy(&f, &w, sizeof f);
@@ -91,7 +93,7 @@ inline double bf16_bits_to_double(uint16_t b) noexcept {
 // Parses a number written in C syntax ("1.5e-3", "-0.25", "inf"), independent of the
 // locale. Returns the characters consumed (0 if none). Out-of-range values saturate to
 // +-inf or +-0 as strtod does.
-inline size_t parse_double(const char* s, size_t n, double* out) noexcept {
+PROBE_INLINE size_t parse_double(const char* s, size_t n, double* out) noexcept {
 #if PROBE_FLOAT_TEXT_CHARCONV
   const char* p = s;
   const char* end = s + n;
@@ -141,7 +143,7 @@ inline size_t parse_double(const char* s, size_t n, double* out) noexcept {
 // Text of v with `precision` digits, in the style of printf's 'f', 'e' or 'g' (lower case,
 // '.' as decimal point whatever the locale). Returns the length written to buf, which must
 // hold fixed_text_capacity bytes; precision is clamped to [0, max_text_precision].
-inline size_t fixed_text(char* buf, double v, char style, int precision) noexcept {
+PROBE_INLINE size_t fixed_text(char* buf, double v, char style, int precision) noexcept {
   if (precision < 0) precision = 0;
   if (precision > max_text_precision) precision = max_text_precision;
 #if PROBE_FLOAT_TEXT_CHARCONV
@@ -164,7 +166,7 @@ inline size_t fixed_text(char* buf, double v, char style, int precision) noexcep
 }
 
 // Reads scientific text ("-1.2345e+06") into a decimal.
-inline void decimal_from_scientific(const char* s, decimal& d) noexcept {
+PROBE_INLINE void decimal_from_scientific(const char* s, decimal& d) noexcept {
   d = decimal{};
   if (*s == '-') {
     d.negative = true;
@@ -184,7 +186,7 @@ inline void decimal_from_scientific(const char* s, decimal& d) noexcept {
 // Writes d positionally ("0.001", "12.5", "100.0": at least one digit after the point) or in
 // scientific notation ("1e-05", "1.5e+16": no trailing point, exponent of two digits or
 // more). Returns the length; buf needs d.count + |d.point| + 8 bytes (at most 360).
-inline size_t write_decimal(char* buf, const decimal& d, bool scientific) noexcept {
+PROBE_INLINE size_t write_decimal(char* buf, const decimal& d, bool scientific) noexcept {
   char* p = buf;
   if (d.negative) *p++ = '-';
   if (scientific) {
@@ -222,7 +224,7 @@ inline size_t write_decimal(char* buf, const decimal& d, bool scientific) noexce
 
 namespace float_text_impl {
 // The k digits of scientific text ("-1.2340e+05"), trailing zeros kept.
-inline void digits_of(const char* s, decimal& d) noexcept {
+PROBE_INLINE void digits_of(const char* s, decimal& d) noexcept {
   d = decimal{};
   if (*s == '-') ++s;
   for (; *s && *s != 'e' && *s != 'E'; ++s)
@@ -230,7 +232,7 @@ inline void digits_of(const char* s, decimal& d) noexcept {
   d.point = (*s ? static_cast<int>(strtol(s + 1, nullptr, 10)) : 0) + 1;
 }
 
-inline double value_of(const decimal& d) noexcept {
+PROBE_INLINE double value_of(const decimal& d) noexcept {
   char buf[64];
   const size_t n = write_decimal(buf, d, true);
   double v = 0;
@@ -239,7 +241,7 @@ inline double value_of(const decimal& d) noexcept {
 }
 
 // One unit in the last of d's digits up (+1) or down (-1), keeping the digit count.
-inline void step(decimal& d, int dir) noexcept {
+PROBE_INLINE void step(decimal& d, int dir) noexcept {
   int i = d.count - 1;
   if (dir > 0) {
     while (i >= 0 && d.digits[i] == '9') d.digits[i--] = '0';
@@ -260,7 +262,7 @@ inline void step(decimal& d, int dir) noexcept {
   }
 }
 
-inline void strip(decimal& d) noexcept {
+PROBE_INLINE void strip(decimal& d) noexcept {
   while (d.count > 1 && d.digits[d.count - 1] == '0') --d.count;
 }
 
@@ -332,22 +334,22 @@ inline void shortest_16(uint16_t bits, decimal& d) noexcept {
 }  // namespace float_text_impl
 
 // The shortest decimal that reads back to exactly v (v finite).
-inline void shortest_decimal(double v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
-inline void shortest_decimal(float v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
-inline void shortest_decimal_f16(uint16_t bits, decimal& d) noexcept {
+PROBE_INLINE void shortest_decimal(double v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
+PROBE_INLINE void shortest_decimal(float v, decimal& d) noexcept { float_text_impl::shortest_ieee(v, d); }
+PROBE_INLINE void shortest_decimal_f16(uint16_t bits, decimal& d) noexcept {
   float_text_impl::shortest_16<f16_bits_unbounded>(bits, d);
 }
-inline void shortest_decimal_bf16(uint16_t bits, decimal& d) noexcept {
+PROBE_INLINE void shortest_decimal_bf16(uint16_t bits, decimal& d) noexcept {
   float_text_impl::shortest_16<bf16_bits_unbounded>(bits, d);
 }
 
 // numpy's (and Python's) choice: positional for 1e-4 <= |v| < 1e16 and for zero.
-inline bool prefers_scientific(double v) noexcept {
+PROBE_INLINE bool prefers_scientific(double v) noexcept {
   const double a = fp_abs(v);
   return a != 0 && (a < 1e-4 || a >= 1e16);
 }
 
-inline size_t write_nonfinite(char* buf, double v) noexcept {
+PROBE_INLINE size_t write_nonfinite(char* buf, double v) noexcept {
   const char* s = fp_nan(v) ? "nan" : v < 0 ? "-inf" : "inf";
   const size_t n = strlen(s);
   memcpy(buf, s, n + 1);
@@ -357,13 +359,13 @@ inline size_t write_nonfinite(char* buf, double v) noexcept {
 // Shortest round-trip text as numpy prints a scalar (and Python a float): "0.1", "1.0",
 // "-0.0", "1e-05", "1.5e+16", "nan", "inf", "-inf". buf needs shortest_text_capacity bytes.
 constexpr size_t shortest_text_capacity = 40;
-inline size_t write_shortest(char* buf, double v) noexcept {
+PROBE_INLINE size_t write_shortest(char* buf, double v) noexcept {
   if (!fp_finite(v)) return write_nonfinite(buf, v);
   decimal d;
   shortest_decimal(v, d);
   return write_decimal(buf, d, prefers_scientific(v));
 }
-inline size_t write_shortest(char* buf, float v) noexcept {
+PROBE_INLINE size_t write_shortest(char* buf, float v) noexcept {
   if (!fp_finite(v)) return write_nonfinite(buf, v);
   decimal d;
   shortest_decimal(v, d);

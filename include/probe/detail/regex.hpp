@@ -13,7 +13,8 @@
 // Compile once, match many times: plain-string patterns use memchr and memcmp; a yes/no match of a
 // small pattern runs on bit sets (one bit per NFA state, closures precomputed); others run
 // the Pike VM, skipping ahead to bytes a match can start with.
-// Standalone, plain inline; a compiled regex is immutable and can be shared between threads.
+// Standalone, deferred inline (PROBE_INLINE); a compiled regex is immutable and can be
+// shared between threads.
 #pragma once
 #include <stddef.h>
 #include <string.h>
@@ -30,6 +31,7 @@ namespace detail {
 struct regex_span {
   ptrdiff_t begin = -1;
   ptrdiff_t end = -1;
+  template <int = 0>
   bool matched() const noexcept { return begin >= 0; }
 };
 
@@ -39,6 +41,8 @@ namespace regex_impl {
 // the first one to match is the match a backtracking engine would report.
 template <class Unused = void>
 class machine {
+  using caps_vector = std::vector<typename deferred_on<ptrdiff_t, Unused>::type>;
+
  public:
   machine(const program& p, int slots) : p_(p), slots_(slots) {
     const size_t n = p.code.size();
@@ -64,8 +68,8 @@ class machine {
     const unsigned char* u = reinterpret_cast<const unsigned char*>(s);
     list* cl = &lists_[0];
     list* nl = &lists_[1];
-    std::vector<ptrdiff_t>* ccaps = &caps_[0];
-    std::vector<ptrdiff_t>* ncaps = &caps_[1];
+    caps_vector* ccaps = &caps_[0];
+    caps_vector* ncaps = &caps_[1];
     cl->clear();
     bool matched = false;
     const bool only_start = full || p_.anchored;
@@ -113,7 +117,7 @@ class machine {
       list* tl = cl;
       cl = nl;
       nl = tl;
-      std::vector<ptrdiff_t>* tcaps = ccaps;
+      caps_vector* tcaps = ccaps;
       ccaps = ncaps;
       ncaps = tcaps;
       if (pos >= n) break;
@@ -156,7 +160,7 @@ class machine {
 
   // Follows jumps, splits, saves and assertions from pc at position pos, depth first in
   // priority order, and queues the threads that wait on input. work_ holds the captures.
-  void add(list& l, std::vector<ptrdiff_t>& caps, int pc0, size_t pos, const unsigned char* u, size_t n) {
+  void add(list& l, caps_vector& caps, int pc0, size_t pos, const unsigned char* u, size_t n) {
     size_t top = 0;
     auto push = [&](int pc, int slot, ptrdiff_t old) { stack_[top++] = pending{pc, slot, old}; };
     push(pc0, -1, 0);
@@ -219,8 +223,8 @@ class machine {
   std::vector<int> big_;
   int* ints_;
   list lists_[2];
-  std::vector<ptrdiff_t> caps_[2];
-  std::vector<ptrdiff_t> work_;
+  caps_vector caps_[2];
+  caps_vector work_;
   pending stack_small_[2 * 64 + 2];
   std::vector<pending> stack_big_;
   pending* stack_;
@@ -266,6 +270,8 @@ bool run_bits(const program& p, const unsigned char* u, size_t n, bool full) {
 // write probe::detail::regex.
 template <class Unused = void>
 class basic_regex {
+  using span_vector = std::vector<typename deferred_on<regex_span, Unused>::type>;
+
  public:
   // An empty pattern: matches everywhere.
   basic_regex() { compile("", 0); }
@@ -290,26 +296,26 @@ class basic_regex {
   bool search(const char* s, size_t n) const { return run(s, n, false, nullptr); }
   bool search(const std::string& s) const { return search(s.data(), s.size()); }
   // The same, with the leftmost match's groups: groups[0] is the whole match.
-  bool search(const char* s, size_t n, std::vector<regex_span>& groups) const {
+  bool search(const char* s, size_t n, span_vector& groups) const {
     return run(s, n, false, &groups);
   }
 
   // Whether the pattern matches all of s.
   bool full_match(const char* s, size_t n) const { return run(s, n, true, nullptr); }
   bool full_match(const std::string& s) const { return full_match(s.data(), s.size()); }
-  bool full_match(const char* s, size_t n, std::vector<regex_span>& groups) const {
+  bool full_match(const char* s, size_t n, span_vector& groups) const {
     return run(s, n, true, &groups);
   }
 
  private:
-  bool run(const char* s, size_t n, bool full, std::vector<regex_span>* groups) const {
+  bool run(const char* s, size_t n, bool full, span_vector* groups) const {
     if (groups) groups->assign(static_cast<size_t>(prog_.groups) + 1, regex_span{});
     if (!valid_) return false;
     if (prog_.is_literal) return run_literal(s, n, full, groups);
     if (!groups && prog_.bits) return regex_impl::run_bits<Unused>(prog_, reinterpret_cast<const unsigned char*>(s), n, full);
     const int slots = groups ? 2 * (prog_.groups + 1) : 0;
     regex_impl::machine<Unused> m(prog_, slots);
-    std::vector<ptrdiff_t> out(static_cast<size_t>(slots));
+    std::vector<typename deferred_on<ptrdiff_t, Unused>::type> out(static_cast<size_t>(slots));
     if (!m.run(s, n, full, out.data())) return false;
     for (int g = 0; groups && g <= prog_.groups; ++g) {
       const ptrdiff_t b = out[static_cast<size_t>(2 * g)], e = out[static_cast<size_t>(2 * g + 1)];
@@ -318,7 +324,7 @@ class basic_regex {
     return true;
   }
 
-  bool run_literal(const char* s, size_t n, bool full, std::vector<regex_span>* groups) const {
+  bool run_literal(const char* s, size_t n, bool full, span_vector* groups) const {
     const std::string& lit = prog_.literal;
     ptrdiff_t at = -1;
     if (full) {

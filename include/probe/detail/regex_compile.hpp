@@ -1,6 +1,7 @@
 // The regex compiler: emits the matcher's program for a syntax tree (regex_parse.hpp), and
 // precomputes what lets matching skip work: a plain-string pattern, a start anchor, the bytes
-// a match can begin with, and the bit-set tables of small programs. Standalone, plain inline.
+// a match can begin with, and the bit-set tables of small programs. Standalone, deferred
+// inline (PROBE_INLINE).
 #pragma once
 #include <string>
 #include <vector>
@@ -228,7 +229,7 @@ void build_bit_tables(program& prog) {
     }
   }
   // The states reachable from pc without consuming, in context ctx.
-  std::vector<char> seen(n);
+  std::vector<typename deferred_on<char, Unused>::type> seen(n);
   std::vector<int> stack;
   auto closure = [&](int pc0, unsigned ctx) {
     uint64_t mask = 0;

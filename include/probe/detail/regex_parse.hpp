@@ -1,6 +1,6 @@
 // The regex parser: the ECMAScript subset users type in filters, read into a syntax tree
 // (regex_compile.hpp turns it into a program for the matcher in regex.hpp). Also the
-// program's instruction set. Standalone, plain inline.
+// program's instruction set. Standalone, deferred inline (PROBE_INLINE).
 //
 // Supported: literals, '.', classes [..] and [^..] with ranges and escapes, \d \w \s \D \W \S,
 // \b \B, ^ $, escapes (\n \t \r \f \v \0 \xHH \uHHHH \cX and punctuation), groups ( ) and
@@ -24,26 +24,32 @@ namespace regex_impl {
 // A set of bytes.
 struct byte_set {
   uint64_t w[4] = {0, 0, 0, 0};
+  template <int = 0>
   void add(unsigned c) noexcept { w[c >> 6] |= uint64_t(1) << (c & 63); }
+  template <int = 0>
   void add_range(unsigned lo, unsigned hi) noexcept {
     for (unsigned c = lo; c <= hi; ++c) add(c);
   }
+  template <int = 0>
   void add(const byte_set& o) noexcept {
     for (int i = 0; i < 4; ++i) w[i] |= o.w[i];
   }
+  template <int = 0>
   void invert() noexcept {
     for (auto& x : w) x = ~x;
   }
+  template <int = 0>
   bool has(unsigned c) const noexcept { return (w[c >> 6] >> (c & 63)) & 1; }
+  template <int = 0>
   bool full() const noexcept { return (w[0] & w[1] & w[2] & w[3]) == ~uint64_t(0); }
 };
 
-inline bool is_word_byte(unsigned c) noexcept {
+PROBE_INLINE bool is_word_byte(unsigned c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 // \d \w \s and their complements.
-inline byte_set class_escape(char e) noexcept {
+PROBE_INLINE byte_set class_escape(char e) noexcept {
   byte_set s;
   switch (e | 0x20) {
     case 'd': s.add_range('0', '9'); break;
@@ -75,6 +81,7 @@ enum class op : uint8_t {
 };
 
 struct inst {
+  template <int = 0>
   explicit inst(op o, unsigned char byte = 0) : code(o), c(byte) {}
   op code;
   unsigned char c;
@@ -108,6 +115,7 @@ enum : unsigned { ctx_start = 1, ctx_end = 2, ctx_word_before = 4, ctx_word_afte
 enum class node_kind : uint8_t { empty, byte, any, set, group, concat, alt, repeat, assertion };
 
 struct node {
+  template <int = 0>
   explicit node(node_kind k) : kind(k) {}
   node_kind kind;
   unsigned char c = 0;

@@ -12,7 +12,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 // Writes into buf (at least 32 bytes); returns the length. nan, inf and -inf as such.
-inline int format_double_round_trip(double v, char* buf, size_t size) noexcept {
+PROBE_INLINE int format_double_round_trip(double v, char* buf, size_t size) noexcept {
   if (v != v) return snprintf(buf, size, "nan");
   if (v - v != 0) return snprintf(buf, size, v < 0 ? "-inf" : "inf");
   int n = 0;

@@ -25,7 +25,7 @@ PROBE_FUNC dump_effect& dump_instance() noexcept {
   return *d;
 }
 
-PROBE_FUNC void apply_options(const options& o) noexcept {
+PROBE_FUNC_DEF void apply_options(const options& o) noexcept {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
   print_apply_options(o);
@@ -51,7 +51,7 @@ PROBE_FUNC void apply_options(const options& o) noexcept {
 
 // Order matters: pending prints and callbacks first (they may still mark ops), then the
 // dump, then timing (so the trace covers everything before it).
-PROBE_FUNC void flush() noexcept {
+PROBE_FUNC_DEF void flush() noexcept {
   detail::effects_barrier_impl();
   const bool exiting = __atomic_load_n(&detail::g_exiting, __ATOMIC_ACQUIRE);
   if (exiting)
@@ -62,7 +62,7 @@ PROBE_FUNC void flush() noexcept {
 }
 
 namespace detail {
-PROBE_FUNC void at_exit_handler() noexcept {
+PROBE_FUNC_DEF void at_exit_handler() noexcept {
   __atomic_store_n(&g_exiting, true, __ATOMIC_RELEASE);
   effects_exit_drain();  // on this thread: the worker may never run again
   ::probe::flush();

@@ -21,22 +21,22 @@ struct expr_value {
 
 namespace bp_expr {
 
-inline bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+PROBE_INLINE bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-inline std::string trim(const std::string& s) {
+PROBE_INLINE std::string trim(const std::string& s) {
   size_t a = 0, b = s.size();
   while (a < b && is_space(s[a])) ++a;
   while (b > a && is_space(s[b - 1])) --b;
   return s.substr(a, b - a);
 }
 
-inline bool ends_with(const std::string& s, const char* suffix) {
+PROBE_INLINE bool ends_with(const std::string& s, const char* suffix) {
   const size_t n = strlen(suffix);
   return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
 // An optional integer: "" gives *present = false.
-inline bool parse_int(const std::string& text, int64_t* out, bool* present) {
+PROBE_INLINE bool parse_int(const std::string& text, int64_t* out, bool* present) {
   const std::string t = trim(text);
   *present = !t.empty();
   if (t.empty()) return true;
@@ -57,7 +57,7 @@ struct index_item {
   int64_t start = 0, stop = 0, step = 1;
 };
 
-inline bool parse_item(const std::string& raw, index_item* it, std::string* err) {
+PROBE_INLINE bool parse_item(const std::string& raw, index_item* it, std::string* err) {
   const std::string t = trim(raw);
   if (t.empty()) {
     *err = "empty index";
@@ -94,7 +94,7 @@ inline bool parse_item(const std::string& raw, index_item* it, std::string* err)
 }
 
 // Applies one bracket's items to v's leading dimensions, as numpy does.
-inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err) {
+PROBE_INLINE bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err) {
   if (nitems > v.ndim) {
     *err = "too many indices: the tensor is " + std::to_string(v.ndim) + "-dimensional, but " +
            std::to_string(nitems) + " were indexed";
@@ -153,7 +153,7 @@ inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std
   return true;
 }
 
-inline std::string shape_tuple(const tensor_view& v) {
+PROBE_INLINE std::string shape_tuple(const tensor_view& v) {
   std::string s = "(";
   for (int d = 0; d < v.ndim; ++d) {
     if (d) s += ", ";

@@ -83,11 +83,13 @@ struct frame {
   int64_t step = 0;
   plain_list<frame_var> vars;
 
+  template <int = 0>
   const frame_var* find(const std::string& n) const noexcept {
     for (const frame_var& v : vars)
       if (v.name == n) return &v;
     return nullptr;
   }
+  template <int = 0>
   frame_var* find(const std::string& n) noexcept {
     for (frame_var& v : vars)
       if (v.name == n) return &v;

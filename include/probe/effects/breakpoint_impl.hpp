@@ -221,7 +221,7 @@ PROBE_FUNC void breakpoint_stop_now(stop_info& s) noexcept {
   }
 }
 
-PROBE_FUNC void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
+PROBE_FUNC_DEF void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
                                int nvars) noexcept {
   try {
     stop_info s = breakpoint_stop(file, line, function, vars, nvars);
@@ -249,7 +249,7 @@ PROBE_FUNC std::string nonfinite_counts(const health& h) {
          " -Inf among " + std::to_string(h.count) + " elements";
 }
 
-PROBE_FUNC void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
+PROBE_FUNC_DEF void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
                                              const char* function) noexcept {
   if (!dtype_is_float(v.type) && !dtype_is_complex(v.type)) return;  // cannot hold NaN or Inf
   try {
@@ -281,7 +281,8 @@ PROBE_FUNC void breakpoint_if_nonfinite_impl(const char* name, const tensor_view
 
 // --probe_break_on_nonfinite: checks every op output; stops at the first one holding NaN or
 // Inf (they usually spread to every later op, so later ones are not reported).
-class nonfinite_listener final : public op_listener {
+template <int = 0>
+class basic_nonfinite_listener final : public op_listener {
  public:
   void on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept override {
     if (t.which != io::out || !(dtype_is_float(t.view.type) || dtype_is_complex(t.view.type))) return;
@@ -314,6 +315,7 @@ class nonfinite_listener final : public op_listener {
     }
   }
 };
+using nonfinite_listener = basic_nonfinite_listener<>;
 
 PROBE_FUNC nonfinite_listener& nonfinite_listener_ref() noexcept {
   static nonfinite_listener* l = new nonfinite_listener();  // never destroyed: ops may run during exit

@@ -32,7 +32,7 @@ struct prompt_io {
 
 namespace bp_prompt {
 
-inline const char* help_text() noexcept {
+PROBE_INLINE const char* help_text() noexcept {
   return "Commands:\n"
          "  p EXPR              print a value (numpy style; long tensors are summarized)\n"
          "  pp EXPR             print every element\n"
@@ -50,12 +50,14 @@ inline const char* help_text() noexcept {
          "An empty line repeats the last command.\n";
 }
 
-inline std::string number_text(double x) { return ::probe::format("{}", x); }
+PROBE_INLINE std::string number_text(double x) { return ::probe::format("{}", x); }
 
 class session {
  public:
+  template <int = 0>
   session(stop_info& stop, prompt_io& io) : s_(stop), io_(io) {}
 
+  template <int = 0>
   prompt_action run() {
     out_ = "probe: " + s_.reason + " [thread " + std::to_string(s_.thread) + ", tid " + std::to_string(s_.tid) +
            "]; 'help' lists the commands\n";
@@ -98,15 +100,20 @@ class session {
   }
 
  private:
+  template <int = 0>
   void say(const std::string& t) { out_ += t; }
+  template <int = 0>
   void error(const std::string& t) { out_ += "*** " + t + "\n"; }
+  template <int = 0>
   void flush() {
     if (!out_.empty() && io_.write) io_.write(io_.ctx, out_.data(), out_.size());
     out_.clear();
   }
+  template <int = 0>
   frame& cur() { return s_.frames[cur_]; }
 
   // Runs one command; true when the prompt ends (*action says how).
+  template <int = 0>
   bool execute(const std::string& cmd, prompt_action* action) {
     size_t sp = 0;
     while (sp < cmd.size() && !bp_expr::is_space(cmd[sp])) ++sp;
@@ -135,6 +142,7 @@ class session {
   }
 
   // A value of the current frame on the host; false after reporting an error.
+  template <int = 0>
   bool value(const std::string& text, expr_value* v, tensor* storage, tensor_view* host) {
     std::string err;
     if (!eval_expr(cur(), text, v, &err)) {
@@ -153,6 +161,7 @@ class session {
     return true;
   }
 
+  template <int = 0>
   void print_value(const std::string& text, bool full) {
     expr_value v;
     tensor storage;
@@ -169,11 +178,13 @@ class session {
     say(s + "\n");
   }
 
+  template <int = 0>
   void where() {
     for (size_t i = s_.frames.size(); i-- > 0;)
       say(std::string(i == cur_ ? "> " : "  ") + frame_title(s_.frames[i], i) + "\n");
   }
 
+  template <int = 0>
   void move(const std::string& arg, int dir) {
     int64_t count = 1;
     bool present = false;
@@ -193,6 +204,7 @@ class session {
   }
 
   // The current frame's source file, read once; false after reporting why not.
+  template <int = 0>
   bool source(std::vector<std::string>** lines) {
     const frame& f = cur();
     if (f.file.empty() || f.line <= 0) {
@@ -227,6 +239,7 @@ class session {
     return true;
   }
 
+  template <int = 0>
   void list_lines(const std::vector<std::string>& lines, int first, int last, int mark) {
     if (first < 1) first = 1;
     for (int n = first; n <= last; ++n) {
@@ -242,6 +255,7 @@ class session {
     list_next_ = last + 1;
   }
 
+  template <int = 0>
   void list() {
     std::vector<std::string>* lines;
     if (!source(&lines)) return;
@@ -254,6 +268,7 @@ class session {
     }
   }
 
+  template <int = 0>
   void show_current_line() {
     const frame& f = cur();
     if (f.file.empty() || f.line <= 0) return;
@@ -266,6 +281,7 @@ class session {
     say("-> " + bp_expr::trim((*lines)[static_cast<size_t>(f.line - 1)]) + "\n");
   }
 
+  template <int = 0>
   void info(const std::string& arg) {
     const frame& f = cur();
     if (!arg.empty()) {
@@ -293,6 +309,7 @@ class session {
     }
   }
 
+  template <int = 0>
   void stats(const std::string& arg) {
     expr_value v;
     tensor storage;
@@ -310,6 +327,7 @@ class session {
         ", std " + number_text(h.std) + "\n");
   }
 
+  template <int = 0>
   void dump(const std::string& arg) {
     size_t cut = arg.size();
     while (cut > 0 && !bp_expr::is_space(arg[cut - 1])) --cut;

@@ -28,7 +28,8 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-class dump_effect final : public op_listener {
+template <int = 0>
+class basic_dump_effect final : public op_listener {
  public:
   static constexpr size_t k_graph_cap = 2000;  // op executions drawn; DOT/HTML stay readable
 
@@ -73,7 +74,7 @@ class dump_effect final : public op_listener {
     __atomic_store_n(&active_, cfg_->on, __ATOMIC_RELEASE);
   }
 
-  ~dump_effect() {
+  ~basic_dump_effect() {
     for (dump_config* c : retired_) delete c;
     if (cfg_ != &off_) delete cfg_;
   }
@@ -376,8 +377,10 @@ class dump_effect final : public op_listener {
   uint64_t ops_ = 0, bytes_ = 0;
   dataflow_graph graph_;
 };
+using dump_effect = basic_dump_effect<>;
 
-PROBE_FUNC void dump_effect::write_graphs_locked() noexcept {
+template <int N>
+inline void basic_dump_effect<N>::write_graphs_locked() noexcept {
   const dump_config& c = *cfg_;
   if (!(c.dot || c.html) || c.to_stdout) return;
   try {
@@ -398,7 +401,8 @@ PROBE_FUNC void dump_effect::write_graphs_locked() noexcept {
 
 // Ends the run: graphs, the manifest's end record, the directory lock. With at_exit false
 // (options changed) the next op opens a new run.
-PROBE_FUNC void dump_effect::close_run_locked(bool at_exit) noexcept {
+template <int N>
+inline void basic_dump_effect<N>::close_run_locked(bool at_exit) noexcept {
   if (opened_ && !failed()) write_line_locked(render_end_record(ops_, bytes_, stopped_));
   if (opened_ && !failed()) write_graphs_locked();
   if (manifest_fd_ >= 0) ::close(manifest_fd_);

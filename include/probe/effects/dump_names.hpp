@@ -17,7 +17,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 // FNV-1a: a short, stable tag that keeps truncated names distinct.
-inline uint32_t name_hash(const std::string& s) noexcept {
+PROBE_INLINE uint32_t name_hash(const std::string& s) noexcept {
   uint32_t h = 2166136261u;
   for (unsigned char c : s) h = (h ^ c) * 16777619u;
   return h;

@@ -93,24 +93,24 @@ template <size_t N>
 inline void lit(std::string& o, const char (&s)[N]) {
   o.append(s, N - 1);
 }
-inline void str(std::string& o, const std::string& s) { json::write_string(o, s); }
-inline void opt_str(std::string& o, const std::string& s) {
+PROBE_INLINE void str(std::string& o, const std::string& s) { json::write_string(o, s); }
+PROBE_INLINE void opt_str(std::string& o, const std::string& s) {
   if (s.empty()) lit(o, "null"); else json::write_string(o, s);
 }
-inline void num(std::string& o, long long v) {
+PROBE_INLINE void num(std::string& o, long long v) {
   char b[24];
   o.append(b, static_cast<size_t>(std::to_chars(b, b + sizeof b, v).ptr - b));
 }
-inline void unum(std::string& o, unsigned long long v) {
+PROBE_INLINE void unum(std::string& o, unsigned long long v) {
   char b[24];
   o.append(b, static_cast<size_t>(std::to_chars(b, b + sizeof b, v).ptr - b));
 }
-inline void real(std::string& o, double v) {
+PROBE_INLINE void real(std::string& o, double v) {
   if (!fp_finite(v)) return lit(o, "null");  // JSON has no NaN or infinity
   char b[shortest_text_capacity];
   o.append(b, write_shortest(b, v));
 }
-inline void dims_array(std::string& o, const int64_t* d, int n) {
+PROBE_INLINE void dims_array(std::string& o, const int64_t* d, int n) {
   o += '[';
   for (int i = 0; i < n; ++i) {
     if (i) o += ',';

@@ -9,7 +9,8 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-PROBE_FUNC void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept {
+template <int N>
+inline void basic_dump_effect<N>::begin_snapshot(const op_record& r, op_dump& d) noexcept {
   try {
     d.snapshot_dir = join_path(join_path(d.dir, "snapshots"), d.stem);
     if (int e = make_dirs(d.snapshot_dir)) return fail(d, e, d.snapshot_dir);
@@ -18,7 +19,8 @@ PROBE_FUNC void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noex
   }
 }
 
-PROBE_FUNC void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec,
+template <int N>
+inline void basic_dump_effect<N>::snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec,
                                              const std::string& file) noexcept {
   try {
     std::string item;
@@ -39,11 +41,13 @@ PROBE_FUNC void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, con
   }
 }
 
-PROBE_FUNC void dump_effect::end_snapshot(const op_record& r, op_dump& d, bool unwinding) noexcept {
+template <int N>
+inline void basic_dump_effect<N>::end_snapshot(const op_record& r, op_dump& d, bool unwinding) noexcept {
   write_snapshot_json(r, d, unwinding ? "exception" : "complete");
 }
 
-PROBE_FUNC void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept {
+template <int N>
+inline void basic_dump_effect<N>::write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept {
   if (d.snapshot_dir.empty()) return;
   try {
     std::string text;

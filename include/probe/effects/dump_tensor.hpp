@@ -21,7 +21,7 @@ namespace detail {
 
 // Combines the statistics of two disjoint parts of one tensor (Chan et al.'s pairwise
 // update for mean and variance).
-inline health merge_health(const health& a, const health& b) noexcept {
+PROBE_INLINE health merge_health(const health& a, const health& b) noexcept {
   if (!a.valid || a.count == 0) return b;
   if (!b.valid || b.count == 0) return a;
   health h = a;
@@ -59,6 +59,7 @@ class stats_worker {
  public:
   // The process's worker (a new one after fork: threads do not survive it); nullptr if no
   // thread can be started.
+  template <int = 0>
   static stats_worker* get() noexcept {
     static static_mutex m;
     static stats_worker* w = nullptr;
@@ -74,12 +75,14 @@ class stats_worker {
     return w;
   }
 
+  template <int = 0>
   void start(const void* p, size_t count, dtype t) noexcept {
     lock_guard<mutex> g(m_);
     job_ = view_raw(p, t, dims{static_cast<int64_t>(count)});
     pending_ = true;
     cv_.notify_all();
   }
+  template <int = 0>
   health wait() noexcept {
     lock_guard<mutex> g(m_);
     while (pending_) cv_.wait(m_);
@@ -87,7 +90,9 @@ class stats_worker {
   }
 
  private:
+  template <int = 0>
   stats_worker() : pid_(getpid()) {}
+  template <int = 0>
   static void* main(void* self) noexcept {
     auto* w = static_cast<stats_worker*>(self);
     for (;;) {

@@ -235,7 +235,7 @@ PROBE_FUNC void effect_push(effect_record* r) noexcept {
 
 // Runs everything queued on this thread, waiting for device copies still in flight, until
 // the queue is empty or `timeout_ms` has passed. Returns how many records were left.
-PROBE_FUNC uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noexcept {
+PROBE_FUNC_DEF uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noexcept {
   const int64_t deadline = mono_ns() + int64_t(timeout_ms) * 1000000;
   for (;;) {
     effect_consume_available(q);
@@ -247,7 +247,7 @@ PROBE_FUNC uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noexcept
   }
 }
 
-PROBE_FUNC void effects_barrier_impl() noexcept {
+PROBE_FUNC_DEF void effects_barrier_impl() noexcept {
   effect_queue& q = effect_queue_ref();
   if (__atomic_load_n(&q.total_pushed, __ATOMIC_SEQ_CST) == __atomic_load_n(&q.total_completed, __ATOMIC_SEQ_CST))
     return;
@@ -282,7 +282,7 @@ PROBE_FUNC void effects_barrier_impl() noexcept {
 
 // At exit: from now on callers run their effects themselves, and this thread runs what is
 // queued (never waiting on the worker, which may not get to run again).
-PROBE_FUNC void effects_exit_drain() noexcept {
+PROBE_FUNC_DEF void effects_exit_drain() noexcept {
   effect_queue* q = __atomic_load_n(&g_effect_queue, __ATOMIC_ACQUIRE);
   if (!q) return;
   __atomic_store_n(&q->sync, 1, __ATOMIC_RELEASE);

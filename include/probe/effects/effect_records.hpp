@@ -137,7 +137,7 @@ PROBE_FUNC effect_queue& effect_queue_ref() noexcept {
 
 // A forked child starts with an empty queue and no worker: what was pending is the parent's
 // to print (the parent still has it), and the locks may have been held by other threads.
-PROBE_FUNC void effect_queue_after_fork() noexcept {
+PROBE_FUNC_DEF void effect_queue_after_fork() noexcept {
   effect_queue* fresh = new (std::nothrow) effect_queue();
   if (fresh) __atomic_store_n(&g_effect_queue, fresh, __ATOMIC_RELEASE);
   t_effect_consumer = false;
@@ -196,7 +196,7 @@ PROBE_FUNC void worker_wake(effect_queue& q) noexcept {
   q.wake.notify_one();
 }
 
-PROBE_FUNC void effect_capture_done(effect_record* r) noexcept {
+PROBE_FUNC_DEF void effect_capture_done(effect_record* r) noexcept {
   effect_queue& q = effect_queue_ref();
   if (__atomic_sub_fetch(&r->pending, 1, __ATOMIC_SEQ_CST) == 0 && __atomic_load_n(&q.sleeping, __ATOMIC_SEQ_CST))
     worker_wake(q);

@@ -241,7 +241,7 @@ void callback(ordered_t, F&& fn, const Args&... args) noexcept {
 // Waits until every print and callback made before this call (on any thread) has run,
 // including device copies still in flight and what those callbacks queued while running.
 // Inside a callback it runs what is queued and returns (the callback itself is running).
-inline void effects_barrier() noexcept { detail::effects_barrier_impl(); }
+PROBE_DEFER inline void effects_barrier() noexcept { detail::effects_barrier_impl(); }
 #endif
 
 PROBE_END_NAMESPACE

@@ -64,7 +64,7 @@ PROBE_FUNC int print_sink_fd(print_sink& s) noexcept {
 
 // Writes the consumer's pending output in one system call (whole records: lines never
 // interleave with other probe output).
-PROBE_FUNC void effect_output_flush(std::string& out) noexcept {
+PROBE_FUNC_DEF void effect_output_flush(std::string& out) noexcept {
   if (out.empty()) return;
   print_sink& s = print_sink_ref();
   {
@@ -79,7 +79,7 @@ PROBE_FUNC void effect_output_flush(std::string& out) noexcept {
 inline int g_callback_threw = 0;
 inline int g_capture_failed = 0;
 
-PROBE_FUNC void effect_run(effect_record* r, std::string& out) noexcept {
+PROBE_FUNC_DEF void effect_run(effect_record* r, std::string& out) noexcept {
   if (r->is_callback) {
     if (!r->task) return;  // could not be built; reported when it was made
     if (r->failed) {
@@ -108,7 +108,7 @@ PROBE_FUNC void effect_run(effect_record* r, std::string& out) noexcept {
 
 // ---- the entry points print.hpp declares ----
 
-PROBE_FUNC void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
+PROBE_FUNC_DEF void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
                              int nargs) noexcept {
   if (!fmt) fmt = "", fmt_len = 0;
   // One allocation: the record, the erased arguments, the format and the strings' bytes.
@@ -151,7 +151,7 @@ PROBE_FUNC void print_submit(bool ordered, const char* fmt, size_t fmt_len, cons
   effect_push(r);
 }
 
-PROBE_FUNC effect_record* callback_begin(bool ordered) noexcept {
+PROBE_FUNC_DEF effect_record* callback_begin(bool ordered) noexcept {
   effect_record* r = record_new(0);
   if (!r) {
     static int said = 0;
@@ -163,11 +163,11 @@ PROBE_FUNC effect_record* callback_begin(bool ordered) noexcept {
   return r;
 }
 
-PROBE_FUNC const char* callback_capture_string(effect_record* r, const char* s, size_t n) noexcept {
+PROBE_FUNC_DEF const char* callback_capture_string(effect_record* r, const char* s, size_t n) noexcept {
   return record_copy_string(r, s, n);
 }
 
-PROBE_FUNC tensor_view callback_capture_tensor(effect_record* r, const tensor_view& v) noexcept {
+PROBE_FUNC_DEF tensor_view callback_capture_tensor(effect_record* r, const tensor_view& v) noexcept {
   tensor_view copy;
   if (record_capture(r, v, &copy)) return copy;
   tensor_view none = v.on_host();
@@ -175,10 +175,10 @@ PROBE_FUNC tensor_view callback_capture_tensor(effect_record* r, const tensor_vi
   return none;
 }
 
-PROBE_FUNC void* callback_alloc(size_t bytes) noexcept { return malloc(bytes); }
-PROBE_FUNC void callback_free(void* p) noexcept { free(p); }
+PROBE_FUNC_DEF void* callback_alloc(size_t bytes) noexcept { return malloc(bytes); }
+PROBE_FUNC_DEF void callback_free(void* p) noexcept { free(p); }
 
-PROBE_FUNC void callback_commit(effect_record* r, callback_task* task) noexcept {
+PROBE_FUNC_DEF void callback_commit(effect_record* r, callback_task* task) noexcept {
   if (!task) {
     static int said = 0;
     log_once(&said, "a probe::callback was dropped: out of memory, or copying an argument threw");

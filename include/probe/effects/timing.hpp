@@ -61,17 +61,22 @@ class scope_guard {
   explicit scope_guard(const scope_site*) noexcept {}
 };
 #else
-inline uint64_t timer_now() noexcept { return clock_now(); }
-inline double timer_ticks_to_ns(double ticks) noexcept { return ticks_to_ns(ticks); }
+PROBE_DEFER inline uint64_t timer_now() noexcept { return clock_now(); }
+PROBE_DEFER inline double timer_ticks_to_ns(double ticks) noexcept { return ticks_to_ns(ticks); }
 
 // Records a named timer's interval; *interned caches the name's record across calls.
 PROBE_FUNC void timer_record(const char* name, const void** interned, uint64_t begin,
                              uint64_t end) noexcept;
+// A named timer destroyed while running: reads the clock and records like stop().
+PROBE_FUNC void timer_end(const char* name, const void** interned, uint64_t begin) noexcept;
+// timer_end for ~timer, which cannot be a template (config.hpp, deferral); a named timer's
+// constructor stores it.
+inline void (*g_timer_end)(const char* name, const void** interned, uint64_t begin) noexcept = nullptr;
 
 // The RAII object behind PROBE_SCOPE.
 class scope_guard {
  public:
-  explicit scope_guard(const scope_site* site) noexcept {
+  PROBE_DEFER explicit scope_guard(const scope_site* site) noexcept {
     if (gate_on(gate_timing)) {
       site_ = site;
       const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
@@ -81,7 +86,7 @@ class scope_guard {
   }
   ~scope_guard() {
     if (site_ != nullptr) {
-      const uint64_t end = clock_now();
+      const uint64_t end = clock_now_again();  // the constructor called clock_now()
       record_event(begin_, end, site_, event_scope);
       const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
       if (PROBE_UNLIKELY(h != nullptr)) h->pop();
@@ -103,22 +108,32 @@ class scope_guard {
 // scope, while timing is on. The name must outlive the timer (a literal is best).
 class timer {
  public:
-  timer() noexcept : timer(nullptr) {}
-  explicit timer(const char* name) noexcept : name_(name) { start(); }
+  PROBE_DEFER timer() noexcept : name_(nullptr) { start(); }
+  PROBE_DEFER explicit timer(const char* name) noexcept : name_(name) {
+#if !defined(PROBE_DISABLE)
+    if (name && __atomic_load_n(&detail::g_timer_end, __ATOMIC_RELAXED) != &PROBE_DEFERRED(detail::timer_end))
+      __atomic_store_n(&detail::g_timer_end, &PROBE_DEFERRED(detail::timer_end), __ATOMIC_RELAXED);
+#endif
+    start();
+  }
   timer(const timer&) = delete;
   timer& operator=(const timer&) = delete;
   // A named timer still running when destroyed records its last interval.
   ~timer() {
+#if defined(PROBE_DISABLE)
     if (running_ && name_) stop();
+#else
+    if (running_ && name_) __atomic_load_n(&detail::g_timer_end, __ATOMIC_RELAXED)(name_, &interned_, begin_);
+#endif
   }
 
   // Starts a new interval (ends the running one first without adding it).
-  void start() noexcept {
+  PROBE_DEFER void start() noexcept {
     running_ = true;
     begin_ = detail::timer_now();
   }
   // Ends the running interval and adds it to elapsed().
-  void stop() noexcept {
+  PROBE_DEFER void stop() noexcept {
     if (!running_) return;
     const uint64_t end = detail::timer_now();
     running_ = false;
@@ -135,12 +150,12 @@ class timer {
   }
   bool running() const noexcept { return running_; }
   // Sum of the stopped intervals plus the running one, in nanoseconds / seconds.
-  int64_t elapsed_ns() const noexcept {
+  PROBE_DEFER int64_t elapsed_ns() const noexcept {
     uint64_t t = total_;
     if (running_) t += detail::timer_now() - begin_;
     return static_cast<int64_t>(detail::timer_ticks_to_ns(static_cast<double>(t)) + 0.5);
   }
-  double elapsed() const noexcept { return static_cast<double>(elapsed_ns()) * 1e-9; }
+  PROBE_DEFER double elapsed() const noexcept { return static_cast<double>(elapsed_ns()) * 1e-9; }
 
  private:
   const char* name_;

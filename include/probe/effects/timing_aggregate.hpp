@@ -49,15 +49,19 @@ struct alignas(8) op_detail {
 class timing_aggregator {
  public:
   // Trace options; the trace itself opens at the first event or flush.
+  template <int = 0>
   void set_trace(const std::string& path, int64_t max_events) {
     trace_path_ = path;
     trace_max_ = max_events;
     trace_failed_ = false;
     told_max_ = false;
   }
+  template <int = 0>
   const std::string& trace_path() const { return trace_path_; }
+  template <int = 0>
   bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
 
+  template <int = 0>
   void consume(const thread_buffer& b, const timing_event& e) {
     switch (e.kind()) {
       case event_scope: {
@@ -104,6 +108,7 @@ class timing_aggregator {
     }
   }
 
+  template <int = 0>
   void consume_gpu(const gpu_op_timing& t) {
     series_entry& s = series_[series_index('g', t.op.name)];
     s.stats.add(static_cast<uint64_t>(t.dur_ns < 0 ? 0 : t.dur_ns));
@@ -130,6 +135,7 @@ class timing_aggregator {
 
   // Makes the trace file complete on disk: at exit (final) by closing it, otherwise as a
   // copy while it goes on streaming.
+  template <int = 0>
   void publish_trace(bool final_flush) {
     if (!tracing()) return;
     if (!ensure_open()) return;
@@ -145,6 +151,7 @@ class timing_aggregator {
   }
 
   // Rows for the summary table (pointers into this aggregator: use before the next consume).
+  template <int = 0>
   void summary_rows(ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics) {
     const double ns_per_tick = ticks_to_ns(1.0);
     for (size_t i = 0; i < series_.size(); ++i) {
@@ -157,12 +164,14 @@ class timing_aggregator {
   }
 
   // Forgets every statistic (names and row numbers stay assigned).
+  template <int = 0>
   void clear_stats() {
     for (size_t i = 0; i < series_.size(); ++i) series_[i].stats = duration_stats();
     for (size_t i = 0; i < metrics_.size(); ++i) metrics_[i].stats = metric_stats();
   }
 
   // Count and total (ns) of a summary row, for tests and tools; false if there is none.
+  template <int = 0>
   bool lookup(const char* name, char kind, uint64_t* count, double* total_ns) {
     const uint64_t row = series_by_key_[std::string(1, kind) + name];
     if (row == 0) return false;
@@ -172,6 +181,7 @@ class timing_aggregator {
     return true;
   }
 
+  template <int = 0>
   void abandon_trace() { trace_.abandon(); }
 
  private:
@@ -187,11 +197,13 @@ class timing_aggregator {
     int device;
     void* stream;
   };
+  template <int = 0>
   static long track_tid(size_t i) { return 2000000000L + static_cast<long>(i); }
   struct metric_entry : summary_metric {
     std::string json_name;
   };
 
+  template <int = 0>
   uint32_t series_index(char kind, const std::string& name) {
     std::string key(1, kind);
     key += name;
@@ -211,6 +223,7 @@ class timing_aggregator {
     return static_cast<uint32_t>(row - 1);
   }
 
+  template <int = 0>
   site_entry& site_for(const scope_site* site) {
     if (site->id) return sites_[site->id - 1];
     auto* e = new site_entry();
@@ -232,6 +245,7 @@ class timing_aggregator {
     return sites_.back();
   }
 
+  template <int = 0>
   void append_ids(std::string& ev, long tid) {
     ev += ",\"pid\":";
     append_i64(ev, pid_);
@@ -239,6 +253,7 @@ class timing_aggregator {
     append_i64(ev, tid);
   }
 
+  template <int = 0>
   bool ensure_open() {
     if (__atomic_load_n(&g_timing_forked, __ATOMIC_RELAXED)) {
       trace_.detach();  // a forked child: the trace file is the parent's; the child writes none
@@ -257,6 +272,7 @@ class timing_aggregator {
     return true;
   }
 
+  template <int = 0>
   void trace_error() {
     log("timing trace: %s; no trace will be written (the summary still works)", trace_.error().c_str());
     trace_failed_ = true;
@@ -264,6 +280,7 @@ class timing_aggregator {
   }
 
   // Whether one more event fits under --probe_trace_max_events; notes the cut once.
+  template <int = 0>
   bool write_allowed(int64_t ts_ns) {
     if (!ensure_open()) return false;
     if (trace_max_ <= 0 || trace_.events() < static_cast<uint64_t>(trace_max_)) return true;
@@ -281,6 +298,7 @@ class timing_aggregator {
     return false;
   }
 
+  template <int = 0>
   void complete_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid,
                       const std::string* args) {
     const int64_t b = ticks_to_monotonic_ns(begin);
@@ -303,6 +321,7 @@ class timing_aggregator {
   }
 
   // ',"pid":P,"tid":T' for the thread of the last event (events come a chunk at a time).
+  template <int = 0>
   const std::string& ids_for(long tid) {
     if (tid != ids_tid_ || ids_.empty()) {
       ids_.clear();
@@ -312,6 +331,7 @@ class timing_aggregator {
     return ids_;
   }
 
+  template <int = 0>
   void counter_event(const metric_entry& m, uint64_t at, long tid, double v) {
     const int64_t t = ticks_to_monotonic_ns(at);
     if (!write_allowed(t)) return;
@@ -326,6 +346,7 @@ class timing_aggregator {
     trace_.event(ev);
   }
 
+  template <int = 0>
   long gpu_track(int device, void* stream) {
     for (size_t i = 0; i < gpu_tracks_.size(); ++i)
       if (gpu_tracks_[i].device == device && gpu_tracks_[i].stream == stream) return track_tid(i);
@@ -334,6 +355,7 @@ class timing_aggregator {
   }
 
   // Thread and process names (metadata events), written when the trace is completed.
+  template <int = 0>
   std::string metadata_events() {
     std::string out;
     auto add = [&](const char* what, long tid, const std::string& name) {

@@ -119,12 +119,14 @@ PROBE_FUNC void thread_exiting() noexcept;
 
 // Runs thread_exiting when the thread ends (thread_local destructors run before the thread's
 // storage goes away, and for the main thread at exit, before atexit handlers).
-struct thread_exit_hook {
+template <int = 0>
+struct basic_thread_exit_hook {
   bool armed = false;
-  ~thread_exit_hook() {
+  ~basic_thread_exit_hook() {
     if (armed) thread_exiting();
   }
 };
+using thread_exit_hook = basic_thread_exit_hook<>;
 
 PROBE_FUNC thread_buffer* register_thread() noexcept {
   auto* b = new (std::nothrow) thread_buffer();
@@ -148,7 +150,7 @@ PROBE_FUNC thread_buffer* register_thread() noexcept {
   return b;
 }
 
-PROBE_FUNC event_chunk* chunk_refill() noexcept {
+PROBE_FUNC_DEF event_chunk* chunk_refill() noexcept {
   thread_buffer* b = t_buffer;
   if (!b && !(b = register_thread())) {
     __atomic_add_fetch(&registry().dropped, 1, __ATOMIC_RELAXED);
@@ -168,7 +170,7 @@ PROBE_FUNC event_chunk* chunk_refill() noexcept {
   return c;
 }
 
-PROBE_FUNC void thread_exiting() noexcept {
+PROBE_FUNC_DEF void thread_exiting() noexcept {
   t_exit_hook_ran = true;
   thread_buffer* b = t_buffer;
   if (!b) return;

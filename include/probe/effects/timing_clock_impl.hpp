@@ -14,7 +14,7 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-inline int64_t monotonic_ns() noexcept {
+PROBE_INLINE int64_t monotonic_ns() noexcept {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
@@ -34,7 +34,7 @@ PROBE_FUNC clock_state& clock_globals() noexcept {
 }
 
 #if defined(__x86_64__)
-inline uint64_t read_tsc() noexcept { return __builtin_ia32_rdtsc(); }
+PROBE_INLINE uint64_t read_tsc() noexcept { return __builtin_ia32_rdtsc(); }
 
 // CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate in every P-, C- and T-state.
 PROBE_FUNC bool cpu_has_invariant_tsc() noexcept {
@@ -56,12 +56,12 @@ PROBE_FUNC bool kernel_distrusts_tsc() noexcept {
   return strncmp(buf, "hpet", 4) == 0 || strncmp(buf, "acpi_pm", 7) == 0;
 }
 #elif defined(__aarch64__)
-inline uint64_t read_cntvct() noexcept {
+PROBE_INLINE uint64_t read_cntvct() noexcept {
   uint64_t v;
   __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v));
   return v;
 }
-inline uint64_t read_cntfrq() noexcept {
+PROBE_INLINE uint64_t read_cntfrq() noexcept {
   uint64_t v;
   __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(v));
   return v;
@@ -136,7 +136,9 @@ PROBE_FUNC bool clock_request(const char* kind) noexcept {
   return true;
 }
 
-PROBE_FUNC uint64_t clock_now_slow() noexcept {
+PROBE_FUNC_DEF uint64_t clock_now_slow() noexcept {
+  if (__atomic_load_n(&g_clock_now_slow, __ATOMIC_RELAXED) != &PROBE_DEFERRED(clock_now_slow))
+    __atomic_store_n(&g_clock_now_slow, &PROBE_DEFERRED(clock_now_slow), __ATOMIC_RELAXED);
   uint8_t kind = __atomic_load_n(&g_clock_kind, __ATOMIC_ACQUIRE);
   if (kind == clock_unset) {
     clock_init();
@@ -164,7 +166,7 @@ PROBE_FUNC void clock_fix_scale() noexcept {
   __atomic_store_n(&s.scale_fixed, true, __ATOMIC_RELEASE);
 }
 
-PROBE_FUNC double ticks_to_ns(double ticks) noexcept {
+PROBE_FUNC_DEF double ticks_to_ns(double ticks) noexcept {
   clock_state& s = clock_globals();
   if (!__atomic_load_n(&s.scale_fixed, __ATOMIC_ACQUIRE)) clock_fix_scale();
   return ticks * s.ns_per_tick;

@@ -93,7 +93,7 @@ PROBE_FUNC void* timing_writer_main(void*) {
   }
 }
 
-PROBE_FUNC void timing_on_backlog(uint32_t full_count) noexcept {
+PROBE_FUNC_DEF void timing_on_backlog(uint32_t full_count) noexcept {
   timing_state& s = timing();
   if (full_count >= k_backlog_block) {
     // The writer falls behind: this thread drains, so memory stays bounded. After the exit
@@ -124,7 +124,8 @@ PROBE_FUNC void timing_on_backlog(uint32_t full_count) noexcept {
 }
 
 // Times every probe::op (NVTX range too, when a backend installed range hooks).
-class op_timer final : public op_listener {
+template <int = 0>
+class basic_op_timer final : public op_listener {
  public:
   void on_begin(op_record& r, uint64_t& state) noexcept override {
     const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_ACQUIRE);
@@ -191,6 +192,7 @@ class op_timer final : public op_listener {
   static constexpr uint64_t k_range_bit = 1ull << 63;
   static constexpr uint64_t k_pushed_bit(bool pushed) { return pushed ? k_range_bit : 0; }
 };
+using op_timer = basic_op_timer<>;
 
 PROBE_FUNC op_timer& op_timing_listener() noexcept {
   static op_timer* l = new op_timer();
@@ -209,6 +211,7 @@ PROBE_FUNC std::string absolute_path(const char* path) {
 // `list` from index n and returns the new count.
 PROBE_FUNC int timing_apply_options(const options& o, op_listener** list, int n, int capacity) noexcept {
   timing_state& s = timing();
+  __atomic_store_n(&g_chunk_refill, &PROBE_DEFERRED(chunk_refill), __ATOMIC_RELEASE);
   try {
     if (o.timing) {
       clock_request(o.timing_clock);
@@ -275,12 +278,17 @@ PROBE_FUNC void timing_flush(bool at_exit) noexcept {
   }
 }
 
-PROBE_FUNC void timer_record(const char* name, const void** interned, uint64_t begin, uint64_t end) noexcept {
+PROBE_FUNC_DEF void timer_record(const char* name, const void** interned, uint64_t begin, uint64_t end) noexcept {
   try {
     if (!*interned) *interned = intern_name(name);
     record_event(begin, end, *interned, event_timer);
   } catch (...) {
   }
+}
+
+PROBE_FUNC_DEF void timer_end(const char* name, const void** interned, uint64_t begin) noexcept {
+  const uint64_t end = clock_now();
+  if (gate_on(gate_timing)) timer_record(name, interned, begin, end);
 }
 
 // Test support: forgets every statistic and every event not yet aggregated (they do not
@@ -316,7 +324,7 @@ PROBE_FUNC bool timing_lookup(const char* name, char kind, uint64_t* count, doub
 
 }  // namespace detail
 
-PROBE_FUNC void metric(const char* name, double value) noexcept {
+PROBE_FUNC_DEF void metric(const char* name, double value) noexcept {
   try {
     std::string line;
     for (const char* p = name ? name : ""; *p; ++p) {
@@ -339,7 +347,7 @@ PROBE_FUNC void metric(const char* name, double value) noexcept {
   }
 }
 
-PROBE_FUNC void write_timing_summary(FILE* out) noexcept {
+PROBE_FUNC_DEF void write_timing_summary(FILE* out) noexcept {
   if (!out) return;
   detail::timing_state& s = detail::timing();
   try {
