@@ -88,7 +88,9 @@ class basic_dump_effect final : public op_listener {
     op_dump* d = nullptr;
     {
       lock_guard<mutex> g(m_);
-      if (c != cfg_) return;  // reconfigured meanwhile: this op belongs to no run
+      // Reconfigured or finished (exit) meanwhile: this op belongs to no run, and must not
+      // open a new one (that would truncate the finished manifest).
+      if (c != cfg_ || !active()) return;
       if (!usable_locked()) return;
       if (c->max_ops > 0 && ops_ >= static_cast<uint64_t>(c->max_ops)) {
         stop_locked("--probe_dump_max_ops=" + std::to_string(c->max_ops) + " reached", r.seq);
@@ -276,7 +278,7 @@ class basic_dump_effect final : public op_listener {
   // Reserves n bytes of the --probe_dump_max_bytes budget; false once it is spent.
   bool reserve_bytes(const op_dump& d, uint64_t n, uint64_t seq) {
     lock_guard<mutex> g(m_);
-    if (stopped_ || d.run != run_ || !opened_) return false;
+    if (stopped_ || !current(d)) return false;
     if (cfg_->max_bytes && bytes_ + n > cfg_->max_bytes) {
       stop_locked("--probe_dump_max_bytes=" + std::to_string(cfg_->max_bytes) + " reached", seq);
       return false;
@@ -307,12 +309,12 @@ class basic_dump_effect final : public op_listener {
   // An op's I/O error turns off the run it belongs to, not one opened since.
   void fail(const op_dump& d, int err, const std::string& path) noexcept {
     lock_guard<mutex> g(m_);
-    if (d.run == run_ && opened_) fail(err, path);
+    if (current(d)) fail(err, path);
   }
 
   void write_manifest_line(const op_dump& d, const std::string& line) {
     lock_guard<mutex> g(m_);
-    if (d.run == run_ && opened_) write_line_locked(line);
+    if (current(d)) write_line_locked(line);
   }
   // One write(2) per line on an O_APPEND descriptor: lines are never torn, and a killed
   // process leaves only whole lines behind.
