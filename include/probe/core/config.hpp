@@ -41,8 +41,8 @@
 //                         functions): a template in header-only mode, plain otherwise.
 //   PROBE_DEFERRED(f)     names such a function where a call cannot pick the default (&f).
 //   PROBE_LAZY(T)         T, completed only when the enclosing PROBE_INLINE function is
-//                         instantiated (a std::vector<T> local costs ~8 M instructions to
-//                         complete even in a template that is never used).
+//                         instantiated (a class-template local, such as a container of T, is
+//                         completed even in a template that is never used).
 #define PROBE_INLINE template <int probe_n_ = 0> inline
 #define PROBE_INLINE_DEF template <int probe_n_> inline
 #define PROBE_LAZY(...) typename ::probe::detail::deferred<__VA_ARGS__, probe_n_>::type

@@ -6,9 +6,9 @@
 #include <time.h>
 
 #include <string>
-#include <vector>
 
 #include "../detail/log.hpp"
+#include "../detail/plain_vector.hpp"
 #include "../detail/string_table.hpp"
 #include "../detail/sync.hpp"
 #include "../detail/thread_id.hpp"
@@ -25,6 +25,11 @@ struct recorded_tensor {
   std::string producer;  // key of the op output this input came from ("" if none)
 };
 
+// op::link(slot, producer_key): the producer an input slot names explicitly.
+struct explicit_link {
+  std::string slot, producer;
+};
+
 struct op_record {
   uint64_t seq = 0;         // global, from 1, in begin order
   int64_t step = 0;         // probe::current_step() at begin
@@ -34,9 +39,9 @@ struct op_record {
   uint32_t thread = 0;          // small per-process thread index (detail::thread_index)
   int64_t wall_ns = 0;          // CLOCK_REALTIME at begin
   int64_t mono_begin_ns = 0, mono_end_ns = 0;
-  std::vector<recorded_tensor> tensors;   // in the order given
-  std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
-  std::vector<std::pair<std::string, std::string>> links;  // explicit slot -> producer key
+  plain_vector<recorded_tensor> tensors;   // in the order given
+  plain_vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
+  plain_vector<explicit_link> links;
   // The listeners this op began with: it reports its tensors and its end to the same ones,
   // even when the options change meanwhile. Listener i keeps its state for this op in scratch[i].
   const struct listener_set* listeners = nullptr;
@@ -96,7 +101,7 @@ class producer_map {
     // Trim or drop every range overlapping [lo, hi): the new output overwrote that memory.
     size_t i = first_not_before(dev, lo);
     if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
-    std::vector<entry> keep;  // pieces of overlapped ranges that stick out on either side
+    plain_vector<entry> keep;  // pieces of overlapped ranges that stick out on either side
     size_t end = i;
     while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
       const entry& e = ranges_[end];
@@ -104,14 +109,14 @@ class producer_map {
       if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq});
       ++end;
     }
-    ranges_.erase(ranges_.begin() + static_cast<long>(i), ranges_.begin() + static_cast<long>(end));
+    ranges_.erase(ranges_.begin() + (i), ranges_.begin() + (end));
     entry fresh{dev, lo, hi, key, seq};
     if (!keep.empty() && keep[0].lo < lo) {
-      ranges_.insert(ranges_.begin() + static_cast<long>(i++), keep[0]);
+      ranges_.insert(ranges_.begin() + (i++), keep[0]);
       keep.erase(keep.begin());
     }
-    ranges_.insert(ranges_.begin() + static_cast<long>(i++), fresh);
-    if (!keep.empty()) ranges_.insert(ranges_.begin() + static_cast<long>(i), keep[0]);
+    ranges_.insert(ranges_.begin() + (i++), fresh);
+    if (!keep.empty()) ranges_.insert(ranges_.begin() + (i), keep[0]);
   }
   // The key of the most recent output overlapping v's bytes, or "".
   template <int = 0>
@@ -165,7 +170,7 @@ class producer_map {
     *hi = base + static_cast<uintptr_t>((last + 1) * item);
     return true;
   }
-  std::vector<entry> ranges_;
+  plain_vector<entry> ranges_;
 };
 
 struct op_context {
@@ -247,7 +252,7 @@ PROBE_FUNC void emit_tensor(op_record* r, io which, const char* slot, const tens
     recorded_tensor t{which, slot ? slot : "", v, std::string()};
     if (which == io::in) {
       for (const auto& l : r->links)
-        if (l.first == t.slot) t.producer = l.second;
+        if (l.slot == t.slot) t.producer = l.producer;
       if (t.producer.empty() && __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) {
         lock_guard<mutex> g(c.m);
         t.producer = c.producers.find(v);
@@ -275,7 +280,7 @@ PROBE_FUNC_DEF void op_defer_output(op_record* r, const char* slot, const tensor
 
 PROBE_FUNC_DEF void op_link(op_record* r, const char* slot, const char* producer_key) noexcept {
   try {
-    r->links.emplace_back(slot ? slot : "", producer_key ? producer_key : "");
+    r->links.push_back(explicit_link{slot ? slot : "", producer_key ? producer_key : ""});
   } catch (...) {
   }
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include <string>
-#include <vector>
+#include "../detail/plain_vector.hpp"
 
 #include "../detail/log.hpp"
 #include "../detail/sync.hpp"
@@ -38,7 +38,7 @@ constexpr int k_flag_count = static_cast<int>(sizeof(k_flags) / sizeof(k_flags[0
 // Strings referenced by options live for the whole process: options_ref() hands out
 // pointers that must stay valid even after set_flags() replaces the options.
 PROBE_INLINE const char* intern(const std::string& s) {
-  using keep_list = std::vector<PROBE_LAZY(char*)>;
+  using keep_list = plain_vector<PROBE_LAZY(char*)>;
   static static_mutex m;
   static keep_list* keep = new keep_list();
   lock_guard<static_mutex> g(m);
@@ -51,11 +51,11 @@ PROBE_INLINE const char* intern(const std::string& s) {
 
 struct flag_state {
   mutex m;
-  std::vector<std::string> said;  // messages already printed: a re-parse does not repeat them
+  plain_vector<std::string> said;  // messages already printed: a re-parse does not repeat them
   options opts;
   bool given[k_flag_count] = {};
-  std::vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
-  std::vector<std::string> argv_tokens;  // from probe::init
+  plain_vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
+  plain_vector<std::string> argv_tokens;  // from probe::init
   bool parsed = false;
   bool help_shown = false;
 };
@@ -80,7 +80,7 @@ PROBE_FUNC PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
 
 PROBE_INLINE size_t edit_distance(const char* a, const char* b) {
   const size_t n = strlen(a), m = strlen(b);
-  std::vector<PROBE_LAZY(size_t)> prev(m + 1), cur(m + 1);
+  plain_vector<PROBE_LAZY(size_t)> prev(m + 1), cur(m + 1);
   for (size_t j = 0; j <= m; ++j) prev[j] = j;
   for (size_t i = 1; i <= n; ++i) {
     cur[0] = i;
@@ -116,7 +116,7 @@ PROBE_FUNC const char* closest_flag(const char* name) {
 
 // Splits on whitespace; single quotes are literal, double quotes take backslash escapes.
 // Returns false (with *err set) on an unterminated quote.
-PROBE_FUNC bool tokenize(const char* s, std::vector<std::string>& out, std::string* err) {
+PROBE_FUNC bool tokenize(const char* s, plain_vector<std::string>& out, std::string* err) {
   std::string cur;
   bool in_token = false;
   for (const char* p = s; *p;) {
@@ -274,7 +274,7 @@ struct parse_result {
   int bad = 0;
 };
 
-PROBE_FUNC void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
+PROBE_FUNC void parse_tokens(flag_state& st, const plain_vector<std::string>& toks, int depth,
                              parse_result& r);
 
 PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, parse_result& r) {
@@ -316,7 +316,7 @@ PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, p
     if (c == '\n') comment = false;
     if (!comment) clean += c;
   }
-  std::vector<std::string> toks;
+  plain_vector<std::string> toks;
   std::string err;
   if (!tokenize(clean.c_str(), toks, &err)) {
     flag_log("flags file '%s': %s", path.c_str(), err.c_str());
@@ -326,7 +326,7 @@ PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, p
   parse_tokens(st, toks, depth + 1, r);
 }
 
-PROBE_FUNC_DEF void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
+PROBE_FUNC_DEF void parse_tokens(flag_state& st, const plain_vector<std::string>& toks, int depth,
                              parse_result& r) {
   for (size_t i = 0; i < toks.size(); ++i) {
     const std::string& t = toks[i];
@@ -511,7 +511,7 @@ PROBE_FUNC_DEF void init(int& argc, char** argv) noexcept {
   detail::ensure_parsed();
   detail::flag_state& st = detail::flags();
   try {
-    std::vector<std::string> toks;
+    detail::plain_vector<std::string> toks;
     int out = 1;
     for (int i = 1; i < argc; ++i) {
       const char* a = argv[i];

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include <string>
-#include <vector>
+#include "../detail/plain_vector.hpp"
 
 #include "../detail/float_text.hpp"
 
@@ -139,8 +139,8 @@ class float_formatter {
   }
 
   template <int N = 0>
-  void fill(const std::vector<typename deferred<fvalue, N>::type>& data) {
-    std::vector<typename deferred<const fvalue*, N>::type> finite;
+  void fill(const plain_vector<typename deferred<fvalue, N>::type>& data) {
+    plain_vector<typename deferred<const fvalue*, N>::type> finite;
     bool any_neg_inf = false;
     double max_val = 0, min_val = fp_huge;
     for (const fvalue& x : data) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include <string>
-#include <vector>
+#include "../detail/plain_vector.hpp"
 
 #include "format_float_impl.hpp"
 #include "tensor_view.hpp"
@@ -126,7 +126,7 @@ class element_printer {
 
   // `shown`: pointers to every element that will be printed.
   template <int N = 0>
-  void fill(const std::vector<typename deferred<const unsigned char*, N>::type>& shown) {
+  void fill(const plain_vector<typename deferred<const unsigned char*, N>::type>& shown) {
     if (dtype_is_signed_int(type_) || dtype_is_unsigned_int(type_)) {
       std::string a, b;
       if (dtype_is_signed_int(type_)) {
@@ -151,7 +151,7 @@ class element_printer {
       int_width_ = a.size() > b.size() ? a.size() : b.size();
     } else if (dtype_is_float(type_) || dtype_is_complex(type_)) {
       const size_t half = dtype_size(type_) / 2;
-      std::vector<typename deferred<fvalue, N>::type> re, im;
+      plain_vector<typename deferred<fvalue, N>::type> re, im;
       re.reserve(shown.size());
       for (const unsigned char* p : shown) {
         re.push_back(read_float(p, type_));
@@ -210,8 +210,8 @@ class layout {
 
   // Every element the output shows, in order.
   template <int N = 0>
-  std::vector<typename deferred<const unsigned char*, N>::type> shown() const {
-    std::vector<typename deferred<const unsigned char*, N>::type> out;
+  plain_vector<typename deferred<const unsigned char*, N>::type> shown() const {
+    plain_vector<typename deferred<const unsigned char*, N>::type> out;
     int64_t idx[max_dims] = {};
     collect(0, idx, out);
     return out;
@@ -235,7 +235,7 @@ class layout {
   }
 
   template <int N = 0>
-  void collect(int axis, int64_t* idx, std::vector<typename deferred<const unsigned char*, N>::type>& out) const {
+  void collect(int axis, int64_t* idx, plain_vector<typename deferred<const unsigned char*, N>::type>& out) const {
     if (axis == v_.ndim) {
       out.push_back(at(idx));
       return;

@@ -4,7 +4,7 @@
 #pragma once
 #include <string.h>
 
-#include <vector>
+#include "../detail/plain_vector.hpp"
 
 #include "tensor_view.hpp"
 
@@ -104,7 +104,7 @@ class tensor {
   dtype type_ = dtype::invalid;
   int ndim_ = 0;
   int64_t shape_[max_dims] = {};
-  std::vector<uint64_t> storage_;  // 8-byte aligned for every dtype
+  detail::plain_vector<uint64_t> storage_;  // 8-byte aligned for every dtype
 };
 
 // Makes a tensor viewable wherever probe takes a value (ops, format, print).

@@ -1,12 +1,10 @@
-// A growable list of pointers kept in std::vector<char*>, the one vector type the flags
-// already instantiate: every distinct std::vector<T> costs compile time in each TU that
-// includes probe (tens of milliseconds), and this wrapper costs none. Standalone helper.
+// A growable list of pointers to T, all kept in one plain_vector<char*> instantiation (the
+// flags already use it), so each new list type adds no compile time. Standalone helper.
 #pragma once
 #include <stddef.h>
 
-#include <vector>
-
 #include "../core/config.hpp"
+#include "plain_vector.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -23,7 +21,7 @@ class ptr_list {
   char** data() { return v_.data(); }
 
  private:
-  std::vector<char*> v_;
+  plain_vector<char*> v_;
 };
 
 }  // namespace detail

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include <string>
-#include <vector>
+#include "plain_vector.hpp"
 
 #include "regex_compile.hpp"
 
@@ -41,7 +41,7 @@ namespace regex_impl {
 // the first one to match is the match a backtracking engine would report.
 template <class Unused = void>
 class machine {
-  using caps_vector = std::vector<typename deferred_on<ptrdiff_t, Unused>::type>;
+  using caps_vector = plain_vector<typename deferred_on<ptrdiff_t, Unused>::type>;
 
  public:
   machine(const program& p, int slots) : p_(p), slots_(slots) {
@@ -220,13 +220,13 @@ class machine {
   const program& p_;
   int slots_;
   int small_[6 * 64];
-  std::vector<int> big_;
+  plain_vector<int> big_;
   int* ints_;
   list lists_[2];
   caps_vector caps_[2];
   caps_vector work_;
   pending stack_small_[2 * 64 + 2];
-  std::vector<pending> stack_big_;
+  plain_vector<pending> stack_big_;
   pending* stack_;
 };
 
@@ -270,7 +270,7 @@ bool run_bits(const program& p, const unsigned char* u, size_t n, bool full) {
 // write probe::detail::regex.
 template <class Unused = void>
 class basic_regex {
-  using span_vector = std::vector<typename deferred_on<regex_span, Unused>::type>;
+  using span_vector = plain_vector<typename deferred_on<regex_span, Unused>::type>;
 
  public:
   // An empty pattern: matches everywhere.
@@ -315,7 +315,7 @@ class basic_regex {
     if (!groups && prog_.bits) return regex_impl::run_bits<Unused>(prog_, reinterpret_cast<const unsigned char*>(s), n, full);
     const int slots = groups ? 2 * (prog_.groups + 1) : 0;
     regex_impl::machine<Unused> m(prog_, slots);
-    std::vector<typename deferred_on<ptrdiff_t, Unused>::type> out(static_cast<size_t>(slots));
+    plain_vector<typename deferred_on<ptrdiff_t, Unused>::type> out(static_cast<size_t>(slots));
     if (!m.run(s, n, full, out.data())) return false;
     for (int g = 0; groups && g <= prog_.groups; ++g) {
       const ptrdiff_t b = out[static_cast<size_t>(2 * g)], e = out[static_cast<size_t>(2 * g + 1)];

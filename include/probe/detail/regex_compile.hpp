@@ -4,7 +4,7 @@
 // inline (PROBE_INLINE).
 #pragma once
 #include <string>
-#include <vector>
+#include "plain_vector.hpp"
 
 #include "regex_parse.hpp"
 
@@ -16,7 +16,7 @@ namespace regex_impl {
 template <class Unused = void>
 class emitter {
  public:
-  emitter(const std::vector<node>& nodes, program& prog) : nodes_(nodes), prog_(prog) {}
+  emitter(const plain_vector<node>& nodes, program& prog) : nodes_(nodes), prog_(prog) {}
   bool too_large = false;
 
   void emit(int id) {
@@ -46,7 +46,7 @@ class emitter {
         for (int k : n.kids) emit(k);
         break;
       case node_kind::alt: {
-        std::vector<int> jumps;
+        plain_vector<int> jumps;
         for (size_t k = 0; k < n.kids.size(); ++k) {
           if (k + 1 < n.kids.size()) {
             const int s = put(inst{op::split});
@@ -117,7 +117,7 @@ class emitter {
       split_to(s, s + 1, here(), n.greedy);
       return;
     }
-    std::vector<int> splits;
+    plain_vector<int> splits;
     for (int k = n.min; k < n.max && !too_large; ++k) {
       splits.push_back(put(inst{op::split}));
       iteration(n);
@@ -125,14 +125,14 @@ class emitter {
     for (int s : splits) split_to(s, s + 1, here(), n.greedy);
   }
 
-  const std::vector<node>& nodes_;
+  const plain_vector<node>& nodes_;
   program& prog_;
 };
 
 // What the matcher can use to skip work: a plain-string pattern, a start anchor, the bytes a
 // match can begin with. `empty` is whether the node can match without consuming.
 template <class Unused = void>
-void analyze(const std::vector<node>& nodes, const program& prog, int id, byte_set& first, bool& empty) {
+void analyze(const plain_vector<node>& nodes, const program& prog, int id, byte_set& first, bool& empty) {
   const node& n = nodes[static_cast<size_t>(id)];
   switch (n.kind) {
     case node_kind::empty: case node_kind::assertion: empty = true; break;
@@ -174,7 +174,7 @@ void analyze(const std::vector<node>& nodes, const program& prog, int id, byte_s
 }
 
 template <class Unused = void>
-bool starts_anchored(const std::vector<node>& nodes, int id) {
+bool starts_anchored(const plain_vector<node>& nodes, int id) {
   const node& n = nodes[static_cast<size_t>(id)];
   switch (n.kind) {
     case node_kind::assertion: return n.assert_op == op::line_begin;
@@ -189,7 +189,7 @@ bool starts_anchored(const std::vector<node>& nodes, int id) {
 }
 
 template <class Unused = void>
-bool literal_of(const std::vector<node>& nodes, int id, std::string& out) {
+bool literal_of(const plain_vector<node>& nodes, int id, std::string& out) {
   const node& n = nodes[static_cast<size_t>(id)];
   if (n.kind == node_kind::byte) {
     out += static_cast<char>(n.c);
@@ -207,8 +207,8 @@ bool literal_of(const std::vector<node>& nodes, int id, std::string& out) {
 template <class Unused = void>
 void build_bit_tables(program& prog) {
   const size_t n = prog.code.size();
-  std::vector<int> state_of(n, -1);
-  std::vector<int> pc_of;
+  plain_vector<int> state_of(n, -1);
+  plain_vector<int> pc_of;
   for (size_t pc = 0; pc < n; ++pc) {
     const op c = prog.code[pc].code;
     if (c == op::byte || c == op::any || c == op::set || c == op::match) {
@@ -229,8 +229,8 @@ void build_bit_tables(program& prog) {
     }
   }
   // The states reachable from pc without consuming, in context ctx.
-  std::vector<typename deferred_on<char, Unused>::type> seen(n);
-  std::vector<int> stack;
+  plain_vector<typename deferred_on<char, Unused>::type> seen(n);
+  plain_vector<int> stack;
   auto closure = [&](int pc0, unsigned ctx) {
     uint64_t mask = 0;
     for (char& v : seen) v = 0;
@@ -269,7 +269,7 @@ void build_bit_tables(program& prog) {
 // "bad regex 'x(': missing ')' at 2" (the offset is in bytes from the pattern's start).
 template <class Unused = void>
 bool compile(const char* pattern, size_t len, program& prog, std::string* error) {
-  prog = program{};
+  prog = typename deferred_on<program, Unused>::type{};  // dependent: completed only when used
   parser<Unused> ps(pattern, len, prog);
   const int root = ps.parse();
   std::string why = ps.error();
@@ -303,7 +303,7 @@ bool compile(const char* pattern, size_t len, program& prog, std::string* error)
     *error += " at ";
     *error += std::to_string(at);
   }
-  prog = program{};
+  prog = typename deferred_on<program, Unused>::type{};
   return false;
 }
 

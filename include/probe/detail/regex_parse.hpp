@@ -13,7 +13,7 @@
 
 #include <string>
 #include <utility>
-#include <vector>
+#include "plain_vector.hpp"
 
 #include "../core/config.hpp"
 
@@ -89,8 +89,8 @@ struct inst {
 };
 
 struct program {
-  std::vector<inst> code;
-  std::vector<byte_set> sets;
+  plain_vector<inst> code;
+  plain_vector<byte_set> sets;
   int groups = 0;              // capture groups, not counting the whole match
   std::string literal;         // the whole pattern when it is a plain string
   bool is_literal = false;
@@ -106,7 +106,7 @@ struct program {
   uint64_t accept[256] = {};        // states that consume each byte
   uint64_t match_state = 0;         // the match instruction's bit
   uint64_t start[16] = {};          // states where a match begins, per context
-  std::vector<uint64_t> follow;     // [ctx * states + i]: states after state i consumed a byte
+  plain_vector<uint64_t> follow;     // [ctx * states + i]: states after state i consumed a byte
 };
 
 // Context bits of a position for the assertions.
@@ -124,7 +124,7 @@ struct node {
   int min = 0, max = 0;         // repeat: max < 0 is unbounded
   bool greedy = true;
   op assert_op = op::line_begin;
-  std::vector<int> kids;
+  plain_vector<int> kids;
 };
 
 constexpr int max_nesting = 250;
@@ -146,7 +146,7 @@ class parser {
   }
   const std::string& error() const { return err_; }
   size_t error_pos() const { return err_pos_; }
-  std::vector<node> nodes;
+  plain_vector<node> nodes;
 
  private:
   int add(node n) {

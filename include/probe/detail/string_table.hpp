@@ -1,12 +1,12 @@
 // A string -> uint64_t hash table (open addressing, linear probing) for the few maps the
 // implementation keeps: op occurrences, interned names, graph outputs. std::map would add
 // ~100 ms to every TU that includes probe.hpp in header-only mode; this adds almost nothing
-// (std::string and std::vector are instantiated anyway). Implementation-only header.
+// (std::string is complete anyway, plain_vector is cheap). Implementation-only header.
 #pragma once
 #include <stdint.h>
 
 #include <string>
-#include <vector>
+#include "plain_vector.hpp"
 
 #include "../core/config.hpp"
 
@@ -57,7 +57,7 @@ class string_table {
   }
   // The slot holding key, or the empty slot where it belongs.
   template <int = 0>
-  static size_t probe_for(const std::string& key, const std::vector<slot>& slots) noexcept {
+  static size_t probe_for(const std::string& key, const plain_vector<slot>& slots) noexcept {
     const size_t mask = slots.size() - 1;
     size_t i = static_cast<size_t>(hash(key)) & mask;
     while (slots[i].used && slots[i].key != key) i = (i + 1) & mask;
@@ -65,7 +65,7 @@ class string_table {
   }
   template <int = 0>
   void grow() {
-    std::vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
+    plain_vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
     for (slot& s : slots_)
       if (s.used) {
         slot& d = bigger[probe_for(s.key, bigger)];
@@ -76,7 +76,7 @@ class string_table {
     slots_.swap(bigger);
   }
 
-  std::vector<slot> slots_;  // size is 0 or a power of two
+  plain_vector<slot> slots_;  // size is 0 or a power of two
   size_t count_ = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "../core/context_impl.hpp"
 #include "../core/tensor.hpp"
 #include "../core/tensor_reader.hpp"
+#include "../detail/plain_vector.hpp"
 #include "../detail/printable.hpp"
 #include "../detail/thread_id.hpp"
 #include "breakpoint.hpp"
@@ -21,51 +22,6 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 enum class frame_kind : uint8_t { breakpoint, nonfinite, op };
-
-// A growable array for the few frames and variables of a stop. Not std::vector: every new
-// std::vector<T> costs each TU that includes probe (header-only mode) noticeable compile
-// time, and these lists are tiny and built once per breakpoint.
-template <class T>
-class plain_list {
- public:
-  plain_list() = default;
-  plain_list(const plain_list&) = delete;
-  plain_list& operator=(const plain_list&) = delete;
-  plain_list(plain_list&& o) noexcept : p_(o.p_), n_(o.n_), cap_(o.cap_) { o.p_ = nullptr, o.n_ = o.cap_ = 0; }
-  plain_list& operator=(plain_list&& o) noexcept {
-    if (this != &o) {
-      delete[] p_;
-      p_ = o.p_, n_ = o.n_, cap_ = o.cap_;
-      o.p_ = nullptr, o.n_ = o.cap_ = 0;
-    }
-    return *this;
-  }
-  ~plain_list() { delete[] p_; }
-
-  void push_back(T&& x) {
-    if (n_ == cap_) {
-      const size_t cap = cap_ ? 2 * cap_ : 4;
-      T* q = new T[cap];
-      for (size_t i = 0; i < n_; ++i) q[i] = static_cast<T&&>(p_[i]);
-      delete[] p_;
-      p_ = q;
-      cap_ = cap;
-    }
-    p_[n_++] = static_cast<T&&>(x);
-  }
-  size_t size() const noexcept { return n_; }
-  bool empty() const noexcept { return n_ == 0; }
-  T& operator[](size_t i) noexcept { return p_[i]; }
-  const T& operator[](size_t i) const noexcept { return p_[i]; }
-  T* begin() noexcept { return p_; }
-  T* end() noexcept { return p_ + n_; }
-  const T* begin() const noexcept { return p_; }
-  const T* end() const noexcept { return p_ + n_; }
-
- private:
-  T* p_ = nullptr;
-  size_t n_ = 0, cap_ = 0;
-};
 
 struct frame_var {
   std::string name;
@@ -81,7 +37,7 @@ struct frame {
   int line = 0;
   uint64_t seq = 0;      // op sequence number
   int64_t step = 0;
-  plain_list<frame_var> vars;
+  plain_vector<frame_var> vars;
 
   template <int = 0>
   const frame_var* find(const std::string& n) const noexcept {
@@ -102,7 +58,7 @@ struct stop_info {
   std::string reason;    // one line: "breakpoint", "non-finite values in ..."
   uint32_t thread = 0;   // probe's small thread index
   long tid = 0;          // the OS thread id
-  plain_list<frame> frames;  // [0] is the innermost (the breakpoint itself)
+  plain_vector<frame> frames;  // [0] is the innermost (the breakpoint itself)
 };
 
 PROBE_FUNC void add_var(frame& f, const std::string& name, const tensor_view& v) {

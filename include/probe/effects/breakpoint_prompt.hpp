@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include <string>
-#include <vector>
+#include "../detail/plain_vector.hpp"
 
 #include "../core/format.hpp"
 #include "../core/format_tensor_impl.hpp"
@@ -205,7 +205,7 @@ class session {
 
   // The current frame's source file, read once; false after reporting why not.
   template <int = 0>
-  bool source(std::vector<std::string>** lines) {
+  bool source(plain_vector<std::string>** lines) {
     const frame& f = cur();
     if (f.file.empty() || f.line <= 0) {
       error("no source location for this frame (" + frame_title(f, cur_) + ")");
@@ -240,7 +240,7 @@ class session {
   }
 
   template <int = 0>
-  void list_lines(const std::vector<std::string>& lines, int first, int last, int mark) {
+  void list_lines(const plain_vector<std::string>& lines, int first, int last, int mark) {
     if (first < 1) first = 1;
     for (int n = first; n <= last; ++n) {
       if (n > static_cast<int>(lines.size())) {
@@ -257,7 +257,7 @@ class session {
 
   template <int = 0>
   void list() {
-    std::vector<std::string>* lines;
+    plain_vector<std::string>* lines;
     if (!source(&lines)) return;
     const int line = cur().line;
     if (list_next_ > 0) {
@@ -272,7 +272,7 @@ class session {
   void show_current_line() {
     const frame& f = cur();
     if (f.file.empty() || f.line <= 0) return;
-    std::vector<std::string>* lines;
+    plain_vector<std::string>* lines;
     const std::string saved = out_;
     if (!source(&lines) || f.line > static_cast<int>(lines->size())) {
       out_ = saved;  // the source is optional here: no error line
@@ -350,7 +350,7 @@ class session {
   size_t cur_ = 0;
   int list_next_ = 0;  // the line the next 'list' continues from (0: around the current line)
   std::string source_file_, source_error_;
-  std::vector<std::string> source_lines_;
+  plain_vector<std::string> source_lines_;
 };
 
 }  // namespace bp_prompt

@@ -10,7 +10,7 @@
 #include <exception>
 #include <new>
 #include <string>
-#include <vector>
+#include "../detail/plain_vector.hpp"
 
 #include "../core/context_impl.hpp"
 #include "../core/options.hpp"
@@ -231,7 +231,7 @@ class basic_dump_effect final : public op_listener {
     std::string stem;  // "op_000012.conv1"
     std::string text;  // text io-dump body, written at on_end
     std::string snapshot_dir;                     // absolute path of snapshots/op_000012.conv1
-    std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
+    plain_vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
 
@@ -367,7 +367,7 @@ class basic_dump_effect final : public op_listener {
   mutex m_;
   dump_config off_;                   // the configuration before the first configure()
   dump_config* cfg_ = &off_;          // published with release, read with acquire
-  std::vector<dump_config*> retired_;  // earlier configurations, freed at exit
+  plain_vector<dump_config*> retired_;  // earlier configurations, freed at exit
   uint64_t run_ = 0;                  // changes when a run opens or closes; written under m_, read atomically
   bool active_ = false;
   bool stopped_ = false;  // a budget was reached
@@ -416,7 +416,7 @@ inline void basic_dump_effect<N>::close_run_locked(bool at_exit) noexcept {
   if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
   opened_ = false;
   ops_ = bytes_ = 0;
-  graph_ = dataflow_graph{};
+  graph_ = typename deferred<dataflow_graph, N>::type{};  // dependent: completed only when used
   if (at_exit) __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
 }
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include <string>
-#include <vector>
+#include "../detail/plain_vector.hpp"
 
 #include "../detail/string_table.hpp"
 #include "../backends/gpu_op_timing.hpp"

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include <string>
-#include <vector>
+#include "../detail/plain_vector.hpp"
 
 #include "../core/config.hpp"
 #include "../detail/string_table.hpp"
@@ -68,7 +68,7 @@ struct graph_node {
   int64_t step = 0;
   std::string name, type;
   uint64_t occurrence = 0;
-  std::vector<graph_tensor> inputs, outputs;
+  plain_vector<graph_tensor> inputs, outputs;
 };
 
 struct graph_edge {
@@ -77,8 +77,8 @@ struct graph_edge {
 };
 
 struct dataflow_graph {
-  std::vector<graph_node> nodes;  // in sequence order
-  std::vector<graph_edge> edges;
+  plain_vector<graph_node> nodes;  // in sequence order
+  plain_vector<graph_edge> edges;
   size_t dropped_nodes = 0;       // executions not kept (size cap)
 
   // Resolves producer keys ("<op>#<occ>/out/<slot>") into edges between kept nodes.
@@ -105,26 +105,26 @@ struct graph_layout {
   struct box {
     double x, y, w, h;
   };
-  std::vector<box> boxes;
+  plain_vector<box> boxes;
   double width = 0, height = 0;
 };
 
 PROBE_INLINE graph_layout layout_graph(const dataflow_graph& g, double node_w = 180, double node_h = 54,
                                  double gap_x = 30, double gap_y = 46) {
   const size_t n = g.nodes.size();
-  std::vector<int> layer(n, 0);
-  std::vector<std::vector<PROBE_LAZY(size_t)>> preds(n);
+  plain_vector<int> layer(n, 0);
+  plain_vector<plain_vector<PROBE_LAZY(size_t)>> preds(n);
   for (const graph_edge& e : g.edges) preds[e.to].push_back(e.from);
   int max_layer = 0;
   for (size_t i = 0; i < n; ++i) {  // nodes are in sequence order: producers come first
     for (size_t p : preds[i]) layer[i] = (layer[i] > layer[p] + 1 ? layer[i] : layer[p] + 1);
     if (layer[i] > max_layer) max_layer = layer[i];
   }
-  std::vector<std::vector<PROBE_LAZY(size_t)>> rows(static_cast<size_t>(max_layer) + 1);
+  plain_vector<plain_vector<PROBE_LAZY(size_t)>> rows(static_cast<size_t>(max_layer) + 1);
   for (size_t i = 0; i < n; ++i) rows[static_cast<size_t>(layer[i])].push_back(i);
-  std::vector<PROBE_LAZY(double)> pos(n, 0);
+  plain_vector<PROBE_LAZY(double)> pos(n, 0);
   for (auto& row : rows) {
-    std::vector<PROBE_LAZY(double)> bary(row.size());
+    plain_vector<PROBE_LAZY(double)> bary(row.size());
     for (size_t k = 0; k < row.size(); ++k) {
       double sum = 0;
       for (size_t p : preds[row[k]]) sum += pos[p];
