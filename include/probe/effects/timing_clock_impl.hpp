@@ -4,9 +4,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 
 #include "../detail/sync.hpp"
 #include "timing_clock.hpp"
@@ -37,10 +34,15 @@ PROBE_FUNC clock_state& clock_globals() noexcept {
 PROBE_INLINE uint64_t read_tsc() noexcept { return __builtin_ia32_rdtsc(); }
 
 // CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate in every P-, C- and T-state.
+// The instruction itself rather than <cpuid.h>, which every including TU would parse.
+PROBE_INLINE void cpuid(unsigned leaf, unsigned regs[4]) noexcept {
+  __asm__ volatile("cpuid" : "=a"(regs[0]), "=b"(regs[1]), "=c"(regs[2]), "=d"(regs[3]) : "a"(leaf), "c"(0u));
+}
 PROBE_FUNC bool cpu_has_invariant_tsc() noexcept {
   unsigned regs[4] = {};  // eax, ebx, ecx, edx
-  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000007u) return false;
-  __cpuid(0x80000007u, regs[0], regs[1], regs[2], regs[3]);
+  cpuid(0x80000000u, regs);  // eax: the highest extended leaf
+  if (regs[0] < 0x80000007u) return false;
+  cpuid(0x80000007u, regs);
   return (regs[3] & (1u << 8)) != 0;
 }
 
