@@ -270,9 +270,10 @@ bool run_bits(const program& p, const unsigned char* u, size_t n, bool full) {
 // write probe::detail::regex.
 template <class Unused = void>
 class basic_regex {
+ public:
+  // Where a match and its groups lie; [0] is the whole match.
   using span_vector = plain_vector<typename deferred_on<regex_span, Unused>::type>;
 
- public:
   // An empty pattern: matches everywhere.
   basic_regex() { compile("", 0); }
 
