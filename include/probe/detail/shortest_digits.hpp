@@ -32,9 +32,9 @@ namespace shortest_impl {
 
 // floor(e * log10(2)), floor(e * log10(2) + log10(3/4)) and floor(e * log2(10)); checked
 // exactly for |e| <= 1200 (the exponents used here stay within 1100).
-constexpr int floor_log10_pow2(int e) { return (e * 315653) >> 20; }
-constexpr int floor_log10_three_quarters_pow2(int e) { return (e * 315653 - 131237) >> 20; }
-constexpr int floor_log2_pow10(int e) { return (e * 1741647) >> 19; }
+PROBE_INLINE constexpr int floor_log10_pow2(int e) { return (e * 315653) >> 20; }
+PROBE_INLINE constexpr int floor_log10_three_quarters_pow2(int e) { return (e * 315653 - 131237) >> 20; }
+PROBE_INLINE constexpr int floor_log2_pow10(int e) { return (e * 1741647) >> 19; }
 
 constexpr int table_min = -292;  // 10^e for table_min <= e <= table_max
 constexpr int table_max = 324;
