@@ -11,9 +11,10 @@
 // Unlike Java's Double.toString, which treats one- and two-digit results alike, the check
 // for a multiple of 10^(k+1) runs whenever that multiple has fewer digits, as to_chars wants.
 //
-// The 617 powers of ten (126 bits each) are computed once, on first use, from exact big
-// integers: a constructor of a few microseconds instead of ~1200 literals that every TU
-// including this header would have to parse.
+// The 617 powers of ten (126 bits each) are computed once, on first use (thread-safe local
+// static), from exact big integers: ~15 us once per process, where a literal table would
+// cost every TU that includes this header ~23 M compiler instructions to parse, twice what
+// the whole header costs now (benchmarks/README.md, "Shortest float text").
 #pragma once
 #include <stdint.h>
 
@@ -55,15 +56,15 @@ struct pow10_table {
       if (a[i]) return 64 * i + 64 - __builtin_clzll(a[i]);
     return 0;
   }
-  // Bits [from, from + 128) of a.
+  // Bits [from, from + 128) of a, for -128 < from <= 64 * (words - 2).
   static u128 bits_at(const uint64_t* a, int from) noexcept {
-    u128 r = 0;
-    for (int b = 127; b >= 0; --b) {
-      const int i = from + b;
-      const bool bit = i >= 0 && i < 64 * words && ((a[i / 64] >> (i % 64)) & 1);
-      r = (r << 1) | (bit ? 1u : 0u);
-    }
-    return r;
+    if (from < 0) return (static_cast<u128>(a[1]) << 64 | a[0]) << -from;
+    const int w = from / 64, b = from % 64;
+    const auto word = [&](int i) -> uint64_t {
+      if (i >= words) return 0;
+      return b == 0 ? a[i] : (a[i] >> b) | (i + 1 < words ? a[i + 1] << (64 - b) : 0);
+    };
+    return static_cast<u128>(word(w + 1)) << 64 | word(w);
   }
   void put(int e, u128 v) noexcept {
     const int i = 2 * (e - table_min);
