@@ -7,6 +7,7 @@
 // this); the 16-bit formats search with snprintf at increasing precision, checked by strtod.
 // Standalone: deferred inline (PROBE_INLINE), no global state, usable in every build mode.
 #pragma once
+#include <errno.h>
 #include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,7 +101,9 @@ PROBE_INLINE size_t parse_double(const char* s, size_t n, double* out) noexcept 
   for (; len < n && !(s[len] == point && point != '.'); ++len) buf[len] = s[len] == '.' ? point : s[len];
   buf[len] = 0;
   char* end = nullptr;
+  const int saved_errno = errno;  // strtod sets ERANGE; the caller's errno is not ours to change
   *out = strtod(buf, &end);  // out of range: +-HUGE_VAL or +-0 (or a subnormal), as promised
+  errno = saved_errno;
   const size_t used = static_cast<size_t>(end - buf);
   if (buf != small) free(buf);
   return used;
