@@ -40,6 +40,7 @@ PROBE_INLINE constexpr int floor_log2_pow10(int e) { return (e * 1741647) >> 19;
 constexpr int table_min = -292;  // 10^e for table_min <= e <= table_max
 constexpr int table_max = 324;
 constexpr uint64_t mask63 = (uint64_t{1} << 63) - 1;
+__extension__ typedef unsigned __int128 uint128;  // a GCC/Clang extension: quiet under -pedantic
 
 // g(e) = floor(10^e * 2^-r) + 1 in [2^125, 2^126) with r = floor_log2_pow10(e) - 125, stored
 // as its high and low 63 bits. A class template so that nothing here is analysed until used.
@@ -49,7 +50,7 @@ struct pow10_table {
 
   // Big integers as little-endian 64-bit words; 5^324 needs 753 bits.
   static constexpr int words = 13;
-  using u128 = unsigned __int128;
+  using u128 = uint128;
 
   static int bit_length(const uint64_t* a) noexcept {
     for (int i = words - 1; i >= 0; --i)
@@ -137,7 +138,7 @@ PROBE_INLINE const uint64_t* pow10_entry(int e) noexcept {
 // floor(g * cp / 2^127) for g = g1 2^63 + g0, its lowest bit set when the (approximate) rest
 // is not zero: rounding to odd keeps comparisons with multiples of 4 exact.
 PROBE_INLINE uint64_t round_to_odd(uint64_t g1, uint64_t g0, uint64_t cp) noexcept {
-  using u128 = unsigned __int128;
+  using u128 = uint128;
   const uint64_t x1 = static_cast<uint64_t>((static_cast<u128>(g0) * cp) >> 64);
   const u128 y = static_cast<u128>(g1) * cp;
   const uint64_t z = (static_cast<uint64_t>(y) >> 1) + x1;
