@@ -1,6 +1,6 @@
 // Shortest round-trip float text (detail/float_text.hpp): property tests over many random
 // values, exhaustive over the 16-bit formats, and agreement with Python's repr and numpy.
-// Built twice: with <charconv> and with the snprintf/strtod fallback.
+// (test_shortest_digits.cpp compares the double and float digits with std::to_chars.)
 #include <doctest/doctest.h>
 #include <probe/detail/float_text.hpp>
 

@@ -2,25 +2,20 @@
 // (for double, float, float16 and bfloat16), fixed-precision text, and locale-independent
 // parsing. Shared by probe::format and the JSON writer so both print numbers alike.
 //
-// Uses <charconv> (std::to_chars / std::from_chars) where the standard library implements
-// it for floating point; otherwise snprintf with increasing precision, checked by strtod.
+// Shortest text of double and float comes from shortest_digits.hpp (the digits std::to_chars
+// writes, without <charconv>, whose include alone would cost more to compile than all of
+// this); the 16-bit formats search with snprintf at increasing precision, checked by strtod.
 // Standalone: deferred inline (PROBE_INLINE), no global state, usable in every build mode.
 #pragma once
+#include <errno.h>
 #include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <charconv>
-
 #include "../core/config.hpp"
-
-#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L && !defined(PROBE_NO_CHARCONV_FLOAT)
-#define PROBE_FLOAT_TEXT_CHARCONV 1
-#else
-#define PROBE_FLOAT_TEXT_CHARCONV 0
-#endif
+#include "shortest_digits.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -94,50 +89,24 @@ PROBE_INLINE double bf16_bits_to_double(uint16_t b) noexcept {
 // locale. Returns the characters consumed (0 if none). Out-of-range values saturate to
 // +-inf or +-0 as strtod does.
 PROBE_INLINE size_t parse_double(const char* s, size_t n, double* out) noexcept {
-#if PROBE_FLOAT_TEXT_CHARCONV
-  const char* p = s;
-  const char* end = s + n;
-  const bool neg = p < end && *p == '-';
-  // from_chars does not take a leading '+'; the caller's grammar decides whether it is legal.
-  auto r = std::from_chars(p, end, *out);
-  if (r.ec == std::errc::result_out_of_range) {
-    // Decide between overflow and underflow from the decimal exponent of the text.
-    const char* q = p + (neg ? 1 : 0);
-    long lead = 0;  // position of the first non-zero digit relative to the decimal point
-    bool seen_point = false, seen_digit = false;
-    long int_digits = 0, zeros_after_point = 0;
-    for (; q < r.ptr && *q != 'e' && *q != 'E'; ++q) {
-      if (*q == '.') {
-        seen_point = true;
-      } else if (!seen_digit && *q == '0') {
-        if (seen_point) ++zeros_after_point;
-      } else {
-        if (!seen_digit) seen_digit = true;
-        if (!seen_point) ++int_digits;
-      }
-    }
-    lead = int_digits > 0 ? int_digits : -zeros_after_point;
-    long exp10 = 0;
-    if (q < r.ptr) exp10 = strtol(q + 1, nullptr, 10);
-    const double mag = (lead + exp10 > 0) ? fp_huge : 0.0;
-    *out = neg ? -mag : mag;
-    return static_cast<size_t>(r.ptr - s);
-  }
-  if (r.ec != std::errc()) return 0;
-  return static_cast<size_t>(r.ptr - s);
-#else
-  // strtod reads the locale's decimal point; give it the locale's character.
-  char buf[512];
-  if (n >= sizeof buf) n = sizeof buf - 1;
-  memcpy(buf, s, n);
-  buf[n] = 0;
+  // Like std::from_chars: no leading space or '+' (strtod would skip them).
+  if (n == 0 || s[0] == '+' || s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r')) return 0;
+  // strtod reads the locale's decimal point: give it the locale's character in place of '.',
+  // and end the text at a locale point already there (C syntax has none).
+  char small[512];
+  char* buf = n < sizeof small ? small : static_cast<char*>(malloc(n + 1));
+  if (!buf) return 0;
   const char point = *localeconv()->decimal_point;
-  for (size_t i = 0; i < n; ++i)
-    if (buf[i] == '.') buf[i] = point;
+  size_t len = 0;
+  for (; len < n && !(s[len] == point && point != '.'); ++len) buf[len] = s[len] == '.' ? point : s[len];
+  buf[len] = 0;
   char* end = nullptr;
-  *out = strtod(buf, &end);
-  return static_cast<size_t>(end - buf);
-#endif
+  const int saved_errno = errno;  // strtod sets ERANGE; the caller's errno is not ours to change
+  *out = strtod(buf, &end);  // out of range: +-HUGE_VAL or +-0 (or a subnormal), as promised
+  errno = saved_errno;
+  const size_t used = static_cast<size_t>(end - buf);
+  if (buf != small) free(buf);
+  return used;
 }
 
 // Text of v with `precision` digits, in the style of printf's 'f', 'e' or 'g' (lower case,
@@ -146,15 +115,6 @@ PROBE_INLINE size_t parse_double(const char* s, size_t n, double* out) noexcept 
 PROBE_INLINE size_t fixed_text(char* buf, double v, char style, int precision) noexcept {
   if (precision < 0) precision = 0;
   if (precision > max_text_precision) precision = max_text_precision;
-#if PROBE_FLOAT_TEXT_CHARCONV
-  const std::chars_format f = style == 'e'   ? std::chars_format::scientific
-                              : style == 'g' ? std::chars_format::general
-                                             : std::chars_format::fixed;
-  auto r = std::to_chars(buf, buf + fixed_text_capacity - 1, v, f, precision);
-  if (r.ec != std::errc()) return 0;
-  *r.ptr = 0;
-  return static_cast<size_t>(r.ptr - buf);
-#else
   const char fmt[5] = {'%', '.', '*', style, 0};
   int n = snprintf(buf, fixed_text_capacity, fmt, precision, v);
   if (n < 0 || static_cast<size_t>(n) >= fixed_text_capacity) return 0;
@@ -162,25 +122,6 @@ PROBE_INLINE size_t fixed_text(char* buf, double v, char style, int precision) n
   for (int i = 0; i < n; ++i)
     if (buf[i] == point) buf[i] = '.';
   return static_cast<size_t>(n);
-#endif
-}
-
-// Reads scientific text ("-1.2345e+06") into a decimal.
-PROBE_INLINE void decimal_from_scientific(const char* s, decimal& d) noexcept {
-  d = decimal{};
-  if (*s == '-') {
-    d.negative = true;
-    ++s;
-  }
-  for (; *s && *s != 'e' && *s != 'E'; ++s)
-    if (*s >= '0' && *s <= '9' && d.count < static_cast<int>(sizeof d.digits)) d.digits[d.count++] = *s;
-  const int exp10 = *s ? static_cast<int>(strtol(s + 1, nullptr, 10)) : 0;
-  while (d.count > 1 && d.digits[d.count - 1] == '0') --d.count;
-  if (d.count == 1 && d.digits[0] == '0') {
-    d.point = 1;
-    return;
-  }
-  d.point = exp10 + 1;
 }
 
 // Writes d positionally ("0.001", "12.5", "100.0": at least one digit after the point) or in
@@ -291,25 +232,13 @@ inline void shortest_search(double v, int max_digits, Ok ok, decimal& out) noexc
 
 template <class F>
 inline void shortest_ieee(F v, decimal& d) noexcept {
-#if PROBE_FLOAT_TEXT_CHARCONV
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf - 1, v, std::chars_format::scientific);
-  *r.ptr = 0;
-  decimal_from_scientific(buf, d);
-#else
-  // printf with increasing precision, checked by reading it back.
-  const double mag = fp_abs(static_cast<double>(v));
-  if (mag == 0) {
-    d = decimal{};
-    d.digits[0] = '0';
-    d.count = 1;
-    d.point = 1;
-  } else {
-    const F target = static_cast<F>(mag);
-    shortest_search(mag, sizeof(F) == 4 ? 9 : 17, [target](double x) { return static_cast<F>(x) == target; }, d);
-  }
+  const shortest_result r = shortest_digits(v);
+  char* const end = d.digits + sizeof d.digits;
+  const char* first = put_digits_backwards(end, r.digits);
+  d.count = static_cast<int>(end - first);
+  __builtin_memmove(d.digits, first, static_cast<size_t>(d.count));
+  d.point = r.digits ? r.exponent + d.count : 1;
   d.negative = fp_signbit(static_cast<double>(v));
-#endif
 }
 
 // 16-bit formats: the interval of values that round to `bits`, from its neighbours.

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <string>
 
 #include "../core/context_impl.hpp"
@@ -99,11 +98,11 @@ PROBE_INLINE void opt_str(std::string& o, const std::string& s) {
 }
 PROBE_INLINE void num(std::string& o, long long v) {
   char b[24];
-  o.append(b, static_cast<size_t>(std::to_chars(b, b + sizeof b, v).ptr - b));
+  o.append(b, static_cast<size_t>(put_int(b, v) - b));
 }
 PROBE_INLINE void unum(std::string& o, unsigned long long v) {
   char b[24];
-  o.append(b, static_cast<size_t>(std::to_chars(b, b + sizeof b, v).ptr - b));
+  o.append(b, static_cast<size_t>(put_uint(b, v) - b));
 }
 PROBE_INLINE void real(std::string& o, double v) {
   if (!fp_finite(v)) return lit(o, "null");  // JSON has no NaN or infinity

@@ -16,11 +16,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <charconv>
 #include <string>
 #include <string_view>
 
 #include "../detail/float_text.hpp"
+#include "../detail/int_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace json {
@@ -229,8 +229,9 @@ class writer {
   writer& integer(I v) {
     before_value();
     char buf[24];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out_.append(buf, static_cast<size_t>(r.ptr - buf));
+    char* const end = I(-1) < I(0) ? detail::put_int(buf, static_cast<long long>(v))
+                                   : detail::put_uint(buf, static_cast<unsigned long long>(v));
+    out_.append(buf, static_cast<size_t>(end - buf));
     return *this;
   }
   template <int = 0>
