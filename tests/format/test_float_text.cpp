@@ -147,6 +147,42 @@ TEST_CASE("float_text: fixed-precision text matches printf in the C locale") {
   }
 }
 
+// The integer fast paths for '%.Nf' and '%.Ne' (N <= 17): exact ties (k / 2^j), values that
+// round up into a new digit, the largest values they take and the smallest.
+TEST_CASE("float_text: fixed 'f' and 'e' text match printf at ties and edges of the integer path") {
+  probe_test::rng r{11};
+  char mine[probe::detail::fixed_text_capacity], ref[probe::detail::fixed_text_capacity];
+  auto same = [&](double d, int precision) {
+    probe::detail::fixed_text(mine, d, 'f', precision);
+    std::snprintf(ref, sizeof ref, "%.*f", precision, d);
+    INFO(ref, " precision ", precision);
+    REQUIRE(std::string(mine) == ref);
+    probe::detail::fixed_text(mine, d, 'e', precision);
+    std::snprintf(ref, sizeof ref, "%.*e", precision, d);
+    REQUIRE(std::string(mine) == ref);
+  };
+  for (int j = 0; j <= 60; ++j)
+    for (int k = 0; k < 64; ++k)
+      for (int precision = 0; precision <= 18; ++precision) {
+        const double d = std::ldexp(static_cast<double>(k * 2 + 1), -j);  // odd / 2^j: ties
+        same(d, precision);
+        same(-d, precision);
+      }
+  const double edges[] = {0.0, -0.0, 0.5, 1.5, 2.5, 9.5, 99.995, 0.9999999999999999, 1e-18, 4.9e-324,
+                          2.2250738585072014e-308, 9007199254740993.0, 1.8446744073709552e19, 1.8e19,
+                          1.8446744073709550e19, 184467440737.09552, 1e17, 123456789.987654321, 0.1, 0.3,
+                          9.9995, 9.99949999, 99999.5, 0.00099995, 1e-5, 1e22, 1e23, 5e-324, 1.7976931348623157e308};
+  for (double d : edges)
+    for (int precision = 0; precision <= 18; ++precision) {
+      same(d, precision);
+      same(-d, precision);
+    }
+  for (int i = 0; i < 200000; ++i) {
+    const double d = (r.uniform() - 0.5) * std::pow(10.0, r.below(60) - 30);
+    same(d, r.below(19));
+  }
+}
+
 TEST_CASE("float_text: parse_double reads C syntax whatever the locale and saturates") {
   double d = 0;
   CHECK(probe::detail::parse_double("1.5e3xyz", 8, &d) == 5);

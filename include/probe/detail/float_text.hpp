@@ -112,9 +112,132 @@ PROBE_INLINE size_t parse_double(const char* s, size_t n, double* out) noexcept 
 // Text of v with `precision` digits, in the style of printf's 'f', 'e' or 'g' (lower case,
 // '.' as decimal point whatever the locale). Returns the length written to buf, which must
 // hold fixed_text_capacity bytes; precision is clamped to [0, max_text_precision].
+namespace float_text_impl {
+// printf's "%.*f" and "%.*e" for the common cases in integer arithmetic, rounding the exact
+// binary value with ties to even as printf does: v = m * 2^e, and m * 10^s < 2^127 fits 128
+// bits for s <= 22. snprintf costs ~10x as much, and numpy-style tensor text formats every
+// element this way. Each returns 0 where it does not apply (the caller uses snprintf).
+using uint128 = shortest_impl::uint128;
+
+// round(m * 2^e * 10^s) for 0 <= s <= 22, when it is below 2^64.
+PROBE_INLINE bool round_scaled(uint64_t m, int e, int s, uint64_t* out) noexcept {
+  uint128 x = m;
+  for (int i = 0; i < s; ++i) x *= 10;
+  if (e >= 0) {
+    if (e >= 64 || (x >> (64 - e)) != 0) return false;
+    *out = static_cast<uint64_t>(x << e);
+    return true;
+  }
+  const int q = -e;
+  if (q >= 128) {  // x < 2^127: below one half
+    *out = 0;
+    return true;
+  }
+  const uint128 whole = x >> q;
+  if (whole >> 64) return false;
+  uint64_t r = static_cast<uint64_t>(whole);
+  const uint128 rest = x - (whole << q), half = static_cast<uint128>(1) << (q - 1);
+  if (rest > half || (rest == half && (r & 1))) {
+    if (r == ~uint64_t{0}) return false;
+    ++r;
+  }
+  *out = r;
+  return true;
+}
+
+// v's sign, and v = m * 2^e with m < 2^53 (m == 0 for zero); false for inf and nan.
+PROBE_INLINE bool split_double(double v, bool* negative, uint64_t* m, int* e) noexcept {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  *negative = (bits >> 63) != 0;
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  if (biased == 0x7ff) return false;
+  *m = bits & ((uint64_t{1} << 52) - 1);
+  *e = -1074;
+  if (biased != 0) {
+    *m |= uint64_t{1} << 52;
+    *e = biased - 1075;
+  }
+  return true;
+}
+
+// Decimal digits of r, most significant first, at least `min` of them (leading zeros).
+PROBE_INLINE int digits_of_uint(uint64_t r, int min, char* out) noexcept {
+  char rev[24];
+  int n = 0;
+  do {
+    rev[n++] = static_cast<char>('0' + r % 10);
+    r /= 10;
+  } while (r);
+  while (n < min) rev[n++] = '0';
+  for (int i = 0; i < n; ++i) out[i] = rev[n - 1 - i];
+  return n;
+}
+
+PROBE_INLINE size_t fixed_f_exact(char* buf, double v, int precision) noexcept {
+  bool negative;
+  uint64_t m, r;
+  int e;
+  if (precision > 17 || !split_double(v, &negative, &m, &e) || !round_scaled(m, e, precision, &r)) return 0;
+  char digits[24];
+  const int n = digits_of_uint(r, precision + 1, digits);  // at least one digit before the point
+  char* p = buf;
+  if (negative) *p++ = '-';
+  for (int i = 0; i < n; ++i) {
+    if (i == n - precision) *p++ = '.';
+    *p++ = digits[i];
+  }
+  *p = 0;
+  return static_cast<size_t>(p - buf);
+}
+
+PROBE_INLINE size_t fixed_e_exact(char* buf, double v, int precision) noexcept {
+  bool negative;
+  uint64_t m, r = 0;
+  int e;
+  if (precision > 17 || !split_double(v, &negative, &m, &e)) return 0;
+  uint64_t low = 1;  // 10^precision: r must have precision + 1 digits
+  for (int i = 0; i < precision; ++i) low *= 10;
+  int exp10 = 0;
+  if (m != 0) {
+    int bits = 0;
+    for (uint64_t t = m; t; t >>= 1) ++bits;
+    exp10 = shortest_impl::floor_log10_pow2(e + bits - 1);  // floor(log10(v)), or one less
+    for (int tries = 0;; ++tries) {
+      const int s = precision - exp10;
+      if (tries == 3 || s < 0 || s > 22 || !round_scaled(m, e, s, &r)) return 0;
+      if (r >= low * 10) {
+        ++exp10;
+      } else if (r < low) {
+        --exp10;
+      } else {
+        break;
+      }
+    }
+  }
+  char digits[24];
+  digits_of_uint(r, precision + 1, digits);
+  char* p = buf;
+  if (negative) *p++ = '-';
+  *p++ = digits[0];
+  if (precision > 0) *p++ = '.';
+  for (int i = 1; i <= precision; ++i) *p++ = digits[i];
+  *p++ = 'e';
+  *p++ = exp10 < 0 ? '-' : '+';
+  const int a = exp10 < 0 ? -exp10 : exp10;
+  p += digits_of_uint(static_cast<uint64_t>(a), 2, p);
+  *p = 0;
+  return static_cast<size_t>(p - buf);
+}
+}  // namespace float_text_impl
+
 PROBE_INLINE size_t fixed_text(char* buf, double v, char style, int precision) noexcept {
   if (precision < 0) precision = 0;
   if (precision > max_text_precision) precision = max_text_precision;
+  if (style == 'f')
+    if (const size_t n = float_text_impl::fixed_f_exact(buf, v, precision)) return n;
+  if (style == 'e')
+    if (const size_t n = float_text_impl::fixed_e_exact(buf, v, precision)) return n;
   const char fmt[5] = {'%', '.', '*', style, 0};
   int n = snprintf(buf, fixed_text_capacity, fmt, precision, v);
   if (n < 0 || static_cast<size_t>(n) >= fixed_text_capacity) return 0;
