@@ -215,5 +215,60 @@ PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::s
   return res;
 }
 
+// Largest tensor whose file a background writer makes: copying a larger one would cost about
+// what writing it does, so it is written on the op's thread.
+constexpr size_t k_async_max_bytes = size_t(1) << 20;
+
+// Reads `v` once into `dst` (its row-major bytes: `capacity` must be the view's byte count),
+// with the statistics and the first `head_values` elements: a copy a background writer
+// writes later. read_ok false (with a note) when the view cannot be read.
+PROBE_FUNC dump_result stage_tensor(const tensor_view& v, char* dst, size_t capacity, size_t head_values) noexcept {
+  dump_result res;
+  try {
+    tensor_reader reader;
+    if (!reader.open(v)) {
+      res.note = reader.error();
+      return res;
+    }
+    if (reader.total_bytes() != capacity) {
+      res.note = "tensor size changed while read";
+      return res;
+    }
+    const size_t item = v.itemsize();
+    const int64_t total = v.numel();
+    const int64_t head_n = static_cast<int64_t>(head_values) < total ? static_cast<int64_t>(head_values) : total;
+    health acc;
+    acc.valid = true;
+    acc.type = v.type;
+    size_t at = 0;
+    const void* p;
+    size_t n;
+    while (reader.next(&p, &n) && n) {
+      if (n > capacity - at) {
+        res.note = "tensor size changed while read";
+        return res;
+      }
+      memcpy(dst + at, p, n);
+      // Over the copy, hot in cache.
+      acc = merge_health(acc, compute_health(view_raw(dst + at, v.type, dims{static_cast<int64_t>(n / item)})));
+      at += n;
+    }
+    if (!reader.error().empty()) {
+      res.note = reader.error();
+      return res;
+    }
+    if (head_n > 0) {
+      res.head = tensor(v.type, dims{head_n});
+      memcpy(res.head.data(), dst, static_cast<size_t>(head_n) * item);
+    }
+    acc.count = total;
+    res.stats = acc;
+    res.read_ok = true;
+  } catch (...) {
+    res.note = "out of memory";
+  }
+  return res;
+}
+
 }  // namespace detail
 PROBE_END_NAMESPACE
