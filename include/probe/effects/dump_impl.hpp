@@ -275,6 +275,7 @@ class basic_dump_effect final : public op_listener {
     if (failed()) return false;
     if (opened_) return true;
     opened_ = true;
+    run_pid_ = cached_pid();
     {
       lock_guard<mutex> g(line_m_);
       __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);
@@ -429,6 +430,7 @@ class basic_dump_effect final : public op_listener {
   uint64_t tickets_ = 0;  // files queued for the writers, ever (their order)
   uint64_t fail_ticket_ = ~uint64_t(0);  // queued files after this one are dropped once failed_
   bool opened_ = false;
+  pid_t run_pid_ = 0;  // the process that opened the run (a forked child leaves it alone)
   run_dir dir_;
   int manifest_fd_ = -1;             // written under m_ and line_m_
   std::string manifest_path_;
@@ -462,16 +464,18 @@ inline void basic_dump_effect<N>::write_graphs_locked() noexcept {
 // (options changed) the next op opens a new run.
 template <int N>
 inline void basic_dump_effect<N>::close_run_locked(bool at_exit) noexcept {
+  // A forked child that closes its parent's run writes nothing into it.
+  const bool ours = opened_ && run_pid_ == cached_pid();
   {
     // The end record is the run's last line: its id changes with it, under the same lock.
-    const std::string end = opened_ && !failed() ? render_end_record(ops_, bytes_, stopped_) : std::string();
+    const std::string end = ours && !failed() ? render_end_record(ops_, bytes_, stopped_) : std::string();
     lock_guard<mutex> g(line_m_);
     if (!end.empty()) append_line(end);
     if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
     if (manifest_fd_ >= 0) ::close(manifest_fd_);
     manifest_fd_ = -1;
   }
-  if (opened_ && !failed()) write_graphs_locked();
+  if (ours && !failed()) write_graphs_locked();
   if (dir_.lock_fd >= 0) ::close(dir_.lock_fd);
   open_dir::unref(dir_fd_);
   dir_fd_ = nullptr;
