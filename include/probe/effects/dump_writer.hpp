@@ -1,9 +1,10 @@
 // Background writers for the dump's small files. Creating a small file costs the kernel far
 // more than its bytes do (an unnamed file, a link, a write, a close, the manifest line), so
 // the op hands over a copy of the bytes with the file's name and manifest line and goes on;
-// writer threads make the files and append the lines. Memory is bounded: past the queue's
-// cap in bytes the op waits for the writers (never drops, never grows). Implementation-only
-// header.
+// writer threads make the files and append the lines. The queue is bounded in bytes (the
+// flag) and in files (k_max_jobs: what a drain at exit or set_flags waits for stays short
+// on a slow file system); past either the op waits for the writers: nothing is dropped,
+// nothing grows without bound. Implementation-only header.
 //
 // Jobs go to lanes, one per writer thread, each written in the order queued: the dump puts
 // all of one op's files in one lane, so an op's manifest lines keep their order. A drain
@@ -66,6 +67,7 @@ inline dump_writers* g_dump_writers = nullptr;  // this process's (see get)
 class dump_writers {
  public:
   static constexpr int k_max_threads = 16;
+  static constexpr uint64_t k_max_jobs = 256;
 
   // This process's writers, with up to `want` threads running (started on first use); a new
   // set after fork. nullptr when no thread runs: the caller writes synchronously.
@@ -89,15 +91,16 @@ class dump_writers {
   int lanes() const noexcept { return __atomic_load_n(&started_, __ATOMIC_ACQUIRE); }
 
   // Queues `j` (ownership passes) on lane `lane % lanes()`. Waits while the queued bytes
-  // would pass `cap`, unless nothing is queued (a job larger than the cap still goes).
+  // would pass `cap` or k_max_jobs are queued, unless nothing is (a job larger than the cap
+  // still goes).
   template <int = 0>
   void push(dump_job* j, unsigned lane, uint64_t cap) noexcept {
     lane_state& l = lanes_[lane % static_cast<unsigned>(lanes())];
     bool wake;
     {
       lock_guard<mutex> g(m_);
-      while (queued_ > 0 && queued_ + j->cost > cap) {
-        // Woken when half the cap is free (or nothing is queued): not once per file.
+      while (queued_ > 0 && (queued_ + j->cost > cap || jobs_ >= k_max_jobs)) {
+        // Woken when half the room is free (or nothing is queued): not once per file.
         const uint64_t below = cap / 2;
         if (!room_waiters_ || below < room_below_) room_below_ = below;
         ++room_waiters_;
@@ -105,6 +108,7 @@ class dump_writers {
         --room_waiters_;
       }
       queued_ += j->cost;
+      ++jobs_;
       if (l.tail) l.tail->next = j;
       else l.head = j;
       l.tail = j;
@@ -215,8 +219,10 @@ class dump_writers {
       }
       w.m_.lock();
       w.queued_ -= cost;
+      w.jobs_ -= n;
       l.done += n;
-      if (w.room_waiters_ && (w.queued_ == 0 || w.queued_ <= w.room_below_)) w.room_.notify_all();
+      if (w.room_waiters_ && (w.queued_ == 0 || (w.queued_ <= w.room_below_ && w.jobs_ <= k_max_jobs / 2)))
+        w.room_.notify_all();
       if (w.drain_waiters_ && l.drain_at && l.done >= l.drain_at) {
         l.drain_at = 0;
         w.drained_.notify_all();
@@ -231,6 +237,7 @@ class dump_writers {
   condvar room_;        // pushes waiting for room
   condvar drained_;     // drains waiting for lanes
   uint64_t queued_ = 0;  // bytes queued or being written
+  uint64_t jobs_ = 0;    // files queued or being written
   uint64_t room_below_ = 0;  // wake room_ once queued_ is this low
   int room_waiters_ = 0, drain_waiters_ = 0;
   int started_ = 0;    // written under start()'s lock, read atomically
