@@ -23,7 +23,7 @@ inline bool basic_dump_effect<N>::queue_tensor(const op_record& r, const recorde
   dump_result res;
   try {
     memcpy(j->data(), header.data(), header.size());
-    res = stage_tensor(t.view, j->data() + header.size(), bytes, c.text ? k_text_values : 0);
+    res = dump_tensor(t.view, AT_FDCWD, std::string(), c.text ? k_text_values : 0, j->data() + header.size(), bytes);
     rec.stats = res.stats;
     rec.have_stats = res.read_ok;
     rec.note = res.note;

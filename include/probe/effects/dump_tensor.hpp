@@ -131,10 +131,16 @@ struct dump_result {
 
 constexpr size_t k_parallel_stats_bytes = size_t(16) << 20;
 
+// Largest tensor whose file a background writer makes: copying a larger one would cost about
+// what writing it does, so it is written on the op's thread.
+constexpr size_t k_async_max_bytes = size_t(1) << 20;
+
 // Reads `v` once: statistics, the first `head_values` elements, and (when `name` is not
 // empty) an atomically written .npy file, `name` relative to the directory `dirfd` (with
-// AT_FDCWD: a path).
-PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values) noexcept {
+// AT_FDCWD: a path), or (with `copy_to`) a copy of its row-major bytes, `copy_bytes` of
+// them, for a background writer to write later.
+PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
+                                   char* copy_to = nullptr, size_t copy_bytes = 0) noexcept {
   dump_result res;
   try {
     tensor_reader reader;
@@ -163,9 +169,18 @@ PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::s
     // Statistics overlap the file writes only when there is a file and enough data to pay
     // for the hand-over (about 10 us per chunk).
     stats_worker* worker = file.fd() >= 0 && reader.total_bytes() >= k_parallel_stats_bytes ? stats_worker::get() : nullptr;
+    if (copy_to && reader.total_bytes() != copy_bytes) {
+      res.note = "tensor size changed while read";
+      return res;
+    }
     const void* p;
     size_t n;
     while (reader.next(&p, &n) && n) {
+      if (copy_to && n <= copy_bytes) {  // the statistics below then read the copy, hot in cache
+        p = memcpy(copy_to, p, n);
+        copy_to += n;
+        copy_bytes -= n;
+      }
       if (worker) {
         worker->start(p, n / item, v.type);
       } else {
@@ -209,61 +224,6 @@ PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::s
       }
       res.written = true;
     }
-  } catch (...) {
-    res.note = "out of memory";
-  }
-  return res;
-}
-
-// Largest tensor whose file a background writer makes: copying a larger one would cost about
-// what writing it does, so it is written on the op's thread.
-constexpr size_t k_async_max_bytes = size_t(1) << 20;
-
-// Reads `v` once into `dst` (its row-major bytes: `capacity` must be the view's byte count),
-// with the statistics and the first `head_values` elements: a copy a background writer
-// writes later. read_ok false (with a note) when the view cannot be read.
-PROBE_FUNC dump_result stage_tensor(const tensor_view& v, char* dst, size_t capacity, size_t head_values) noexcept {
-  dump_result res;
-  try {
-    tensor_reader reader;
-    if (!reader.open(v)) {
-      res.note = reader.error();
-      return res;
-    }
-    if (reader.total_bytes() != capacity) {
-      res.note = "tensor size changed while read";
-      return res;
-    }
-    const size_t item = v.itemsize();
-    const int64_t total = v.numel();
-    const int64_t head_n = static_cast<int64_t>(head_values) < total ? static_cast<int64_t>(head_values) : total;
-    health acc;
-    acc.valid = true;
-    acc.type = v.type;
-    size_t at = 0;
-    const void* p;
-    size_t n;
-    while (reader.next(&p, &n) && n) {
-      if (n > capacity - at) {
-        res.note = "tensor size changed while read";
-        return res;
-      }
-      memcpy(dst + at, p, n);
-      // Over the copy, hot in cache.
-      acc = merge_health(acc, compute_health(view_raw(dst + at, v.type, dims{static_cast<int64_t>(n / item)})));
-      at += n;
-    }
-    if (!reader.error().empty()) {
-      res.note = reader.error();
-      return res;
-    }
-    if (head_n > 0) {
-      res.head = tensor(v.type, dims{head_n});
-      memcpy(res.head.data(), dst, static_cast<size_t>(head_n) * item);
-    }
-    acc.count = total;
-    res.stats = acc;
-    res.read_ok = true;
   } catch (...) {
     res.note = "out of memory";
   }
