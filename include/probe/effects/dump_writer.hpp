@@ -121,14 +121,15 @@ class dump_writers {
   // Returns once every job queued before the call is written (or dropped by its writer).
   template <int = 0>
   void drain() noexcept {
+    uint64_t target[k_max_threads];
     lock_guard<mutex> g(m_);
     const int n = lanes();
+    for (int i = 0; i < n; ++i) target[i] = lanes_[i].pushed;
     for (int i = 0; i < n; ++i) {
       lane_state& l = lanes_[i];
-      const uint64_t target = l.pushed;
-      while (l.done < target) {
+      while (l.done < target[i]) {
         // Woken when the lane reaches the furthest target waited for: not once per file.
-        if (l.drain_at < target) l.drain_at = target;
+        if (l.drain_at < target[i]) l.drain_at = target[i];
         ++drain_waiters_;
         drained_.wait_for_ms(m_, 100);
         --drain_waiters_;
