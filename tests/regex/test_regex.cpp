@@ -28,7 +28,7 @@ void compare_with_std(const std::string& pattern, const std::string& input) {
   for (int full = 0; full < 2; ++full) {
     std::smatch m;
     const bool want = full ? std::regex_match(input, m, ref) : std::regex_search(input, m, ref);
-    std::vector<regex_span> groups;
+    probe::detail::plain_vector<regex_span> groups;
     const bool got = full ? mine.full_match(input.data(), input.size(), groups)
                           : mine.search(input.data(), input.size(), groups);
     CHECK_MESSAGE(got == want, std::string(full ? "full_match" : "search"));
@@ -156,7 +156,7 @@ require('fs').writeFileSync(process.argv[2], out.join('\n') + '\n');
       for (int full = 0; full < 2; ++full) {
         std::string want;
         REQUIRE(std::getline(results, want));
-        std::vector<regex_span> g;
+        probe::detail::plain_vector<regex_span> g;
         const bool found = full ? mine.full_match(input.data(), input.size(), g) : mine.search(input.data(), input.size(), g);
         std::string got = "-";
         if (found) {
@@ -178,7 +178,7 @@ TEST_CASE("regex: a loop iteration that matches empty ends the loop, as ECMAScri
   // ECMAScript's RepeatMatcher rejects an iteration that consumed nothing, so the group keeps
   // the last non-empty iteration (or none). libstdc++'s std::regex records the empty one,
   // which is why these patterns are not in the table above.
-  std::vector<regex_span> g;
+  probe::detail::plain_vector<regex_span> g;
   regex r;
   REQUIRE(r.compile("(a*)*b"));
   REQUIRE(r.search("b", 1, g));
@@ -219,7 +219,7 @@ TEST_CASE("regex: pathological patterns take bounded time on long inputs") {
   regex r;
   REQUIRE(r.compile("(a*)*b"));
   CHECK_FALSE(r.search(as));
-  std::vector<regex_span> g;
+  probe::detail::plain_vector<regex_span> g;
   CHECK_FALSE(r.search(as.data(), as.size(), g));
   REQUIRE(r.compile("(a|a)*$"));
   CHECK(r.full_match(as));
@@ -239,7 +239,7 @@ TEST_CASE("regex: the default and the empty pattern match everything; literals t
   CHECK(r.full_match(""));
   CHECK_FALSE(r.full_match("x"));
   REQUIRE(r.compile("dot"));
-  std::vector<regex_span> g;
+  probe::detail::plain_vector<regex_span> g;
   CHECK(r.search("graph.dot", 9, g));
   CHECK(g[0].begin == 6);
   CHECK(g[0].end == 9);
