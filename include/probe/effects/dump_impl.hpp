@@ -141,7 +141,7 @@ class basic_dump_effect final : public op_listener {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
       if ((c.npy || c.snapshots) && !reserve_bytes(*d, t.view.nbytes(), r.seq)) return;
-      if (c.npy && !c.snapshots && c.threads > 0 && d->dir_fd && d->dir_fd->fd >= 0 &&
+      if (c.npy && !c.snapshots && c.threads > 0 && d->dir_fd && d->dir_fd->fd >= 0 && t.view.valid() &&
           t.view.nbytes() <= k_async_max_bytes) {
         if (dump_writers* w = dump_writers::get(c.threads))
           if (queue_tensor(r, t, *d, rec, *w)) return;
