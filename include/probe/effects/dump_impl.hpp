@@ -62,8 +62,6 @@ class basic_dump_effect final : public op_listener {
       c->max_bytes = o.dump_max_bytes;
       c->max_ops = o.dump_max_ops;
       c->flags_text = o.dump_to;
-      // Snapshots are written on the op's thread: their inputs must be on disk before the
-      // computation runs, and a tensor's file is linked into its snapshot.
       const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
       c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
       c->queue_bytes = o.dump_queue_bytes;
@@ -141,6 +139,8 @@ class basic_dump_effect final : public op_listener {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
       if ((c.npy || c.snapshots) && !reserve_bytes(*d, t.view.nbytes(), r.seq)) return;
+      // Small tensors to the background writers. Not with snapshots: their inputs must be on
+      // disk before the computation runs, and a tensor's file is linked into its snapshot.
       if (c.npy && !c.snapshots && c.threads > 0 && d->dir_fd && d->dir_fd->fd >= 0 && t.view.valid() &&
           t.view.nbytes() <= k_async_max_bytes) {
         if (dump_writers* w = dump_writers::get(c.threads))
