@@ -4,7 +4,8 @@
 //     open/write/close of the same bytes in the same directory (target: >= 0.9x its speed);
 //  3. 20,000 outputs of 1 KiB dumped as .npy with the manifest vs a plain fopen/fwrite/fclose
 //     loop writing the same number of files of the same size (target: >= 0.8x its speed).
-// The directory is $BENCH_DIR (default /tmp).
+// The directory is $BENCH_DIR (default /tmp); $BENCH_DUMP_FLAGS is added to the dump flags
+// (e.g. "--probe_dump_threads=0"). Arguments "off", "large", "small" run only those parts.
 #include <probe/probe.hpp>
 
 #include <fcntl.h>
@@ -22,6 +23,11 @@ namespace {
 std::string bench_dir() {
   const char* env = std::getenv("BENCH_DIR");
   return env && *env ? env : "/tmp";
+}
+
+std::string dump_flags(const std::string& dir) {
+  const char* extra = std::getenv("BENCH_DUMP_FLAGS");
+  return "--probe_dump_to=" + dir + " --probe_dump_as_npy" + (extra && *extra ? " " + std::string(extra) : std::string());
 }
 
 void remove_tree(const std::string& dir) {
@@ -51,7 +57,7 @@ void one_large(const std::string& root) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 1000) * 0.5f;
   const std::string dump_dir = root + "/large_dump", raw_path = root + "/large_raw.bin";
   auto dumped = [&] {
-    probe::set_flags(("--probe_dump_to=" + dump_dir + " --probe_dump_as_npy").c_str());
+    probe::set_flags(dump_flags(dump_dir).c_str());
     {
       probe::op op("producer", "Fill");
       op.output("y", probe::view(x.data(), {static_cast<int64_t>(x.size() / 1024), 1024}));
@@ -84,7 +90,7 @@ void many_small(const std::string& root) {
   std::vector<float> x(256, 0.25f);  // 1 KiB
   const std::string dump_dir = root + "/small_dump", plain_dir = root + "/small_plain";
   auto dumped = [&] {
-    probe::set_flags(("--probe_dump_to=" + dump_dir + " --probe_dump_as_npy").c_str());
+    probe::set_flags(dump_flags(dump_dir).c_str());
     for (int i = 0; i < count; ++i) {
       probe::op op("tiny", "Fill");
       op.output("y", x);
@@ -115,11 +121,19 @@ void many_small(const std::string& root) {
 
 int main(int argc, char** argv) {
   bench::parse_args(argc, argv);
+  bool only = false, want_off = false, want_large = false, want_small = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "off" || a == "large" || a == "small") only = true;
+    want_off |= a == "off";
+    want_large |= a == "large";
+    want_small |= a == "small";
+  }
   const std::string root = bench_dir() + "/probe_bench_dump_" + std::to_string(getpid());
   if (std::system(("mkdir -p '" + root + "'").c_str()) != 0) return 1;
-  off_path();
-  one_large(root);
-  many_small(root);
+  if (!only || want_off) off_path();
+  if (!only || want_large) one_large(root);
+  if (!only || want_small) many_small(root);
   remove_tree(root);
   return 0;
 }

@@ -6,9 +6,15 @@
 //                          fallback for file systems without O_TMPFILE)
 //   dump_child once        one pass over the diamond (mpirun runs several of these)
 //   dump_child exit        one pass, then std::exit from inside a nested function
+//   dump_child many        100 passes, then return from main (files may still be queued)
+//   dump_child many_exit   the same, then std::exit
+//   dump_child fork DIR    20 passes, fork: the child dumps 10 passes into DIR/child and
+//                          exits; the parent waits for it, then does 20 more passes
 // Flags come from PROBE_FLAGS. Prints "results ok" when the engine's numbers are right.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -52,6 +58,31 @@ int main(int argc, char** argv) {
     for (int s = 0;; ++s) e.step(s);
   }
   dump_test::diamond_engine e;
+  if (!std::strcmp(mode, "many") || !std::strcmp(mode, "many_exit")) {
+    for (int s = 0; s < 100; ++s) e.step(s);
+    if (!std::strcmp(mode, "many_exit")) {
+      check(e);
+      leave_early();
+    }
+    return check(e);
+  }
+  if (!std::strcmp(mode, "fork") && argc > 2) {
+    for (int s = 0; s < 20; ++s) e.step(s);
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      alarm(60);  // a child waiting on writers it does not have fails the test instead of hanging it
+      probe::set_flags(("--probe_dump_to=" + std::string(argv[2]) + "/child --probe_dump_as_npy --probe_dump_threads=2").c_str());
+      dump_test::diamond_engine c;
+      for (int s = 0; s < 10; ++s) c.step(s);
+      std::exit(check(c));
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    for (int s = 20; s < 40; ++s) e.step(s);
+    return check(e);
+  }
   e.step(0);
   if (!std::strcmp(mode, "exit")) {
     check(e);

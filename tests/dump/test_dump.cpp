@@ -44,7 +44,9 @@ TEST_CASE("dump: a diamond over several steps: manifest, npy files, edges, text,
       probe::set_step(s);
       e.step(s);
     }
-    // Read back one file in C++ too and compare with the engine's buffer.
+    // Read back one file in C++ too and compare with the engine's buffer. Small files are
+    // written by background threads: flush() waits for them.
+    probe::flush();
     std::string err;
     probe::tensor t = probe::npy::read(d / "op_000012.join.out.d.npy", &err);
     REQUIRE_MESSAGE(!t.empty(), err);
@@ -256,6 +258,7 @@ TEST_CASE("dump: the directory removed mid-run turns dumping off cleanly") {
     REQUIRE(std::system(("rm -rf '" + (d / "run") + "'").c_str()) == 0);
     e.step(1);
     e.step(2);
+    probe::flush();  // the background writers meet the error
     err = cap.stop();
   }
   CHECK(count_containing({err}, "dumping turned off") == 1);

@@ -46,10 +46,11 @@ TEST_CASE("dump process: a file-size limit reached mid-dump stops dumping, not t
 
 namespace {
 // mode: "loop" (unnamed O_TMPFILE files linked into place, where the system has them) or
-// "loop_named" (named temporaries renamed into place).
-void kill_mid_dump(const char* mode) {
+// "loop_named" (named temporaries renamed into place). threads: --probe_dump_threads.
+void kill_mid_dump(const char* mode, int threads) {
   temp_dir d;
-  const std::string cmd = "PROBE_FLAGS='--probe_dump_to=" + d.path() + " --probe_dump_as_npy' exec " DUMP_CHILD_PATH " " + std::string(mode);
+  const std::string cmd = "PROBE_FLAGS='--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_dump_threads=" +
+                          std::to_string(threads) + "' exec " DUMP_CHILD_PATH " " + std::string(mode);
   const pid_t pid = fork();
   if (pid == 0) {
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
@@ -65,15 +66,23 @@ void kill_mid_dump(const char* mode) {
   REQUIRE(WIFSIGNALED(status));
   const auto lines = manifest_lines(d.path());
   CHECK(lines.size() > 10);
-  // check_dump.py: every line parses, every listed file is whole; at most the one file being
-  // recorded at the kill is unlisted, and it is whole too.
-  CHECK(dump_test::check_with_numpy(d.path(), R"({"killed": true, "end": false})") == 0);
+  // check_dump.py: every line parses, every listed file is whole; at most the files being
+  // recorded at the kill (one per thread writing them) are unlisted, and they are whole too.
+  const int writing = threads > 0 ? threads : 1;
+  CHECK(dump_test::check_with_numpy(d.path(), R"({"killed": true, "end": false, "max_unlisted": )" +
+                                                  std::to_string(writing) + "}") == 0);
 }
 }  // namespace
 
-TEST_CASE("dump process: SIGKILL mid-dump leaves whole manifest lines and no partial file") { kill_mid_dump("loop"); }
+TEST_CASE("dump process: SIGKILL mid-dump leaves whole manifest lines and no partial file") {
+  SUBCASE("files written on the op's thread") { kill_mid_dump("loop", 0); }
+  SUBCASE("files written by background threads") { kill_mid_dump("loop", 2); }
+}
 
-TEST_CASE("dump process: the same with named temporaries (no O_TMPFILE)") { kill_mid_dump("loop_named"); }
+TEST_CASE("dump process: the same with named temporaries (no O_TMPFILE)") {
+  SUBCASE("files written on the op's thread") { kill_mid_dump("loop_named", 0); }
+  SUBCASE("files written by background threads") { kill_mid_dump("loop_named", 2); }
+}
 
 TEST_CASE("dump process: std::exit still writes the graph and the end record") {
   temp_dir d;
@@ -84,6 +93,38 @@ TEST_CASE("dump process: std::exit still writes the graph and the end record") {
   REQUIRE_FALSE(lines.empty());
   CHECK(lines.back().find("\"record\":\"end\"") != std::string::npos);
   CHECK(read_file(d / "graph.dot").find("n1 -> n2") != std::string::npos);
+}
+
+// Files still queued for the background writers when the program ends are written before
+// the end record, whichever way it ends normally.
+TEST_CASE("dump process: returning from main or std::exit writes every queued file first") {
+  for (const char* mode : {"many", "many_exit"}) {
+    CAPTURE(mode);
+    temp_dir d;
+    std::string out;
+    CHECK(run_child("--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_dump_threads=2", mode, &out) == 0);
+    CHECK(out.find("results ok") != std::string::npos);
+    const auto lines = manifest_lines(d.path());
+    REQUIRE_FALSE(lines.empty());
+    CHECK(lines.back().find("\"record\":\"end\"") != std::string::npos);
+    // 100 steps x 9 tensors, every one with its file.
+    CHECK(dump_test::check_with_numpy(d.path(), R"({"records": 900, "end": true})") == 0);
+  }
+}
+
+// A child forked while the parent's writers hold queued files has none of their threads: it
+// starts its own, and neither waits for the other's.
+TEST_CASE("dump process: a forked child dumps with writers of its own") {
+  temp_dir d;
+  std::string out;
+  CHECK(run_child("--probe_dump_to=" + (d / "parent") + " --probe_dump_as_npy --probe_dump_threads=2", "fork " + d.path(),
+                  &out) == 0);
+  INFO(out);
+  CHECK(out.find("results ok\nchild exit 0\nresults ok\n") != std::string::npos);
+  CHECK(dump_test::check_with_numpy(d / "parent", R"({"records": 360, "end": true})") == 0);
+  CHECK(dump_test::check_with_numpy(d / "child", R"({"records": 90, "end": true})") == 0);
+  // The child left its parent's run alone: one end record, the parent's.
+  CHECK(count_containing(manifest_lines(d / "parent"), "\"record\":\"end\"") == 1);
 }
 
 TEST_CASE("dump process: mpirun ranks write rank folders side by side") {

@@ -413,8 +413,11 @@ PROBE_FUNC void derive_intent(flag_state& st) {
   options& o = st.opts;
   if (o.timing_summary || o.trace_to[0]) o.timing = true;
   bool any_dump = false;
+  // Every dump flag turns dumping on, except those that only tune how it writes.
   for (int i = 0; i < k_flag_count; ++i)
-    if (st.given[i] && strncmp(k_flags[i].name, "dump_", 5) == 0) any_dump = true;
+    if (st.given[i] && strncmp(k_flags[i].name, "dump_", 5) == 0 && strcmp(k_flags[i].name, "dump_threads") != 0 &&
+        strcmp(k_flags[i].name, "dump_queue_bytes") != 0)
+      any_dump = true;
   o.dump = any_dump;
   if (o.dump) {
     o.dump_to_stdout = o.dump_to[0] == '\0' || strcmp(o.dump_to, "-") == 0;

@@ -21,6 +21,8 @@
   X(size, dump_max_bytes, 0, "stop dumping after N bytes of tensor files (K/M/G suffixes; 0 = no limit)") \
   X(integer, dump_max_ops, 0, "stop dumping after N op executions (0 = no limit)")               \
   X(boolean, dump_stats_only, false, "manifest with health stats, no tensor files")              \
+  X(integer, dump_threads, 2, "background threads writing small dump files (0 = write on the op's thread)") \
+  X(size, dump_queue_bytes, 67108864, "memory for files waiting for those threads; ops wait when it is full") \
   X(boolean, print, true, "debug prints (probe::print)")                                          \
   X(string, print_to, "", "write debug prints to FILE instead of stderr")                         \
   X(boolean, callback, true, "run probe::callback functions")                                     \

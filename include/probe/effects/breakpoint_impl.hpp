@@ -22,6 +22,7 @@
 #include "breakpoint_frames.hpp"
 #include "breakpoint_prompt.hpp"
 #include "dump_names.hpp"
+#include "dump_writer.hpp"
 #include "effect_queue_impl.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -195,7 +196,11 @@ PROBE_FUNC void breakpoint_dump(const stop_info& s, const options& o) noexcept {
 // Stops as --probe_breakpoint says.
 PROBE_FUNC void breakpoint_stop_now(stop_info& s) noexcept {
   const options& o = options_ref();
-  switch (resolve_breakpoint_mode(o)) {
+  const breakpoint_mode mode = resolve_breakpoint_mode(o);
+  // The dump's queued files first: what the op just recorded is on disk when it stops.
+  if (mode != breakpoint_mode::off && mode != breakpoint_mode::auto_)
+    if (dump_writers* w = dump_writers::existing()) w->drain();
+  switch (mode) {
     case breakpoint_mode::off:
     case breakpoint_mode::auto_:
       return;

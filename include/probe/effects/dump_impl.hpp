@@ -1,7 +1,9 @@
 // The dump effect: an op_listener that writes every selected op's tensors as .npy files,
 // text io-dumps and snapshots, one manifest line per tensor, and the data-flow graph at
 // exit. Never throws, never stops the host: on the first I/O error it says so once and
-// turns itself off. Implementation-only header.
+// turns itself off. Small tensor and text files are handed to background writers
+// (dump_writer.hpp, dump_async.hpp); everything they hold is written before a run's end
+// record. Implementation-only header.
 #pragma once
 #include <errno.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "dump_names.hpp"
 #include "dump_records.hpp"
 #include "dump_tensor.hpp"
+#include "dump_writer.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -37,6 +40,7 @@ class basic_dump_effect final : public op_listener {
   // Ops running on other threads meanwhile keep the configuration and run directory they
   // began with (see op_dump); configurations are immutable once published.
   void configure(const options& o) noexcept {
+    drain_writers();  // the old run's queued files and lines, before its end record
     lock_guard<mutex> g(m_);
     // A new configuration ends the current run (its graphs and end record are written under
     // the old settings); the next selected op opens a new one.
@@ -58,6 +62,9 @@ class basic_dump_effect final : public op_listener {
       c->max_bytes = o.dump_max_bytes;
       c->max_ops = o.dump_max_ops;
       c->flags_text = o.dump_to;
+      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
+      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
+      c->queue_bytes = o.dump_queue_bytes;
       compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
       compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
       compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
@@ -70,6 +77,7 @@ class basic_dump_effect final : public op_listener {
     if (cfg_ != &off_ && can_retire) retired_.push_back(cfg_);  // else: leaked, never freed early
     __atomic_store_n(&cfg_, c ? c : &off_, __ATOMIC_RELEASE);
     stopped_ = false;
+    __atomic_store_n(&fail_ticket_, ~uint64_t(0), __ATOMIC_RELEASE);
     __atomic_store_n(&failed_, false, __ATOMIC_RELEASE);
     __atomic_store_n(&active_, cfg_->on, __ATOMIC_RELEASE);
   }
@@ -131,6 +139,13 @@ class basic_dump_effect final : public op_listener {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
       if ((c.npy || c.snapshots) && !reserve_bytes(*d, t.view.nbytes(), r.seq)) return;
+      // Small tensors to the background writers. Not with snapshots: their inputs must be on
+      // disk before the computation runs, and a tensor's file is linked into its snapshot.
+      if (c.npy && !c.snapshots && c.threads > 0 && d->dir_fd && d->dir_fd->fd >= 0 && t.view.valid() &&
+          t.view.nbytes() <= k_async_max_bytes) {
+        if (dump_writers* w = dump_writers::get(c.threads))
+          if (queue_tensor(r, t, *d, rec, *w)) return;
+      }
       const std::string file_name = c.npy ? tensor_file_name(r.seq, r.name, in, t.slot, ".npy") : std::string();
       const std::string snap_name =
           c.snapshots ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy" : std::string();
@@ -175,8 +190,9 @@ class basic_dump_effect final : public op_listener {
     delete d;
   }
 
-  // Writes the graph files so far; dumping can go on afterwards.
+  // Writes the queued files and the graph files so far; dumping can go on afterwards.
   void flush() noexcept {
+    drain_writers();
     lock_guard<mutex> g(m_);
     if (!opened_ || failed()) return;
     write_graphs_locked();
@@ -184,6 +200,7 @@ class basic_dump_effect final : public op_listener {
 
   // At exit: flush, then close the run.
   void finish() noexcept {
+    drain_writers();
     lock_guard<mutex> g(m_);
     close_run_locked(true);
   }
@@ -198,6 +215,8 @@ class basic_dump_effect final : public op_listener {
     std::string base, flags_text;
     uint64_t max_bytes = 0;
     int64_t max_ops = 0;
+    int threads = 0;           // background writers for small files (0: none)
+    uint64_t queue_bytes = 0;  // what they may hold
     regex op_re, type_re, stage_re;  // empty pattern matches everything
   };
 
@@ -208,6 +227,7 @@ class basic_dump_effect final : public op_listener {
   struct open_dir {
     int fd = -1;
     int refs = 1;
+    std::string path;  // for messages
     static open_dir* ref(open_dir* p) noexcept {
       if (p) __atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
       return p;
@@ -255,7 +275,11 @@ class basic_dump_effect final : public op_listener {
     if (failed()) return false;
     if (opened_) return true;
     opened_ = true;
-    __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);
+    run_pid_ = cached_pid();
+    {
+      lock_guard<mutex> g(line_m_);
+      __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);
+    }
     if (cfg_->to_stdout) return true;
     std::string where;
     if (int e = open_run_dir(cfg_->base, &dir_, &where)) {
@@ -264,11 +288,20 @@ class basic_dump_effect final : public op_listener {
     }
     if (!dir_.note.empty()) log("%s", dir_.note.c_str());
     dir_fd_ = new (std::nothrow) open_dir();
-    if (dir_fd_) dir_fd_->fd = ::open(dir_.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const std::string manifest = join_path(dir_.path, "manifest.jsonl");
-    manifest_fd_ = ::open(manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-    if (manifest_fd_ < 0) {
-      fail_locked(errno, manifest);
+    try {
+      if (dir_fd_) dir_fd_->path = dir_.path;
+      if (dir_fd_) dir_fd_->fd = ::open(dir_.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      const std::string manifest = join_path(dir_.path, "manifest.jsonl");
+      const int fd = ::open(manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+      if (fd < 0) {
+        fail_locked(errno, manifest);
+        return false;
+      }
+      lock_guard<mutex> g(line_m_);
+      manifest_fd_ = fd;
+      manifest_path_ = manifest;
+    } catch (...) {
+      fail_locked(ENOMEM, dir_.path);
       return false;
     }
     write_line_locked(render_run_record(dir_.path, cfg_->base));
@@ -299,8 +332,12 @@ class basic_dump_effect final : public op_listener {
   bool failed() const noexcept { return __atomic_load_n(&failed_, __ATOMIC_ACQUIRE); }
 
   // The first I/O error turns dumping off, with one message. Lock-free, so it can be called
-  // with or without m_ held.
-  void fail(int err, const std::string& path) noexcept {
+  // with or without m_ held. Files queued before it are still written; later ones are not.
+  void fail(int err, const std::string& path) noexcept { fail_at(err, path, __atomic_load_n(&tickets_, __ATOMIC_ACQUIRE)); }
+  void fail_at(int err, const std::string& path, uint64_t ticket) noexcept {
+    uint64_t cur = __atomic_load_n(&fail_ticket_, __ATOMIC_ACQUIRE);
+    while (ticket < cur && !__atomic_compare_exchange_n(&fail_ticket_, &cur, ticket, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    }
     if (__atomic_exchange_n(&failed_, true, __ATOMIC_ACQ_REL)) return;
     __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
     log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
@@ -312,16 +349,23 @@ class basic_dump_effect final : public op_listener {
     if (current(d)) fail(err, path);
   }
 
+  // Manifest lines are written under line_m_ (taken after m_ where both are held), which
+  // also guards the manifest's descriptor and changes of run_: a background writer holding
+  // only line_m_ writes its line into its own run's manifest, never after the end record.
   void write_manifest_line(const op_dump& d, const std::string& line) {
-    lock_guard<mutex> g(m_);
-    if (current(d)) write_line_locked(line);
+    lock_guard<mutex> g(line_m_);
+    if (current(d) && !failed()) append_line(line);
+  }
+  void write_line_locked(const std::string& line) noexcept {
+    if (failed()) return;
+    lock_guard<mutex> g(line_m_);
+    append_line(line);
   }
   // One write(2) per line on an O_APPEND descriptor: lines are never torn, and a killed
-  // process leaves only whole lines behind.
-  void write_line_locked(const std::string& line) noexcept {
-    if (manifest_fd_ < 0 || failed()) return;
-    if (int e = write_all(manifest_fd_, line.data(), line.size()))
-      fail_locked(e, join_path(dir_.path, "manifest.jsonl"));
+  // process leaves only whole lines behind. line_m_ held.
+  void append_line(const std::string& line) noexcept {
+    if (manifest_fd_ < 0) return;
+    if (int e = write_all(manifest_fd_, line.data(), line.size())) fail(e, manifest_path_);
   }
 
   void append_text(op_dump& d, const tensor_record& rec, const dump_result& res) {
@@ -341,6 +385,7 @@ class basic_dump_effect final : public op_listener {
       }
       return;
     }
+    if (queue_text(r, d, name, body)) return;
     const std::string path = join_path(d.dir, name);
     if (int e = write_file_atomic(path, body.data(), body.size())) fail(d, e, path);
   }
@@ -361,20 +406,34 @@ class basic_dump_effect final : public op_listener {
   void end_snapshot(const op_record& r, op_dump& d, bool unwinding) noexcept;
   void write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept;
 
+  // Background writing (dump_async.hpp). queue_* return false when the caller must write
+  // the file itself.
+  bool queue_tensor(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec, dump_writers& w);
+  bool queue_text(const op_record& r, op_dump& d, const std::string& name, const std::string& body);
+  bool queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w) noexcept;
+  static void write_job(dump_job& j) noexcept;
+  void write_queued(dump_job& j) noexcept;
+  void drain_writers() noexcept;
+
   void write_graphs_locked() noexcept;
   void close_run_locked(bool at_exit) noexcept;
 
   mutex m_;
+  mutex line_m_;  // manifest lines (see write_manifest_line); taken after m_
   dump_config off_;                   // the configuration before the first configure()
   dump_config* cfg_ = &off_;          // published with release, read with acquire
   plain_vector<dump_config*> retired_;  // earlier configurations, freed at exit
-  uint64_t run_ = 0;                  // changes when a run opens or closes; written under m_, read atomically
+  uint64_t run_ = 0;  // changes when a run opens or closes; written under m_ and line_m_, read atomically
   bool active_ = false;
   bool stopped_ = false;  // a budget was reached
   bool failed_ = false;   // an I/O error turned dumping off
+  uint64_t tickets_ = 0;  // files queued for the writers, ever (their order)
+  uint64_t fail_ticket_ = ~uint64_t(0);  // queued files after this one are dropped once failed_
   bool opened_ = false;
+  pid_t run_pid_ = 0;  // the process that opened the run (a forked child leaves it alone)
   run_dir dir_;
-  int manifest_fd_ = -1;
+  int manifest_fd_ = -1;             // written under m_ and line_m_
+  std::string manifest_path_;
   open_dir* dir_fd_ = nullptr;  // the run directory, open
   uint64_t ops_ = 0, bytes_ = 0;
   dataflow_graph graph_;
@@ -405,15 +464,22 @@ inline void basic_dump_effect<N>::write_graphs_locked() noexcept {
 // (options changed) the next op opens a new run.
 template <int N>
 inline void basic_dump_effect<N>::close_run_locked(bool at_exit) noexcept {
-  if (opened_ && !failed()) write_line_locked(render_end_record(ops_, bytes_, stopped_));
-  if (opened_ && !failed()) write_graphs_locked();
-  if (manifest_fd_ >= 0) ::close(manifest_fd_);
-  manifest_fd_ = -1;
+  // A forked child that closes its parent's run writes nothing into it.
+  const bool ours = opened_ && run_pid_ == cached_pid();
+  {
+    // The end record is the run's last line: its id changes with it, under the same lock.
+    const std::string end = ours && !failed() ? render_end_record(ops_, bytes_, stopped_) : std::string();
+    lock_guard<mutex> g(line_m_);
+    if (!end.empty()) append_line(end);
+    if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
+    if (manifest_fd_ >= 0) ::close(manifest_fd_);
+    manifest_fd_ = -1;
+  }
+  if (ours && !failed()) write_graphs_locked();
   if (dir_.lock_fd >= 0) ::close(dir_.lock_fd);
   open_dir::unref(dir_fd_);
   dir_fd_ = nullptr;
   dir_ = run_dir{};
-  if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
   opened_ = false;
   ops_ = bytes_ = 0;
   graph_ = typename deferred<dataflow_graph, N>::type{};  // dependent: completed only when used
@@ -423,4 +489,5 @@ inline void basic_dump_effect<N>::close_run_locked(bool at_exit) noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#include "dump_async.hpp"
 #include "dump_snapshot.hpp"

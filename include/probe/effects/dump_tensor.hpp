@@ -131,10 +131,16 @@ struct dump_result {
 
 constexpr size_t k_parallel_stats_bytes = size_t(16) << 20;
 
+// Largest tensor whose file a background writer makes: copying a larger one would cost about
+// what writing it does, so it is written on the op's thread.
+constexpr size_t k_async_max_bytes = size_t(1) << 20;
+
 // Reads `v` once: statistics, the first `head_values` elements, and (when `name` is not
 // empty) an atomically written .npy file, `name` relative to the directory `dirfd` (with
-// AT_FDCWD: a path).
-PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values) noexcept {
+// AT_FDCWD: a path), or (with `copy_to`) a copy of its row-major bytes, `copy_bytes` of
+// them, for a background writer to write later.
+PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
+                                   char* copy_to = nullptr, size_t copy_bytes = 0) noexcept {
   dump_result res;
   try {
     tensor_reader reader;
@@ -163,9 +169,18 @@ PROBE_FUNC dump_result dump_tensor(const tensor_view& v, int dirfd, const std::s
     // Statistics overlap the file writes only when there is a file and enough data to pay
     // for the hand-over (about 10 us per chunk).
     stats_worker* worker = file.fd() >= 0 && reader.total_bytes() >= k_parallel_stats_bytes ? stats_worker::get() : nullptr;
+    if (copy_to && reader.total_bytes() != copy_bytes) {
+      res.note = "tensor size changed while read";
+      return res;
+    }
     const void* p;
     size_t n;
     while (reader.next(&p, &n) && n) {
+      if (copy_to && n <= copy_bytes) {  // the statistics below then read the copy, hot in cache
+        p = memcpy(copy_to, p, n);
+        copy_to += n;
+        copy_bytes -= n;
+      }
       if (worker) {
         worker->start(p, n / item, v.type);
       } else {

@@ -1,0 +1,134 @@
+// Handing the dump's small files to background writers (dump_writer.hpp). The op's thread
+// does what must happen while the op runs: filters and budgets (before this), one read of
+// the tensor into the job (statistics over the copy), the file name and the manifest line.
+// A writer makes the file atomically and appends the line after it, so the manifest never
+// names a file that is not there. A writer's I/O error turns dumping off as on the op's
+// thread: one message, files queued after the failing one are dropped (files queued before
+// it are still written), the program goes on.
+// Implementation-only header (member functions of dump_effect).
+#pragma once
+#include "dump_impl.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+template <int N>
+inline bool basic_dump_effect<N>::queue_tensor(const op_record& r, const recorded_tensor& t, op_dump& d,
+                                               tensor_record& rec, dump_writers& w) {
+  const dump_config& c = *d.cfg;
+  const std::string header = npy::header_for(t.view);
+  const size_t bytes = t.view.nbytes();
+  dump_job* j = dump_job::create(header.size() + bytes);
+  if (!j) return false;
+  dump_result res;
+  try {
+    memcpy(j->data(), header.data(), header.size());
+    res = dump_tensor(t.view, AT_FDCWD, std::string(), c.text ? k_text_values : 0, j->data() + header.size(), bytes);
+    rec.stats = res.stats;
+    rec.have_stats = res.read_ok;
+    rec.note = res.note;
+    if (res.read_ok) {
+      rec.file = tensor_file_name(r.seq, r.name, t.which == io::in, t.slot, ".npy");
+      j->name = rec.file;
+      j->line = render_tensor_record(rec);
+    }
+  } catch (...) {
+    dump_job::destroy(j);
+    throw;  // on_tensor's handler: nothing is recorded for this tensor
+  }
+  if (res.read_ok) {
+    if (!queue_job(j, r, d, w)) return true;  // the run ended meanwhile
+  } else {
+    // Nothing to write: the record says why, as on the synchronous path.
+    dump_job::destroy(j);
+    write_manifest_line(d, render_tensor_record(rec));
+  }
+  if (c.text) append_text(d, rec, res);
+  if (d.graph_node != k_no_node) add_graph_tensor(d, rec);
+  return true;
+}
+
+template <int N>
+inline bool basic_dump_effect<N>::queue_text(const op_record& r, op_dump& d, const std::string& name,
+                                             const std::string& body) {
+  if (d.cfg->threads <= 0 || !d.dir_fd || d.dir_fd->fd < 0) return false;
+  dump_writers* w = dump_writers::get(d.cfg->threads);
+  if (!w) return false;
+  dump_job* j = dump_job::create(body.size());
+  if (!j) return false;
+  try {
+    memcpy(j->data(), body.data(), body.size());
+    j->name = name;
+  } catch (...) {
+    dump_job::destroy(j);
+    return false;
+  }
+  queue_job(j, r, d, *w);
+  return true;
+}
+
+// Queues a filled job (ownership passes); false when it was dropped instead.
+template <int N>
+inline bool basic_dump_effect<N>::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w) noexcept {
+  if (!current(d)) {
+    dump_job::destroy(j);
+    return false;
+  }
+  j->write = &basic_dump_effect::write_job;
+  j->owner = this;
+  j->dir = open_dir::ref(d.dir_fd);
+  j->run = d.run;
+  j->cost += j->name.size() + j->line.size();
+  j->ticket = __atomic_add_fetch(&tickets_, 1, __ATOMIC_ACQ_REL);
+  // One op's files on one lane: its manifest lines keep the order it recorded them in.
+  const int used = d.cfg->threads < w.lanes() ? d.cfg->threads : w.lanes();
+  w.push(j, static_cast<unsigned>(r.seq % static_cast<uint64_t>(used)), d.cfg->queue_bytes);
+  return true;
+}
+
+template <int N>
+inline void basic_dump_effect<N>::write_job(dump_job& j) noexcept {
+  static_cast<basic_dump_effect*>(j.owner)->write_queued(j);
+}
+
+template <int N>
+inline void basic_dump_effect<N>::write_queued(dump_job& j) noexcept {
+  open_dir* dir = static_cast<open_dir*>(j.dir);
+  // Dropped: its run has ended (a file written now could land in the next run's folder), or
+  // an earlier file failed.
+  auto dropped = [&] {
+    return __atomic_load_n(&run_, __ATOMIC_ACQUIRE) != j.run ||
+           (failed() && j.ticket > __atomic_load_n(&fail_ticket_, __ATOMIC_ACQUIRE));
+  };
+  if (!dropped()) {
+    atomic_file f;
+    int e = f.open_at(dir->fd, j.name);
+    if (!e) e = write_all(f.fd(), j.data(), j.size);
+    if (!e) e = f.commit();
+    lock_guard<mutex> g(line_m_);
+    if (__atomic_load_n(&run_, __ATOMIC_ACQUIRE) == j.run) {
+      if (e) {
+        try {
+          fail_at(e, join_path(dir->path, j.name), j.ticket);
+        } catch (...) {
+          fail_at(e, j.name, j.ticket);
+        }
+      } else if (dropped()) {
+        // An earlier file failed while this one was written: it goes too, so that every
+        // tensor file has its manifest line.
+        if (!j.line.empty()) ::unlinkat(dir->fd, j.name.c_str(), 0);
+      } else if (!j.line.empty()) {
+        append_line(j.line);
+      }
+    }
+  }
+  open_dir::unref(dir);
+}
+
+template <int N>
+inline void basic_dump_effect<N>::drain_writers() noexcept {
+  if (dump_writers* w = dump_writers::existing()) w->drain();
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
