@@ -102,6 +102,7 @@ std::string read_all(const std::string& path) {
   const std::string flags = "--probe_dump_to=" + work + "/d --probe_dump_as_npy --probe_dump_as_text --probe_print_to=" +
                             work + "/prints.txt --probe_timing_summary --probe_trace_to=" + work + "/trace.json";
   probe::set_flags(flags.c_str());
+  static std::atomic<long> iterations{0};
   for (int t = 0; t < 4; ++t)
     std::thread([t] {
       std::vector<float> x(16, 1.f);
@@ -112,9 +113,13 @@ std::string read_all(const std::string& path) {
         op.output("x", x);
         probe::print("thread {} i {} x {}", t, i, probe::view(x));
         probe::callback([](long) {}, i);
+        iterations.fetch_add(1);
       }
     }).detach();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Work in flight whatever the machine's load: every thread has started and the effects
+  // are busy when the process exits.
+  while (iterations.load() < 400) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   std::exit(0);
 }
 
