@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../core/config.hpp"
+#include "int_text.hpp"
 #include "shortest_digits.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -161,18 +162,6 @@ PROBE_INLINE bool split_double(double v, bool* negative, uint64_t* m, int* e) no
   return true;
 }
 
-// Decimal digits of r, most significant first, at least `min` of them (leading zeros).
-PROBE_INLINE int digits_of_uint(uint64_t r, int min, char* out) noexcept {
-  char rev[24];
-  int n = 0;
-  do {
-    rev[n++] = static_cast<char>('0' + r % 10);
-    r /= 10;
-  } while (r);
-  while (n < min) rev[n++] = '0';
-  for (int i = 0; i < n; ++i) out[i] = rev[n - 1 - i];
-  return n;
-}
 
 PROBE_INLINE size_t fixed_f_exact(char* buf, double v, int precision) noexcept {
   bool negative;
@@ -180,7 +169,7 @@ PROBE_INLINE size_t fixed_f_exact(char* buf, double v, int precision) noexcept {
   int e;
   if (precision > 17 || !split_double(v, &negative, &m, &e) || !round_scaled(m, e, precision, &r)) return 0;
   char digits[24];
-  const int n = digits_of_uint(r, precision + 1, digits);  // at least one digit before the point
+  const int n = static_cast<int>(put_uint(digits, r, precision + 1) - digits);  // a digit before the point
   char* p = buf;
   if (negative) *p++ = '-';
   for (int i = 0; i < n; ++i) {
@@ -216,7 +205,7 @@ PROBE_INLINE size_t fixed_e_exact(char* buf, double v, int precision) noexcept {
     }
   }
   char digits[24];
-  digits_of_uint(r, precision + 1, digits);
+  put_uint(digits, r, precision + 1);
   char* p = buf;
   if (negative) *p++ = '-';
   *p++ = digits[0];
@@ -225,7 +214,7 @@ PROBE_INLINE size_t fixed_e_exact(char* buf, double v, int precision) noexcept {
   *p++ = 'e';
   *p++ = exp10 < 0 ? '-' : '+';
   const int a = exp10 < 0 ? -exp10 : exp10;
-  p += digits_of_uint(static_cast<uint64_t>(a), 2, p);
+  p = put_uint(p, static_cast<unsigned long long>(a), 2);
   *p = 0;
   return static_cast<size_t>(p - buf);
 }
