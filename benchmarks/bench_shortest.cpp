@@ -39,9 +39,7 @@ void compare(const char* name, const char* base_name, const std::vector<F>& xs) 
         bench::clobber();
       },
       200000);
-  bench::print_row(name, r.first);
-  bench::print_row(base_name, r.second);
-  bench::print_ratio(name, r.first, r.second);
+  bench::print_pair(name, r, base_name);
 }
 
 }  // namespace

@@ -95,5 +95,11 @@ inline void print_row(const char* name, const result& r, const char* unit = "ns"
 inline void print_ratio(const char* name, const result& r, const result& base) {
   std::printf("%-48s ratio %.3f\n", name, base.median > 0 ? r.median / base.median : 0.0);
 }
+// Both rows of a time_pair_ns result and their ratio.
+inline void print_pair(const char* name, const std::pair<result, result>& r, const char* base_name) {
+  print_row(name, r.first);
+  print_row(base_name, r.second);
+  print_ratio(name, r.first, r.second);
+}
 
 }  // namespace bench

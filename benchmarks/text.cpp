@@ -13,16 +13,6 @@
 
 #include "harness.hpp"
 
-namespace {
-
-void row(const char* name, const std::pair<bench::result, bench::result>& r, const char* base_name) {
-  bench::print_row(name, r.first);
-  bench::print_row(base_name, r.second);
-  bench::print_ratio(name, r.first, r.second);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   bench::parse_args(argc, argv);
   const long iters = 20000;
@@ -43,7 +33,7 @@ int main(int argc, char** argv) {
           bench::do_not_optimize(s.data());
         },
         iters);
-    row("format: 4 scalars", r, "snprintf + std::string: 4 scalars");
+    bench::print_pair("format: 4 scalars", r, "snprintf + std::string: 4 scalars");
   }
   {
     std::vector<float> v(1000);
@@ -61,7 +51,7 @@ int main(int argc, char** argv) {
           bench::do_not_optimize(s.data());
         },
         iters / 100);
-    row("format: 1000-float tensor, numpy style", r, "snprintf %.8g per element");
+    bench::print_pair("format: 1000-float tensor, numpy style", r, "snprintf %.8g per element");
   }
 
   std::printf("== shortest round-trip double vs snprintf %%.17g\n");
@@ -79,7 +69,7 @@ int main(int argc, char** argv) {
           bench::do_not_optimize(std::snprintf(buf, sizeof buf, "%.17g", xs[k++ & 1023]));
         },
         iters * 10);
-    row("write_shortest(double)", r, "snprintf %.17g");
+    bench::print_pair("write_shortest(double)", r, "snprintf %.17g");
   }
 
   std::printf("== JSON: one manifest line\n");
@@ -129,7 +119,7 @@ int main(int argc, char** argv) {
           bench::do_not_optimize(line.data());
         },
         iters);
-    row("json::writer: manifest line (19 members)", r, "snprintf, unescaped, %.17g");
+    bench::print_pair("json::writer: manifest line (19 members)", r, "snprintf, unescaped, %.17g");
   }
   {
     std::string text;
@@ -146,7 +136,7 @@ int main(int argc, char** argv) {
           bench::do_not_optimize(scratch.data());
         },
         iters);
-    row("json::parse: the same line", r, "json::writer: writing it");
+    bench::print_pair("json::parse: the same line", r, "json::writer: writing it");
   }
 
   std::printf("== regex: op-name filters\n");
@@ -176,7 +166,7 @@ int main(int argc, char** argv) {
         iters * 5);
     char name[96];
     std::snprintf(name, sizeof name, "regex %s", f.what);
-    row(name, r, "std::regex_search, same pattern");
+    bench::print_pair(name, r, "std::regex_search, same pattern");
   }
   {
     probe::detail::regex mine;
@@ -192,7 +182,7 @@ int main(int argc, char** argv) {
           bench::do_not_optimize(std::strstr(s.c_str(), "softmax"));
         },
         iters * 5);
-    row("regex search 'softmax'", r, "strstr");
+    bench::print_pair("regex search 'softmax'", r, "strstr");
   }
   return 0;
 }

@@ -15,7 +15,6 @@
 // waits on (or locks) its parent's, whose queued jobs the parent writes.
 #pragma once
 #include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 
 #include <new>
@@ -23,6 +22,7 @@
 
 #include "../detail/fs.hpp"
 #include "../detail/log.hpp"
+#include "../detail/background_thread.hpp"
 #include "../detail/sync.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -185,13 +185,7 @@ class dump_writers {
 
   template <int = 0>
   static void* main(void* arg) noexcept {
-    // Signals go to the program's threads, never to this one.
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, nullptr);
-#if defined(__linux__)
-    pthread_setname_np(pthread_self(), "probe-dump");
-#endif
+    become_background_thread("probe-dump");
     lane_state& l = *static_cast<lane_state*>(arg);
     dump_writers& w = *l.pool;
     w.m_.lock();

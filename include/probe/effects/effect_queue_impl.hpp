@@ -15,12 +15,12 @@
 // do callers pay for a wake-up, so a burst of prints costs the caller no system call.
 #pragma once
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 
 #include <string>
 
 #include "../detail/log.hpp"
+#include "../detail/background_thread.hpp"
 #include "../detail/sync.hpp"
 #include "effect_records.hpp"
 
@@ -157,13 +157,7 @@ PROBE_FUNC bool effect_any_runnable(effect_queue& q) noexcept {
 
 PROBE_FUNC void* effect_worker_main(void* arg) noexcept {
   effect_queue& q = *static_cast<effect_queue*>(arg);
-  // Signals go to the program's threads, never to this one.
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
-#if defined(__linux__)
-  pthread_setname_np(pthread_self(), "probe-effects");
-#endif
+  become_background_thread("probe-effects");
   constexpr int64_t k_idle_ns = 20 * 1000000;  // busy for this long after the last work
   for (;;) {
     if (effect_consume_available(q)) {
