@@ -9,7 +9,7 @@
 // The dumps go to $BENCH_DIR (default /tmp); --quick uses 16 MiB dumps.
 #include <probe/probe.hpp>
 
-#include <probe/analysis/compare_run.hpp>
+#include "analysis/compare_run.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

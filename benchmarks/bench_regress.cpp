@@ -1,8 +1,8 @@
 // probe regress on long series: the change-point search on 10,000 runs (target: well under
 // 1 s), how it scales from 1,000 runs, the incremental energy split against the direct
 // O(n^2) one, and the whole report (analysis + text + JSON + SVG) on 10,000 runs.
-#include <probe/analysis/regress_plot.hpp>
-#include <probe/analysis/regress_report.hpp>
+#include "analysis/regress_plot.hpp"
+#include "analysis/regress_report.hpp"
 
 #include <cmath>
 #include <cstdint>

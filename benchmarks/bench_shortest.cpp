@@ -2,7 +2,7 @@
 // std::to_chars(..., std::chars_format::scientific), which writes the same characters, on
 // the same inputs in the same run. Also the one-time cost of computing the powers-of-ten
 // table on first use. Results in benchmarks/README.md ("Shortest float text").
-#include <probe/detail/shortest_digits.hpp>
+#include <probe/util/shortest_digits.hpp>
 
 #include <charconv>
 #include <cstdint>

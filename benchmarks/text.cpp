@@ -2,7 +2,7 @@
 // regex engine, each timed against a baseline in the same run (snprintf, std::regex, memmem).
 // Results are recorded in benchmarks/README.md ("Text: format, JSON, regex").
 #include <probe/probe.hpp>
-#include <probe/detail/regex.hpp>
+#include <probe/util/regex.hpp>
 #include <probe/formats/json.hpp>
 
 #include <cstdio>

@@ -8,7 +8,7 @@
 // default header-only; PROBE_SEPARATE_IMPLEMENTATION + one TU with PROBE_IMPLEMENTATION;
 // PROBE_DISABLE compiles every mark to nothing.
 #pragma once
-#include "core/config.hpp"
+#include "util/config.hpp"
 #include "core/dtype.hpp"
 #include "core/half.hpp"
 #include "core/tensor_view.hpp"
@@ -21,5 +21,5 @@
 #include "effects/timing.hpp"
 
 #if PROBE_HAS_IMPLEMENTATION
-#include "detail/implementation.hpp"
+#include "wiring/implementation.hpp"
 #endif

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include <probe/analysis/bisect.hpp>
+#include "analysis/bisect.hpp"
 #include <string>
 #include <vector>
 

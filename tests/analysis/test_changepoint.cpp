@@ -2,7 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
-#include <probe/analysis/changepoint.hpp>
+#include "analysis/changepoint.hpp"
 #include <vector>
 
 namespace pa = probe::analysis;

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <probe/analysis/regress_plot.hpp>
-#include <probe/analysis/regress_report.hpp>
+#include "analysis/regress_plot.hpp"
+#include "analysis/regress_report.hpp"
 #include <string>
 #include <vector>
 

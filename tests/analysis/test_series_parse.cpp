@@ -3,7 +3,7 @@
 #include <sys/time.h>
 
 #include <cstdio>
-#include <probe/analysis/series_input.hpp>
+#include "analysis/series_input.hpp"
 #include <string>
 
 #include "../support/capture.hpp"

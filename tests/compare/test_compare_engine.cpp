@@ -2,9 +2,9 @@
 // optimized ones, with and without a planted bug, through the analysis API.
 #include <doctest/doctest.h>
 
-#include <probe/analysis/compare_run.hpp>
-#include <probe/analysis/compare_text.hpp>
-#include <probe/analysis/nonfinite.hpp>
+#include "analysis/compare_run.hpp"
+#include "analysis/compare_text.hpp"
+#include "analysis/nonfinite.hpp"
 
 #include <set>
 

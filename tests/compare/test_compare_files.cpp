@@ -2,8 +2,8 @@
 // layouts, many threads against one, and inputs that are broken in every way we know.
 #include <doctest/doctest.h>
 
-#include <probe/analysis/compare_run.hpp>
-#include <probe/analysis/compare_text.hpp>
+#include "analysis/compare_run.hpp"
+#include "analysis/compare_text.hpp"
 
 #include <sys/stat.h>
 

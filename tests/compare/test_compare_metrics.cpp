@@ -3,7 +3,7 @@
 // quantiles; the minimum tolerances; check modes.
 #include <doctest/doctest.h>
 
-#include <probe/analysis/compare_tensors.hpp>
+#include "analysis/compare_tensors.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // detail::plain_vector, the container behind op records, flag tokens, regex programs and
 // graphs: element lifetimes, order under insert/erase, aliasing, and copies.
 #include <doctest/doctest.h>
-#include <probe/detail/plain_vector.hpp>
+#include <probe/util/plain_vector.hpp>
 
 #include <string>
 

@@ -20,7 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <probe/detail/atomic_file.hpp>
+#include <probe/util/atomic_file.hpp>
 
 #include "dump_fixture.hpp"
 

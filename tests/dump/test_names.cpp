@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
 #include <probe/effects/dump_names.hpp>
-#include <probe/detail/printable.hpp>
+#include <probe/util/printable.hpp>
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // values, exhaustive over the 16-bit formats, and agreement with Python's repr and numpy.
 // (test_shortest_digits.cpp compares the double and float digits with std::to_chars.)
 #include <doctest/doctest.h>
-#include <probe/detail/float_text.hpp>
+#include <probe/util/float_text.hpp>
 
 #include <clocale>
 #include <cmath>

@@ -3,8 +3,8 @@
 // subnormal and the edges of every binade, millions of random double bit patterns, and the
 // classic hard cases. <charconv> is the reference here only; probe itself never includes it.
 #include <doctest/doctest.h>
-#include <probe/detail/float_text.hpp>
-#include <probe/detail/shortest_digits.hpp>
+#include <probe/util/float_text.hpp>
+#include <probe/util/shortest_digits.hpp>
 
 #include <cfloat>
 #include <charconv>

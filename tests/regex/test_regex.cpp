@@ -1,7 +1,7 @@
 // probe's regex engine: agreement with std::regex (ECMAScript) over a table of patterns and
 // inputs, error messages, and bounded work on pathological patterns.
 #include <doctest/doctest.h>
-#include <probe/detail/regex.hpp>
+#include <probe/util/regex.hpp>
 
 #include <cstdio>
 #include <cstdlib>

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <probe/analysis/bisect.hpp>
+#include "analysis/bisect.hpp"
 
 extern char** environ;
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <probe/analysis/bisect.hpp>
-#include <probe/analysis/series_parse.hpp>
+#include "analysis/bisect.hpp"
+#include "analysis/series_parse.hpp"
 
 #include "option_reader.hpp"
 #include "subprocess.hpp"

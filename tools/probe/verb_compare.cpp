@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include <probe/analysis/compare_html.hpp>
-#include <probe/analysis/compare_json.hpp>
-#include <probe/analysis/compare_text.hpp>
-#include <probe/analysis/nonfinite.hpp>
+#include "analysis/compare_html.hpp"
+#include "analysis/compare_json.hpp"
+#include "analysis/compare_text.hpp"
+#include "analysis/nonfinite.hpp"
 
 #include "file_output.hpp"
 #include "option_reader.hpp"

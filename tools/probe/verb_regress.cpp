@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include <probe/analysis/regress_plot.hpp>
-#include <probe/analysis/regress_report.hpp>
-#include <probe/analysis/series_input.hpp>
+#include "analysis/regress_plot.hpp"
+#include "analysis/regress_report.hpp"
+#include "analysis/series_input.hpp"
 
 #include "file_output.hpp"
 #include "option_reader.hpp"

@@ -9,10 +9,10 @@
 
 #include <probe/probe.hpp>
 
-#include <probe/analysis/compare_inputs.hpp>
-#include <probe/analysis/dump_manifest.hpp>
-#include <probe/analysis/nonfinite.hpp>
-#include <probe/detail/printable.hpp>
+#include "analysis/compare_inputs.hpp"
+#include "analysis/dump_manifest.hpp"
+#include "analysis/nonfinite.hpp"
+#include <probe/util/printable.hpp>
 #include <probe/formats/json.hpp>
 #include <probe/formats/npy.hpp>
 

@@ -3,7 +3,7 @@
 // waiting for one copy never synchronizes the whole stream or device.
 // Compiled only with CUDA (PROBE_WITH_CUDA or nvcc). Implementation-only header.
 #pragma once
-#include "../core/config.hpp"
+#include "../util/config.hpp"
 
 #if defined(PROBE_WITH_CUDA)
 #include <cuda_runtime_api.h>

@@ -5,13 +5,13 @@
 // Strided device tensors go through the host executor (a synchronous copy).
 // Compiled only with CUDA (PROBE_WITH_CUDA or nvcc). Implementation-only header.
 #pragma once
-#include "../core/config.hpp"
+#include "../util/config.hpp"
 
 #if defined(PROBE_WITH_CUDA)
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 
-#include "../detail/sync.hpp"
+#include "../util/sync.hpp"
 #include "../effects/capture.hpp"
 
 PROBE_BEGIN_NAMESPACE

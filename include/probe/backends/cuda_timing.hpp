@@ -7,7 +7,7 @@
 // Needs the CUDA runtime (cudart) at link time and the toolkit's include directory (nvtx3 is
 // header-only and ships with the toolkit).
 #pragma once
-#include "../core/config.hpp"
+#include "../util/config.hpp"
 
 #if defined(PROBE_WITH_CUDA) && !defined(PROBE_DISABLE)
 #include <cuda_runtime_api.h>

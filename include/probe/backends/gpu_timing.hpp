@@ -9,8 +9,8 @@
 
 #include "../core/context_impl.hpp"
 #include "../core/flags_impl.hpp"
-#include "../detail/log.hpp"
-#include "../detail/sync.hpp"
+#include "../util/log.hpp"
+#include "../util/sync.hpp"
 #include "../effects/timing_clock_impl.hpp"
 #include "gpu_event_pool.hpp"
 

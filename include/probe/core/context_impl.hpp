@@ -7,11 +7,11 @@
 
 #include <string>
 
-#include "../detail/log.hpp"
-#include "../detail/plain_vector.hpp"
-#include "../detail/string_table.hpp"
-#include "../detail/sync.hpp"
-#include "../detail/thread_id.hpp"
+#include "../util/log.hpp"
+#include "../util/plain_vector.hpp"
+#include "../util/string_table.hpp"
+#include "../util/sync.hpp"
+#include "../util/thread_id.hpp"
 #include "op.hpp"
 #include "options.hpp"
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "config.hpp"
+#include "../util/config.hpp"
 #include "tensor_view.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.hpp"
+#include "../util/config.hpp"
 
 PROBE_BEGIN_NAMESPACE
 

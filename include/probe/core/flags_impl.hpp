@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include <string>
-#include "../detail/plain_vector.hpp"
+#include "../util/plain_vector.hpp"
 
-#include "../detail/log.hpp"
-#include "../detail/sync.hpp"
+#include "../util/log.hpp"
+#include "../util/sync.hpp"
 #include "gate.hpp"
 #include "options.hpp"
 

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include <string>
-#include "../detail/plain_vector.hpp"
+#include "../util/plain_vector.hpp"
 
-#include "../detail/float_text.hpp"
+#include "../util/float_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "../detail/float_text.hpp"
-#include "../detail/log.hpp"
+#include "../util/float_text.hpp"
+#include "../util/log.hpp"
 #include "format.hpp"
 #include "format_tensor_impl.hpp"
 

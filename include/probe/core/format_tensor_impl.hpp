@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include <string>
-#include "../detail/plain_vector.hpp"
+#include "../util/plain_vector.hpp"
 
 #include "format_float_impl.hpp"
 #include "tensor_view.hpp"

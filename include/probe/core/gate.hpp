@@ -4,7 +4,7 @@
 // slow path, which parses the flags and stores the real bits. With every effect off the word
 // is zero and a mark costs one load, one test and one not-taken branch.
 #pragma once
-#include "config.hpp"
+#include "../util/config.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

@@ -8,7 +8,7 @@
 #pragma once
 #include <stdint.h>
 
-#include "config.hpp"
+#include "../util/config.hpp"
 #include "dtype.hpp"
 
 #if !defined(__GNUC__) && !defined(__clang__)

@@ -1,6 +1,6 @@
 // Process-level control of every effect. Light header.
 #pragma once
-#include "config.hpp"
+#include "../util/config.hpp"
 
 PROBE_BEGIN_NAMESPACE
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.hpp"
+#include "../util/config.hpp"
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(PROBE_STATS_SCALAR)
 #define PROBE_STATS_SIMD 1

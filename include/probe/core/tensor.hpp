@@ -4,7 +4,7 @@
 #pragma once
 #include <string.h>
 
-#include "../detail/plain_vector.hpp"
+#include "../util/plain_vector.hpp"
 
 #include "tensor_view.hpp"
 

@@ -13,9 +13,9 @@
 #include "../core/context_impl.hpp"
 #include "../core/tensor.hpp"
 #include "../core/tensor_reader.hpp"
-#include "../detail/plain_vector.hpp"
-#include "../detail/printable.hpp"
-#include "../detail/thread_id.hpp"
+#include "../util/plain_vector.hpp"
+#include "../util/printable.hpp"
+#include "../util/thread_id.hpp"
 #include "breakpoint.hpp"
 
 PROBE_BEGIN_NAMESPACE

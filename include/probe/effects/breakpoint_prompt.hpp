@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include <string>
-#include "../detail/plain_vector.hpp"
+#include "../util/plain_vector.hpp"
 
 #include "../core/format.hpp"
 #include "../core/format_tensor_impl.hpp"

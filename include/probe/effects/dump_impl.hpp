@@ -12,14 +12,14 @@
 #include <exception>
 #include <new>
 #include <string>
-#include "../detail/plain_vector.hpp"
+#include "../util/plain_vector.hpp"
 
 #include "../core/context_impl.hpp"
 #include "../core/options.hpp"
-#include "../detail/fs.hpp"
-#include "../detail/log.hpp"
-#include "../detail/regex.hpp"
-#include "../detail/sync.hpp"
+#include "../util/fs.hpp"
+#include "../util/log.hpp"
+#include "../util/regex.hpp"
+#include "../util/sync.hpp"
 #include "../formats/dot.hpp"
 #include "../formats/graph_html.hpp"
 #include "../formats/npy.hpp"

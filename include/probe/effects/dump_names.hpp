@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "../detail/fs.hpp"
-#include "../detail/int_text.hpp"
+#include "../util/fs.hpp"
+#include "../util/int_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

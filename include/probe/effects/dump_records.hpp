@@ -10,9 +10,9 @@
 #include "../core/format.hpp"
 #include "../core/stats.hpp"
 #include "../core/tensor.hpp"
-#include "../detail/float_text.hpp"
-#include "../detail/int_text.hpp"
-#include "../detail/printable.hpp"
+#include "../util/float_text.hpp"
+#include "../util/int_text.hpp"
+#include "../util/printable.hpp"
 #include "../formats/json_write.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -12,8 +12,8 @@
 #include "../core/stats.hpp"
 #include "../core/tensor.hpp"
 #include "../core/tensor_reader.hpp"
-#include "../detail/sync.hpp"
-#include "../detail/fs.hpp"
+#include "../util/sync.hpp"
+#include "../util/fs.hpp"
 #include "../formats/npy.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -20,10 +20,10 @@
 #include <new>
 #include <string>
 
-#include "../detail/fs.hpp"
-#include "../detail/log.hpp"
-#include "../detail/background_thread.hpp"
-#include "../detail/sync.hpp"
+#include "../util/fs.hpp"
+#include "../util/log.hpp"
+#include "../util/background_thread.hpp"
+#include "../util/sync.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

@@ -19,9 +19,9 @@
 
 #include <string>
 
-#include "../detail/log.hpp"
-#include "../detail/background_thread.hpp"
-#include "../detail/sync.hpp"
+#include "../util/log.hpp"
+#include "../util/background_thread.hpp"
+#include "../util/sync.hpp"
 #include "effect_records.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -12,9 +12,9 @@
 
 #include "../core/context_impl.hpp"
 #include "../core/format.hpp"
-#include "../detail/log.hpp"
-#include "../detail/sync.hpp"
-#include "../detail/thread_id.hpp"
+#include "../util/log.hpp"
+#include "../util/sync.hpp"
+#include "../util/thread_id.hpp"
 #include "capture.hpp"
 #include "print.hpp"
 

@@ -11,9 +11,9 @@
 
 #include "../core/format.hpp"
 #include "../core/options.hpp"
-#include "../detail/fs.hpp"
-#include "../detail/log.hpp"
-#include "../detail/sync.hpp"
+#include "../util/fs.hpp"
+#include "../util/log.hpp"
+#include "../util/sync.hpp"
 #include "effect_queue_impl.hpp"
 #include "print.hpp"
 

@@ -7,13 +7,13 @@
 #include <unistd.h>
 
 #include <string>
-#include "../detail/plain_vector.hpp"
+#include "../util/plain_vector.hpp"
 
-#include "../detail/string_table.hpp"
+#include "../util/string_table.hpp"
 #include "../backends/gpu_op_timing.hpp"
-#include "../detail/log.hpp"
-#include "../detail/ptr_list.hpp"
-#include "../detail/round_trip_double.hpp"
+#include "../util/log.hpp"
+#include "../util/ptr_list.hpp"
+#include "../util/round_trip_double.hpp"
 #include "../formats/chrome_trace.hpp"
 #include "timing.hpp"
 #include "timing_buffer_impl.hpp"

@@ -15,8 +15,8 @@
 
 #include <new>
 
-#include "../detail/sync.hpp"
-#include "../detail/thread_id.hpp"
+#include "../util/sync.hpp"
+#include "../util/thread_id.hpp"
 #include "timing_buffer.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -7,7 +7,7 @@
 #pragma once
 #include <stdint.h>
 
-#include "../core/config.hpp"
+#include "../util/config.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

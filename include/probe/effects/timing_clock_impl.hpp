@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../detail/sync.hpp"
+#include "../util/sync.hpp"
 #include "timing_clock.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -15,13 +15,13 @@
 
 #include <string>
 
-#include "../detail/string_table.hpp"
+#include "../util/string_table.hpp"
 #include "../backends/gpu_op_timing.hpp"
 #include "../core/context_impl.hpp"
 #include "../core/options.hpp"
-#include "../detail/log.hpp"
-#include "../detail/round_trip_double.hpp"
-#include "../detail/sync.hpp"
+#include "../util/log.hpp"
+#include "../util/round_trip_double.hpp"
+#include "../util/sync.hpp"
 #include "timing.hpp"
 #include "timing_aggregate.hpp"
 #include "timing_buffer_impl.hpp"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../core/config.hpp"
+#include "../util/config.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

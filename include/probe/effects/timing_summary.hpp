@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "../detail/ptr_list.hpp"
-#include "../detail/round_trip_double.hpp"
+#include "../util/ptr_list.hpp"
+#include "../util/round_trip_double.hpp"
 #include "timing_stats.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "../core/config.hpp"
+#include "../util/config.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

@@ -5,10 +5,10 @@
 #include <stdint.h>
 
 #include <string>
-#include "../detail/plain_vector.hpp"
+#include "../util/plain_vector.hpp"
 
-#include "../core/config.hpp"
-#include "../detail/string_table.hpp"
+#include "../util/config.hpp"
+#include "../util/string_table.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "../detail/float_text.hpp"
+#include "../util/float_text.hpp"
 #include "json_value.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
-#include "../detail/float_text.hpp"
-#include "../detail/int_text.hpp"
+#include "../util/float_text.hpp"
+#include "../util/int_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace json {

@@ -18,7 +18,7 @@
 
 #include <string>
 
-#include "../detail/int_text.hpp"
+#include "../util/int_text.hpp"
 #include "../core/tensor_view.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -1,0 +1,25 @@
+// What each of probe's own threads does first: block every signal, so that signals meant for
+// the program reach the program's threads, and take a name that shows in debuggers and top.
+// Implementation-only header.
+#pragma once
+#include <pthread.h>
+#include <signal.h>
+
+#include "config.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_INLINE void become_background_thread(const char* name) noexcept {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+#if defined(__linux__)
+  pthread_setname_np(pthread_self(), name);
+#else
+  (void)name;
+#endif
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

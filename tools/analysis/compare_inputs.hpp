@@ -1,0 +1,220 @@
+// What `probe compare` pairs: the settings, the pairs of tensors (by stable key for dumps,
+// by relative path for folders of .npy files), and the gathering of both sides.
+// Standalone header, plain inline.
+#pragma once
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../../include/probe/util/regex.hpp"
+#include "compare_types.hpp"
+#include "dump_manifest.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace analysis {
+
+struct compare_settings {
+  tolerance tol{-1, -1};  // negative fields: the dtype default (default_tolerance)
+  struct tol_override {
+    std::string pattern;
+    detail::regex re;
+    tolerance tol{-1, -1};
+  };
+  std::vector<tol_override> overrides;  // by key, partial match; the last one matching wins
+  check_settings check;
+  bool has_step = false;
+  int64_t step = 0;
+  unsigned threads = 0;  // 0: one per core, at most 8
+  // Called from the calling thread every progress_interval_ms while values are compared
+  // (a compare that ends sooner never calls it); done_bytes counts both sides.
+  void (*progress)(void* context, uint64_t done_bytes, uint64_t total_bytes) = nullptr;
+  void* progress_context = nullptr;
+  unsigned progress_interval_ms = 100;
+
+  // "RE=ATOL,RTOL" (either number may be left empty: the default stays).
+  bool add_override(const std::string& spec, std::string* error) {
+    const size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      *error = "--tol takes 'REGEX=ATOL,RTOL', not '" + spec + "'";
+      return false;
+    }
+    tol_override o;
+    o.pattern = spec.substr(0, eq);
+    std::string why;
+    if (!o.re.compile(o.pattern, &why)) {
+      *error = "--tol: " + why;
+      return false;
+    }
+    const std::string nums = spec.substr(eq + 1);
+    const size_t comma = nums.find(',');
+    const std::string at = nums.substr(0, comma), rt = comma == std::string::npos ? "" : nums.substr(comma + 1);
+    auto parse = [&](const std::string& t, double* out) {
+      if (t.empty()) return true;
+      char* end = nullptr;
+      const double v = strtod(t.c_str(), &end);
+      if (*end || !(v >= 0) || v > 1e300) return false;
+      *out = v;
+      return true;
+    };
+    if ((at.empty() && rt.empty()) || !parse(at, &o.tol.atol) || !parse(rt, &o.tol.rtol)) {
+      *error = "--tol takes 'REGEX=ATOL,RTOL' with numbers >= 0, not '" + spec + "'";
+      return false;
+    }
+    overrides.push_back(std::move(o));
+    return true;
+  }
+
+  // The tolerance asked for a key (negative fields: dtype default).
+  tolerance tolerance_for(const std::string& key) const {
+    tolerance t = tol;
+    for (const tol_override& o : overrides)
+      if (o.re.search(key)) {
+        if (o.tol.atol >= 0) t.atol = o.tol.atol;
+        if (o.tol.rtol >= 0) t.rtol = o.tol.rtol;
+      }
+    return t;
+  }
+};
+
+// One side of a pair.
+struct pair_side {
+  bool present = false;
+  std::string file;  // data file; "" when the record has none
+  dtype type = dtype::invalid;
+  int ndim = 0;
+  int64_t shape[max_dims] = {};
+  uint64_t seq = 0;
+  bool have_stats = false;
+  health stats;  // from the manifest
+  // from the .npy header
+  size_t data_offset = 0;
+  bool swap = false, fortran = false;
+};
+
+struct compared_pair {
+  std::string key;  // stable key (dumps) or relative path (folders of .npy)
+  std::string op, type, slot, producer;
+  uint64_t seq = 0;  // A's sequence number (B's for a tensor only in B)
+  uint64_t occurrence = 0, parent = 0;
+  int64_t step = 0;
+  bool is_input = false;
+  size_t line = 0;  // manifest line, to keep a stable order within an op
+  pair_side a, b;
+  pair_status status = pair_status::ok;
+  std::string why;  // shape, dtype, no_data
+  tensor_metrics metrics;
+
+  std::string op_key() const { return op + "#" + std::to_string(occurrence); }
+};
+
+namespace compare_inputs {
+
+inline void fill_side(const dump_tensor& t, pair_side* s) {
+  s->present = true;
+  s->file = t.file;
+  s->type = t.elem_type;
+  s->ndim = t.ndim;
+  for (int i = 0; i < t.ndim; ++i) s->shape[i] = t.shape[i];
+  s->seq = t.seq;
+  s->have_stats = t.have_stats;
+  s->stats = t.stats;
+}
+
+inline bool pair_order(const compared_pair& x, const compared_pair& y) {
+  if (x.seq != y.seq) return x.seq < y.seq;
+  if (x.is_input != y.is_input) return x.is_input;
+  return x.line < y.line;
+}
+
+// Pairs the tensor records of two runs by key (only those of the step, if one is asked).
+inline std::vector<compared_pair> pair_runs(const dump_run& a, const dump_run& b, const compare_settings& s,
+                                            std::vector<std::string>* notes) {
+  std::vector<compared_pair> pairs;
+  std::unordered_map<std::string, size_t> index;
+  auto take = [&](const dump_run& run, bool is_a) {
+    for (const dump_tensor& t : run.tensors) {
+      if (s.has_step && t.step != s.step) continue;
+      auto it = index.find(t.key);
+      if (it == index.end()) {
+        it = index.emplace(t.key, pairs.size()).first;
+        pairs.emplace_back();
+        compared_pair& p = pairs.back();
+        p.key = t.key;
+        p.op = t.op;
+        p.type = t.type;
+        p.slot = t.slot;
+        p.producer = t.producer;
+        p.seq = t.seq;
+        p.occurrence = t.occurrence;
+        p.parent = t.parent;
+        p.step = t.step;
+        p.is_input = t.is_input;
+        p.line = t.line;
+      }
+      compared_pair& p = pairs[it->second];
+      pair_side& side = is_a ? p.a : p.b;
+      if (side.present) {
+        notes->push_back("key " + t.key + " appears twice in " + run.dir + "/manifest.jsonl; the first is used");
+        continue;
+      }
+      fill_side(t, &side);
+    }
+  };
+  take(a, true);
+  take(b, false);
+  std::stable_sort(pairs.begin(), pairs.end(), pair_order);
+  return pairs;
+}
+
+inline bool ends_with(const std::string& s, const char* tail) {
+  const size_t n = strlen(tail);
+  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+// Every .npy file under dir, as paths relative to it, sorted. Hidden entries are skipped.
+inline void find_npy(const std::string& dir, const std::string& rel, std::vector<std::string>* out, int depth = 0) {
+  if (depth > 32) return;
+  for (const std::string& name : list_dir(dir)) {
+    const std::string path = join(dir, name), r = rel.empty() ? name : rel + "/" + name;
+    if (is_dir(path)) find_npy(path, r, out, depth + 1);
+    else if (ends_with(name, ".npy")) out->push_back(r);
+  }
+}
+
+// Pairs two folders of .npy files by relative path; the order is the paths' (dump file
+// names start with the op's sequence number, so that is execution order for dumps).
+inline std::vector<compared_pair> pair_folders(const std::string& da, const std::string& db) {
+  std::vector<std::string> fa, fb;
+  find_npy(da, "", &fa);
+  find_npy(db, "", &fb);
+  std::vector<std::string> all = fa;
+  all.insert(all.end(), fb.begin(), fb.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  std::vector<compared_pair> pairs;
+  uint64_t seq = 0;
+  for (const std::string& rel : all) {
+    compared_pair p;
+    p.key = rel;
+    p.seq = ++seq;
+    p.line = static_cast<size_t>(seq);
+    if (std::binary_search(fa.begin(), fa.end(), rel)) {
+      p.a.present = true;
+      p.a.file = join(da, rel);
+    }
+    if (std::binary_search(fb.begin(), fb.end(), rel)) {
+      p.b.present = true;
+      p.b.file = join(db, rel);
+    }
+    pairs.push_back(std::move(p));
+  }
+  return pairs;
+}
+
+}  // namespace compare_inputs
+}  // namespace analysis
+PROBE_END_NAMESPACE

@@ -1,0 +1,320 @@
+// `probe compare` as a function: two dumps (rank folders paired by name), two folders of
+// .npy files, or two .npy files in; a report out (per-pair metrics, graph answers).
+//
+//   probe::analysis::compare_settings s;
+//   probe::analysis::compare_report r = probe::analysis::compare_paths("run", "reference", s);
+//   if (!r.error.empty()) ...          // bad input: the message names the file
+//   r.exit_code();                     // 0 all within tolerance, 1 mismatch, 2 bad input
+//
+// Values are compared by worker threads (one per core, at most 8), each taking chunks of
+// up to 1M elements of a pair; chunk results are merged in position order, so the answers
+// do not depend on the number of threads. Standalone header, plain inline.
+#pragma once
+#include <stdint.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../../include/probe/formats/npy.hpp"
+#include "compare_graph.hpp"
+#include "compare_tensors.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace analysis {
+
+struct compared_run {
+  std::string name;  // "" for a single run, else the run folder's name (rank_0003)
+  std::vector<compared_pair> pairs;  // sequence order
+  graph_answers graph;
+};
+
+struct compare_counts {
+  size_t pairs = 0, ok = 0, mismatch = 0, shape = 0, dtype = 0, only_a = 0, only_b = 0, no_data = 0;
+  size_t bad() const { return mismatch + shape + dtype + only_a + only_b; }
+};
+
+struct compare_report {
+  std::string a, b;
+  std::string kind;  // "dumps", "npy folders", "npy files"
+  compare_settings settings;
+  std::vector<compared_run> runs;
+  std::vector<std::string> runs_only_a, runs_only_b;  // run folders present on one side
+  std::vector<std::string> notes;
+  std::string error;  // bad input; the rest is empty
+  compare_counts counts;
+  uint64_t bytes = 0;   // data bytes read (both sides)
+  double seconds = 0;   // wall time of the value comparisons
+
+  // 0 all within tolerance, 1 a mismatch (values, shapes, dtypes, one-sided tensors or
+  // runs), 2 bad input.
+  int exit_code() const {
+    if (!error.empty()) return 2;
+    return counts.bad() || !runs_only_a.empty() || !runs_only_b.empty() ? 1 : 0;
+  }
+};
+
+namespace compare_run_impl {
+
+// Reads a side's .npy header; false with *error naming the file.
+inline bool read_side_header(pair_side* s, std::string* error) {
+  npy::header_info h;
+  if (!npy::read_header(s->file, &h, error)) return false;
+  s->type = h.type;
+  s->ndim = h.ndim;
+  for (int i = 0; i < h.ndim; ++i) s->shape[i] = h.shape[i];
+  s->data_offset = h.data_offset;
+  s->swap = h.swap_bytes;
+  s->fortran = h.fortran_order && h.ndim > 1;
+  return true;
+}
+
+struct job {
+  size_t run = 0, pair = 0;
+  pair_plan plan;
+  compare_impl::tensor_source a, b;
+};
+struct chunk {
+  size_t job = 0;
+  int64_t begin = 0, end = 0;
+};
+
+inline compare_impl::tensor_source source_of(const pair_side& s, std::vector<std::unique_ptr<tensor>>* keep,
+                                             std::string* error) {
+  compare_impl::tensor_source src;
+  src.type = compare_impl::component_type(s.type);
+  if (s.fortran) {  // rare: read whole and transposed to C order by the npy reader
+    keep->push_back(std::make_unique<tensor>(npy::read(s.file, error)));
+    src.memory = static_cast<const char*>(keep->back()->data());
+    return src;
+  }
+  src.path = s.file;
+  src.offset = s.data_offset;
+  src.swap = s.swap;
+  return src;
+}
+
+// Runs every chunk on `threads` workers; reports progress from the calling thread.
+inline void run_chunks(const std::vector<job>& jobs, const std::vector<chunk>& chunks,
+                       std::vector<compare_impl::partial>* parts, const compare_settings& s, uint64_t total_bytes) {
+  unsigned threads = s.threads ? s.threads : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  if (threads > chunks.size()) threads = static_cast<unsigned>(std::max<size_t>(1, chunks.size()));
+  std::atomic<size_t> next{0};
+  std::atomic<uint64_t> done_bytes{0};
+  std::mutex m;
+  std::condition_variable cv;
+  unsigned running = threads;
+  auto work = [&] {
+    compare_impl::worker_space w;
+    for (size_t c; (c = next.fetch_add(1)) < chunks.size();) {
+      const chunk& ch = chunks[c];
+      const job& j = jobs[ch.job];
+      compare_impl::run_chosen(j.plan.kernel, j.a, j.b, ch.begin, ch.end, j.plan.settings, w, &(*parts)[c]);
+      done_bytes += static_cast<uint64_t>(ch.end - ch.begin) * (j.a.itemsize() + j.b.itemsize());
+    }
+    std::lock_guard<std::mutex> lock(m);
+    if (--running == 0) cv.notify_all();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (...) {  // fewer threads than asked: the others share the work
+      std::lock_guard<std::mutex> lock(m);
+      --running;
+    }
+  }
+  if (pool.empty()) {
+    running = 1;
+    work();  // no thread could be started: this one does it all
+  }
+  {
+    std::unique_lock<std::mutex> lock(m);
+    while (running) {
+      cv.wait_for(lock, std::chrono::milliseconds(std::max(1u, s.progress_interval_ms)));
+      if (running && s.progress) s.progress(s.progress_context, done_bytes.load(), total_bytes);
+    }
+  }
+  for (std::thread& t : pool) t.join();
+}
+
+}  // namespace compare_run_impl
+
+// Compares the values of every comparable pair of the runs (fills status and metrics).
+inline bool compare_pairs(compare_report* r) {
+  using namespace compare_run_impl;
+  std::vector<job> jobs;
+  std::vector<std::unique_ptr<tensor>> keep;
+  for (size_t ri = 0; ri < r->runs.size(); ++ri) {
+    for (size_t pi = 0; pi < r->runs[ri].pairs.size(); ++pi) {
+      compared_pair& p = r->runs[ri].pairs[pi];
+      if (!p.a.present || !p.b.present) {
+        p.status = p.a.present ? pair_status::only_a : pair_status::only_b;
+        continue;
+      }
+      if (p.a.file.empty() || p.b.file.empty()) {
+        p.status = pair_status::no_data;
+        p.why = std::string("no data file in ") + (p.a.file.empty() ? (p.b.file.empty() ? "A or B" : "A") : "B");
+        continue;
+      }
+      if (!read_side_header(&p.a, &r->error) || !read_side_header(&p.b, &r->error)) return false;
+      job j;
+      j.run = ri;
+      j.pair = pi;
+      j.plan = plan_pair(p.a.type, p.a.shape, p.a.ndim, p.b.type, p.b.shape, p.b.ndim,
+                         r->settings.tolerance_for(p.key), r->settings.check);
+      if (j.plan.status != pair_status::ok) {
+        p.status = j.plan.status;
+        p.why = j.plan.why;
+        continue;
+      }
+      j.a = source_of(p.a, &keep, &r->error);
+      j.b = source_of(p.b, &keep, &r->error);
+      if (!r->error.empty()) return false;
+      jobs.push_back(std::move(j));
+    }
+  }
+  constexpr int64_t chunk_elems = int64_t{1} << 20;
+  std::vector<chunk> chunks;
+  uint64_t total = 0;
+  for (size_t ji = 0; ji < jobs.size(); ++ji) {
+    const int64_t n = jobs[ji].plan.count;
+    total += static_cast<uint64_t>(n) * (jobs[ji].a.itemsize() + jobs[ji].b.itemsize());
+    if (n == 0) chunks.push_back({ji, 0, 0});  // empty tensors still get their metrics
+    for (int64_t at = 0; at < n; at += chunk_elems) chunks.push_back({ji, at, std::min(n, at + chunk_elems)});
+  }
+  std::vector<compare_impl::partial> parts(chunks.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  run_chunks(jobs, chunks, &parts, r->settings, total);
+  r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r->bytes = total;
+  size_t c = 0;
+  for (size_t ji = 0; ji < jobs.size(); ++ji) {
+    compare_impl::partial merged;
+    for (; c < chunks.size() && chunks[c].job == ji; ++c) merged.merge(parts[c]);
+    if (!merged.error.empty()) {
+      r->error = merged.error;
+      return false;
+    }
+    compared_pair& p = r->runs[jobs[ji].run].pairs[jobs[ji].pair];
+    p.metrics = finish_metrics(merged, jobs[ji].plan, r->settings.check);
+    p.status = p.metrics.pass ? pair_status::ok : pair_status::mismatch;
+  }
+  return true;
+}
+
+inline void count_pairs(compare_report* r) {
+  compare_counts& k = r->counts;
+  k = compare_counts();
+  for (const compared_run& run : r->runs)
+    for (const compared_pair& p : run.pairs) {
+      ++k.pairs;
+      switch (p.status) {
+        case pair_status::ok: ++k.ok; break;
+        case pair_status::mismatch: ++k.mismatch; break;
+        case pair_status::shape: ++k.shape; break;
+        case pair_status::dtype: ++k.dtype; break;
+        case pair_status::only_a: ++k.only_a; break;
+        case pair_status::only_b: ++k.only_b; break;
+        case pair_status::no_data: ++k.no_data; break;
+      }
+    }
+}
+
+// Pairs the runs of two dumps: by folder name when they have rank folders.
+inline bool pair_dumps(compare_report* r) {
+  std::vector<dump_run> ra, rb;
+  if (!read_dump(r->a, &ra, &r->error) || !read_dump(r->b, &rb, &r->error)) return false;
+  for (const dump_run& x : ra)
+    for (const std::string& n : x.notes) r->notes.push_back(n);
+  for (const dump_run& x : rb)
+    for (const std::string& n : x.notes) r->notes.push_back(n);
+  const bool single = ra.size() == 1 && rb.size() == 1;
+  for (const dump_run& x : ra) {
+    const dump_run* y = nullptr;
+    for (const dump_run& c : rb)
+      if (single || c.name == x.name) y = &c;
+    if (!y) {
+      r->runs_only_a.push_back(x.name);
+      continue;
+    }
+    compared_run run;
+    run.name = single ? std::string() : x.name;
+    run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes);
+    r->runs.push_back(std::move(run));
+  }
+  for (const dump_run& y : rb) {
+    bool found = single;
+    for (const dump_run& x : ra) found = found || x.name == y.name;
+    if (!found) r->runs_only_b.push_back(y.name);
+  }
+  if (r->settings.has_step) {
+    for (const auto& side : {std::make_pair(&ra, &r->a), std::make_pair(&rb, &r->b)}) {
+      bool any = false;
+      for (const dump_run& x : *side.first)
+        for (const dump_tensor& t : x.tensors) any = any || t.step == r->settings.step;
+      if (!any) {
+        r->error = *side.second + ": no tensor of step " + std::to_string(r->settings.step);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+inline compare_report compare_paths(const std::string& a, const std::string& b, const compare_settings& settings) {
+  compare_report r;
+  r.a = a;
+  r.b = b;
+  r.settings = settings;
+  const bool da = is_dir(a), db = is_dir(b);
+  if (!da && !is_file(a)) r.error = path_problem(a);
+  else if (!db && !is_file(b)) r.error = path_problem(b);
+  else if (da != db) r.error = "compare two folders or two .npy files, not a folder with a file (" + a + ", " + b + ")";
+  if (!r.error.empty()) return r;
+  if (!da) {
+    r.kind = "npy files";
+    compared_run run;
+    compared_pair p;
+    const size_t slash = a.rfind('/');
+    p.key = slash == std::string::npos ? a : a.substr(slash + 1);
+    p.seq = 1;
+    p.a.present = p.b.present = true;
+    p.a.file = a;
+    p.b.file = b;
+    run.pairs.push_back(std::move(p));
+    r.runs.push_back(std::move(run));
+  } else if (has_manifest(a) && has_manifest(b)) {
+    r.kind = "dumps";
+    if (!pair_dumps(&r)) return r;
+  } else {
+    r.kind = "npy folders";
+    if (has_manifest(a) || has_manifest(b))
+      r.notes.push_back("only one side has a manifest: files are paired by path, without graph answers");
+    compared_run run;
+    run.pairs = compare_inputs::pair_folders(a, b);
+    for (int side = 0; side < 2; ++side) {
+      bool any = false;
+      for (const compared_pair& p : run.pairs) any = any || (side ? p.b.present : p.a.present);
+      if (!any) {
+        r.error = (side ? b : a) + ": no manifest.jsonl and no .npy files in it";
+        return r;
+      }
+    }
+    r.runs.push_back(std::move(run));
+  }
+  if (!compare_pairs(&r)) return r;
+  count_pairs(&r);
+  if (r.kind == "dumps")
+    for (compared_run& run : r.runs) run.graph = analyze_graph(run.pairs);
+  return r;
+}
+
+}  // namespace analysis
+PROBE_END_NAMESPACE

@@ -1,0 +1,265 @@
+// Reading what the dump wrote: manifest.jsonl records, and the run folders of a dump
+// directory (one manifest at the top, or one per rank_NNNN / host_pid subfolder).
+//
+//   probe::analysis::dump_run run;
+//   std::string err;
+//   if (!probe::analysis::read_manifest("/tmp/dump", &run, &err)) ...   // err names the file and line
+//   for (const auto& t : run.tensors) ... t.key, t.seq, t.producer, t.stats ...
+//
+// A killed run's manifest is a readable prefix: a last line without its newline that does
+// not parse is dropped with a note; a bad line anywhere else is an error. Standalone header.
+#pragma once
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../../include/probe/core/stats.hpp"
+#include "../../include/probe/formats/json.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace analysis {
+
+// One "tensor" record of a manifest.
+struct dump_tensor {
+  uint64_t seq = 0;
+  int64_t step = 0;
+  std::string op, type;
+  uint64_t occurrence = 0;
+  uint64_t parent = 0;  // 0: not nested
+  bool is_input = false;
+  std::string slot, key, producer;  // producer: the output key an input came from ("" if none)
+  dtype elem_type = dtype::invalid;
+  std::string dtype_text;  // as written (kept when probe does not know the name)
+  int ndim = 0;
+  int64_t shape[max_dims] = {};
+  std::string file;  // path of the data file (joined with the run folder); "" when none
+  bool have_stats = false;
+  health stats;
+  std::string note;
+  size_t line = 0;  // 1-based line in the manifest
+
+  // "op#occurrence": one execution of an op.
+  std::string op_key() const { return op + "#" + std::to_string(occurrence); }
+};
+
+// One run folder: its manifest's records.
+struct dump_run {
+  std::string dir;       // the folder holding manifest.jsonl
+  std::string name;      // "" for a single run, else the subfolder name (rank_0003)
+  bool has_run_record = false, has_end = false;
+  std::vector<dump_tensor> tensors;
+  std::vector<std::string> notes;  // budget records, a dropped partial last line
+};
+
+inline std::string join(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+inline bool is_dir(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+inline bool is_file(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Why `p` can be neither read as a file nor listed as a folder ("" when it can be).
+inline std::string path_problem(const std::string& p) {
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) return p + ": no such file or folder";
+  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) return p + ": not a regular file or a folder";
+  return std::string();
+}
+
+inline dtype dtype_from_name(const std::string& s) {
+  for (int i = 1; i < dtype_count; ++i)
+    if (s == dtype_name(static_cast<dtype>(i))) return static_cast<dtype>(i);
+  return dtype::invalid;
+}
+
+namespace manifest_impl {
+
+inline double number_or_nan(const json::value& v) {
+  return v.is_number() ? v.as_double() : __builtin_nan("");
+}
+
+inline bool read_stats(const json::value& s, health* h) {
+  if (!s.is_object()) return false;
+  h->valid = true;
+  h->count = s.get_int("count");
+  h->finite = s.get_int("finite");
+  h->min = number_or_nan(s.get("min"));
+  h->max = number_or_nan(s.get("max"));
+  h->mean = number_or_nan(s.get("mean"));
+  h->std = number_or_nan(s.get("std"));
+  h->nan = s.get_int("nan");
+  h->pos_inf = s.get_int("posinf");
+  h->neg_inf = s.get_int("neginf");
+  h->zero = s.get_int("zero");
+  h->subnormal = s.get_int("subnormal");
+  h->negative = s.get_int("negative");
+  h->positive = s.get_int("positive");
+  return true;
+}
+
+// One tensor record; false with *why when a field the analysis needs is missing.
+inline bool read_tensor(const json::value& v, const std::string& dir, dump_tensor* t, std::string* why) {
+  const json::value* key = v.find("key");
+  const json::value* seq = v.find("seq");
+  const json::value* io = v.find("io");
+  if (!key || !key->is_string() || !seq || !seq->is_integer() || !io || !io->is_string()) {
+    *why = "a tensor record needs \"key\", \"seq\" and \"io\"";
+    return false;
+  }
+  t->key = key->as_string();
+  t->seq = static_cast<uint64_t>(seq->as_int());
+  t->step = v.get_int("step");
+  t->op = v.get_string("op");
+  t->type = v.get_string("type");
+  t->occurrence = static_cast<uint64_t>(v.get_int("occurrence"));
+  t->parent = static_cast<uint64_t>(v.get_int("parent"));
+  t->is_input = io->as_string() == "in";
+  t->slot = v.get_string("slot");
+  t->producer = v.get_string("producer");
+  t->dtype_text = v.get_string("dtype");
+  t->elem_type = dtype_from_name(t->dtype_text);
+  const json::value& shape = v.get("shape");
+  t->ndim = static_cast<int>(std::min<size_t>(shape.size(), max_dims));
+  for (int i = 0; i < t->ndim; ++i) t->shape[i] = shape[static_cast<size_t>(i)].as_int();
+  const std::string file = v.get_string("file");
+  if (!file.empty()) {
+    if (file[0] == '/' || file == ".." || file.compare(0, 3, "../") == 0 || file.find("/../") != std::string::npos ||
+        (file.size() >= 3 && file.compare(file.size() - 3, 3, "/..") == 0)) {
+      *why = "file name '" + file + "' leaves the dump folder";
+      return false;
+    }
+    t->file = join(dir, file);
+  }
+  t->have_stats = read_stats(v.get("stats"), &t->stats);
+  if (t->have_stats) t->stats.type = t->elem_type;
+  t->note = v.get_string("note");
+  return true;
+}
+
+}  // namespace manifest_impl
+
+// Reads dir/manifest.jsonl into *run. False with *error naming the file (and line).
+inline bool read_manifest(const std::string& dir, dump_run* run, std::string* error) {
+  const std::string path = join(dir, "manifest.jsonl");
+  FILE* f = fopen(path.c_str(), "rb");
+  if (!f) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const bool read_error = ferror(f) != 0;
+  fclose(f);
+  if (read_error) {
+    *error = path + ": read error";
+    return false;
+  }
+  run->dir = dir;
+  size_t line_no = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    const bool last_partial = end == std::string::npos;
+    if (last_partial) end = text.size();
+    ++line_no;
+    const char* line = text.data() + at;
+    const size_t len = end - at;
+    at = end + 1;
+    if (len == 0 || (len == 1 && line[0] == '\r')) continue;
+    json::value v;
+    std::string why;
+    if (!json::parse(line, len, v, &why) || !v.is_object()) {
+      if (last_partial) {  // a run killed while writing its last line
+        run->notes.push_back(path + ": line " + std::to_string(line_no) + " is incomplete (the run was cut short); ignored");
+        break;
+      }
+      *error = path + ":" + std::to_string(line_no) + ": " + (why.empty() ? "not a JSON object" : why);
+      return false;
+    }
+    const std::string kind = v.get_string("record");
+    if (kind == "tensor") {
+      dump_tensor t;
+      if (!manifest_impl::read_tensor(v, dir, &t, &why)) {
+        *error = path + ":" + std::to_string(line_no) + ": " + why;
+        return false;
+      }
+      t.line = line_no;
+      run->tensors.push_back(std::move(t));
+    } else if (kind == "run") {
+      run->has_run_record = true;
+    } else if (kind == "end") {
+      run->has_end = true;
+    } else if (kind == "budget") {
+      run->notes.push_back("dumping stopped early: " + v.get_string("reason"));
+    }
+  }
+  if (!run->has_run_record && run->tensors.empty()) {
+    *error = path + ": no probe records (not a probe manifest?)";
+    return false;
+  }
+  if (!run->has_end) run->notes.push_back(path + ": no end record (the run did not finish, or is still running)");
+  return true;
+}
+
+// Sorted names of a folder's entries (no hidden ones).
+inline std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') out.push_back(e->d_name);
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Whether path holds a dump: its own manifest, or subfolders with one.
+inline bool has_manifest(const std::string& dir) {
+  if (is_file(join(dir, "manifest.jsonl"))) return true;
+  for (const std::string& name : list_dir(dir))
+    if (is_file(join(join(dir, name), "manifest.jsonl"))) return true;
+  return false;
+}
+
+// The runs of a dump folder: itself when it holds manifest.jsonl, else each subfolder that
+// does (rank_0000, rank_0001, ... or host_pid). False with *error when there is none or a
+// manifest is corrupt.
+inline bool read_dump(const std::string& dir, std::vector<dump_run>* runs, std::string* error) {
+  runs->clear();
+  if (!is_dir(dir)) {
+    *error = dir + ": not a folder";
+    return false;
+  }
+  if (is_file(join(dir, "manifest.jsonl"))) {
+    runs->emplace_back();
+    return read_manifest(dir, &runs->back(), error);
+  }
+  for (const std::string& name : list_dir(dir)) {
+    const std::string sub = join(dir, name);
+    if (!is_file(join(sub, "manifest.jsonl"))) continue;
+    runs->emplace_back();
+    runs->back().name = name;
+    if (!read_manifest(sub, &runs->back(), error)) return false;
+  }
+  if (runs->empty()) {
+    *error = dir + ": no manifest.jsonl in it or in its subfolders";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace analysis
+PROBE_END_NAMESPACE

@@ -1,0 +1,230 @@
+// The first op whose output holds NaN or Inf, in one dump (`probe compare --nonfinite DIR`,
+// `probe show --health DIR`): outputs are scanned in sequence order using the manifest's
+// health stats; outputs recorded without stats are measured from their files, and the op
+// found is verified from its data file when there is one. Its inputs are reported too: all
+// finite means the op made the NaN/Inf itself. Standalone header, plain inline.
+#pragma once
+#include <stdint.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../../include/probe/core/stats.hpp"
+#include "../../include/probe/formats/json_write.hpp"
+#include "../../include/probe/formats/npy.hpp"
+#include "../../include/probe/util/printable.hpp"
+#include "dump_manifest.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace analysis {
+
+struct nonfinite_tensor {
+  std::string key, slot, producer, file;
+  int64_t count = 0, nan = 0, pos_inf = 0, neg_inf = 0;
+  bool known = false;     // stats or data were available
+  bool verified = false;  // counted from the data file
+  int64_t nonfinite() const { return nan + pos_inf + neg_inf; }
+};
+
+struct nonfinite_run {
+  std::string name;  // rank folder, or ""
+  bool found = false;
+  uint64_t seq = 0;
+  int64_t step = 0;
+  std::string op_key, op, type;
+  std::vector<nonfinite_tensor> outputs, inputs;  // of the op found (outputs: the non-finite ones)
+  size_t outputs_scanned = 0, outputs_unknown = 0;
+  size_t outputs_nonfinite = 0;  // in the whole run, by the manifest's stats
+  std::vector<std::string> notes;
+};
+
+struct nonfinite_report {
+  std::string dir;
+  std::vector<nonfinite_run> runs;
+  std::string error;
+  bool found() const {
+    for (const nonfinite_run& r : runs)
+      if (r.found) return true;
+    return false;
+  }
+  int exit_code() const { return !error.empty() ? 2 : found() ? 1 : 0; }
+};
+
+namespace nonfinite_impl {
+
+// Counts from the data file; false (with *error) when it cannot be read.
+inline bool measure(const dump_tensor& t, nonfinite_tensor* out, std::string* error) {
+  tensor data = npy::read(t.file, error);
+  if (data.empty()) return false;
+  const health h = compute_health(data.view());
+  out->count = h.count;
+  out->nan = h.nan;
+  out->pos_inf = h.pos_inf;
+  out->neg_inf = h.neg_inf;
+  out->known = out->verified = true;
+  return true;
+}
+
+inline nonfinite_tensor from_stats(const dump_tensor& t) {
+  nonfinite_tensor n;
+  n.key = t.key;
+  n.slot = t.slot;
+  n.producer = t.producer;
+  n.file = t.file;
+  if (t.have_stats) {
+    n.known = true;
+    n.count = t.stats.count;
+    n.nan = t.stats.nan;
+    n.pos_inf = t.stats.pos_inf;
+    n.neg_inf = t.stats.neg_inf;
+  }
+  return n;
+}
+
+inline bool scan(const dump_run& run, bool has_step, int64_t step, nonfinite_run* out, std::string* error) {
+  out->name = run.name;
+  out->notes = run.notes;
+  std::vector<const dump_tensor*> order;
+  for (const dump_tensor& t : run.tensors)
+    if (!has_step || t.step == step) order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [](const dump_tensor* x, const dump_tensor* y) {
+    return x->seq != y->seq ? x->seq < y->seq : x->is_input && !y->is_input;
+  });
+  for (const dump_tensor* t : order) {
+    if (t->is_input) continue;
+    ++out->outputs_scanned;
+    nonfinite_tensor n = from_stats(*t);
+    if (!n.known && !t->file.empty() && !measure(*t, &n, error)) return false;
+    if (!n.known) {
+      ++out->outputs_unknown;
+      continue;
+    }
+    if (!n.nonfinite()) continue;
+    ++out->outputs_nonfinite;
+    if (out->found && t->op_key() != out->op_key) continue;
+    if (!t->file.empty() && !n.verified) {
+      nonfinite_tensor check = n;
+      if (!measure(*t, &check, error)) return false;
+      if (!check.nonfinite()) {
+        out->notes.push_back(t->key + ": the manifest counts NaN/Inf but the data file has none; skipped");
+        --out->outputs_nonfinite;
+        continue;
+      }
+      n = check;
+    }
+    if (!out->found) {
+      out->found = true;
+      out->seq = t->seq;
+      out->step = t->step;
+      out->op_key = t->op_key();
+      out->op = t->op;
+      out->type = t->type;
+    }
+    out->outputs.push_back(n);
+  }
+  if (!out->found) return true;
+  for (const dump_tensor* t : order) {
+    if (!t->is_input || t->op_key() != out->op_key) continue;
+    nonfinite_tensor n = from_stats(*t);
+    if (!t->file.empty() && !measure(*t, &n, error)) return false;
+    out->inputs.push_back(n);
+  }
+  return true;
+}
+
+}  // namespace nonfinite_impl
+
+inline nonfinite_report find_first_nonfinite(const std::string& dir, bool has_step = false, int64_t step = 0) {
+  nonfinite_report r;
+  r.dir = dir;
+  std::vector<dump_run> runs;
+  if (!read_dump(dir, &runs, &r.error)) return r;
+  for (const dump_run& run : runs) {
+    r.runs.emplace_back();
+    if (!nonfinite_impl::scan(run, has_step, step, &r.runs.back(), &r.error)) {
+      r.runs.clear();
+      return r;
+    }
+  }
+  return r;
+}
+
+inline std::string nonfinite_counts(const nonfinite_tensor& t) {
+  return std::to_string(t.nan) + " NaN, " + std::to_string(t.pos_inf) + " +Inf, " + std::to_string(t.neg_inf) +
+         " -Inf of " + std::to_string(t.count);
+}
+
+inline std::string nonfinite_text(const nonfinite_report& r) {
+  if (!r.error.empty()) return "error: " + r.error + "\n";
+  std::string out;
+  for (const nonfinite_run& run : r.runs) {
+    const std::string prefix = run.name.empty() ? "" : ::probe::detail::printable(run.name) + ": ";
+    for (const std::string& n : run.notes) out += prefix + "note: " + ::probe::detail::printable(n) + "\n";
+    if (!run.found) {
+      out += prefix + "no NaN or Inf in the " + std::to_string(run.outputs_scanned) + " op outputs of " + ::probe::detail::printable(r.dir) +
+             (run.outputs_unknown ? " (" + std::to_string(run.outputs_unknown) + " without stats or data not checked)" : "") +
+             ".\n";
+      continue;
+    }
+    out += prefix + "First non-finite output: op " + ::probe::detail::printable(run.op_key) + (run.type.empty() ? "" : " (" + ::probe::detail::printable(run.type) + ")") +
+           " at seq " + std::to_string(run.seq) + ", step " + std::to_string(run.step) + ".\n";
+    for (const nonfinite_tensor& t : run.outputs)
+      out += prefix + "  output " + ::probe::detail::printable(t.key) + ": " + nonfinite_counts(t) + (t.verified ? " (counted from the data)" : " (manifest stats)") + "\n";
+    bool inputs_finite = true;
+    for (const nonfinite_tensor& t : run.inputs) {
+      out += prefix + "  input " + ::probe::detail::printable(t.key) + ": " +
+             (t.known ? (t.nonfinite() ? nonfinite_counts(t) : "all finite") : std::string("not known")) +
+             (t.producer.empty() ? " (graph input)" : " (from " + ::probe::detail::printable(t.producer) + ")") + "\n";
+      inputs_finite = inputs_finite && t.known && !t.nonfinite();
+    }
+    out += prefix + (run.inputs.empty() ? "  The op has no recorded inputs."
+                     : inputs_finite ? "  Its inputs are all finite: this op made the NaN/Inf."
+                                     : "  An input already holds NaN/Inf (a graph input, or an op that was not dumped).") +
+           "\n";
+    out += prefix + "  " + std::to_string(run.outputs_nonfinite) + " of " + std::to_string(run.outputs_scanned) +
+           " op outputs hold NaN/Inf.\n";
+  }
+  return out;
+}
+
+inline std::string nonfinite_json(const nonfinite_report& r) {
+  std::string out;
+  json::writer w(out);
+  w.begin_object().member("format", "probe-nonfinite-1").member("dir", r.dir);
+  w.key("error");
+  if (r.error.empty()) w.null(); else w.value(r.error);
+  w.member("found", r.found()).key("runs").begin_array();
+  auto tensors = [&](const char* k, const std::vector<nonfinite_tensor>& v) {
+    w.key(k).begin_array();
+    for (const nonfinite_tensor& t : v) {
+      w.begin_object().member("key", t.key).member("known", t.known).member("verified", t.verified);
+      w.member("count", static_cast<long long>(t.count)).member("nan", static_cast<long long>(t.nan));
+      w.member("posinf", static_cast<long long>(t.pos_inf)).member("neginf", static_cast<long long>(t.neg_inf));
+      w.key("producer");
+      if (t.producer.empty()) w.null(); else w.value(t.producer);
+      w.end_object();
+    }
+    w.end_array();
+  };
+  for (const nonfinite_run& run : r.runs) {
+    w.begin_object().key("name");
+    if (run.name.empty()) w.null(); else w.value(run.name);
+    w.member("found", run.found);
+    if (run.found) {
+      w.member("op_key", run.op_key).member("op", run.op).member("type", run.type);
+      w.member("seq", static_cast<unsigned long long>(run.seq)).member("step", static_cast<long long>(run.step));
+      tensors("outputs", run.outputs);
+      tensors("inputs", run.inputs);
+    }
+    w.member("outputs_scanned", static_cast<unsigned long long>(run.outputs_scanned));
+    w.member("outputs_nonfinite", static_cast<unsigned long long>(run.outputs_nonfinite));
+    w.end_object();
+  }
+  w.end_array().end_object();
+  out += '\n';
+  return out;
+}
+
+}  // namespace analysis
+PROBE_END_NAMESPACE
