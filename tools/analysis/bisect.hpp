@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 #include "metric_direction.hpp"
 #include "stats.hpp"
 

@@ -33,7 +33,7 @@
 #include <limits>
 #include <vector>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 #include "stats.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -7,7 +7,7 @@
 
 #include <limits>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../../include/probe/util/regex.hpp"
+#include <probe/util/regex.hpp>
 #include "compare_types.hpp"
 #include "dump_manifest.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/formats/json_write.hpp"
+#include <probe/formats/json_write.hpp>
 #include "compare_run.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "../../include/probe/formats/npy.hpp"
+#include <probe/formats/npy.hpp>
 #include "compare_graph.hpp"
 #include "compare_tensors.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/core/half.hpp"
+#include <probe/core/half.hpp>
 #include "compare_kernel.hpp"
 
 PROBE_BEGIN_NAMESPACE

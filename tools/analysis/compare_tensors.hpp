@@ -15,7 +15,7 @@
 #include <limits>
 #include <string>
 
-#include "../../include/probe/core/tensor.hpp"
+#include <probe/core/tensor.hpp>
 #include "compare_source.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/core/dtype.hpp"
-#include "../../include/probe/core/tensor_view.hpp"
+#include <probe/core/dtype.hpp>
+#include <probe/core/tensor_view.hpp>
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {

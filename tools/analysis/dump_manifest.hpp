@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/core/stats.hpp"
-#include "../../include/probe/formats/json.hpp"
+#include <probe/core/stats.hpp>
+#include <probe/formats/json.hpp>
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {

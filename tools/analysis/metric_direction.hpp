@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {

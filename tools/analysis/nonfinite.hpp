@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/core/stats.hpp"
-#include "../../include/probe/formats/json_write.hpp"
-#include "../../include/probe/formats/npy.hpp"
-#include "../../include/probe/util/printable.hpp"
+#include <probe/core/stats.hpp>
+#include <probe/formats/json_write.hpp>
+#include <probe/formats/npy.hpp>
+#include <probe/util/printable.hpp>
 #include "dump_manifest.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 #include "regress_report.hpp"
 #include "xml_text.hpp"
 

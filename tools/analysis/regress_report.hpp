@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/util/config.hpp"
-#include "../../include/probe/util/printable.hpp"
+#include <probe/util/config.hpp>
+#include <probe/util/printable.hpp>
 #include "changepoint.hpp"
 #include "json_text.hpp"
 #include "metric_direction.hpp"

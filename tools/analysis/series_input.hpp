@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 #include "series_parse.hpp"
 #include "series_tables.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 #include "utf8.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 #include "series_parse.hpp"
 
 PROBE_BEGIN_NAMESPACE

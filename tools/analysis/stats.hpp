@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {

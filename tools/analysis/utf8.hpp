@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {

@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "../../include/probe/util/config.hpp"
+#include <probe/util/config.hpp>
 #include "utf8.hpp"
 
 PROBE_BEGIN_NAMESPACE
