@@ -4,6 +4,7 @@
 // >= 0.9x the raw speed, i.e. a time ratio npy / raw <= 1.11). Also reads it back.
 // The directory is $BENCH_DIR (default /tmp); both files are removed after every sample.
 #include <fcntl.h>
+#include <probe/probe.hpp>
 #include <probe/formats/npy.hpp>
 #include <unistd.h>
 

@@ -1,6 +1,7 @@
 // Health stats bandwidth: compute_health on a 256 MiB float32 tensor against memcpy of the
 // same bytes, measured in the same run (target: stats at >= 0.5x memcpy bandwidth, i.e. a
 // time ratio stats / memcpy <= 2). Also reports other dtypes and a strided view.
+#include <probe/probe.hpp>
 #include <probe/core/stats.hpp>
 
 #include <cstdint>

@@ -16,6 +16,8 @@
 #include "core/op.hpp"
 #include "core/lifecycle.hpp"
 #include "core/format.hpp"
+#include "core/stats.hpp"
+#include "util/log.hpp"
 #include "effects/breakpoint.hpp"
 #include "effects/print.hpp"
 #include "effects/timing.hpp"

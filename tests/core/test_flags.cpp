@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/core/flags.hpp>
+
 
 #include <fstream>
 

@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/core/context.hpp>
+
+#include <probe/core/tensor.hpp>
+
 
 #include <vector>
 

@@ -1,6 +1,7 @@
 // probe::compute_health against a reference that visits every element by its multi-index and
 // computes the moments with a two-pass in long double, on adversarial data.
 #include <doctest/doctest.h>
+#include <probe/probe.hpp>
 #include <probe/core/stats.hpp>
 
 #include <cmath>

@@ -2,6 +2,10 @@
 // with the exact transcript it prints; errors keep the prompt; end of input resumes.
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/effects/breakpoint_prompt.hpp>
+#include <probe/effects/breakpoint_frames.hpp>
+#include <probe/core/tensor.hpp>
+
 
 #include <cstdio>
 #include <fstream>

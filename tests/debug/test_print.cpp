@@ -2,6 +2,9 @@
 // never interleaved, bounded queue, on/off flags, exceptions in callbacks.
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/core/device_access.hpp>
+#include <probe/effects/effect_queue.hpp>
+
 
 #include <algorithm>
 #include <atomic>

@@ -3,6 +3,9 @@
 // for their copies in order, and barriers wait for copies in flight.
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/effects/capture.hpp>
+#include <probe/effects/effect_records.hpp>
+
 
 #include <atomic>
 #include <chrono>

@@ -2,6 +2,13 @@
 // under given flags and to check the result with numpy.
 #pragma once
 #include <probe/probe.hpp>
+#include <probe/formats/npy.hpp>
+
+#include <probe/core/tensor.hpp>
+#include <probe/core/device_access.hpp>
+#include <probe/effects/dump_names.hpp>
+#include <probe/effects/dump_writer.hpp>
+
 
 #include <cmath>
 #include <cstdio>

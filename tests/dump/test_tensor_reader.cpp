@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/core/tensor.hpp>
+#include <probe/core/tensor_reader.hpp>
+#include <probe/core/device_access.hpp>
+
 
 #include <cstring>
 #include <numeric>

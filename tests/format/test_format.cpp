@@ -1,6 +1,8 @@
 // probe::format: every argument kind, format specs, escapes, and the errors.
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/core/format_tensor.hpp>
+
 #include <probe/core/tensor.hpp>
 
 #include <array>

@@ -3,6 +3,8 @@
 // (numpy_str_check.py).
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/core/format_tensor.hpp>
+
 
 #include <cstdio>
 #include <fstream>

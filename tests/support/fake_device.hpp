@@ -3,6 +3,8 @@
 // wait_copy is called, so code that reads staging before waiting sees garbage.
 #pragma once
 #include <probe/probe.hpp>
+#include <probe/core/device_access.hpp>
+
 
 #include <cstring>
 #include <map>

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <probe/probe.hpp>
+#include <probe/core/format_tensor.hpp>
+
 
 #include "analysis/compare_inputs.hpp"
 #include "analysis/dump_manifest.hpp"

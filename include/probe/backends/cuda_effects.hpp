@@ -22,7 +22,6 @@ namespace detail {
 class pinned_pool {
  public:
   static constexpr size_t k_header = 64;  // keeps the data 64-byte aligned; holds the class
-  template <int = 0>
   void* take(size_t bytes) noexcept {
     const int c = size_class(bytes);
     {
@@ -42,7 +41,6 @@ class pinned_pool {
     static_cast<block*>(p)->size_class = c;
     return static_cast<char*>(p) + k_header;
   }
-  template <int = 0>
   void give(void* data) noexcept {
     if (!data) return;
     block* b = reinterpret_cast<block*>(static_cast<char*>(data) - k_header);
@@ -65,13 +63,11 @@ class pinned_pool {
     int size_class;
   };
   static constexpr size_t k_max_cached = size_t(256) << 20;
-  template <int = 0>
   static int size_class(size_t bytes) noexcept {
     int c = 12;  // 4 KiB at least
     while (c < 62 && (size_t(1) << c) < bytes) ++c;
     return c;
   }
-  template <int = 0>
   static size_t class_bytes(int c) noexcept { return size_t(1) << c; }
   mutex m_;
   block* free_[64] = {};

@@ -56,10 +56,10 @@ class cuda_event_api final : public gpu_event_api {
   const char* error_ = "no error";
 };
 
-PROBE_INLINE void nvtx_range_push(const char* name) noexcept { nvtxRangePushA(name); }
-PROBE_INLINE void nvtx_range_pop() noexcept { nvtxRangePop(); }
+inline void nvtx_range_push(const char* name) noexcept { nvtxRangePushA(name); }
+inline void nvtx_range_pop() noexcept { nvtxRangePop(); }
 
-PROBE_INLINE bool install_cuda_timing() noexcept {
+inline bool install_cuda_timing() noexcept {
   static cuda_event_api* events = new cuda_event_api();  // never destroyed: used at exit
   static const range_hooks nvtx{&nvtx_range_push, &nvtx_range_pop};
   set_gpu_backend(events, &nvtx);

@@ -30,7 +30,7 @@ class gpu_event_api {
 // Installs a device runtime (either pointer may be null). Called by backend headers during
 // static initialization, and by tests. Defined by the implementation only when it is compiled
 // with PROBE_WITH_CUDA or PROBE_WITH_DEVICE_TIMING (backends/gpu_timing.hpp).
-PROBE_FUNC void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept;
+PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept;
 #endif
 
 }  // namespace detail

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "../core/context_impl.hpp"
+#include "../core/context.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -40,7 +40,7 @@ class device_timing {
 };
 inline device_timing* g_device_timing = nullptr;  // atomic
 
-PROBE_INLINE device_timing* installed_device_timing() noexcept {
+inline device_timing* installed_device_timing() noexcept {
   return __atomic_load_n(&g_device_timing, __ATOMIC_ACQUIRE);
 }
 

@@ -30,10 +30,10 @@ class device_access {
 inline device_access* g_device_access[2] = {nullptr, nullptr};  // by device::kind_t
 
 // Backends register themselves; tests register fakes. Passing nullptr unregisters.
-PROBE_INLINE void set_device_access(device::kind_t kind, device_access* a) noexcept {
+inline void set_device_access(device::kind_t kind, device_access* a) noexcept {
   __atomic_store_n(&g_device_access[kind], a, __ATOMIC_RELEASE);
 }
-PROBE_INLINE device_access* get_device_access(device::kind_t kind) noexcept {
+inline device_access* get_device_access(device::kind_t kind) noexcept {
   return __atomic_load_n(&g_device_access[kind], __ATOMIC_ACQUIRE);
 }
 

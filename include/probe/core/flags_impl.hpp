@@ -1,71 +1,18 @@
-// Parsing PROBE_FLAGS (XLA_FLAGS syntax) into probe::options. Implementation-only header.
+// flags: definitions (see flags.hpp).
 #pragma once
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <unistd.h>
 
-#include <string>
-#include "../util/plain_vector.hpp"
-
-#include "../util/log.hpp"
-#include "../util/sync.hpp"
-#include "gate.hpp"
-#include "options.hpp"
+#include "flags.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-enum class flag_kind : uint8_t { boolean, string, size, integer, choice };
-
-struct flag_info {
-  const char* name;  // without the probe_ prefix
-  flag_kind kind;
-  const char* default_text;
-  const char* help;
-};
-
-#define PROBE_STR_boolean(def) ((def) ? "true" : "false")
-#define PROBE_STR_string(def) def
-#define PROBE_STR_size(def) #def
-#define PROBE_STR_integer(def) #def
-#define PROBE_STR_choice(def) def
-#define PROBE_FLAG_INFO(kind, name, def, help) {#name, flag_kind::kind, PROBE_STR_##kind(def), help},
-inline const flag_info k_flags[] = {PROBE_FLAG_LIST(PROBE_FLAG_INFO)};
-#undef PROBE_FLAG_INFO
-constexpr int k_flag_count = static_cast<int>(sizeof(k_flags) / sizeof(k_flags[0]));
-
-// Strings referenced by options live for the whole process: options_ref() hands out
-// pointers that must stay valid even after set_flags() replaces the options.
-PROBE_INLINE const char* intern(const std::string& s) {
-  using keep_list = plain_vector<PROBE_LAZY(char*)>;
-  static static_mutex m;
-  static keep_list* keep = new keep_list();
-  lock_guard<static_mutex> g(m);
-  char* p = static_cast<char*>(malloc(s.size() + 1));
-  if (!p) return "";
-  memcpy(p, s.c_str(), s.size() + 1);
-  keep->push_back(p);
-  return p;
-}
-
-struct flag_state {
-  mutex m;
-  plain_vector<std::string> said;  // messages already printed: a re-parse does not repeat them
-  options opts;
-  bool given[k_flag_count] = {};
-  plain_vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
-  plain_vector<std::string> argv_tokens;  // from probe::init
-  bool parsed = false;
-  bool help_shown = false;
-};
-PROBE_FUNC flag_state& flags() {
+PROBE_API flag_state& flags() {
   static flag_state* s = new flag_state();  // never destroyed: used from atexit handlers
   return *s;
 }
 
-// A flag problem, reported once per process however often the flags are re-parsed.
-PROBE_FUNC PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
+PROBE_API PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -78,29 +25,13 @@ PROBE_FUNC PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
   log("%s", buf);
 }
 
-PROBE_INLINE size_t edit_distance(const char* a, const char* b) {
-  const size_t n = strlen(a), m = strlen(b);
-  plain_vector<PROBE_LAZY(size_t)> prev(m + 1), cur(m + 1);
-  for (size_t j = 0; j <= m; ++j) prev[j] = j;
-  for (size_t i = 1; i <= n; ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= m; ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-    }
-    prev.swap(cur);
-  }
-  return prev[m];
-}
-
-PROBE_FUNC int find_flag(const char* name) {
+PROBE_API int find_flag(const char* name) {
   for (int i = 0; i < k_flag_count; ++i)
     if (strcmp(k_flags[i].name, name) == 0) return i;
   return -1;
 }
 
-PROBE_FUNC const char* closest_flag(const char* name) {
+PROBE_API const char* closest_flag(const char* name) {
   size_t best = static_cast<size_t>(-1);
   const char* best_name = nullptr;
   for (const flag_info& f : k_flags) {
@@ -114,9 +45,7 @@ PROBE_FUNC const char* closest_flag(const char* name) {
   return best <= 3 + strlen(name) / 4 ? best_name : nullptr;
 }
 
-// Splits on whitespace; single quotes are literal, double quotes take backslash escapes.
-// Returns false (with *err set) on an unterminated quote.
-PROBE_FUNC bool tokenize(const char* s, plain_vector<std::string>& out, std::string* err) {
+PROBE_API bool tokenize(const char* s, std::vector<std::string>& out, std::string* err) {
   std::string cur;
   bool in_token = false;
   for (const char* p = s; *p;) {
@@ -158,7 +87,7 @@ PROBE_FUNC bool tokenize(const char* s, plain_vector<std::string>& out, std::str
   return true;
 }
 
-PROBE_FUNC bool parse_bool(const std::string& v, bool* out) {
+PROBE_API bool parse_bool(const std::string& v, bool* out) {
   std::string l;
   for (char c : v) l += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   if (l == "1" || l == "true" || l == "on" || l == "yes") return *out = true, true;
@@ -166,8 +95,7 @@ PROBE_FUNC bool parse_bool(const std::string& v, bool* out) {
   return false;
 }
 
-// Bytes with an optional binary suffix: 1048576, 1M, 1.5G, 64KiB, 2gb.
-PROBE_FUNC bool parse_size(const std::string& v, uint64_t* out) {
+PROBE_API bool parse_size(const std::string& v, uint64_t* out) {
   if (v.empty() || v[0] == '-' || v[0] == '+') return false;
   errno = 0;
   char* end = nullptr;
@@ -194,7 +122,7 @@ PROBE_FUNC bool parse_size(const std::string& v, uint64_t* out) {
   return true;
 }
 
-PROBE_FUNC bool parse_int(const std::string& v, int64_t* out) {
+PROBE_API bool parse_int(const std::string& v, int64_t* out) {
   if (v.empty()) return false;
   errno = 0;
   char* end = nullptr;
@@ -204,8 +132,7 @@ PROBE_FUNC bool parse_int(const std::string& v, int64_t* out) {
   return true;
 }
 
-// The choices named in a choice flag's help text: "...: a|b|c (...)".
-PROBE_FUNC bool choice_allowed(const flag_info& f, const std::string& v) {
+PROBE_API bool choice_allowed(const flag_info& f, const std::string& v) {
   const char* c = strchr(f.help, ':');
   if (!c) return false;
   ++c;
@@ -222,7 +149,7 @@ PROBE_FUNC bool choice_allowed(const flag_info& f, const std::string& v) {
   }
 }
 
-PROBE_FUNC bool set_flag(options& o, int index, const std::string& v, std::string* err) {
+PROBE_API bool set_flag(options& o, int index, const std::string& v, std::string* err) {
   const flag_info& f = k_flags[index];
   bool b = false;
   uint64_t sz = 0;
@@ -269,15 +196,7 @@ PROBE_FUNC bool set_flag(options& o, int index, const std::string& v, std::strin
   return false;
 }
 
-struct parse_result {
-  int unknown = 0;
-  int bad = 0;
-};
-
-PROBE_FUNC void parse_tokens(flag_state& st, const plain_vector<std::string>& toks, int depth,
-                             parse_result& r);
-
-PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, parse_result& r) {
+PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, parse_result& r) {
   if (depth > 8) {
     flag_log("flags file '%s' nests too deeply (more than 8 files); ignored", path.c_str());
     ++r.bad;
@@ -316,7 +235,7 @@ PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, p
     if (c == '\n') comment = false;
     if (!comment) clean += c;
   }
-  plain_vector<std::string> toks;
+  std::vector<std::string> toks;
   std::string err;
   if (!tokenize(clean.c_str(), toks, &err)) {
     flag_log("flags file '%s': %s", path.c_str(), err.c_str());
@@ -326,7 +245,7 @@ PROBE_FUNC void parse_file(flag_state& st, const std::string& path, int depth, p
   parse_tokens(st, toks, depth + 1, r);
 }
 
-PROBE_FUNC_DEF void parse_tokens(flag_state& st, const plain_vector<std::string>& toks, int depth,
+PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
                              parse_result& r) {
   for (size_t i = 0; i < toks.size(); ++i) {
     const std::string& t = toks[i];
@@ -386,7 +305,7 @@ PROBE_FUNC_DEF void parse_tokens(flag_state& st, const plain_vector<std::string>
   }
 }
 
-PROBE_FUNC void print_flag_help(FILE* out) {
+PROBE_API void print_flag_help(FILE* out) {
   fprintf(out, "probe %s flags (PROBE_FLAGS=\"--probe_name=value ...\"):\n", PROBE_VERSION_STRING);
   for (const flag_info& f : k_flags) {
     std::string left = std::string("  --probe_") + f.name;
@@ -403,13 +322,12 @@ PROBE_FUNC void print_flag_help(FILE* out) {
   }
 }
 
-PROBE_FUNC bool given(const flag_state& st, const char* name) {
+PROBE_API bool given(const flag_state& st, const char* name) {
   int i = find_flag(name);
   return i >= 0 && st.given[i];
 }
 
-// Fills in intent: which effects the named flags imply.
-PROBE_FUNC void derive_intent(flag_state& st) {
+PROBE_API void derive_intent(flag_state& st) {
   options& o = st.opts;
   if (o.timing_summary || o.trace_to[0]) o.timing = true;
   bool any_dump = false;
@@ -440,7 +358,7 @@ PROBE_FUNC void derive_intent(flag_state& st) {
                                               : breakpoint_mode::auto_;
 }
 
-PROBE_FUNC unsigned compute_gate(const flag_state& st) {
+PROBE_API unsigned compute_gate(const flag_state& st) {
   const options& o = st.opts;
   unsigned g = 0;
   const bool frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
@@ -452,11 +370,7 @@ PROBE_FUNC unsigned compute_gate(const flag_state& st) {
   return g;
 }
 
-// Defined by the wiring (probe/detail/wiring.hpp): tells every effect the options changed.
-PROBE_FUNC void apply_options(const options& o) noexcept;
-
-// Parses env + argv tokens from defaults; the caller holds st.m.
-PROBE_FUNC void reparse_locked(flag_state& st) {
+PROBE_API void reparse_locked(flag_state& st) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
   parse_result r;
@@ -475,12 +389,12 @@ PROBE_FUNC void reparse_locked(flag_state& st) {
   st.parsed = true;
 }
 
-PROBE_FUNC void publish(flag_state& st) {
+PROBE_API void publish(flag_state& st) {
   apply_options(st.opts);
   __atomic_store_n(&g_gate, compute_gate(st), __ATOMIC_RELEASE);
 }
 
-PROBE_FUNC void ensure_parsed() noexcept {
+PROBE_API void ensure_parsed() noexcept {
   flag_state& st = flags();
   if (__atomic_load_n(&st.parsed, __ATOMIC_ACQUIRE)) return;
   bool now = false;
@@ -505,16 +419,16 @@ PROBE_FUNC void ensure_parsed() noexcept {
 
 }  // namespace detail
 
-PROBE_FUNC_DEF const options& options_ref() noexcept {
+PROBE_API const options& options_ref() noexcept {
   detail::ensure_parsed();
   return detail::flags().opts;
 }
 
-PROBE_FUNC_DEF void init(int& argc, char** argv) noexcept {
+PROBE_API void init(int& argc, char** argv) noexcept {
   detail::ensure_parsed();
   detail::flag_state& st = detail::flags();
   try {
-    detail::plain_vector<std::string> toks;
+    std::vector<std::string> toks;
     int out = 1;
     for (int i = 1; i < argc; ++i) {
       const char* a = argv[i];
@@ -547,7 +461,7 @@ PROBE_FUNC_DEF void init(int& argc, char** argv) noexcept {
   }
 }
 
-PROBE_FUNC_DEF void set_flags(const char* text) noexcept {
+PROBE_API void set_flags(const char* text) noexcept {
   detail::ensure_parsed();
   detail::flag_state& st = detail::flags();
   try {
@@ -565,8 +479,8 @@ PROBE_FUNC_DEF void set_flags(const char* text) noexcept {
 }
 
 namespace detail {
-// Forgets the flags probe::init took from argv (tests use it to isolate cases).
-PROBE_FUNC void clear_argv_flags() noexcept {
+
+PROBE_API void clear_argv_flags() noexcept {
   flag_state& st = flags();
   {
     lock_guard<mutex> g(st.m);
@@ -576,10 +490,10 @@ PROBE_FUNC void clear_argv_flags() noexcept {
   publish(st);
 }
 
-PROBE_FUNC_DEF unsigned gate_slow() noexcept {
+PROBE_API unsigned gate_slow() noexcept {
   ensure_parsed();
   return gate_load();
 }
-}  // namespace detail
 
+}  // namespace detail
 PROBE_END_NAMESPACE

@@ -436,7 +436,7 @@ format_arg make_format_arg(const T& x) {
 // Formats `fmt` with erased arguments, appending to `out`. On a malformed format or a
 // placeholder/argument mismatch, appends a message saying so instead (and logs the first
 // such error once); returns false then. Never throws.
-PROBE_FUNC bool vformat_to(std::string& out, const char* fmt, size_t fmt_len, const format_arg* args,
+PROBE_API bool vformat_to(std::string& out, const char* fmt, size_t fmt_len, const format_arg* args,
                            int nargs) noexcept;
 #endif
 

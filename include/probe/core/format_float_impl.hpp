@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include <string>
-#include "../util/plain_vector.hpp"
+#include <vector>
 
 #include "../util/float_text.hpp"
 
@@ -22,7 +22,7 @@ struct fvalue {
   uint16_t bits;  // the 16-bit formats' bit pattern, for their shortest digits
 };
 
-PROBE_INLINE void shortest(const fvalue& x, float_kind k, decimal& d) noexcept {
+inline void shortest(const fvalue& x, float_kind k, decimal& d) noexcept {
   switch (k) {
     case float_kind::f16: shortest_decimal_f16(x.bits, d); break;
     case float_kind::bf16: shortest_decimal_bf16(x.bits, d); break;
@@ -39,7 +39,7 @@ struct parts {
   int exp10 = 0;
 };
 
-PROBE_INLINE void put_sign(parts& p, double v, bool sign_plus) {
+inline void put_sign(parts& p, double v, bool sign_plus) {
   if (fp_signbit(v))
     p.int_part += '-';
   else if (sign_plus)
@@ -50,7 +50,7 @@ PROBE_INLINE void put_sign(parts& p, double v, bool sign_plus) {
 // stopping before `min_digits` digits after the point (-1: no minimum; 0 means the integer
 // digits are all exact) nor going past `precision`; the last digit rounds the exact value.
 // Not unique: exactly `precision` digits after the point.
-PROBE_INLINE parts positional(const fvalue& x, float_kind k, int precision, int min_digits, bool unique, bool sign_plus) {
+inline parts positional(const fvalue& x, float_kind k, int precision, int min_digits, bool unique, bool sign_plus) {
   parts p;
   put_sign(p, x.v, sign_plus);
   decimal d;
@@ -86,7 +86,7 @@ PROBE_INLINE parts positional(const fvalue& x, float_kind k, int precision, int 
 }
 
 // dragon4_scientific, with the same meaning of the arguments (digits after the first one).
-PROBE_INLINE parts scientific(const fvalue& x, float_kind k, int precision, int min_digits, bool unique, bool sign_plus) {
+inline parts scientific(const fvalue& x, float_kind k, int precision, int min_digits, bool unique, bool sign_plus) {
   parts p;
   put_sign(p, x.v, sign_plus);
   decimal d;
@@ -117,7 +117,7 @@ PROBE_INLINE parts scientific(const fvalue& x, float_kind k, int precision, int 
   return p;
 }
 
-PROBE_INLINE size_t exp_digit_count(int e) noexcept {
+inline size_t exp_digit_count(int e) noexcept {
   if (e < 0) e = -e;
   size_t n = 1;
   while (e >= 10) {
@@ -131,7 +131,6 @@ PROBE_INLINE size_t exp_digit_count(int e) noexcept {
 // each one to the same width.
 class float_formatter {
  public:
-  template <int = 0>
   float_formatter(float_kind k, char mode, int precision, bool sign_plus)
       : kind_(k), fixed_(mode != 'g'), precision_(precision), sign_plus_(sign_plus) {
     if (mode == 'e') force_ = 'e';
@@ -139,10 +138,10 @@ class float_formatter {
   }
 
   template <int N = 0>
-  void fill(const plain_vector<typename deferred<fvalue, N>::type>& data) {
-    plain_vector<typename deferred<const fvalue*, N>::type> finite;
+  void fill(const std::vector<fvalue>& data) {
+    std::vector<const fvalue*> finite;
     bool any_neg_inf = false;
-    double max_val = 0, min_val = fp_huge;
+    double max_val = 0, min_val = fp_huge();
     for (const fvalue& x : data) {
       if (fp_finite(x.v)) {
         finite.push_back(&x);
@@ -157,7 +156,7 @@ class float_formatter {
     }
     if (force_) {
       exp_format_ = force_ == 'e';
-    } else if (min_val != fp_huge) {
+    } else if (min_val != fp_huge()) {
       // numpy compares in double but divides in the array's own type.
       const double ratio = kind_ == float_kind::f64 ? max_val / min_val
                                                     : static_cast<double>(static_cast<float>(max_val) /
@@ -206,7 +205,6 @@ class float_formatter {
     }
   }
 
-  template <int = 0>
   void emit(std::string& out, const fvalue& x) const {
     if (!fp_finite(x.v)) {
       const char* s = fp_nan(x.v) ? (sign_plus_ ? "+nan" : "nan")
@@ -251,7 +249,7 @@ class float_formatter {
 
 // numpy's scalar str for floats: shortest digits, "1.0" / "1e-05"; `bare` drops the ".0" of
 // integral values (numpy's complex parts: "(1+2j)").
-PROBE_INLINE void scalar_float(std::string& out, const fvalue& x, float_kind k, bool sign_plus, bool bare) {
+inline void scalar_float(std::string& out, const fvalue& x, float_kind k, bool sign_plus, bool bare) {
   if (!fp_finite(x.v)) {
     if (fp_nan(x.v))
       out += sign_plus ? "+nan" : "nan";

@@ -9,12 +9,12 @@
 #include "../util/float_text.hpp"
 #include "../util/log.hpp"
 #include "format.hpp"
-#include "format_tensor_impl.hpp"
+#include "format_tensor.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-PROBE_INLINE const char* format_error_text(format_error e) noexcept {
+inline const char* format_error_text(format_error e) noexcept {
   switch (e) {
     case format_error::unmatched_open: return "'{' without a matching '}'";
     case format_error::unmatched_close: return "'}' without a matching '{' (write '}}' for a brace)";
@@ -28,7 +28,7 @@ PROBE_INLINE const char* format_error_text(format_error e) noexcept {
   }
 }
 
-PROBE_INLINE const char* format_arg_kind_name(arg_kind k) noexcept {
+inline const char* format_arg_kind_name(arg_kind k) noexcept {
   switch (k) {
     case arg_kind::boolean: return "bool";
     case arg_kind::character: return "char";
@@ -42,7 +42,7 @@ PROBE_INLINE const char* format_arg_kind_name(arg_kind k) noexcept {
 }
 
 // Replaces what this call appended with "<message>" naming the problem; logs the first one.
-PROBE_INLINE void format_fail(std::string& out, size_t start, const char* fmt, size_t fmt_len, const char* what,
+inline void format_fail(std::string& out, size_t start, const char* fmt, size_t fmt_len, const char* what,
                         size_t pos, int nargs, int placeholders) {
   out.resize(start);
   out += "<probe::format error: ";
@@ -65,7 +65,7 @@ PROBE_INLINE void format_fail(std::string& out, size_t start, const char* fmt, s
 }
 
 // UTF-8 code points, so that padding counts what a terminal shows (for ASCII, bytes).
-PROBE_INLINE size_t format_text_width(const char* s, size_t n) noexcept {
+inline size_t format_text_width(const char* s, size_t n) noexcept {
   size_t w = 0;
   for (size_t i = 0; i < n; ++i) w += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
   return w;
@@ -73,7 +73,7 @@ PROBE_INLINE size_t format_text_width(const char* s, size_t n) noexcept {
 
 // Appends `body` padded to the spec's width. `numeric`: right-aligned by default, and '0'
 // pads between the sign/prefix (the first `prefix_len` bytes) and the digits.
-PROBE_INLINE void format_pad(std::string& out, const char* body, size_t n, const format_spec& spec, bool numeric,
+inline void format_pad(std::string& out, const char* body, size_t n, const format_spec& spec, bool numeric,
                        size_t prefix_len = 0) {
   const size_t w = format_text_width(body, n);
   const size_t width = spec.width > 0 ? static_cast<size_t>(spec.width) : 0;
@@ -95,7 +95,7 @@ PROBE_INLINE void format_pad(std::string& out, const char* body, size_t n, const
   out.append(pad - before, spec.fill);
 }
 
-PROBE_INLINE size_t format_unsigned_digits(char* end, uint64_t v, unsigned base, bool upper) noexcept {
+inline size_t format_unsigned_digits(char* end, uint64_t v, unsigned base, bool upper) noexcept {
   const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
   char* p = end;
   do {
@@ -105,16 +105,16 @@ PROBE_INLINE size_t format_unsigned_digits(char* end, uint64_t v, unsigned base,
   return static_cast<size_t>(end - p);
 }
 
-PROBE_INLINE void format_sign(char* buf, size_t& n, bool negative, char sign) noexcept {
+inline void format_sign(char* buf, size_t& n, bool negative, char sign) noexcept {
   if (negative)
     buf[n++] = '-';
   else if (sign == '+' || sign == ' ')
     buf[n++] = sign;
 }
 
-PROBE_INLINE void format_float_value(std::string& out, double v, bool is_float32, const format_spec& spec);
+inline void format_float_value(std::string& out, double v, bool is_float32, const format_spec& spec);
 
-PROBE_INLINE void format_integer(std::string& out, bool negative, uint64_t magnitude, const format_spec& spec) {
+inline void format_integer(std::string& out, bool negative, uint64_t magnitude, const format_spec& spec) {
   const char t = spec.type;
   if (t == 'e' || t == 'E' || t == 'f' || t == 'F' || t == 'g' || t == 'G' || t == '%') {
     const double d = static_cast<double>(magnitude);
@@ -153,7 +153,7 @@ PROBE_INLINE void format_integer(std::string& out, bool negative, uint64_t magni
   format_pad(out, buf, n, spec, true, prefix_len);
 }
 
-PROBE_INLINE_DEF void format_float_value(std::string& out, double v, bool is_float32, const format_spec& spec) {
+inline void format_float_value(std::string& out, double v, bool is_float32, const format_spec& spec) {
   char buf[fixed_text_capacity + 8];
   size_t n = 0;
   const bool negative = fp_signbit(v);
@@ -198,7 +198,7 @@ PROBE_INLINE_DEF void format_float_value(std::string& out, double v, bool is_flo
 }
 
 // Whether `type` applies to an argument of kind k.
-PROBE_INLINE bool format_type_fits(arg_kind k, char t) noexcept {
+inline bool format_type_fits(arg_kind k, char t) noexcept {
   if (t == 0) return true;
   const bool int_type = t == 'd' || t == 'x' || t == 'X' || t == 'o' || t == 'b' || t == 'B';
   const bool float_type = t == 'e' || t == 'E' || t == 'f' || t == 'F' || t == 'g' || t == 'G' || t == '%';
@@ -214,7 +214,7 @@ PROBE_INLINE bool format_type_fits(arg_kind k, char t) noexcept {
   }
 }
 
-PROBE_INLINE void format_one(std::string& out, const format_arg& a, const format_spec& spec) {
+inline void format_one(std::string& out, const format_arg& a, const format_spec& spec) {
   switch (a.kind) {
     case arg_kind::boolean:
       if (spec.type && spec.type != 's') {
@@ -284,7 +284,7 @@ PROBE_INLINE void format_one(std::string& out, const format_arg& a, const format
   }
 }
 
-PROBE_FUNC_DEF bool vformat_to(std::string& out, const char* fmt, size_t n, const format_arg* args, int nargs) noexcept {
+PROBE_API bool vformat_to(std::string& out, const char* fmt, size_t n, const format_arg* args, int nargs) noexcept {
   const size_t start = out.size();
   try {
     if (!fmt) fmt = "", n = 0;

@@ -1,38 +1,22 @@
 // Tensors as text, the way numpy's str() prints arrays: nested brackets, columns aligned,
 // rows wrapped at the line width, axes summarized with "..." past the threshold (numpy's
 // _formatArray, IntegerFormat, BoolFormat, ComplexFloatingFormat; floats in
-// format_float_impl.hpp). Implementation-only header.
+// format_float_impl.hpp).
 #pragma once
 #include <string.h>
 
 #include <string>
-#include "../util/plain_vector.hpp"
+#include <vector>
 
 #include "format_float_impl.hpp"
-#include "tensor_view.hpp"
+#include "format_tensor.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-// How format_tensor prints; the defaults are numpy's print options.
-struct tensor_format {
-  int precision = -1;        // digits; -1: numpy's default (8), and 0-d tensors print as numpy scalars
-  char float_mode = 'g';     // 'g': numpy's default (shortest, at most `precision` digits after the
-                             // point, scientific when the magnitudes ask for it); 'f': exactly
-                             // `precision` digits, positional; 'e': exactly `precision`, scientific
-  bool sign_plus = false;    // '+' before non-negative floats
-  int64_t threshold = 1000;  // summarize when the tensor has more elements than this
-  int edgeitems = 3;         // elements shown at each end of a summarized axis
-  int linewidth = 75;        // rows wrap past this many characters
-};
-
-// Appends v as numpy's str() would print it. Host memory only: a device view prints as
-// "<float32[2, 3] on cuda:0>"; an invalid view as "<invalid tensor>".
-PROBE_FUNC void format_tensor(std::string& out, const tensor_view& v, const tensor_format& f) noexcept;
-
 namespace tensor_text {
 
-PROBE_INLINE fvalue read_float(const unsigned char* p, dtype t) noexcept {
+inline fvalue read_float(const unsigned char* p, dtype t) noexcept {
   switch (t) {
     case dtype::float16: case dtype::bfloat16: {
       uint16_t b;
@@ -52,7 +36,7 @@ PROBE_INLINE fvalue read_float(const unsigned char* p, dtype t) noexcept {
   }
 }
 
-PROBE_INLINE int64_t read_signed(const unsigned char* p, dtype t) noexcept {
+inline int64_t read_signed(const unsigned char* p, dtype t) noexcept {
   switch (t) {
     case dtype::int8: return static_cast<int8_t>(*p);
     case dtype::int16: { int16_t x; memcpy(&x, p, 2); return x; }
@@ -61,7 +45,7 @@ PROBE_INLINE int64_t read_signed(const unsigned char* p, dtype t) noexcept {
   }
 }
 
-PROBE_INLINE uint64_t read_unsigned(const unsigned char* p, dtype t) noexcept {
+inline uint64_t read_unsigned(const unsigned char* p, dtype t) noexcept {
   switch (t) {
     case dtype::uint8: return *p;
     case dtype::uint16: { uint16_t x; memcpy(&x, p, 2); return x; }
@@ -70,7 +54,7 @@ PROBE_INLINE uint64_t read_unsigned(const unsigned char* p, dtype t) noexcept {
   }
 }
 
-PROBE_INLINE float_kind kind_of(dtype t) noexcept {
+inline float_kind kind_of(dtype t) noexcept {
   switch (t) {
     case dtype::float16: return float_kind::f16;
     case dtype::bfloat16: return float_kind::bf16;
@@ -79,17 +63,17 @@ PROBE_INLINE float_kind kind_of(dtype t) noexcept {
   }
 }
 
-PROBE_INLINE void append_int(std::string& out, int64_t v) {
+inline void append_int(std::string& out, int64_t v) {
   char buf[24];
   out.append(buf, static_cast<size_t>(snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v))));
 }
-PROBE_INLINE void append_uint(std::string& out, uint64_t v) {
+inline void append_uint(std::string& out, uint64_t v) {
   char buf[24];
   out.append(buf, static_cast<size_t>(snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v))));
 }
 
 // numpy's str() of a 0-d array: the scalar's own str.
-PROBE_INLINE void scalar_str(std::string& out, const unsigned char* p, dtype t) {
+inline void scalar_str(std::string& out, const unsigned char* p, dtype t) {
   if (t == dtype::boolean) {
     out += *p ? "True" : "False";
   } else if (dtype_is_signed_int(t)) {
@@ -117,7 +101,6 @@ PROBE_INLINE void scalar_str(std::string& out, const unsigned char* p, dtype t) 
 // Prints the elements of one tensor to equal widths (numpy's format function for its dtype).
 class element_printer {
  public:
-  template <int = 0>
   element_printer(dtype t, const tensor_format& f, bool zero_d)
       : type_(t),
         zero_d_(zero_d),
@@ -126,7 +109,7 @@ class element_printer {
 
   // `shown`: pointers to every element that will be printed.
   template <int N = 0>
-  void fill(const plain_vector<typename deferred<const unsigned char*, N>::type>& shown) {
+  void fill(const std::vector<const unsigned char*>& shown) {
     if (dtype_is_signed_int(type_) || dtype_is_unsigned_int(type_)) {
       std::string a, b;
       if (dtype_is_signed_int(type_)) {
@@ -151,7 +134,7 @@ class element_printer {
       int_width_ = a.size() > b.size() ? a.size() : b.size();
     } else if (dtype_is_float(type_) || dtype_is_complex(type_)) {
       const size_t half = dtype_size(type_) / 2;
-      plain_vector<typename deferred<fvalue, N>::type> re, im;
+      std::vector<fvalue> re, im;
       re.reserve(shown.size());
       for (const unsigned char* p : shown) {
         re.push_back(read_float(p, type_));
@@ -162,7 +145,6 @@ class element_printer {
     }
   }
 
-  template <int = 0>
   void emit(std::string& out, const unsigned char* p) const {
     if (type_ == dtype::boolean) {
       out += *p ? (zero_d_ ? "True" : " True") : "False";
@@ -198,7 +180,6 @@ class element_printer {
 // numpy's _formatArray: brackets, separators, wrapping and summary markers.
 class layout {
  public:
-  template <int = 0>
   layout(const tensor_view& v, const tensor_format& f, const element_printer& printer)
       : v_(v), printer_(printer), edge_(f.edgeitems < 1 ? 1 : f.edgeitems) {
     // A shape whose element count overflows is certainly past the threshold.
@@ -210,24 +191,21 @@ class layout {
 
   // Every element the output shows, in order.
   template <int N = 0>
-  plain_vector<typename deferred<const unsigned char*, N>::type> shown() const {
-    plain_vector<typename deferred<const unsigned char*, N>::type> out;
+  std::vector<const unsigned char*> shown() const {
+    std::vector<const unsigned char*> out;
     int64_t idx[max_dims] = {};
     collect(0, idx, out);
     return out;
   }
 
-  template <int = 0>
   std::string render(int linewidth) const {
     int64_t idx[max_dims] = {};
     return recurse(0, idx, 1, linewidth);
   }
 
  private:
-  template <int = 0>
   bool summarized(int axis) const { return summarize_ && 2 * static_cast<int64_t>(edge_) < v_.shape[axis]; }
 
-  template <int = 0>
   const unsigned char* at(const int64_t* idx) const {
     int64_t off = 0;
     for (int d = 0; d < v_.ndim; ++d) off += idx[d] * v_.strides[d];
@@ -235,7 +213,7 @@ class layout {
   }
 
   template <int N = 0>
-  void collect(int axis, int64_t* idx, plain_vector<typename deferred<const unsigned char*, N>::type>& out) const {
+  void collect(int axis, int64_t* idx, std::vector<const unsigned char*>& out) const {
     if (axis == v_.ndim) {
       out.push_back(at(idx));
       return;
@@ -248,7 +226,6 @@ class layout {
     }
   }
 
-  template <int = 0>
   std::string recurse(int axis, int64_t* idx, long hanging, long width) const {
     std::string s;
     if (axis == v_.ndim) {
@@ -308,7 +285,7 @@ class layout {
   bool summarize_ = false;
 };
 
-PROBE_INLINE void describe(std::string& out, const tensor_view& v, const char* what) {
+inline void describe(std::string& out, const tensor_view& v, const char* what) {
   out += '<';
   out += dtype_name(v.type);
   out += '[';
@@ -323,7 +300,7 @@ PROBE_INLINE void describe(std::string& out, const tensor_view& v, const char* w
 
 }  // namespace tensor_text
 
-PROBE_FUNC_DEF void format_tensor(std::string& out, const tensor_view& v, const tensor_format& f) noexcept {
+PROBE_API void format_tensor(std::string& out, const tensor_view& v, const tensor_format& f) noexcept {
   using namespace tensor_text;
   const size_t start = out.size();
   try {

@@ -24,7 +24,7 @@ constexpr bool gate_on(unsigned) noexcept { return false; }
 inline unsigned g_gate = gate_unparsed;
 
 // Parses the flags if needed; returns the current bits.
-PROBE_FUNC unsigned gate_slow() noexcept;
+PROBE_API unsigned gate_slow() noexcept;
 
 PROBE_ALWAYS_INLINE unsigned gate_load() noexcept {
 #if defined(__GNUC__) || defined(__clang__)
@@ -34,7 +34,7 @@ PROBE_ALWAYS_INLINE unsigned gate_load() noexcept {
 #endif
 }
 
-PROBE_DEFER PROBE_ALWAYS_INLINE bool gate_on(unsigned bit) noexcept {
+PROBE_ALWAYS_INLINE bool gate_on(unsigned bit) noexcept {
   const unsigned g = gate_load();
   if (PROBE_LIKELY((g & bit) == 0)) return false;
   if (PROBE_UNLIKELY(g == gate_unparsed)) return (gate_slow() & bit) != 0;

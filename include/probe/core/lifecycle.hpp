@@ -9,7 +9,7 @@ inline void flush() noexcept {}
 #else
 // Writes out everything pending: queued prints and callbacks run, the dump manifest and graph,
 // the trace file and summary so far. Also runs at normal exit (return from main, std::exit).
-PROBE_FUNC void flush() noexcept;
+PROBE_API void flush() noexcept;
 #endif
 
 PROBE_END_NAMESPACE

@@ -11,15 +11,12 @@ struct op_record;  // defined in core/context_impl.hpp
 enum class io : uint8_t { in = 0, out = 1 };
 
 #if !defined(PROBE_DISABLE)
-PROBE_FUNC op_record* op_begin(const char* name, const char* type) noexcept;
-PROBE_FUNC void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
-PROBE_FUNC void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept;
-PROBE_FUNC void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
-PROBE_FUNC void op_end(op_record* r) noexcept;
-PROBE_FUNC uint64_t op_sequence(const op_record* r) noexcept;
-// op_end for ~op, which cannot be a template (config.hpp, deferral): op_begin, which every
-// recorded op went through on the same thread, stores it.
-inline void (*g_op_end)(op_record* r) noexcept = nullptr;
+PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
+PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
+PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept;
+PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
+PROBE_API void op_end(op_record* r) noexcept;
+PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
 #endif
 
 inline int64_t g_step = 0;
@@ -60,13 +57,13 @@ class op {
 // output_at_end: stage "after"). Cannot be copied or moved.
 class op {
  public:
-  PROBE_DEFER explicit op(const char* name, const char* type = "") noexcept {
+  explicit op(const char* name, const char* type = "") noexcept {
     if (detail::gate_on(detail::gate_ops)) r_ = detail::op_begin(name, type);
   }
   template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
   explicit op(const S& name, const char* type = "") noexcept : op(name.c_str(), type) {}
   ~op() {
-    if (PROBE_UNLIKELY(r_ != nullptr)) __atomic_load_n(&detail::g_op_end, __ATOMIC_RELAXED)(r_);
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_end(r_);
   }
   op(const op&) = delete;
   op& operator=(const op&) = delete;
@@ -91,13 +88,13 @@ class op {
   }
   // Declares that input `slot` came from `producer_key` ("<op>#<occurrence>/out/<slot>"),
   // for engines whose buffers the memory-range matching cannot follow.
-  PROBE_DEFER op& link(const char* slot, const char* producer_key) noexcept {
+  op& link(const char* slot, const char* producer_key) noexcept {
     if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_link(r_, slot, producer_key);
     return *this;
   }
   bool active() const noexcept { return r_ != nullptr; }
   // Global sequence number of this execution (0 when probe is not recording ops).
-  PROBE_DEFER uint64_t sequence() const noexcept { return r_ ? detail::op_sequence(r_) : 0; }
+  uint64_t sequence() const noexcept { return r_ ? detail::op_sequence(r_) : 0; }
 
  private:
   detail::op_record* r_ = nullptr;

@@ -68,20 +68,20 @@ inline void init(int&, char**) noexcept {}
 inline void set_flags(const char*) noexcept {}
 #else
 // The parsed flags (parses them on first call).
-PROBE_FUNC const options& options_ref() noexcept;
+PROBE_API const options& options_ref() noexcept;
 
 // Also accept --probe_* flags on the command line; they are removed from argv.
-PROBE_FUNC void init(int& argc, char** argv) noexcept;
+PROBE_API void init(int& argc, char** argv) noexcept;
 
 // Re-read flags from a string (XLA_FLAGS syntax), replacing the current options. For tests
 // and for engines that take flags from their own configuration.
-PROBE_FUNC void set_flags(const char* flags) noexcept;
+PROBE_API void set_flags(const char* flags) noexcept;
 #endif
 
 #if defined(PROBE_DISABLE)
 inline bool reference_mode() noexcept { return false; }
 #else
-PROBE_DEFER inline bool reference_mode() noexcept { return options_ref().reference; }
+inline bool reference_mode() noexcept { return options_ref().reference; }
 #endif
 
 PROBE_END_NAMESPACE

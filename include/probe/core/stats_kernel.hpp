@@ -46,7 +46,7 @@ struct limits<double> {
   using wide = long double;
 };
 
-PROBE_INLINE bool is_finite(long double x) noexcept { return x - x == 0; }
+inline bool is_finite(long double x) noexcept { return x - x == 0; }
 
 // One block's results. "small" counts |x| < min_normal, zeros included; the caller passes
 // the smallest normal of the type the values came from (float16's is above float's).

@@ -4,7 +4,7 @@
 #pragma once
 #include <string.h>
 
-#include "../util/plain_vector.hpp"
+#include <vector>
 
 #include "tensor_view.hpp"
 
@@ -12,7 +12,7 @@ PROBE_BEGIN_NAMESPACE
 
 namespace detail {
 // Copies a host view's elements, in row-major order, into dst (nbytes() bytes).
-PROBE_INLINE void copy_contiguous(const tensor_view& v, void* dst) noexcept {
+inline void copy_contiguous(const tensor_view& v, void* dst) noexcept {
   const size_t item = v.itemsize();
   if (v.ndim <= 0 || v.is_contiguous()) {
     if (v.data && v.nbytes()) memcpy(dst, v.data, v.nbytes());
@@ -45,14 +45,12 @@ class tensor {
  public:
   tensor() = default;
   // Zero-filled, row-major.
-  template <int = 0>
   tensor(dtype t, const dims& shape) : type_(t) {
     ndim_ = shape.too_many() ? 0 : shape.size();
     for (int i = 0; i < ndim_; ++i) shape_[i] = shape[i];
     storage_.assign((nbytes() + 7) / 8, 0);
   }
   // A deep copy of a host view (any strides), made contiguous.
-  template <int = 0>
   static tensor copy_of(const tensor_view& v) {
     tensor t;
     if (!v.valid()) return t;
@@ -64,27 +62,18 @@ class tensor {
     return t;
   }
 
-  template <int = 0>
   dtype type() const noexcept { return type_; }
-  template <int = 0>
   int ndim() const noexcept { return ndim_; }
-  template <int = 0>
   int64_t shape(int i) const noexcept { return shape_[i]; }
-  template <int = 0>
   const int64_t* shape() const noexcept { return shape_; }
-  template <int = 0>
   int64_t numel() const noexcept {
     int64_t n = 1;
     for (int i = 0; i < ndim_; ++i) n *= shape_[i];
     return n;
   }
-  template <int = 0>
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * dtype_size(type_); }
-  template <int = 0>
   bool empty() const noexcept { return type_ == dtype::invalid; }
-  template <int = 0>
   void* data() noexcept { return storage_.data(); }
-  template <int = 0>
   const void* data() const noexcept { return storage_.data(); }
   template <class T>
   T* data_as() noexcept {
@@ -95,7 +84,6 @@ class tensor {
     return static_cast<const T*>(data());
   }
 
-  template <int = 0>
   tensor_view view() const noexcept {
     return view_raw(storage_.data(), type_, dims(shape_, static_cast<size_t>(ndim_)));
   }
@@ -104,10 +92,10 @@ class tensor {
   dtype type_ = dtype::invalid;
   int ndim_ = 0;
   int64_t shape_[max_dims] = {};
-  detail::plain_vector<uint64_t> storage_;  // 8-byte aligned for every dtype
+  std::vector<uint64_t> storage_;  // 8-byte aligned for every dtype
 };
 
 // Makes a tensor viewable wherever probe takes a value (ops, format, print).
-PROBE_INLINE tensor_view probe_view(const tensor& t) noexcept { return t.view(); }
+inline tensor_view probe_view(const tensor& t) noexcept { return t.view(); }
 
 PROBE_END_NAMESPACE

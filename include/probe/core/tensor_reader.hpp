@@ -15,18 +15,16 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-template <int = 0>
-class basic_tensor_reader {
+class tensor_reader {
  public:
   static constexpr size_t k_chunk = size_t(4) << 20;  // 4 MiB: fits L2/L3, amortizes syscalls
 
-  basic_tensor_reader() = default;
-  basic_tensor_reader(const basic_tensor_reader&) = delete;
-  basic_tensor_reader& operator=(const basic_tensor_reader&) = delete;
-  ~basic_tensor_reader() { release(); }
+  tensor_reader() = default;
+  tensor_reader(const tensor_reader&) = delete;
+  tensor_reader& operator=(const tensor_reader&) = delete;
+  ~tensor_reader() { release(); }
 
   // False (with error()) when the view cannot be read: invalid, or on a device with no backend.
-  template <int = 0>
   bool open(const tensor_view& v, size_t chunk_bytes = k_chunk) noexcept {
     release();
     v_ = v;
@@ -52,7 +50,6 @@ class basic_tensor_reader {
   }
 
   // The next chunk; *n == 0 at the end. False on a device error (see error()).
-  template <int = 0>
   bool next(const void** data, size_t* n) noexcept {
     *n = 0;
     if (!error_.empty()) return false;
@@ -71,13 +68,10 @@ class basic_tensor_reader {
     return true;
   }
 
-  template <int = 0>
   const std::string& error() const noexcept { return error_; }
-  template <int = 0>
   size_t total_bytes() const noexcept { return total_; }
 
  private:
-  template <int = 0>
   bool fail(const char* why) noexcept {
     try {
       error_ = why;
@@ -87,7 +81,6 @@ class basic_tensor_reader {
   }
 
   // Copies `count` elements of a strided host view, continuing the row-major walk.
-  template <int = 0>
   void gather(char* out, size_t count) noexcept {
     const char* src = static_cast<const char*>(v_.data);
     for (size_t k = 0; k < count; ++k) {
@@ -103,7 +96,6 @@ class basic_tensor_reader {
 
   // Contiguous device memory: two staging buffers; the copy of chunk i+1 runs while the
   // consumer works on chunk i.
-  template <int = 0>
   bool open_device() noexcept {
     const size_t sz = total_ < chunk_ ? (total_ ? total_ : 1) : chunk_;
     for (auto& s : staging_) {
@@ -113,7 +105,6 @@ class basic_tensor_reader {
     if (total_) return issue(0);
     return true;
   }
-  template <int = 0>
   bool issue(size_t offset) noexcept {
     const size_t n = total_ - offset < chunk_ ? total_ - offset : chunk_;
     const char* err = nullptr;
@@ -123,7 +114,6 @@ class basic_tensor_reader {
     if (!token_[slot]) return fail(err ? err : "device copy failed");
     return true;
   }
-  template <int = 0>
   bool next_device(const void** data, size_t* n, size_t want) noexcept {
     const int slot = static_cast<int>((done_ / chunk_) % 2);
     const char* err = nullptr;
@@ -137,7 +127,6 @@ class basic_tensor_reader {
   }
 
   // A strided device view: copy its bounding byte range to the host once, then gather.
-  template <int = 0>
   bool open_strided_device() noexcept {
     int64_t first = 0, last = 0;
     for (int i = 0; i < v_.ndim; ++i) {
@@ -180,7 +169,6 @@ class basic_tensor_reader {
     return true;
   }
 
-  template <int = 0>
   void release() noexcept {
     if (dev_) {
       const char* err = nullptr;
@@ -210,30 +198,9 @@ class basic_tensor_reader {
   uintptr_t token_[2] = {0, 0};
   std::string error_;
 };
-using tensor_reader = basic_tensor_reader<>;
 
 // A host copy of any view (device or strided), as an owning tensor. False with *err on failure.
-PROBE_FUNC bool read_tensor(const tensor_view& v, tensor* out, std::string* err) {
-  tensor_reader r;
-  if (!r.open(v)) {
-    *err = r.error();
-    return false;
-  }
-  tensor t(v.type, dims(v.shape, static_cast<size_t>(v.ndim)));
-  char* dst = static_cast<char*>(t.data());
-  const void* p;
-  size_t n;
-  while (r.next(&p, &n) && n) {
-    memcpy(dst, p, n);
-    dst += n;
-  }
-  if (!r.error().empty()) {
-    *err = r.error();
-    return false;
-  }
-  *out = static_cast<tensor&&>(t);
-  return true;
-}
+PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err);
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -36,9 +36,9 @@ constexpr int breakpoint_quit_status = 3;
 
 namespace detail {
 #if !defined(PROBE_DISABLE)
-PROBE_FUNC void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
+PROBE_API void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
                                int nvars) noexcept;
-PROBE_FUNC void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
+PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
                                              const char* function) noexcept;
 #endif
 }  // namespace detail

@@ -21,22 +21,22 @@ struct expr_value {
 
 namespace bp_expr {
 
-PROBE_INLINE bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+inline bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-PROBE_INLINE std::string trim(const std::string& s) {
+inline std::string trim(const std::string& s) {
   size_t a = 0, b = s.size();
   while (a < b && is_space(s[a])) ++a;
   while (b > a && is_space(s[b - 1])) --b;
   return s.substr(a, b - a);
 }
 
-PROBE_INLINE bool ends_with(const std::string& s, const char* suffix) {
+inline bool ends_with(const std::string& s, const char* suffix) {
   const size_t n = strlen(suffix);
   return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
 // An optional integer: "" gives *present = false.
-PROBE_INLINE bool parse_int(const std::string& text, int64_t* out, bool* present) {
+inline bool parse_int(const std::string& text, int64_t* out, bool* present) {
   const std::string t = trim(text);
   *present = !t.empty();
   if (t.empty()) return true;
@@ -57,7 +57,7 @@ struct index_item {
   int64_t start = 0, stop = 0, step = 1;
 };
 
-PROBE_INLINE bool parse_item(const std::string& raw, index_item* it, std::string* err) {
+inline bool parse_item(const std::string& raw, index_item* it, std::string* err) {
   const std::string t = trim(raw);
   if (t.empty()) {
     *err = "empty index";
@@ -94,7 +94,7 @@ PROBE_INLINE bool parse_item(const std::string& raw, index_item* it, std::string
 }
 
 // Applies one bracket's items to v's leading dimensions, as numpy does.
-PROBE_INLINE bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err) {
+inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err) {
   if (nitems > v.ndim) {
     *err = "too many indices: the tensor is " + std::to_string(v.ndim) + "-dimensional, but " +
            std::to_string(nitems) + " were indexed";
@@ -153,7 +153,7 @@ PROBE_INLINE bool apply_index(tensor_view& v, const index_item* items, int nitem
   return true;
 }
 
-PROBE_INLINE std::string shape_tuple(const tensor_view& v) {
+inline std::string shape_tuple(const tensor_view& v) {
   std::string s = "(";
   for (int d = 0; d < v.ndim; ++d) {
     if (d) s += ", ";
@@ -166,73 +166,7 @@ PROBE_INLINE std::string shape_tuple(const tensor_view& v) {
 }  // namespace bp_expr
 
 // Evaluates `text` in frame f. False with a one-line *err.
-PROBE_FUNC bool eval_expr(const frame& f, const std::string& text, expr_value* out, std::string* err) {
-  using namespace bp_expr;
-  const std::string e = trim(text);
-  if (e.empty()) {
-    *err = "expected an expression: a name, name[i, j], name[a:b], name.shape or name.dtype";
-    return false;
-  }
-  size_t pos = e.find('[');
-  std::string name = trim(e.substr(0, pos));
-  std::string attr;
-  const frame_var* var = f.find(name);
-  if (!var && pos == std::string::npos) {
-    for (const char* a : {".shape", ".dtype"})
-      if (ends_with(name, a) && f.find(name.substr(0, name.size() - strlen(a)))) {
-        attr = a + 1;
-        name.resize(name.size() - strlen(a));
-        var = f.find(name);
-      }
-  }
-  if (!var) {
-    *err = "name '" + name + "' is not defined in this frame (info lists the variables)";
-    return false;
-  }
-  tensor_view v = var->view;
-  if (!v.valid()) {
-    *err = "'" + name + "' is not a valid tensor (bad dtype or more than 8 dimensions)";
-    return false;
-  }
-  while (attr.empty() && pos != std::string::npos && pos < e.size()) {
-    while (pos < e.size() && is_space(e[pos])) ++pos;
-    if (pos >= e.size()) break;
-    if (e[pos] == '[') {
-      const size_t close = e.find(']', pos);
-      if (close == std::string::npos) {
-        *err = "missing ']' in '" + e + "'";
-        return false;
-      }
-      index_item items[max_dims + 1];
-      int nitems = 0;
-      const std::string inside = e.substr(pos + 1, close - pos - 1);
-      size_t from = 0;
-      for (size_t i = 0; i <= inside.size(); ++i)
-        if (i == inside.size() || inside[i] == ',') {
-          index_item it;
-          if (!parse_item(inside.substr(from, i - from), &it, err)) return false;
-          if (nitems <= max_dims) items[nitems] = it;
-          ++nitems;
-          from = i + 1;
-        }
-      if (nitems > max_dims) nitems = max_dims + 1;  // reported as too many indices below
-      if (!apply_index(v, items, nitems, err)) return false;
-      pos = close + 1;
-    } else if (e.compare(pos, 6, ".shape") == 0 && trim(e.substr(pos + 6)).empty()) {
-      attr = "shape";
-    } else if (e.compare(pos, 6, ".dtype") == 0 && trim(e.substr(pos + 6)).empty()) {
-      attr = "dtype";
-    } else {
-      *err = "unexpected '" + e.substr(pos) + "' (expressions: name, name[i, j], name[a:b], .shape, .dtype)";
-      return false;
-    }
-  }
-  out->is_text = !attr.empty();
-  out->view = v;
-  if (attr == "shape") out->text = shape_tuple(v);
-  if (attr == "dtype") out->text = dtype_name(v.type);
-  return true;
-}
+PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* out, std::string* err);
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -1,58 +1,22 @@
-// What a breakpoint does (--probe_breakpoint): the prompt, SIGTRAP for a debugger, npy files of
-// the frames' variables, abort, or nothing; non-finite checks, for one tensor or (as an op
-// listener) every op output. Implementation-only header.
+// breakpoint: definitions (see breakpoint_stop.hpp).
 #pragma once
-#include <errno.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <string>
-
-#include "../core/context_impl.hpp"
-#include "../core/options.hpp"
-#include "../core/stats.hpp"
-#include "../util/fs.hpp"
-#include "../util/log.hpp"
-#include "../util/sync.hpp"
-#include "../formats/npy.hpp"
-#include "breakpoint.hpp"
-#include "breakpoint_frames.hpp"
-#include "breakpoint_prompt.hpp"
-#include "dump_names.hpp"
-#include "dump_writer.hpp"
-#include "effect_queue_impl.hpp"
+#include "breakpoint_stop.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-struct breakpoint_state {
-  mutex prompt;   // one thread at a time at the prompt
-  mutex m;        // guards what follows
-  std::string commands_path;
-  FILE* commands = nullptr;  // kept open: each breakpoint reads on from where the last stopped
-  bool commands_failed = false;
-  std::string temp_dir;      // for dumps when no dump directory was given
-  int dumps = 0;
-  int nonfinite_fired = 0;   // atomic: --probe_break_on_nonfinite stops once
-};
-PROBE_FUNC breakpoint_state& breakpoint_state_ref() noexcept {
+PROBE_API breakpoint_state& breakpoint_state_ref() noexcept {
   static breakpoint_state* s = new breakpoint_state();  // never destroyed
   return *s;
 }
 
-constexpr int k_breakpoint_max_dumps = 100;
-
-PROBE_FUNC breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept {
+PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept {
   if (o.breakpoint_as != breakpoint_mode::auto_) return o.breakpoint_as;
   if (o.breakpoint_commands && o.breakpoint_commands[0]) return breakpoint_mode::prompt;
   return isatty(0) ? breakpoint_mode::prompt : breakpoint_mode::dump;
 }
 
-// Linux: a debugger (or strace) is attached when /proc/self/status names a tracer.
-PROBE_FUNC bool debugger_attached() noexcept {
+PROBE_API bool debugger_attached() noexcept {
   FILE* f = fopen("/proc/self/status", "r");
   if (!f) return false;
   char line[256];
@@ -66,14 +30,13 @@ PROBE_FUNC bool debugger_attached() noexcept {
   return tracer != 0;
 }
 
-PROBE_FUNC std::string stop_header(const stop_info& s) {
+PROBE_API std::string stop_header(const stop_info& s) {
   return s.reason + " [thread " + std::to_string(s.thread) + ", tid " + std::to_string(s.tid) + "]";
 }
 
-PROBE_FUNC void prompt_write(void*, const char* text, size_t n) noexcept { write_all(2, text, n); }
+PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept { write_all(2, text, n); }
 
-// The prompt's input: the commands file when one is named (opened once), else stdin.
-PROBE_FUNC FILE* prompt_input(const options& o, const char** name) noexcept {
+PROBE_API FILE* prompt_input(const options& o, const char** name) noexcept {
   breakpoint_state& st = breakpoint_state_ref();
   const char* path = o.breakpoint_commands ? o.breakpoint_commands : "";
   if (!path[0]) {
@@ -99,7 +62,7 @@ PROBE_FUNC FILE* prompt_input(const options& o, const char** name) noexcept {
   return st.commands;
 }
 
-PROBE_FUNC void breakpoint_prompt(stop_info& s, const options& o) noexcept {
+PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
   effects_barrier_impl();  // prints made before the breakpoint appear before the prompt
   breakpoint_state& st = breakpoint_state_ref();
   prompt_action action;
@@ -121,8 +84,7 @@ PROBE_FUNC void breakpoint_prompt(stop_info& s, const options& o) noexcept {
   }
 }
 
-// Writes every frame's variables as .npy, plus frames.txt, into a fresh folder.
-PROBE_FUNC void breakpoint_dump(const stop_info& s, const options& o) noexcept {
+PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
   const bool chosen_for_us = o.breakpoint_as == breakpoint_mode::auto_;
   breakpoint_state& st = breakpoint_state_ref();
   try {
@@ -193,8 +155,7 @@ PROBE_FUNC void breakpoint_dump(const stop_info& s, const options& o) noexcept {
   }
 }
 
-// Stops as --probe_breakpoint says.
-PROBE_FUNC void breakpoint_stop_now(stop_info& s) noexcept {
+PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
   const options& o = options_ref();
   const breakpoint_mode mode = resolve_breakpoint_mode(o);
   // The dump's queued files first: what the op just recorded is on disk when it stops.
@@ -226,7 +187,7 @@ PROBE_FUNC void breakpoint_stop_now(stop_info& s) noexcept {
   }
 }
 
-PROBE_FUNC_DEF void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
+PROBE_API void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
                                int nvars) noexcept {
   try {
     stop_info s = breakpoint_stop(file, line, function, vars, nvars);
@@ -239,8 +200,7 @@ PROBE_FUNC_DEF void breakpoint_hit(const char* file, int line, const char* funct
   }
 }
 
-// Counts NaN and Inf in v (device views through a host copy). False when it cannot tell.
-PROBE_FUNC bool nonfinite_health(const tensor_view& v, health* h, std::string* err) {
+PROBE_API bool nonfinite_health(const tensor_view& v, health* h, std::string* err) {
   tensor storage;
   tensor_view host;
   if (!host_view_of(v, &storage, &host, err)) return false;
@@ -249,12 +209,12 @@ PROBE_FUNC bool nonfinite_health(const tensor_view& v, health* h, std::string* e
   return h->valid;
 }
 
-PROBE_FUNC std::string nonfinite_counts(const health& h) {
+PROBE_API std::string nonfinite_counts(const health& h) {
   return std::to_string(h.nan) + " NaN, " + std::to_string(h.pos_inf) + " +Inf, " + std::to_string(h.neg_inf) +
          " -Inf among " + std::to_string(h.count) + " elements";
 }
 
-PROBE_FUNC_DEF void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
+PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
                                              const char* function) noexcept {
   if (!dtype_is_float(v.type) && !dtype_is_complex(v.type)) return;  // cannot hold NaN or Inf
   try {
@@ -284,52 +244,12 @@ PROBE_FUNC_DEF void breakpoint_if_nonfinite_impl(const char* name, const tensor_
   }
 }
 
-// --probe_break_on_nonfinite: checks every op output; stops at the first one holding NaN or
-// Inf (they usually spread to every later op, so later ones are not reported).
-template <int = 0>
-class basic_nonfinite_listener final : public op_listener {
- public:
-  void on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept override {
-    if (t.which != io::out || !(dtype_is_float(t.view.type) || dtype_is_complex(t.view.type))) return;
-    breakpoint_state& st = breakpoint_state_ref();
-    if (__atomic_load_n(&st.nonfinite_fired, __ATOMIC_ACQUIRE)) return;
-    try {
-      health h;
-      std::string err;
-      if (!nonfinite_health(t.view, &h, &err)) {
-        static int said = 0;
-        log_once(&said, "--probe_break_on_nonfinite cannot check output '%s' of op %s: %s", t.slot.c_str(),
-                 r.name.c_str(), err.c_str());
-        return;
-      }
-      if (h.nonfinite() == 0 || __atomic_exchange_n(&st.nonfinite_fired, 1, __ATOMIC_ACQ_REL)) return;
-      stop_info s;
-      set_stop_thread(s);
-      frame f;
-      f.kind = frame_kind::nonfinite;
-      f.name = "output '" + printable(t.slot) + "' of op " + printable(r.name);
-      add_var(f, t.slot, t.view);
-      s.frames.push_back(static_cast<frame&&>(f));
-      add_op_frames(s, &r);
-      s.reason = "non-finite values in output '" + printable(t.slot) + "' of op " + printable(r.name) +
-                 (r.type.empty() ? std::string() : " (" + printable(r.type) + ")") + " seq " + std::to_string(r.seq) +
-                 ", step " + std::to_string(r.step) + ": " + nonfinite_counts(h) +
-                 " (the first such output; later ones are not reported)";
-      breakpoint_stop_now(s);
-    } catch (...) {
-    }
-  }
-};
-using nonfinite_listener = basic_nonfinite_listener<>;
-
-PROBE_FUNC nonfinite_listener& nonfinite_listener_ref() noexcept {
+PROBE_API nonfinite_listener& nonfinite_listener_ref() noexcept {
   static nonfinite_listener* l = new nonfinite_listener();  // never destroyed: ops may run during exit
   return *l;
 }
 
-// Wiring: the non-finite listener joins the op listeners when asked for; re-applying the
-// options re-arms it.
-PROBE_FUNC int breakpoint_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {
+PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {
   __atomic_store_n(&breakpoint_state_ref().nonfinite_fired, 0, __ATOMIC_RELEASE);
   if (o.break_on_nonfinite && o.breakpoint_as != breakpoint_mode::off && n < cap) list[n++] = &nonfinite_listener_ref();
   return n;

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include <string>
-#include "../util/plain_vector.hpp"
+#include <vector>
 
 #include "../core/format.hpp"
-#include "../core/format_tensor_impl.hpp"
+#include "../core/format_tensor.hpp"
 #include "../core/stats.hpp"
 #include "../formats/npy.hpp"
 #include "breakpoint_expr.hpp"
@@ -32,7 +32,7 @@ struct prompt_io {
 
 namespace bp_prompt {
 
-PROBE_INLINE const char* help_text() noexcept {
+inline const char* help_text() noexcept {
   return "Commands:\n"
          "  p EXPR              print a value (numpy style; long tensors are summarized)\n"
          "  pp EXPR             print every element\n"
@@ -50,14 +50,12 @@ PROBE_INLINE const char* help_text() noexcept {
          "An empty line repeats the last command.\n";
 }
 
-PROBE_INLINE std::string number_text(double x) { return ::probe::format("{}", x); }
+inline std::string number_text(double x) { return ::probe::format("{}", x); }
 
 class session {
  public:
-  template <int = 0>
   session(stop_info& stop, prompt_io& io) : s_(stop), io_(io) {}
 
-  template <int = 0>
   prompt_action run() {
     out_ = "probe: " + s_.reason + " [thread " + std::to_string(s_.thread) + ", tid " + std::to_string(s_.tid) +
            "]; 'help' lists the commands\n";
@@ -100,20 +98,15 @@ class session {
   }
 
  private:
-  template <int = 0>
   void say(const std::string& t) { out_ += t; }
-  template <int = 0>
   void error(const std::string& t) { out_ += "*** " + t + "\n"; }
-  template <int = 0>
   void flush() {
     if (!out_.empty() && io_.write) io_.write(io_.ctx, out_.data(), out_.size());
     out_.clear();
   }
-  template <int = 0>
   frame& cur() { return s_.frames[cur_]; }
 
   // Runs one command; true when the prompt ends (*action says how).
-  template <int = 0>
   bool execute(const std::string& cmd, prompt_action* action) {
     size_t sp = 0;
     while (sp < cmd.size() && !bp_expr::is_space(cmd[sp])) ++sp;
@@ -142,7 +135,6 @@ class session {
   }
 
   // A value of the current frame on the host; false after reporting an error.
-  template <int = 0>
   bool value(const std::string& text, expr_value* v, tensor* storage, tensor_view* host) {
     std::string err;
     if (!eval_expr(cur(), text, v, &err)) {
@@ -161,7 +153,6 @@ class session {
     return true;
   }
 
-  template <int = 0>
   void print_value(const std::string& text, bool full) {
     expr_value v;
     tensor storage;
@@ -178,13 +169,11 @@ class session {
     say(s + "\n");
   }
 
-  template <int = 0>
   void where() {
     for (size_t i = s_.frames.size(); i-- > 0;)
       say(std::string(i == cur_ ? "> " : "  ") + frame_title(s_.frames[i], i) + "\n");
   }
 
-  template <int = 0>
   void move(const std::string& arg, int dir) {
     int64_t count = 1;
     bool present = false;
@@ -204,8 +193,7 @@ class session {
   }
 
   // The current frame's source file, read once; false after reporting why not.
-  template <int = 0>
-  bool source(plain_vector<std::string>** lines) {
+  bool source(std::vector<std::string>** lines) {
     const frame& f = cur();
     if (f.file.empty() || f.line <= 0) {
       error("no source location for this frame (" + frame_title(f, cur_) + ")");
@@ -239,8 +227,7 @@ class session {
     return true;
   }
 
-  template <int = 0>
-  void list_lines(const plain_vector<std::string>& lines, int first, int last, int mark) {
+  void list_lines(const std::vector<std::string>& lines, int first, int last, int mark) {
     if (first < 1) first = 1;
     for (int n = first; n <= last; ++n) {
       if (n > static_cast<int>(lines.size())) {
@@ -255,9 +242,8 @@ class session {
     list_next_ = last + 1;
   }
 
-  template <int = 0>
   void list() {
-    plain_vector<std::string>* lines;
+    std::vector<std::string>* lines;
     if (!source(&lines)) return;
     const int line = cur().line;
     if (list_next_ > 0) {
@@ -268,11 +254,10 @@ class session {
     }
   }
 
-  template <int = 0>
   void show_current_line() {
     const frame& f = cur();
     if (f.file.empty() || f.line <= 0) return;
-    plain_vector<std::string>* lines;
+    std::vector<std::string>* lines;
     const std::string saved = out_;
     if (!source(&lines) || f.line > static_cast<int>(lines->size())) {
       out_ = saved;  // the source is optional here: no error line
@@ -281,7 +266,6 @@ class session {
     say("-> " + bp_expr::trim((*lines)[static_cast<size_t>(f.line - 1)]) + "\n");
   }
 
-  template <int = 0>
   void info(const std::string& arg) {
     const frame& f = cur();
     if (!arg.empty()) {
@@ -309,7 +293,6 @@ class session {
     }
   }
 
-  template <int = 0>
   void stats(const std::string& arg) {
     expr_value v;
     tensor storage;
@@ -327,7 +310,6 @@ class session {
         ", std " + number_text(h.std) + "\n");
   }
 
-  template <int = 0>
   void dump(const std::string& arg) {
     size_t cut = arg.size();
     while (cut > 0 && !bp_expr::is_space(arg[cut - 1])) --cut;
@@ -350,21 +332,13 @@ class session {
   size_t cur_ = 0;
   int list_next_ = 0;  // the line the next 'list' continues from (0: around the current line)
   std::string source_file_, source_error_;
-  plain_vector<std::string> source_lines_;
+  std::vector<std::string> source_lines_;
 };
 
 }  // namespace bp_prompt
 
 // Runs the prompt until a command resumes or quits the program, or the input ends (resume).
-PROBE_FUNC prompt_action run_prompt(stop_info& stop, prompt_io& io) noexcept {
-  try {
-    if (stop.frames.empty()) return prompt_action::resume;
-    bp_prompt::session s(stop, io);
-    return s.run();
-  } catch (...) {
-    return prompt_action::resume;
-  }
-}
+PROBE_API prompt_action run_prompt(stop_info& stop, prompt_io& io) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE

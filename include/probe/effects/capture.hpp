@@ -35,8 +35,7 @@ class capture_executor {
 };
 
 // The host executor: malloc'd copies; device tensors through device_access, synchronously.
-template <int = 0>
-class basic_host_capture_executor final : public capture_executor {
+class host_capture_executor final : public capture_executor {
  public:
   bool handles(const tensor_view&) const noexcept override { return true; }
   capture_status capture(const tensor_view& v, void** host, effect_record*, std::string* err) noexcept override {
@@ -78,27 +77,23 @@ class basic_host_capture_executor final : public capture_executor {
     return capture_status::failed;
   }
 };
-using host_capture_executor = basic_host_capture_executor<>;
 
 inline capture_executor* g_capture_executor[2] = {nullptr, nullptr};  // by device::kind_t
 
 // Backends register an executor for their device kind; nullptr restores the host executor.
-PROBE_INLINE void set_capture_executor(device::kind_t kind, capture_executor* e) noexcept {
+inline void set_capture_executor(device::kind_t kind, capture_executor* e) noexcept {
   __atomic_store_n(&g_capture_executor[kind], e, __ATOMIC_RELEASE);
 }
-PROBE_FUNC capture_executor& host_executor() noexcept {
-  static host_capture_executor* e = new host_capture_executor();  // never destroyed
-  return *e;
-}
-PROBE_INLINE capture_executor& executor_for(const tensor_view& v) noexcept {
+PROBE_API capture_executor& host_executor() noexcept;
+inline capture_executor& executor_for(const tensor_view& v) noexcept {
   capture_executor* e = __atomic_load_n(&g_capture_executor[v.where.kind], __ATOMIC_ACQUIRE);
   return e && e->handles(v) ? *e : host_executor();
 }
 
 // Called by asynchronous executors when a pending copy has landed (any thread).
-PROBE_FUNC void effect_capture_done(effect_record* r) noexcept;
+PROBE_API void effect_capture_done(effect_record* r) noexcept;
 // Runs what is queued on this thread at exit (effects/effect_queue_impl.hpp).
-PROBE_FUNC void effects_exit_drain() noexcept;
+PROBE_API void effects_exit_drain() noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE

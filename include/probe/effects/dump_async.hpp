@@ -12,8 +12,7 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-template <int N>
-inline bool basic_dump_effect<N>::queue_tensor(const op_record& r, const recorded_tensor& t, op_dump& d,
+inline bool dump_effect::queue_tensor(const op_record& r, const recorded_tensor& t, op_dump& d,
                                                tensor_record& rec, dump_writers& w) {
   const dump_config& c = *d.cfg;
   const std::string header = npy::header_for(t.view);
@@ -48,8 +47,7 @@ inline bool basic_dump_effect<N>::queue_tensor(const op_record& r, const recorde
   return true;
 }
 
-template <int N>
-inline bool basic_dump_effect<N>::queue_text(const op_record& r, op_dump& d, const std::string& name,
+inline bool dump_effect::queue_text(const op_record& r, op_dump& d, const std::string& name,
                                              const std::string& body) {
   if (d.cfg->threads <= 0 || !d.dir_fd || d.dir_fd->fd < 0) return false;
   dump_writers* w = dump_writers::get(d.cfg->threads);
@@ -68,13 +66,12 @@ inline bool basic_dump_effect<N>::queue_text(const op_record& r, op_dump& d, con
 }
 
 // Queues a filled job (ownership passes); false when it was dropped instead.
-template <int N>
-inline bool basic_dump_effect<N>::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w) noexcept {
+inline bool dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w) noexcept {
   if (!current(d)) {
     dump_job::destroy(j);
     return false;
   }
-  j->write = &basic_dump_effect::write_job;
+  j->write = &dump_effect::write_job;
   j->owner = this;
   j->dir = open_dir::ref(d.dir_fd);
   j->run = d.run;
@@ -86,13 +83,11 @@ inline bool basic_dump_effect<N>::queue_job(dump_job* j, const op_record& r, op_
   return true;
 }
 
-template <int N>
-inline void basic_dump_effect<N>::write_job(dump_job& j) noexcept {
-  static_cast<basic_dump_effect*>(j.owner)->write_queued(j);
+inline void dump_effect::write_job(dump_job& j) noexcept {
+  static_cast<dump_effect*>(j.owner)->write_queued(j);
 }
 
-template <int N>
-inline void basic_dump_effect<N>::write_queued(dump_job& j) noexcept {
+inline void dump_effect::write_queued(dump_job& j) noexcept {
   open_dir* dir = static_cast<open_dir*>(j.dir);
   // Dropped: its run has ended (a file written now could land in the next run's folder), or
   // an earlier file failed.
@@ -125,8 +120,7 @@ inline void basic_dump_effect<N>::write_queued(dump_job& j) noexcept {
   open_dir::unref(dir);
 }
 
-template <int N>
-inline void basic_dump_effect<N>::drain_writers() noexcept {
+inline void dump_effect::drain_writers() noexcept {
   if (dump_writers* w = dump_writers::existing()) w->drain();
 }
 

@@ -3,7 +3,7 @@
 // exit. Never throws, never stops the host: on the first I/O error it says so once and
 // turns itself off. Small tensor and text files are handed to background writers
 // (dump_writer.hpp, dump_async.hpp); everything they hold is written before a run's end
-// record. Implementation-only header.
+// record.
 #pragma once
 #include <errno.h>
 #include <string.h>
@@ -12,9 +12,9 @@
 #include <exception>
 #include <new>
 #include <string>
-#include "../util/plain_vector.hpp"
+#include <vector>
 
-#include "../core/context_impl.hpp"
+#include "../core/context.hpp"
 #include "../core/options.hpp"
 #include "../util/fs.hpp"
 #include "../util/log.hpp"
@@ -23,6 +23,7 @@
 #include "../formats/dot.hpp"
 #include "../formats/graph_html.hpp"
 #include "../formats/npy.hpp"
+#include "dump.hpp"
 #include "dump_names.hpp"
 #include "dump_records.hpp"
 #include "dump_tensor.hpp"
@@ -31,8 +32,7 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-template <int = 0>
-class basic_dump_effect final : public op_listener {
+class dump_effect final : public op_listener {
  public:
   static constexpr size_t k_graph_cap = 2000;  // op executions drawn; DOT/HTML stay readable
 
@@ -82,7 +82,7 @@ class basic_dump_effect final : public op_listener {
     __atomic_store_n(&active_, cfg_->on, __ATOMIC_RELEASE);
   }
 
-  ~basic_dump_effect() {
+  ~dump_effect() {
     for (dump_config* c : retired_) delete c;
     if (cfg_ != &off_) delete cfg_;
   }
@@ -251,7 +251,7 @@ class basic_dump_effect final : public op_listener {
     std::string stem;  // "op_000012.conv1"
     std::string text;  // text io-dump body, written at on_end
     std::string snapshot_dir;                     // absolute path of snapshots/op_000012.conv1
-    plain_vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
+    std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
 
@@ -422,7 +422,7 @@ class basic_dump_effect final : public op_listener {
   mutex line_m_;  // manifest lines (see write_manifest_line); taken after m_
   dump_config off_;                   // the configuration before the first configure()
   dump_config* cfg_ = &off_;          // published with release, read with acquire
-  plain_vector<dump_config*> retired_;  // earlier configurations, freed at exit
+  std::vector<dump_config*> retired_;  // earlier configurations, freed at exit
   uint64_t run_ = 0;  // changes when a run opens or closes; written under m_ and line_m_, read atomically
   bool active_ = false;
   bool stopped_ = false;  // a budget was reached
@@ -438,10 +438,8 @@ class basic_dump_effect final : public op_listener {
   uint64_t ops_ = 0, bytes_ = 0;
   dataflow_graph graph_;
 };
-using dump_effect = basic_dump_effect<>;
 
-template <int N>
-inline void basic_dump_effect<N>::write_graphs_locked() noexcept {
+inline void dump_effect::write_graphs_locked() noexcept {
   const dump_config& c = *cfg_;
   if (!(c.dot || c.html) || c.to_stdout) return;
   try {
@@ -462,8 +460,7 @@ inline void basic_dump_effect<N>::write_graphs_locked() noexcept {
 
 // Ends the run: graphs, the manifest's end record, the directory lock. With at_exit false
 // (options changed) the next op opens a new run.
-template <int N>
-inline void basic_dump_effect<N>::close_run_locked(bool at_exit) noexcept {
+inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   // A forked child that closes its parent's run writes nothing into it.
   const bool ours = opened_ && run_pid_ == cached_pid();
   {
@@ -482,9 +479,21 @@ inline void basic_dump_effect<N>::close_run_locked(bool at_exit) noexcept {
   dir_ = run_dir{};
   opened_ = false;
   ops_ = bytes_ = 0;
-  graph_ = typename deferred<dataflow_graph, N>::type{};  // dependent: completed only when used
+  graph_ = dataflow_graph{};
   if (at_exit) __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
 }
+
+inline dump_effect& dump_instance() noexcept {
+  static dump_effect* d = new dump_effect();  // never destroyed: ops may run during exit
+  return *d;
+}
+
+PROBE_API op_listener* dump_configure(const options& o) noexcept {
+  dump_instance().configure(o);
+  return &dump_instance();
+}
+PROBE_API void dump_flush() noexcept { dump_instance().flush(); }
+PROBE_API void dump_finish() noexcept { dump_instance().finish(); }
 
 }  // namespace detail
 PROBE_END_NAMESPACE

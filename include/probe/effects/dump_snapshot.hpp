@@ -9,8 +9,7 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-template <int N>
-inline void basic_dump_effect<N>::begin_snapshot(const op_record& r, op_dump& d) noexcept {
+inline void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept {
   try {
     d.snapshot_dir = join_path(join_path(d.dir, "snapshots"), d.stem);
     if (int e = make_dirs(d.snapshot_dir)) return fail(d, e, d.snapshot_dir);
@@ -19,8 +18,7 @@ inline void basic_dump_effect<N>::begin_snapshot(const op_record& r, op_dump& d)
   }
 }
 
-template <int N>
-inline void basic_dump_effect<N>::snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec,
+inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec,
                                              const std::string& file) noexcept {
   try {
     std::string item;
@@ -41,13 +39,11 @@ inline void basic_dump_effect<N>::snapshot_tensor(const op_record& r, op_dump& d
   }
 }
 
-template <int N>
-inline void basic_dump_effect<N>::end_snapshot(const op_record& r, op_dump& d, bool unwinding) noexcept {
+inline void dump_effect::end_snapshot(const op_record& r, op_dump& d, bool unwinding) noexcept {
   write_snapshot_json(r, d, unwinding ? "exception" : "complete");
 }
 
-template <int N>
-inline void basic_dump_effect<N>::write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept {
+inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept {
   if (d.snapshot_dir.empty()) return;
   try {
     std::string text;

@@ -41,11 +41,9 @@ struct dump_job {
   size_t size = 0;                              // bytes at data()
   size_t cost = 0;                              // counted against the queue's cap
 
-  template <int = 0>
   char* data() noexcept { return reinterpret_cast<char*>(this + 1); }
 
   // A job with room for `size` bytes; nullptr when out of memory.
-  template <int = 0>
   static dump_job* create(size_t size) noexcept {
     void* p = ::operator new(sizeof(dump_job) + size, std::nothrow);
     if (!p) return nullptr;
@@ -54,7 +52,6 @@ struct dump_job {
     j->cost = sizeof(dump_job) + size;
     return j;
   }
-  template <int = 0>
   static void destroy(dump_job* j) noexcept {
     j->~dump_job();
     ::operator delete(static_cast<void*>(j));
@@ -71,7 +68,6 @@ class dump_writers {
 
   // This process's writers, with up to `want` threads running (started on first use); a new
   // set after fork. nullptr when no thread runs: the caller writes synchronously.
-  template <int = 0>
   static dump_writers* get(int want) noexcept {
     if (want > k_max_threads) want = k_max_threads;
     dump_writers* w = __atomic_load_n(&g_dump_writers, __ATOMIC_ACQUIRE);
@@ -80,20 +76,17 @@ class dump_writers {
   }
 
   // This process's writers if it has any, without starting them.
-  template <int = 0>
   static dump_writers* existing() noexcept {
     dump_writers* w = __atomic_load_n(&g_dump_writers, __ATOMIC_ACQUIRE);
     return w && w->pid_ == cached_pid() ? w : nullptr;
   }
 
   // Threads running; jobs may go to lanes [0, lanes()).
-  template <int = 0>
   int lanes() const noexcept { return __atomic_load_n(&started_, __ATOMIC_ACQUIRE); }
 
   // Queues `j` (ownership passes) on lane `lane % lanes()`. Waits while the queued bytes
   // would pass `cap` or k_max_jobs are queued, unless nothing is (a job larger than the cap
   // still goes).
-  template <int = 0>
   void push(dump_job* j, unsigned lane, uint64_t cap) noexcept {
     lane_state& l = lanes_[lane % static_cast<unsigned>(lanes())];
     bool wake;
@@ -119,7 +112,6 @@ class dump_writers {
   }
 
   // Returns once every job queued before the call is written (or dropped by its writer).
-  template <int = 0>
   void drain() noexcept {
     uint64_t target[k_max_threads];
     lock_guard<mutex> g(m_);
@@ -138,7 +130,6 @@ class dump_writers {
   }
 
   // Bytes queued, not yet written (tests).
-  template <int = 0>
   uint64_t queued_bytes() noexcept {
     lock_guard<mutex> g(m_);
     return queued_;
@@ -157,7 +148,6 @@ class dump_writers {
 
   dump_writers() noexcept = default;
 
-  template <int = 0>
   static dump_writers* start(int want) noexcept {
     static static_mutex m;
     lock_guard<static_mutex> g(m);
@@ -183,7 +173,6 @@ class dump_writers {
     return w->started_ > 0 ? w : nullptr;
   }
 
-  template <int = 0>
   static void* main(void* arg) noexcept {
     become_background_thread("probe-dump");
     lane_state& l = *static_cast<lane_state*>(arg);

@@ -1,46 +1,16 @@
-// The queue behind probe::print and probe::callback: records captured on the caller's thread,
-// run in order on one worker thread. Implementation-only header.
-//
-// Callers push into one of several shards (by thread), so threads rarely contend for a lock.
-// Each shard is a FIFO: records from one thread run in that thread's order. Ordered records
-// also take a number from one global counter while their shard's lock is held, so within a
-// shard their numbers grow; the consumer runs an ordered record only when its number is the
-// next one, which is always at the head of some shard (everything before it in its shard
-// has run or can run). A record is ready when its captures have landed (device copies may
-// land later); a record that is not ready holds back its shard.
-//
-// The consumer role (one thread at a time) belongs to the worker thread, or to the thread
-// that drains at exit, or to any caller once the exit drain has run (synchronous mode).
-// The worker sleeps without a timeout only after it has been idle for a while; only then
-// do callers pay for a wake-up, so a burst of prints costs the caller no system call.
+// effect_queue: definitions (see effect_queue.hpp).
 #pragma once
-#include <pthread.h>
-#include <stdlib.h>
-
-#include <string>
-
-#include "../util/log.hpp"
-#include "../util/background_thread.hpp"
-#include "../util/sync.hpp"
-#include "effect_records.hpp"
+#include "effect_queue.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-// ---- consuming ----
-
-// Runs one record: defined with the effects (effects/print_impl.hpp). Output goes to `out`,
-// which the consumer writes before it reports progress.
-PROBE_FUNC void effect_run(effect_record* r, std::string& out) noexcept;
-PROBE_FUNC void effect_output_flush(std::string& out) noexcept;
-
-PROBE_FUNC bool head_runnable(const effect_queue& q, const effect_record* h) noexcept {
+PROBE_API bool head_runnable(const effect_queue& q, const effect_record* h) noexcept {
   if (__atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) != 0) return false;
   return !h->ordered || h->seq == __atomic_load_n(&q.next_emit, __ATOMIC_RELAXED);
 }
 
-// Takes up to `limit` runnable records, in the order they must run.
-PROBE_FUNC size_t effect_collect(effect_queue& q, effect_record** batch, size_t limit) noexcept {
+PROBE_API size_t effect_collect(effect_queue& q, effect_record** batch, size_t limit) noexcept {
   size_t n = 0;
   for (bool more = true; more && n < limit;) {
     more = false;
@@ -64,9 +34,7 @@ PROBE_FUNC size_t effect_collect(effect_queue& q, effect_record** batch, size_t 
   return n;
 }
 
-// Finishes what has run: writes its output, then reports it complete (a barrier that sees it
-// complete sees its output written).
-PROBE_FUNC void effect_finish(effect_queue& q) noexcept {
+PROBE_API void effect_finish(effect_queue& q) noexcept {
   consumer_state& c = q.cs;
   effect_output_flush(c.out);
   const size_t n = c.done_n;
@@ -112,10 +80,7 @@ PROBE_FUNC void effect_finish(effect_queue& q) noexcept {
   }
 }
 
-// Runs one batch; the caller holds the consumer role. A callback that waits for effects (a
-// barrier, or exit) consumes from inside this loop: it continues the same batch, so the
-// order holds, and the record it runs from is completed only when it returns.
-PROBE_FUNC size_t effect_consume_batch(effect_queue& q) noexcept {
+PROBE_API size_t effect_consume_batch(effect_queue& q) noexcept {
   consumer_state& c = q.cs;
   if (c.next == c.n) {
     c.n = effect_collect(q, c.batch, consumer_state::k_batch);
@@ -135,8 +100,7 @@ PROBE_FUNC size_t effect_consume_batch(effect_queue& q) noexcept {
   return ran;
 }
 
-// Runs batches on this thread as the consumer until nothing is runnable. Returns how many ran.
-PROBE_FUNC size_t effect_consume_available(effect_queue& q) noexcept {
+PROBE_API size_t effect_consume_available(effect_queue& q) noexcept {
   lock_guard<recursive_mutex> g(q.consumer);
   const bool was = t_effect_consumer;
   t_effect_consumer = true;
@@ -146,8 +110,7 @@ PROBE_FUNC size_t effect_consume_available(effect_queue& q) noexcept {
   return total;
 }
 
-// Whether anything can run now (the worker checks before it sleeps).
-PROBE_FUNC bool effect_any_runnable(effect_queue& q) noexcept {
+PROBE_API bool effect_any_runnable(effect_queue& q) noexcept {
   for (effect_shard& s : q.shards) {
     lock_guard<mutex> g(s.m);
     if (s.head && head_runnable(q, s.head)) return true;
@@ -155,7 +118,7 @@ PROBE_FUNC bool effect_any_runnable(effect_queue& q) noexcept {
   return false;
 }
 
-PROBE_FUNC void* effect_worker_main(void* arg) noexcept {
+PROBE_API void* effect_worker_main(void* arg) noexcept {
   effect_queue& q = *static_cast<effect_queue*>(arg);
   become_background_thread("probe-effects");
   constexpr int64_t k_idle_ns = 20 * 1000000;  // busy for this long after the last work
@@ -176,8 +139,7 @@ PROBE_FUNC void* effect_worker_main(void* arg) noexcept {
   return nullptr;
 }
 
-// Starts the worker on first use; false when it cannot run (effects then run on the caller).
-PROBE_FUNC bool effect_worker_running(effect_queue& q) noexcept {
+PROBE_API bool effect_worker_running(effect_queue& q) noexcept {
   const int state = __atomic_load_n(&q.worker_state, __ATOMIC_ACQUIRE);
   if (PROBE_LIKELY(state == 1)) return true;
   if (state == 2) return false;
@@ -191,13 +153,7 @@ PROBE_FUNC bool effect_worker_running(effect_queue& q) noexcept {
   return q.worker_state == 1;
 }
 
-// ---- producing ----
-
-PROBE_FUNC uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noexcept;
-
-// Queues a captured record (the caller's reference is dropped here). Waits for room when the
-// caller's shard is full, except on the consumer thread, which never waits for itself.
-PROBE_FUNC void effect_push(effect_record* r) noexcept {
+PROBE_API void effect_push(effect_record* r) noexcept {
   effect_queue& q = effect_queue_ref();
   const bool sync = __atomic_load_n(&q.sync, __ATOMIC_ACQUIRE) || !effect_worker_running(q);
   effect_shard& s = q.shards[thread_index() % k_effect_shards];
@@ -225,11 +181,7 @@ PROBE_FUNC void effect_push(effect_record* r) noexcept {
   if (ready && __atomic_load_n(&q.sleeping, __ATOMIC_SEQ_CST)) worker_wake(q);
 }
 
-// ---- waiting ----
-
-// Runs everything queued on this thread, waiting for device copies still in flight, until
-// the queue is empty or `timeout_ms` has passed. Returns how many records were left.
-PROBE_FUNC_DEF uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noexcept {
+PROBE_API uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noexcept {
   const int64_t deadline = mono_ns() + int64_t(timeout_ms) * 1000000;
   for (;;) {
     effect_consume_available(q);
@@ -241,7 +193,7 @@ PROBE_FUNC_DEF uint64_t effect_drain_here(effect_queue& q, long timeout_ms) noex
   }
 }
 
-PROBE_FUNC_DEF void effects_barrier_impl() noexcept {
+PROBE_API void effects_barrier_impl() noexcept {
   effect_queue& q = effect_queue_ref();
   if (__atomic_load_n(&q.total_pushed, __ATOMIC_SEQ_CST) == __atomic_load_n(&q.total_completed, __ATOMIC_SEQ_CST))
     return;
@@ -274,9 +226,7 @@ PROBE_FUNC_DEF void effects_barrier_impl() noexcept {
   }
 }
 
-// At exit: from now on callers run their effects themselves, and this thread runs what is
-// queued (never waiting on the worker, which may not get to run again).
-PROBE_FUNC_DEF void effects_exit_drain() noexcept {
+PROBE_API void effects_exit_drain() noexcept {
   effect_queue* q = __atomic_load_n(&g_effect_queue, __ATOMIC_ACQUIRE);
   if (!q) return;
   __atomic_store_n(&q->sync, 1, __ATOMIC_RELEASE);

@@ -38,18 +38,18 @@ class callback_task {
 };
 
 // Captures the erased arguments (strings and tensors are copied) and queues the print.
-PROBE_FUNC void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
+PROBE_API void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
                              int nargs) noexcept;
 
 // A callback is built in three steps: a record, the captures it owns, then the task.
-PROBE_FUNC effect_record* callback_begin(bool ordered) noexcept;
-PROBE_FUNC const char* callback_capture_string(effect_record* r, const char* s, size_t n) noexcept;
-PROBE_FUNC tensor_view callback_capture_tensor(effect_record* r, const tensor_view& v) noexcept;
-PROBE_FUNC void* callback_alloc(size_t bytes) noexcept;
-PROBE_FUNC void callback_free(void* p) noexcept;
+PROBE_API effect_record* callback_begin(bool ordered) noexcept;
+PROBE_API const char* callback_capture_string(effect_record* r, const char* s, size_t n) noexcept;
+PROBE_API tensor_view callback_capture_tensor(effect_record* r, const tensor_view& v) noexcept;
+PROBE_API void* callback_alloc(size_t bytes) noexcept;
+PROBE_API void callback_free(void* p) noexcept;
 // Queues the record with its task; a null task (out of memory) drops the record with a message.
-PROBE_FUNC void callback_commit(effect_record* r, callback_task* task) noexcept;
-PROBE_FUNC void effects_barrier_impl() noexcept;
+PROBE_API void callback_commit(effect_record* r, callback_task* task) noexcept;
+PROBE_API void effects_barrier_impl() noexcept;
 
 // ---- what a callback argument becomes ----
 
@@ -241,7 +241,7 @@ void callback(ordered_t, F&& fn, const Args&... args) noexcept {
 // Waits until every print and callback made before this call (on any thread) has run,
 // including device copies still in flight and what those callbacks queued while running.
 // Inside a callback it runs what is queued and returns (the callback itself is running).
-PROBE_DEFER inline void effects_barrier() noexcept { detail::effects_barrier_impl(); }
+inline void effects_barrier() noexcept { detail::effects_barrier_impl(); }
 #endif
 
 PROBE_END_NAMESPACE

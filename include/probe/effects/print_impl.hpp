@@ -1,40 +1,16 @@
-// probe::print and probe::callback: capture on the caller's thread, run on the consumer
-// (effect_queue_impl.hpp), output to stderr or --probe_print_to. Implementation-only header.
+// print: definitions (see print_sink.hpp).
 #pragma once
-#include <errno.h>
-#include <fcntl.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <exception>
-#include <string>
-
-#include "../core/format.hpp"
-#include "../core/options.hpp"
-#include "../util/fs.hpp"
-#include "../util/log.hpp"
-#include "../util/sync.hpp"
-#include "effect_queue_impl.hpp"
-#include "print.hpp"
+#include "print_sink.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-// Where print output goes. Opened by the consumer when first written after the options named it.
-struct print_sink {
-  mutex m;
-  std::string path;      // "" = stderr
-  int fd = 2;
-  bool reopen = false;
-  int open_failed = 0;   // for log_once
-  int write_failed = 0;
-};
-PROBE_FUNC print_sink& print_sink_ref() noexcept {
+PROBE_API print_sink& print_sink_ref() noexcept {
   static print_sink* s = new print_sink();  // never destroyed: written during exit
   return *s;
 }
 
-PROBE_FUNC void print_apply_options(const options& o) noexcept {
+PROBE_API void print_apply_options(const options& o) noexcept {
   print_sink& s = print_sink_ref();
   lock_guard<mutex> g(s.m);
   try {
@@ -47,7 +23,7 @@ PROBE_FUNC void print_apply_options(const options& o) noexcept {
   }
 }
 
-PROBE_FUNC int print_sink_fd(print_sink& s) noexcept {
+PROBE_API int print_sink_fd(print_sink& s) noexcept {
   if (!s.reopen) return s.fd;
   s.reopen = false;
   if (s.fd != 2) ::close(s.fd);
@@ -62,9 +38,7 @@ PROBE_FUNC int print_sink_fd(print_sink& s) noexcept {
   return s.fd;
 }
 
-// Writes the consumer's pending output in one system call (whole records: lines never
-// interleave with other probe output).
-PROBE_FUNC_DEF void effect_output_flush(std::string& out) noexcept {
+PROBE_API void effect_output_flush(std::string& out) noexcept {
   if (out.empty()) return;
   print_sink& s = print_sink_ref();
   {
@@ -76,10 +50,7 @@ PROBE_FUNC_DEF void effect_output_flush(std::string& out) noexcept {
   out.clear();
 }
 
-inline int g_callback_threw = 0;
-inline int g_capture_failed = 0;
-
-PROBE_FUNC_DEF void effect_run(effect_record* r, std::string& out) noexcept {
+PROBE_API void effect_run(effect_record* r, std::string& out) noexcept {
   if (r->is_callback) {
     if (!r->task) return;  // could not be built; reported when it was made
     if (r->failed) {
@@ -106,9 +77,7 @@ PROBE_FUNC_DEF void effect_run(effect_record* r, std::string& out) noexcept {
   if (out.size() >= (size_t(64) << 10)) effect_output_flush(out);
 }
 
-// ---- the entry points print.hpp declares ----
-
-PROBE_FUNC_DEF void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
+PROBE_API void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
                              int nargs) noexcept {
   if (!fmt) fmt = "", fmt_len = 0;
   // One allocation: the record, the erased arguments, the format and the strings' bytes.
@@ -151,7 +120,7 @@ PROBE_FUNC_DEF void print_submit(bool ordered, const char* fmt, size_t fmt_len, 
   effect_push(r);
 }
 
-PROBE_FUNC_DEF effect_record* callback_begin(bool ordered) noexcept {
+PROBE_API effect_record* callback_begin(bool ordered) noexcept {
   effect_record* r = record_new(0);
   if (!r) {
     static int said = 0;
@@ -163,11 +132,11 @@ PROBE_FUNC_DEF effect_record* callback_begin(bool ordered) noexcept {
   return r;
 }
 
-PROBE_FUNC_DEF const char* callback_capture_string(effect_record* r, const char* s, size_t n) noexcept {
+PROBE_API const char* callback_capture_string(effect_record* r, const char* s, size_t n) noexcept {
   return record_copy_string(r, s, n);
 }
 
-PROBE_FUNC_DEF tensor_view callback_capture_tensor(effect_record* r, const tensor_view& v) noexcept {
+PROBE_API tensor_view callback_capture_tensor(effect_record* r, const tensor_view& v) noexcept {
   tensor_view copy;
   if (record_capture(r, v, &copy)) return copy;
   tensor_view none = v.on_host();
@@ -175,10 +144,11 @@ PROBE_FUNC_DEF tensor_view callback_capture_tensor(effect_record* r, const tenso
   return none;
 }
 
-PROBE_FUNC_DEF void* callback_alloc(size_t bytes) noexcept { return malloc(bytes); }
-PROBE_FUNC_DEF void callback_free(void* p) noexcept { free(p); }
+PROBE_API void* callback_alloc(size_t bytes) noexcept { return malloc(bytes); }
 
-PROBE_FUNC_DEF void callback_commit(effect_record* r, callback_task* task) noexcept {
+PROBE_API void callback_free(void* p) noexcept { free(p); }
+
+PROBE_API void callback_commit(effect_record* r, callback_task* task) noexcept {
   if (!task) {
     static int said = 0;
     log_once(&said, "a probe::callback was dropped: out of memory, or copying an argument threw");

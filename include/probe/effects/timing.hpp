@@ -61,14 +61,14 @@ class scope_guard {
   explicit scope_guard(const scope_site*) noexcept {}
 };
 #else
-PROBE_DEFER inline uint64_t timer_now() noexcept { return clock_now(); }
-PROBE_DEFER inline double timer_ticks_to_ns(double ticks) noexcept { return ticks_to_ns(ticks); }
+inline uint64_t timer_now() noexcept { return clock_now(); }
+inline double timer_ticks_to_ns(double ticks) noexcept { return ticks_to_ns(ticks); }
 
 // Records a named timer's interval; *interned caches the name's record across calls.
-PROBE_FUNC void timer_record(const char* name, const void** interned, uint64_t begin,
+PROBE_API void timer_record(const char* name, const void** interned, uint64_t begin,
                              uint64_t end) noexcept;
 // A named timer destroyed while running: reads the clock and records like stop().
-PROBE_FUNC void timer_end(const char* name, const void** interned, uint64_t begin) noexcept;
+PROBE_API void timer_end(const char* name, const void** interned, uint64_t begin) noexcept;
 // timer_end for ~timer, which cannot be a template (config.hpp, deferral); a named timer's
 // constructor stores it.
 inline void (*g_timer_end)(const char* name, const void** interned, uint64_t begin) noexcept = nullptr;
@@ -76,7 +76,7 @@ inline void (*g_timer_end)(const char* name, const void** interned, uint64_t beg
 // The RAII object behind PROBE_SCOPE.
 class scope_guard {
  public:
-  PROBE_DEFER explicit scope_guard(const scope_site* site) noexcept {
+  explicit scope_guard(const scope_site* site) noexcept {
     if (gate_on(gate_timing)) {
       site_ = site;
       const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
@@ -108,11 +108,11 @@ class scope_guard {
 // scope, while timing is on. The name must outlive the timer (a literal is best).
 class timer {
  public:
-  PROBE_DEFER timer() noexcept : name_(nullptr) { start(); }
-  PROBE_DEFER explicit timer(const char* name) noexcept : name_(name) {
+  timer() noexcept : name_(nullptr) { start(); }
+  explicit timer(const char* name) noexcept : name_(name) {
 #if !defined(PROBE_DISABLE)
-    if (name && __atomic_load_n(&detail::g_timer_end, __ATOMIC_RELAXED) != &PROBE_DEFERRED(detail::timer_end))
-      __atomic_store_n(&detail::g_timer_end, &PROBE_DEFERRED(detail::timer_end), __ATOMIC_RELAXED);
+    if (name && __atomic_load_n(&detail::g_timer_end, __ATOMIC_RELAXED) != &detail::timer_end)
+      __atomic_store_n(&detail::g_timer_end, &detail::timer_end, __ATOMIC_RELAXED);
 #endif
     start();
   }
@@ -128,12 +128,12 @@ class timer {
   }
 
   // Starts a new interval (ends the running one first without adding it).
-  PROBE_DEFER void start() noexcept {
+  void start() noexcept {
     running_ = true;
     begin_ = detail::timer_now();
   }
   // Ends the running interval and adds it to elapsed().
-  PROBE_DEFER void stop() noexcept {
+  void stop() noexcept {
     if (!running_) return;
     const uint64_t end = detail::timer_now();
     running_ = false;
@@ -150,12 +150,12 @@ class timer {
   }
   bool running() const noexcept { return running_; }
   // Sum of the stopped intervals plus the running one, in nanoseconds / seconds.
-  PROBE_DEFER int64_t elapsed_ns() const noexcept {
+  int64_t elapsed_ns() const noexcept {
     uint64_t t = total_;
     if (running_) t += detail::timer_now() - begin_;
     return static_cast<int64_t>(detail::timer_ticks_to_ns(static_cast<double>(t)) + 0.5);
   }
-  PROBE_DEFER double elapsed() const noexcept { return static_cast<double>(elapsed_ns()) * 1e-9; }
+  double elapsed() const noexcept { return static_cast<double>(elapsed_ns()) * 1e-9; }
 
  private:
   const char* name_;
@@ -175,14 +175,14 @@ inline void write_timing_summary(FILE*) noexcept {}
 // Prints "<name>: <value>" on stdout (shortest text that reads back as the same double), in
 // every build but PROBE_DISABLE, whether timing is on or not; while timing is on the value is
 // also recorded (summary row, trace counter). Control characters in the name print as '?'.
-PROBE_FUNC void metric(const char* name, double value) noexcept;
+PROBE_API void metric(const char* name, double value) noexcept;
 template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
 void metric(const S& name, double value) noexcept {
   metric(name.c_str(), value);
 }
 
 // Writes the timing summary so far (every scope, op, timer and metric) to `out`.
-PROBE_FUNC void write_timing_summary(FILE* out) noexcept;
+PROBE_API void write_timing_summary(FILE* out) noexcept;
 #endif
 
 PROBE_END_NAMESPACE

@@ -7,17 +7,17 @@
 #include <unistd.h>
 
 #include <string>
-#include "../util/plain_vector.hpp"
+#include <vector>
 
 #include "../util/string_table.hpp"
 #include "../backends/gpu_op_timing.hpp"
 #include "../util/log.hpp"
 #include "../util/ptr_list.hpp"
-#include "../util/round_trip_double.hpp"
+#include "../util/float_text.hpp"
 #include "../formats/chrome_trace.hpp"
 #include "timing.hpp"
-#include "timing_buffer_impl.hpp"
-#include "timing_clock_impl.hpp"
+#include "timing_buffer_source.hpp"
+#include "timing_clock_source.hpp"
 #include "timing_stats.hpp"
 #include "timing_summary.hpp"
 
@@ -26,12 +26,7 @@ namespace detail {
 
 inline bool g_timing_forked = false;  // set in a child after fork(): traces stay the parent's
 
-PROBE_FUNC void timing_watch_fork() noexcept {
-  static const bool hooked = pthread_atfork(nullptr, nullptr, [] {
-    __atomic_store_n(&g_timing_forked, true, __ATOMIC_RELAXED);
-  }) == 0;
-  (void)hooked;
-}
+PROBE_API void timing_watch_fork() noexcept;
 
 // A timer's or metric's name, copied once and kept for the process.
 struct alignas(8) interned_name {
@@ -49,19 +44,15 @@ struct alignas(8) op_detail {
 class timing_aggregator {
  public:
   // Trace options; the trace itself opens at the first event or flush.
-  template <int = 0>
   void set_trace(const std::string& path, int64_t max_events) {
     trace_path_ = path;
     trace_max_ = max_events;
     trace_failed_ = false;
     told_max_ = false;
   }
-  template <int = 0>
   const std::string& trace_path() const { return trace_path_; }
-  template <int = 0>
   bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
 
-  template <int = 0>
   void consume(const thread_buffer& b, const timing_event& e) {
     switch (e.kind()) {
       case event_scope: {
@@ -108,7 +99,6 @@ class timing_aggregator {
     }
   }
 
-  template <int = 0>
   void consume_gpu(const gpu_op_timing& t) {
     series_entry& s = series_[series_index('g', t.op.name)];
     s.stats.add(static_cast<uint64_t>(t.dur_ns < 0 ? 0 : t.dur_ns));
@@ -135,7 +125,6 @@ class timing_aggregator {
 
   // Makes the trace file complete on disk: at exit (final) by closing it, otherwise as a
   // copy while it goes on streaming.
-  template <int = 0>
   void publish_trace(bool final_flush) {
     if (!tracing()) return;
     if (!ensure_open()) return;
@@ -151,7 +140,6 @@ class timing_aggregator {
   }
 
   // Rows for the summary table (pointers into this aggregator: use before the next consume).
-  template <int = 0>
   void summary_rows(ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics) {
     const double ns_per_tick = ticks_to_ns(1.0);
     for (size_t i = 0; i < series_.size(); ++i) {
@@ -164,14 +152,12 @@ class timing_aggregator {
   }
 
   // Forgets every statistic (names and row numbers stay assigned).
-  template <int = 0>
   void clear_stats() {
     for (size_t i = 0; i < series_.size(); ++i) series_[i].stats = duration_stats();
     for (size_t i = 0; i < metrics_.size(); ++i) metrics_[i].stats = metric_stats();
   }
 
   // Count and total (ns) of a summary row, for tests and tools; false if there is none.
-  template <int = 0>
   bool lookup(const char* name, char kind, uint64_t* count, double* total_ns) {
     const uint64_t row = series_by_key_[std::string(1, kind) + name];
     if (row == 0) return false;
@@ -181,7 +167,6 @@ class timing_aggregator {
     return true;
   }
 
-  template <int = 0>
   void abandon_trace() { trace_.abandon(); }
 
  private:
@@ -197,13 +182,11 @@ class timing_aggregator {
     int device;
     void* stream;
   };
-  template <int = 0>
   static long track_tid(size_t i) { return 2000000000L + static_cast<long>(i); }
   struct metric_entry : summary_metric {
     std::string json_name;
   };
 
-  template <int = 0>
   uint32_t series_index(char kind, const std::string& name) {
     std::string key(1, kind);
     key += name;
@@ -223,7 +206,6 @@ class timing_aggregator {
     return static_cast<uint32_t>(row - 1);
   }
 
-  template <int = 0>
   site_entry& site_for(const scope_site* site) {
     if (site->id) return sites_[site->id - 1];
     auto* e = new site_entry();
@@ -245,7 +227,6 @@ class timing_aggregator {
     return sites_.back();
   }
 
-  template <int = 0>
   void append_ids(std::string& ev, long tid) {
     ev += ",\"pid\":";
     append_i64(ev, pid_);
@@ -253,7 +234,6 @@ class timing_aggregator {
     append_i64(ev, tid);
   }
 
-  template <int = 0>
   bool ensure_open() {
     if (__atomic_load_n(&g_timing_forked, __ATOMIC_RELAXED)) {
       trace_.detach();  // a forked child: the trace file is the parent's; the child writes none
@@ -272,7 +252,6 @@ class timing_aggregator {
     return true;
   }
 
-  template <int = 0>
   void trace_error() {
     log("timing trace: %s; no trace will be written (the summary still works)", trace_.error().c_str());
     trace_failed_ = true;
@@ -280,7 +259,6 @@ class timing_aggregator {
   }
 
   // Whether one more event fits under --probe_trace_max_events; notes the cut once.
-  template <int = 0>
   bool write_allowed(int64_t ts_ns) {
     if (!ensure_open()) return false;
     if (trace_max_ <= 0 || trace_.events() < static_cast<uint64_t>(trace_max_)) return true;
@@ -298,7 +276,6 @@ class timing_aggregator {
     return false;
   }
 
-  template <int = 0>
   void complete_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid,
                       const std::string* args) {
     const int64_t b = ticks_to_monotonic_ns(begin);
@@ -321,7 +298,6 @@ class timing_aggregator {
   }
 
   // ',"pid":P,"tid":T' for the thread of the last event (events come a chunk at a time).
-  template <int = 0>
   const std::string& ids_for(long tid) {
     if (tid != ids_tid_ || ids_.empty()) {
       ids_.clear();
@@ -331,12 +307,11 @@ class timing_aggregator {
     return ids_;
   }
 
-  template <int = 0>
   void counter_event(const metric_entry& m, uint64_t at, long tid, double v) {
     const int64_t t = ticks_to_monotonic_ns(at);
     if (!write_allowed(t)) return;
     char num[40];
-    format_double_round_trip(v, num, sizeof num);
+    write_compact(num, v);
     std::string ev = "{\"name\":\"" + m.json_name + "\",\"ph\":\"C\",\"ts\":";
     append_us(ev, t);
     append_ids(ev, tid);
@@ -346,7 +321,6 @@ class timing_aggregator {
     trace_.event(ev);
   }
 
-  template <int = 0>
   long gpu_track(int device, void* stream) {
     for (size_t i = 0; i < gpu_tracks_.size(); ++i)
       if (gpu_tracks_[i].device == device && gpu_tracks_[i].stream == stream) return track_tid(i);
@@ -355,7 +329,6 @@ class timing_aggregator {
   }
 
   // Thread and process names (metadata events), written when the trace is completed.
-  template <int = 0>
   std::string metadata_events() {
     std::string out;
     auto add = [&](const char* what, long tid, const std::string& name) {

@@ -50,7 +50,7 @@ inline event_chunk g_no_chunk{};
 inline thread_local event_chunk* t_chunk = &g_no_chunk;
 
 // Hands the full chunk over and returns a fresh one (nullptr: drop this event).
-PROBE_FUNC event_chunk* chunk_refill() noexcept;
+PROBE_API event_chunk* chunk_refill() noexcept;
 
 // chunk_refill for record_event, which destructors call and so cannot be a template
 // (config.hpp, deferral). The timing effect stores it before the flags that turn timing on

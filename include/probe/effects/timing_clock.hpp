@@ -18,9 +18,9 @@ enum clock_kind : uint8_t { clock_unset = 0, clock_tsc, clock_cntvct, clock_mono
 inline uint8_t g_clock_kind = clock_unset;
 
 // Chooses the clock when needed, then reads it (every clock but the hardware counters).
-PROBE_FUNC uint64_t clock_now_slow() noexcept;
+PROBE_API uint64_t clock_now_slow() noexcept;
 // Ticks (a difference, or a reading minus clock_origin_ticks()) to nanoseconds.
-PROBE_FUNC double ticks_to_ns(double ticks) noexcept;
+PROBE_API double ticks_to_ns(double ticks) noexcept;
 
 // clock_now_slow for destructors, which cannot be templates (config.hpp, deferral). Every
 // clock_now_slow() call stores it first, so a thread whose own clock_now() took the slow path
@@ -44,7 +44,7 @@ PROBE_ALWAYS_INLINE bool clock_fast(uint64_t* t) noexcept {
   return false;
 }
 
-PROBE_DEFER PROBE_ALWAYS_INLINE uint64_t clock_now() noexcept {
+PROBE_ALWAYS_INLINE uint64_t clock_now() noexcept {
   uint64_t t;
   if (clock_fast(&t)) return t;
   return clock_now_slow();

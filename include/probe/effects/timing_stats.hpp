@@ -12,15 +12,14 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-template <int = 0>
-class basic_duration_stats {
+class duration_stats {
  public:
   static constexpr uint32_t k_exact_samples = 4096;
 
-  basic_duration_stats() = default;
-  basic_duration_stats(const basic_duration_stats&) = delete;
-  basic_duration_stats& operator=(const basic_duration_stats&) = delete;
-  basic_duration_stats& operator=(basic_duration_stats&& o) noexcept {
+  duration_stats() = default;
+  duration_stats(const duration_stats&) = delete;
+  duration_stats& operator=(const duration_stats&) = delete;
+  duration_stats& operator=(duration_stats&& o) noexcept {
     if (this != &o) {
       release();
       count_ = o.count_, total_ = o.total_, min_ = o.min_, max_ = o.max_;
@@ -30,10 +29,9 @@ class basic_duration_stats {
     }
     return *this;
   }
-  ~basic_duration_stats() { release(); }
+  ~duration_stats() { release(); }
 
   // Out of memory: the sample still counts in count, total, min and max.
-  template <int = 0>
   void add(uint64_t d) noexcept {
     if (count_ == 0 || d < min_) min_ = d;
     if (d > max_) max_ = d;
@@ -56,22 +54,15 @@ class basic_duration_stats {
     ++hist_[bucket(d)];
   }
 
-  template <int = 0>
   uint64_t count() const { return count_; }
-  template <int = 0>
   uint64_t total() const { return total_; }
-  template <int = 0>
   uint64_t min() const { return min_; }
-  template <int = 0>
   uint64_t max() const { return max_; }
-  template <int = 0>
   double mean() const { return count_ ? static_cast<double>(total_) / static_cast<double>(count_) : 0; }
-  template <int = 0>
   bool exact() const { return !hist_ && exact_n_ == count_; }
 
   // Nearest-rank quantile, p in [0, 1]: the smallest sample with at least p*count samples at
   // or below it.
-  template <int = 0>
   double quantile(double p) {
     const uint64_t n = hist_ ? count_ : exact_n_;
     if (n == 0) return 0;
@@ -103,14 +94,12 @@ class basic_duration_stats {
 
   // Bucket layout: values below 128 exactly; above, 64 buckets per power of two.
   static constexpr size_t k_buckets = 128 + 57 * 64;
-  template <int = 0>
   static size_t bucket(uint64_t v) {
     if (v < 128) return static_cast<size_t>(v);
     const int e = 63 - __builtin_clzll(v);  // 7..63
     const uint64_t sub = (v >> (e - 6)) & 63;
     return 128 + static_cast<size_t>(e - 7) * 64 + static_cast<size_t>(sub);
   }
-  template <int = 0>
   static double bucket_middle(size_t i) {
     if (i < 128) return static_cast<double>(i);
     const int e = static_cast<int>((i - 128) / 64) + 7;
@@ -121,7 +110,6 @@ class basic_duration_stats {
 
  private:
   // Plain buffers rather than std::vector: one less template for every TU to compile.
-  template <int = 0>
   bool grow_exact() noexcept {
     const uint32_t cap = exact_cap_ ? exact_cap_ * 2 : 16;
     auto* p = static_cast<uint64_t*>(realloc(exact_, cap * sizeof(uint64_t)));
@@ -130,7 +118,6 @@ class basic_duration_stats {
     exact_cap_ = cap;
     return true;
   }
-  template <int = 0>
   void release() noexcept {
     free(exact_);
     free(hist_);
@@ -144,13 +131,11 @@ class basic_duration_stats {
   uint32_t* hist_ = nullptr;   // k_buckets counts, once there are more
   bool sorted_ = true;
 };
-using duration_stats = basic_duration_stats<>;
 
 // A user metric's row: how often it was reported and its values.
 struct metric_stats {
   uint64_t count = 0;
   double last = 0, sum = 0, min = 0, max = 0;
-  template <int = 0>
   void add(double v) {
     if (count == 0 || v < min) min = v;
     if (count == 0 || v > max) max = v;
@@ -158,7 +143,6 @@ struct metric_stats {
     last = v;
     sum += v;
   }
-  template <int = 0>
   double mean() const { return count ? sum / static_cast<double>(count) : 0; }
 };
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "../util/ptr_list.hpp"
-#include "../util/round_trip_double.hpp"
+#include "../util/float_text.hpp"
 #include "timing_stats.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -26,7 +26,7 @@ struct summary_metric {
   metric_stats stats;
 };
 
-PROBE_INLINE std::string format_duration(double ns) {
+inline std::string format_duration(double ns) {
   char buf[32];
   const double a = ns < 0 ? -ns : ns;
   if (a < 1e3) snprintf(buf, sizeof buf, "%.0f ns", ns);
@@ -37,7 +37,7 @@ PROBE_INLINE std::string format_duration(double ns) {
 }
 
 // Terminal columns of UTF-8 text (one per code point: good enough to align most scripts).
-PROBE_INLINE size_t display_width(const std::string& s) {
+inline size_t display_width(const std::string& s) {
   size_t w = 0;
   for (unsigned char c : s)
     if ((c & 0xc0) != 0x80) ++w;
@@ -49,7 +49,7 @@ PROBE_INLINE size_t display_width(const std::string& s) {
 // k_summary_name_cap columns keeps its head and tail around "..." (one long name must not
 // widen every row).
 constexpr size_t k_summary_name_cap = 80;
-PROBE_INLINE std::string summary_name(const std::string& name) {
+inline std::string summary_name(const std::string& name) {
   constexpr size_t head_cols = k_summary_name_cap / 2, tail_cols = k_summary_name_cap - head_cols - 3;
   std::string out;
   size_t cols = 0, head_bytes = 0;
@@ -75,7 +75,7 @@ PROBE_INLINE std::string summary_name(const std::string& name) {
   return out.substr(0, head_bytes) + "..." + out.substr(starts[cols % tail_cols]);
 }
 
-PROBE_INLINE void pad_to(std::string& line, const std::string& cell, size_t width, bool right) {
+inline void pad_to(std::string& line, const std::string& cell, size_t width, bool right) {
   const size_t w = display_width(cell);
   const std::string fill(w < width ? width - w : 0, ' ');
   if (right) line += fill + cell;
@@ -84,7 +84,7 @@ PROBE_INLINE void pad_to(std::string& line, const std::string& cell, size_t widt
 
 // Rows sorted in place (largest total first, then by name); wall_ns is the share-of-wall
 // denominator.
-PROBE_INLINE void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics,
+inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics,
                                 double wall_ns, const char* clock, double clock_hz) {
   if (rows.size() > 1)
     qsort(rows.data(), rows.size(), sizeof(char*), [](const void* pa, const void* pb) {
@@ -161,7 +161,7 @@ PROBE_INLINE void write_summary_table(FILE* out, ptr_list<summary_row>& rows, pt
       pad_to(line, std::to_string(m.stats.count), col, true);
       const double values[] = {m.stats.last, m.stats.mean(), m.stats.min, m.stats.max};
       for (double x : values) {
-        format_double_round_trip(x, v, sizeof v);
+        write_compact(v, x);
         line += ' ';
         pad_to(line, v, col - 1, true);
       }

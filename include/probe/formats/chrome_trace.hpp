@@ -20,7 +20,7 @@ namespace detail {
 // Appends s as the inside of a JSON string: quotes, backslashes and control characters
 // escaped, valid UTF-8 kept as is (readable names in any script), invalid bytes replaced by
 // U+FFFD so the file stays valid UTF-8.
-PROBE_INLINE void json_escape_append(std::string& out, const char* s) {
+inline void json_escape_append(std::string& out, const char* s) {
   static const char hex[] = "0123456789abcdef";
   const auto* p = reinterpret_cast<const unsigned char*>(s ? s : "");
   while (*p) {
@@ -67,7 +67,7 @@ PROBE_INLINE void json_escape_append(std::string& out, const char* s) {
 }
 
 // Decimal digits of v at the end of buf[0, 20); returns where they start.
-PROBE_INLINE char* u64_digits(uint64_t v, char* end) {
+inline char* u64_digits(uint64_t v, char* end) {
   do {
     *--end = static_cast<char>('0' + v % 10);
     v /= 10;
@@ -75,13 +75,13 @@ PROBE_INLINE char* u64_digits(uint64_t v, char* end) {
   return end;
 }
 
-PROBE_INLINE void append_u64(std::string& out, uint64_t v) {
+inline void append_u64(std::string& out, uint64_t v) {
   char buf[20];
   char* p = u64_digits(v, buf + sizeof buf);
   out.append(p, static_cast<size_t>(buf + sizeof buf - p));
 }
 
-PROBE_INLINE void append_i64(std::string& out, int64_t v) {
+inline void append_i64(std::string& out, int64_t v) {
   if (v < 0) {
     out += '-';
     append_u64(out, 0 - static_cast<uint64_t>(v));
@@ -91,7 +91,7 @@ PROBE_INLINE void append_i64(std::string& out, int64_t v) {
 }
 
 // Nanoseconds as microseconds with three decimals, exactly ("1234.005"): the trace's unit.
-PROBE_INLINE void append_us(std::string& out, int64_t ns) {
+inline void append_us(std::string& out, int64_t ns) {
   char buf[32];
   char* end = buf + sizeof buf;
   uint64_t a = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -107,16 +107,14 @@ PROBE_INLINE void append_us(std::string& out, int64_t ns) {
 
 // {"traceEvents":[ e1, e2, ... ] <after>}: events are appended, then finish() or
 // publish_copy() closes the array with the given trailing events and object members.
-template <int = 0>
-class basic_chrome_trace_writer {
+class chrome_trace_writer {
  public:
-  basic_chrome_trace_writer() = default;
-  basic_chrome_trace_writer(const basic_chrome_trace_writer&) = delete;
-  basic_chrome_trace_writer& operator=(const basic_chrome_trace_writer&) = delete;
-  ~basic_chrome_trace_writer() { abandon(); }
+  chrome_trace_writer() = default;
+  chrome_trace_writer(const chrome_trace_writer&) = delete;
+  chrome_trace_writer& operator=(const chrome_trace_writer&) = delete;
+  ~chrome_trace_writer() { abandon(); }
 
   // Starts a trace that will be named `path`. Returns false (with error() set) on failure.
-  template <int = 0>
   bool open(const std::string& path) {
     abandon();
     path_ = path;
@@ -128,30 +126,23 @@ class basic_chrome_trace_writer {
     events_ = 0;
     return true;
   }
-  template <int = 0>
   bool is_open() const { return fd_ >= 0; }
-  template <int = 0>
   const std::string& path() const { return path_; }
-  template <int = 0>
   const std::string& error() const { return error_; }
-  template <int = 0>
   uint64_t events() const { return events_; }
 
   // One event: a JSON object's text.
-  template <int = 0>
   void event(const std::string& json) {
     if (fd_ < 0) return;
     begin_event() += json;
     end_event();
   }
   // Or written in place: append the object's text to the returned buffer, then end_event().
-  template <int = 0>
   std::string& begin_event() {
     if (!first_) buf_ += ",\n";
     first_ = false;
     return buf_;
   }
-  template <int = 0>
   void end_event() {
     ++events_;
     if (buf_.size() >= k_flush_bytes) write_out();
@@ -159,7 +150,6 @@ class basic_chrome_trace_writer {
 
   // Makes `path` a complete trace of everything so far plus `trailing` events, and keeps
   // streaming: the temporary file is copied, so this costs time proportional to the trace.
-  template <int = 0>
   bool publish_copy(const std::string& trailing, const std::string& members) {
     if (fd_ < 0 || !write_out()) return false;
     const std::string copy = temp_ + ".flush";
@@ -189,7 +179,6 @@ class basic_chrome_trace_writer {
   }
 
   // Closes the trace and renames it to its final name. The writer is closed afterwards.
-  template <int = 0>
   bool finish(const std::string& trailing, const std::string& members) {
     if (fd_ < 0) return false;
     buf_ += closing(trailing, members, first_);
@@ -204,7 +193,6 @@ class basic_chrome_trace_writer {
   }
 
   // Lets go of the file without touching it (a forked child: the file is its parent's).
-  template <int = 0>
   void detach() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
@@ -212,7 +200,6 @@ class basic_chrome_trace_writer {
   }
 
   // Drops the trace: removes the temporary file, leaves `path` as it was.
-  template <int = 0>
   void abandon() {
     if (fd_ < 0) return;
     ::close(fd_);
@@ -224,7 +211,6 @@ class basic_chrome_trace_writer {
  private:
   static constexpr size_t k_flush_bytes = 1 << 20;
 
-  template <int = 0>
   static std::string closing(const std::string& trailing, const std::string& members, bool none_yet) {
     std::string s;
     if (!trailing.empty()) {
@@ -240,7 +226,6 @@ class basic_chrome_trace_writer {
     return s;
   }
 
-  template <int = 0>
   static bool write_all(int fd, const char* p, size_t n) {
     while (n) {
       const ssize_t w = ::write(fd, p, n);
@@ -251,7 +236,6 @@ class basic_chrome_trace_writer {
     }
     return true;
   }
-  template <int = 0>
   bool write_out() {
     if (fd_ < 0) return false;
     const bool ok = write_all(fd_, buf_.data(), buf_.size());
@@ -262,7 +246,6 @@ class basic_chrome_trace_writer {
     }
     return ok;
   }
-  template <int = 0>
   bool fail(const char* what, const std::string& file) {
     error_ = std::string(what) + " " + file + ": " + strerror(errno);
     return false;
@@ -273,7 +256,6 @@ class basic_chrome_trace_writer {
   bool first_ = true;
   uint64_t events_ = 0;
 };
-using chrome_trace_writer = basic_chrome_trace_writer<>;
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -11,7 +11,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 // Escapes text for a double-quoted DOT string (newlines become centred line breaks).
-PROBE_INLINE std::string dot_escape(const std::string& s) {
+inline std::string dot_escape(const std::string& s) {
   std::string o;
   for (char c : graph_text(s)) {
     if (c == '"' || c == '\\') o += '\\';
@@ -25,7 +25,7 @@ PROBE_INLINE std::string dot_escape(const std::string& s) {
   return o;
 }
 
-PROBE_INLINE std::string render_dot(const dataflow_graph& g) {
+inline std::string render_dot(const dataflow_graph& g) {
   std::string o = "digraph probe {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", "
                   "fillcolor=\"#eef3fb\", fontname=\"Helvetica\", fontsize=10];\n"
                   "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#556070\"];\n";

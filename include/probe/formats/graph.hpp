@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include <string>
-#include "../util/plain_vector.hpp"
+#include <vector>
 
 #include "../util/config.hpp"
 #include "../util/string_table.hpp"
@@ -15,7 +15,7 @@ namespace detail {
 
 // Length of the valid UTF-8 sequence at p (1-4), or 0 when the bytes there are not one
 // (overlong forms, surrogates and code points past U+10FFFF are not).
-PROBE_INLINE size_t utf8_length_at(const unsigned char* p, const unsigned char* end) {
+inline size_t utf8_length_at(const unsigned char* p, const unsigned char* end) {
   const unsigned c = p[0];
   if (c < 0x80) return 1;
   size_t need = 0;
@@ -41,7 +41,7 @@ PROBE_INLINE size_t utf8_length_at(const unsigned char* p, const unsigned char* 
 
 // Names as drawn: op and slot names are whatever the engine passed; bytes that are not UTF-8
 // become U+FFFD so that DOT, SVG and HTML stay valid text.
-PROBE_INLINE std::string graph_text(const std::string& s) {
+inline std::string graph_text(const std::string& s) {
   std::string o;
   o.reserve(s.size());
   const unsigned char* p = reinterpret_cast<const unsigned char*>(s.data());
@@ -68,7 +68,7 @@ struct graph_node {
   int64_t step = 0;
   std::string name, type;
   uint64_t occurrence = 0;
-  plain_vector<graph_tensor> inputs, outputs;
+  std::vector<graph_tensor> inputs, outputs;
 };
 
 struct graph_edge {
@@ -77,12 +77,11 @@ struct graph_edge {
 };
 
 struct dataflow_graph {
-  plain_vector<graph_node> nodes;  // in sequence order
-  plain_vector<graph_edge> edges;
+  std::vector<graph_node> nodes;  // in sequence order
+  std::vector<graph_edge> edges;
   size_t dropped_nodes = 0;       // executions not kept (size cap)
 
   // Resolves producer keys ("<op>#<occ>/out/<slot>") into edges between kept nodes.
-  template <int = 0>
   void link() {
     edges.clear();
     string_table output_of;  // key -> node index + 1
@@ -105,26 +104,26 @@ struct graph_layout {
   struct box {
     double x, y, w, h;
   };
-  plain_vector<box> boxes;
+  std::vector<box> boxes;
   double width = 0, height = 0;
 };
 
-PROBE_INLINE graph_layout layout_graph(const dataflow_graph& g, double node_w = 180, double node_h = 54,
+inline graph_layout layout_graph(const dataflow_graph& g, double node_w = 180, double node_h = 54,
                                  double gap_x = 30, double gap_y = 46) {
   const size_t n = g.nodes.size();
-  plain_vector<int> layer(n, 0);
-  plain_vector<plain_vector<PROBE_LAZY(size_t)>> preds(n);
+  std::vector<int> layer(n, 0);
+  std::vector<std::vector<size_t>> preds(n);
   for (const graph_edge& e : g.edges) preds[e.to].push_back(e.from);
   int max_layer = 0;
   for (size_t i = 0; i < n; ++i) {  // nodes are in sequence order: producers come first
     for (size_t p : preds[i]) layer[i] = (layer[i] > layer[p] + 1 ? layer[i] : layer[p] + 1);
     if (layer[i] > max_layer) max_layer = layer[i];
   }
-  plain_vector<plain_vector<PROBE_LAZY(size_t)>> rows(static_cast<size_t>(max_layer) + 1);
+  std::vector<std::vector<size_t>> rows(static_cast<size_t>(max_layer) + 1);
   for (size_t i = 0; i < n; ++i) rows[static_cast<size_t>(layer[i])].push_back(i);
-  plain_vector<PROBE_LAZY(double)> pos(n, 0);
+  std::vector<double> pos(n, 0);
   for (auto& row : rows) {
-    plain_vector<PROBE_LAZY(double)> bary(row.size());
+    std::vector<double> bary(row.size());
     for (size_t k = 0; k < row.size(); ++k) {
       double sum = 0;
       for (size_t p : preds[row[k]]) sum += pos[p];

@@ -11,7 +11,7 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-PROBE_INLINE std::string xml_escape(const std::string& s) {
+inline std::string xml_escape(const std::string& s) {
   std::string o;
   o.reserve(s.size());
   for (char c : graph_text(s)) {
@@ -28,14 +28,14 @@ PROBE_INLINE std::string xml_escape(const std::string& s) {
   return o;
 }
 
-PROBE_INLINE std::string fmt_num(double v) {
+inline std::string fmt_num(double v) {
   char b[32];
   snprintf(b, sizeof b, "%.1f", v);
   return b;
 }
 
 // Clips a label to what fits in a box (characters are ~6.2 px at 11 px Helvetica).
-PROBE_INLINE std::string clip_label(const std::string& s, double width) {
+inline std::string clip_label(const std::string& s, double width) {
   const size_t max_chars = static_cast<size_t>(width / 6.4);
   if (s.size() <= max_chars || max_chars < 2) return s;
   size_t cut = max_chars - 1;
@@ -43,7 +43,7 @@ PROBE_INLINE std::string clip_label(const std::string& s, double width) {
   return s.substr(0, cut) + "\xe2\x80\xa6";  // U+2026 ellipsis
 }
 
-PROBE_INLINE std::string render_graph_svg(const dataflow_graph& g) {
+inline std::string render_graph_svg(const dataflow_graph& g) {
   const graph_layout l = layout_graph(g);
   std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"graph\" width=\"" + fmt_num(l.width) +
                   "\" height=\"" + fmt_num(l.height) + "\" viewBox=\"0 0 " + fmt_num(l.width) + " " +
@@ -80,7 +80,7 @@ PROBE_INLINE std::string render_graph_svg(const dataflow_graph& g) {
   return o;
 }
 
-PROBE_INLINE std::string render_graph_html(const dataflow_graph& g, const std::string& title) {
+inline std::string render_graph_html(const dataflow_graph& g, const std::string& title) {
   std::string o =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + xml_escape(title) +
       "</title>\n<style>\n"

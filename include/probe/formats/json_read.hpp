@@ -100,7 +100,7 @@ class parser {
         if (literal("NaN")) return out = value::number(detail::fp_quiet_nan()), true;
         break;
       case 'I':
-        if (literal("Infinity")) return out = value::number(detail::fp_huge), true;
+        if (literal("Infinity")) return out = value::number(detail::fp_huge()), true;
         break;
       default:
         if (s_[i_] == '-' || (s_[i_] >= '0' && s_[i_] <= '9')) return parse_number(out);
@@ -264,7 +264,7 @@ class parser {
     if (s_[i_] == '-') {
       ++i_;
       if (literal("Infinity")) {
-        out = value::number(-detail::fp_huge);
+        out = value::number(-detail::fp_huge());
         return true;
       }
     }

@@ -11,7 +11,7 @@
 // as the shortest text that reads back the same ("0.1", "1.0", "1e-05"); NaN and infinities,
 // which JSON cannot express, are written as null -- or, with writer::nonfinite::tokens, as
 // Python's NaN / Infinity / -Infinity, which probe's reader and Python's json module accept.
-// Standalone, deferred inline (PROBE_INLINE).
+// Standalone, deferred inline (inline).
 #pragma once
 #include <stdint.h>
 #include <string.h>
@@ -26,7 +26,7 @@ PROBE_BEGIN_NAMESPACE
 namespace json {
 
 // Appends s as a JSON string literal, quotes included.
-PROBE_INLINE void write_string(std::string& out, std::string_view s) {
+inline void write_string(std::string& out, std::string_view s) {
   static const char hex[] = "0123456789abcdef";
   out += '"';
   const unsigned char* p = reinterpret_cast<const unsigned char*>(s.data());
@@ -99,20 +99,14 @@ class writer {
  public:
   enum class nonfinite : uint8_t { null, tokens };
 
-  template <int = 0>
   explicit writer(std::string& out, nonfinite nf = nonfinite::null) : out_(out), nonfinite_(nf) {}
 
-  template <int = 0>
   writer& begin_object() { return open('{'); }
-  template <int = 0>
   writer& end_object() { return close('{', '}'); }
-  template <int = 0>
   writer& begin_array() { return open('['); }
-  template <int = 0>
   writer& end_array() { return close('[', ']'); }
 
   // The next member's name; in an object, every value needs one.
-  template <int = 0>
   writer& key(std::string_view k) {
     if (stack_.empty() || stack_.back() != '{' || after_key_) misused_ = true;
     if (!first_) out_ += ',';
@@ -122,61 +116,46 @@ class writer {
     return *this;
   }
 
-  template <int = 0>
   writer& value(std::string_view s) {
     before_value();
     write_string(out_, s);
     return *this;
   }
-  template <int = 0>
   writer& value(const std::string& s) { return value(std::string_view(s)); }
-  template <int = 0>
   writer& value(const char* s) {
     if (!s) return null();
     return value(std::string_view(s));
   }
-  template <int = 0>
   writer& value(decltype(nullptr)) { return null(); }
   writer& value(char) = delete;  // a character is not a number: pass a string
-  template <int = 0>
   writer& value(bool b) {
     before_value();
     out_ += b ? "true" : "false";
     return *this;
   }
-  template <int = 0>
   writer& value(int v) { return integer(static_cast<long long>(v)); }
-  template <int = 0>
   writer& value(long v) { return integer(static_cast<long long>(v)); }
-  template <int = 0>
   writer& value(long long v) { return integer(v); }
-  template <int = 0>
   writer& value(unsigned v) { return integer(static_cast<unsigned long long>(v)); }
-  template <int = 0>
   writer& value(unsigned long v) { return integer(static_cast<unsigned long long>(v)); }
-  template <int = 0>
   writer& value(unsigned long long v) { return integer(v); }
-  template <int = 0>
   writer& value(double v) {
     before_value();
     number(v, false);
     return *this;
   }
   // A float32 value: its own shortest text ("0.1", not "0.10000000149011612").
-  template <int = 0>
   writer& value(float v) {
     before_value();
     number(v, true);
     return *this;
   }
-  template <int = 0>
   writer& null() {
     before_value();
     out_ += "null";
     return *this;
   }
   // A value that is already JSON text (the caller vouches for it).
-  template <int = 0>
   writer& raw(std::string_view json) {
     before_value();
     out_.append(json.data(), json.size());
@@ -190,13 +169,10 @@ class writer {
   }
 
   // Whether every object/array was closed and no call was out of place.
-  template <int = 0>
   bool complete() const noexcept { return stack_.empty() && !misused_ && !after_key_; }
-  template <int = 0>
   int depth() const noexcept { return static_cast<int>(stack_.size()); }
 
  private:
-  template <int = 0>
   void before_value() {
     if (after_key_) {
       after_key_ = false;
@@ -206,7 +182,6 @@ class writer {
     }
     first_ = false;
   }
-  template <int = 0>
   writer& open(char c) {
     before_value();
     out_ += c;
@@ -214,7 +189,6 @@ class writer {
     first_ = true;
     return *this;
   }
-  template <int = 0>
   writer& close(char open_char, char c) {
     if (stack_.empty() || stack_.back() != open_char || after_key_) {
       misused_ = true;
@@ -234,7 +208,6 @@ class writer {
     out_.append(buf, static_cast<size_t>(end - buf));
     return *this;
   }
-  template <int = 0>
   void number(double v, bool is_float) {
     if (!detail::fp_finite(v)) {
       if (nonfinite_ == nonfinite::null)

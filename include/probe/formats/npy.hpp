@@ -33,7 +33,7 @@ namespace npy {
 namespace detail {
 
 // Sets *error (when given) from a format; always returns false.
-PROBE_INLINE PROBE_PRINTF_LIKE(2, 3) bool fail(std::string* error, const char* fmt, ...) noexcept {
+inline PROBE_PRINTF_LIKE(2, 3) bool fail(std::string* error, const char* fmt, ...) noexcept {
   if (!error) return false;
   char buf[4096 + 512];  // room for a full path and the reason
   va_list ap;
@@ -48,7 +48,7 @@ PROBE_INLINE PROBE_PRINTF_LIKE(2, 3) bool fail(std::string* error, const char* f
 }
 
 // Writes everything, across partial writes and interruptions; false with errno set.
-PROBE_INLINE bool write_all(int fd, const void* data, size_t n) noexcept {
+inline bool write_all(int fd, const void* data, size_t n) noexcept {
   const char* p = static_cast<const char*>(data);
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n < (size_t{1} << 30) ? n : (size_t{1} << 30));
@@ -63,7 +63,7 @@ PROBE_INLINE bool write_all(int fd, const void* data, size_t n) noexcept {
 }
 
 // Header and data in one system call when the data is contiguous.
-PROBE_INLINE bool write_two(int fd, const std::string& head, const void* data, size_t n) noexcept {
+inline bool write_two(int fd, const std::string& head, const void* data, size_t n) noexcept {
   iovec iov[2] = {{const_cast<char*>(head.data()), head.size()}, {const_cast<void*>(data), n}};
   ssize_t w;
   do {
@@ -77,7 +77,7 @@ PROBE_INLINE bool write_two(int fd, const std::string& head, const void* data, s
 }
 
 // Gathers a strided host view in row-major order through a bounded buffer.
-PROBE_INLINE bool write_strided(int fd, const tensor_view& v) noexcept {
+inline bool write_strided(int fd, const tensor_view& v) noexcept {
   const size_t item = v.itemsize();
   const int last = v.ndim - 1;
   const bool inner_dense = v.strides[last] == 1;
@@ -117,7 +117,7 @@ PROBE_INLINE bool write_strided(int fd, const tensor_view& v) noexcept {
 }
 
 // Why a view cannot be written ("" if it can).
-PROBE_INLINE const char* unwritable(const tensor_view& v) noexcept {
+inline const char* unwritable(const tensor_view& v) noexcept {
   if (v.ndim < 0) return "invalid view (more than 8 dimensions, or strides not matching the shape)";
   if (v.type == dtype::invalid) return "invalid view (no dtype)";
   if (!v.where.is_host()) return "device memory: copy the tensor to the host first";
@@ -127,12 +127,12 @@ PROBE_INLINE const char* unwritable(const tensor_view& v) noexcept {
   return "";
 }
 
-PROBE_INLINE unsigned next_temp_number() noexcept {
+inline unsigned next_temp_number() noexcept {
   static unsigned counter = 0;
   return __atomic_add_fetch(&counter, 1u, __ATOMIC_RELAXED);
 }
 
-PROBE_INLINE void swap_bytes(char* p, size_t count, size_t width) noexcept {
+inline void swap_bytes(char* p, size_t count, size_t width) noexcept {
   for (size_t i = 0; i < count; ++i, p += width)
     for (size_t a = 0, b = width - 1; a < b; ++a, --b) {
       const char t = p[a];
@@ -142,7 +142,7 @@ PROBE_INLINE void swap_bytes(char* p, size_t count, size_t width) noexcept {
 }
 
 // Reads up to n bytes (fewer only at end of file); false with errno set on an error.
-PROBE_INLINE bool read_all(int fd, void* data, size_t n, size_t* got) noexcept {
+inline bool read_all(int fd, void* data, size_t n, size_t* got) noexcept {
   char* p = static_cast<char*>(data);
   *got = 0;
   while (*got < n) {
@@ -160,7 +160,6 @@ PROBE_INLINE bool read_all(int fd, void* data, size_t n, size_t* got) noexcept {
 
 class fd_guard {
  public:
-  template <int = 0>
   explicit fd_guard(int fd) noexcept : fd_(fd) {}
   ~fd_guard() {
     if (fd_ >= 0) ::close(fd_);
@@ -174,7 +173,7 @@ class fd_guard {
 
 // Opens path and reads and checks its header, sizes included; *fd_out is open on success
 // and may be open on failure (the caller closes it).
-PROBE_INLINE bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
+inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail(error, "%s: cannot open: %s", path, strerror(errno));
   *fd_out = fd;
@@ -212,7 +211,7 @@ PROBE_INLINE bool open_and_parse(const char* path, int* fd_out, header_info* inf
 
 // Writes a complete .npy (header, then the data in C order) at fd's current position. For
 // dump engines that manage their own files. The view must be on the host.
-PROBE_INLINE bool write_fd(int fd, const tensor_view& v, std::string* error = nullptr) noexcept {
+inline bool write_fd(int fd, const tensor_view& v, std::string* error = nullptr) noexcept {
   const char* bad = detail::unwritable(v);
   if (*bad) return detail::fail(error, "%s", bad);
   const std::string head = header_for(v);
@@ -225,7 +224,7 @@ PROBE_INLINE bool write_fd(int fd, const tensor_view& v, std::string* error = nu
 
 // Writes path atomically: the file appears under its name complete, or not at all (a hidden
 // temporary in the same directory is renamed over it).
-PROBE_INLINE bool write(const char* path, const tensor_view& v, std::string* error = nullptr) noexcept {
+inline bool write(const char* path, const tensor_view& v, std::string* error = nullptr) noexcept {
   const char* bad = detail::unwritable(v);
   if (*bad) return detail::fail(error, "%s: %s", path, bad);
   const char* slash = strrchr(path, '/');
@@ -250,12 +249,12 @@ PROBE_INLINE bool write(const char* path, const tensor_view& v, std::string* err
   ::unlink(temp);
   return detail::fail(error, "%s: %s", path, why.c_str());
 }
-PROBE_INLINE bool write(const std::string& path, const tensor_view& v, std::string* error = nullptr) noexcept {
+inline bool write(const std::string& path, const tensor_view& v, std::string* error = nullptr) noexcept {
   return write(path.c_str(), v, error);
 }
 
 // Reads only the header (type, shape, order, where the data starts).
-PROBE_INLINE bool read_header(const char* path, header_info* info, std::string* error = nullptr) noexcept {
+inline bool read_header(const char* path, header_info* info, std::string* error = nullptr) noexcept {
   int fd = -1;
   header_info h;
   const bool ok = detail::open_and_parse(path, &fd, &h, error);
@@ -263,13 +262,13 @@ PROBE_INLINE bool read_header(const char* path, header_info* info, std::string* 
   if (ok && info) *info = h;
   return ok;
 }
-PROBE_INLINE bool read_header(const std::string& path, header_info* info, std::string* error = nullptr) noexcept {
+inline bool read_header(const std::string& path, header_info* info, std::string* error = nullptr) noexcept {
   return read_header(path.c_str(), info, error);
 }
 
 // Reads a whole .npy into an owning, C-ordered tensor in native byte order. On error the
 // tensor is empty() and *error says what is wrong.
-PROBE_INLINE tensor read(const char* path, std::string* error = nullptr) noexcept {
+inline tensor read(const char* path, std::string* error = nullptr) noexcept {
   int fd = -1;
   header_info h;
   const bool ok = detail::open_and_parse(path, &fd, &h, error);
@@ -313,7 +312,7 @@ PROBE_INLINE tensor read(const char* path, std::string* error = nullptr) noexcep
     return tensor();
   }
 }
-PROBE_INLINE tensor read(const std::string& path, std::string* error = nullptr) noexcept {
+inline tensor read(const std::string& path, std::string* error = nullptr) noexcept {
   return read(path.c_str(), error);
 }
 

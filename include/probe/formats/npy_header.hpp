@@ -35,7 +35,6 @@ struct header_info {
   size_t data_offset = 0;  // bytes before the data: prefix + header text
   size_t data_bytes = 0;   // numel * itemsize (checked for overflow)
 
-  template <int = 0>
   int64_t numel() const noexcept {
     int64_t n = 1;
     for (int i = 0; i < ndim; ++i) n *= shape[i];
@@ -49,7 +48,7 @@ constexpr size_t max_header_bytes = size_t{1} << 20;
 
 namespace detail {
 
-PROBE_INLINE bool native_little_endian() noexcept {
+inline bool native_little_endian() noexcept {
 #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
   return false;
 #else
@@ -59,7 +58,7 @@ PROBE_INLINE bool native_little_endian() noexcept {
 
 // numpy's descr for a dtype in this machine's byte order, e.g. "'<f4'", quoted as it appears
 // in the header ("" if none).
-PROBE_INLINE const char* descr_of(dtype t) noexcept {
+inline const char* descr_of(dtype t) noexcept {
   const bool le = native_little_endian();
   switch (t) {
     case dtype::boolean: return "'|b1'";
@@ -82,7 +81,7 @@ PROBE_INLINE const char* descr_of(dtype t) noexcept {
 }
 
 // Maps a simple descr ("<f4", "|b1", ">c16", "=i8", "?") to a dtype and byte order.
-PROBE_INLINE bool dtype_of_descr(const char* d, dtype* t, bool* swap) noexcept {
+inline bool dtype_of_descr(const char* d, dtype* t, bool* swap) noexcept {
   char order = '|';
   if (*d == '<' || *d == '>' || *d == '|' || *d == '=') order = *d++;
   struct entry {
@@ -114,15 +113,11 @@ class literal_parser {
  public:
   static constexpr size_t max_string = 255;
 
-  template <int = 0>
   literal_parser(const char* text, size_t n) noexcept : p_(text), end_(text + n) {}
 
-  template <int = 0>
   bool failed() const noexcept { return why_[0] != 0; }
-  template <int = 0>
   const char* why() const noexcept { return why_; }
 
-  template <int = 0>
   PROBE_PRINTF_LIKE(2, 3) bool fail(const char* fmt, ...) noexcept {
     if (!why_[0]) {
       va_list ap;
@@ -133,12 +128,10 @@ class literal_parser {
     return false;
   }
 
-  template <int = 0>
   void skip_space() noexcept {
     while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
   }
   // Consumes c (after spaces) if it is next.
-  template <int = 0>
   PROBE_NOINLINE bool accept(char c) noexcept {
     skip_space();
     if (p_ < end_ && *p_ == c) {
@@ -147,23 +140,19 @@ class literal_parser {
     }
     return false;
   }
-  template <int = 0>
   bool expect(char c, const char* where) noexcept {
     return accept(c) || fail("expected '%c' %s", c, where);
   }
-  template <int = 0>
   bool at(char c) noexcept {
     skip_space();
     return p_ < end_ && *p_ == c;
   }
-  template <int = 0>
   bool at_end() noexcept {
     skip_space();
     return p_ >= end_;
   }
 
   // A quoted string into out (max_string + 1 bytes).
-  template <int = 0>
   PROBE_NOINLINE bool string(char* out) noexcept {
     skip_space();
     if (p_ >= end_ || (*p_ != '\'' && *p_ != '"')) return fail("expected a quoted string");
@@ -180,7 +169,6 @@ class literal_parser {
     return true;
   }
 
-  template <int = 0>
   PROBE_NOINLINE bool integer(int64_t* out) noexcept {
     skip_space();
     bool negative = false;
@@ -197,7 +185,6 @@ class literal_parser {
     return true;
   }
 
-  template <int = 0>
   bool boolean(bool* out) noexcept {
     skip_space();
     const bool t = word("True");
@@ -207,7 +194,6 @@ class literal_parser {
   }
 
   // Skips any value (for keys probe does not use).
-  template <int = 0>
   bool skip_value(int depth = 0) noexcept {
     if (depth > 16) return fail("nested too deeply");
     skip_space();
@@ -236,7 +222,6 @@ class literal_parser {
   }
 
  private:
-  template <int = 0>
   bool word(const char* w) noexcept {
     const size_t n = strlen(w);
     if (static_cast<size_t>(end_ - p_) >= n && memcmp(p_, w, n) == 0) {
@@ -252,7 +237,7 @@ class literal_parser {
 };
 
 // descr: a simple type string, or the structured form probe uses for bfloat16.
-PROBE_INLINE PROBE_NOINLINE bool parse_descr(literal_parser& in, header_info* info) noexcept {
+inline PROBE_NOINLINE bool parse_descr(literal_parser& in, header_info* info) noexcept {
   char name[literal_parser::max_string + 1], code[literal_parser::max_string + 1];
   if (in.accept('[')) {
     if (!in.expect('(', "in a structured descr") || !in.string(name) ||
@@ -277,7 +262,7 @@ PROBE_INLINE PROBE_NOINLINE bool parse_descr(literal_parser& in, header_info* in
   return true;
 }
 
-PROBE_INLINE PROBE_NOINLINE bool parse_shape(literal_parser& in, header_info* info) noexcept {
+inline PROBE_NOINLINE bool parse_shape(literal_parser& in, header_info* info) noexcept {
   if (!in.expect('(', "to open the shape")) return false;
   info->ndim = 0;
   while (!in.accept(')')) {
@@ -291,7 +276,7 @@ PROBE_INLINE PROBE_NOINLINE bool parse_shape(literal_parser& in, header_info* in
   return true;
 }
 
-PROBE_INLINE PROBE_PRINTF_LIKE(2, 3) bool set_why(std::string* why, const char* fmt, ...) noexcept {
+inline PROBE_PRINTF_LIKE(2, 3) bool set_why(std::string* why, const char* fmt, ...) noexcept {
   if (!why) return false;
   char buf[256];
   va_list ap;
@@ -309,7 +294,7 @@ PROBE_INLINE PROBE_PRINTF_LIKE(2, 3) bool set_why(std::string* why, const char* 
 
 // Parses the dict text of a header into info (type, order, shape, data_bytes). `why` gets
 // what is wrong when it returns false.
-PROBE_INLINE bool parse_header_text(const char* text, size_t n, header_info* info, std::string* why) noexcept {
+inline bool parse_header_text(const char* text, size_t n, header_info* info, std::string* why) noexcept {
   detail::literal_parser in(text, n);
   bool have_descr = false, have_order = false, have_shape = false;
   if (in.expect('{', "at the start of the header")) {
@@ -355,7 +340,7 @@ PROBE_INLINE bool parse_header_text(const char* text, size_t n, header_info* inf
 
 // Parses the fixed prefix (magic, version, header length) from the first bytes of a file.
 // On success sets major/minor, *text_offset (where the dict text starts) and *text_len.
-PROBE_INLINE bool parse_prefix(const unsigned char* p, size_t n, header_info* info, size_t* text_offset,
+inline bool parse_prefix(const unsigned char* p, size_t n, header_info* info, size_t* text_offset,
                          size_t* text_len, std::string* why) noexcept {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (n < 10 || memcmp(p, magic, 6) != 0) {
@@ -386,7 +371,7 @@ PROBE_INLINE bool parse_prefix(const unsigned char* p, size_t n, header_info* in
 // text of at most 8 dimensions never needs version 2.0's 32-bit length), padded so that the
 // data starts at a multiple of 64 bytes. Empty when the dtype or the number of dimensions is
 // invalid.
-PROBE_INLINE std::string header(dtype t, const int64_t* shape, int ndim) noexcept {
+inline std::string header(dtype t, const int64_t* shape, int ndim) noexcept {
   const char* descr = detail::descr_of(t);
   if (!*descr || ndim < 0 || ndim > max_dims) return std::string();
   // 12-byte prefix room, then the dict text (at most ~300 bytes with 8 dims), then padding.
@@ -417,7 +402,7 @@ PROBE_INLINE std::string header(dtype t, const int64_t* shape, int ndim) noexcep
   }
 }
 
-PROBE_INLINE std::string header_for(const tensor_view& v) noexcept {
+inline std::string header_for(const tensor_view& v) noexcept {
   return v.valid() ? header(v.type, v.shape, v.ndim) : std::string();
 }
 

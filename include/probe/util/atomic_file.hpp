@@ -4,7 +4,7 @@
 // instead of one made and one renamed (on journaled ext4 about a fifth less per small file
 // than create + rename), and a crash leaves nothing behind. Where the kernel, the file system
 // or a sandbox refuses that, a hidden "<dir>/.<name>.tmp.<pid>.<n>" is renamed into place.
-// Implementation-only header (included by fs.hpp).
+// Included by fs.hpp.
 #pragma once
 #include <errno.h>
 #include <fcntl.h>
@@ -24,25 +24,21 @@ enum : int {
   k_atomic_no_empty_path = 2,  // linkat(AT_EMPTY_PATH) refused: link through /proc/self/fd
 };
 inline int g_atomic_file_mode = 0;
-PROBE_FUNC int atomic_file_mode() noexcept { return __atomic_load_n(&g_atomic_file_mode, __ATOMIC_RELAXED); }
-PROBE_FUNC void learn_atomic_file_mode(int bit) noexcept { __atomic_fetch_or(&g_atomic_file_mode, bit, __ATOMIC_RELAXED); }
+inline int atomic_file_mode() noexcept { return __atomic_load_n(&g_atomic_file_mode, __ATOMIC_RELAXED); }
+inline void learn_atomic_file_mode(int bit) noexcept { __atomic_fetch_or(&g_atomic_file_mode, bit, __ATOMIC_RELAXED); }
 
-// A class template (see docs/internals.md, Deferral): its destructor reaches the rest.
-template <int = 0>
-class basic_atomic_file {
+class atomic_file {
  public:
-  basic_atomic_file() = default;
-  basic_atomic_file(const basic_atomic_file&) = delete;
-  basic_atomic_file& operator=(const basic_atomic_file&) = delete;
-  ~basic_atomic_file() { abandon(); }
+  atomic_file() = default;
+  atomic_file(const atomic_file&) = delete;
+  atomic_file& operator=(const atomic_file&) = delete;
+  ~atomic_file() { abandon(); }
 
   // Returns 0 or an errno value.
-  template <int = 0>
   int open(const std::string& final_path) noexcept { return open_at(AT_FDCWD, final_path); }
 
   // `name` relative to the open directory `dirfd` (a dump's run directory: no path walk per
   // file); with AT_FDCWD, a path. Returns 0 or an errno value.
-  template <int = 0>
   int open_at(int dirfd, const std::string& name) noexcept {
     abandon();
     dirfd_ = dirfd;
@@ -79,12 +75,10 @@ class basic_atomic_file {
     }
     return 0;
   }
-  template <int = 0>
   int fd() const noexcept { return fd_; }
 
   // Closes and puts the file in place; returns 0 or an errno value (nothing is left behind
   // on error).
-  template <int = 0>
   int commit() noexcept {
     if (fd_ < 0) return EBADF;
     int err = unnamed_ ? link_unnamed() : 0;
@@ -102,7 +96,6 @@ class basic_atomic_file {
   }
 
   // Closes and removes the temporary file (an unnamed one goes with its descriptor).
-  template <int = 0>
   void abandon() noexcept {
     if (fd_ >= 0) {
       ::close(fd_);
@@ -117,7 +110,6 @@ class basic_atomic_file {
 
  private:
   // "<dir>/.<name>.tmp.<pid>.<n>" in tmp_, within NAME_MAX whatever the final name's length.
-  template <int = 0>
   bool make_temp_name() noexcept {
     try {
       const size_t slash = final_.rfind('/');
@@ -141,7 +133,6 @@ class basic_atomic_file {
 
   // Gives the unnamed file a name: the final one, or (when that exists: a folder reused) a
   // temporary one that commit() renames over it. Returns 0 or an errno value.
-  template <int = 0>
   int link_unnamed() noexcept {
     int e = link_to(final_.c_str());
     if (e == EEXIST) {
@@ -156,7 +147,6 @@ class basic_atomic_file {
     return copy_to_temp();  // linking refused (no /proc, a sandbox): copy instead
   }
 
-  template <int = 0>
   int link_to(const char* target) noexcept {
 #if defined(AT_EMPTY_PATH)
     if (!(atomic_file_mode() & k_atomic_no_empty_path)) {
@@ -174,7 +164,6 @@ class basic_atomic_file {
 
   // The unnamed file's bytes into a new named temporary (tmp_), which commit() renames; from
   // then on this process writes named temporaries directly.
-  template <int = 0>
   int copy_to_temp() noexcept {
     if (!make_temp_name()) return ENOMEM;
     const int out = ::openat(dirfd_, tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -208,14 +197,8 @@ class basic_atomic_file {
 };
 
 // Writes a whole file atomically; returns 0 or an errno value.
-using atomic_file = basic_atomic_file<>;
 
-PROBE_FUNC int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept {
-  atomic_file f;
-  if (int e = f.open(path)) return e;
-  if (int e = write_all(f.fd(), data, n)) return e;
-  return f.commit();
-}
+PROBE_API int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE

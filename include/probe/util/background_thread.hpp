@@ -10,7 +10,7 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-PROBE_INLINE void become_background_thread(const char* name) noexcept {
+inline void become_background_thread(const char* name) noexcept {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);

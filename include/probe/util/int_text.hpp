@@ -1,6 +1,6 @@
 // Integers as decimal text without printf: for names and headers built once per dumped
 // tensor, where snprintf's format parsing would be most of the cost. Standalone, deferred
-// inline (PROBE_INLINE).
+// inline (inline).
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 // Writes v at p (no terminator), zero-padded to at least `width` digits; returns the end.
-PROBE_INLINE char* put_uint(char* p, unsigned long long v, int width = 1) noexcept {
+inline char* put_uint(char* p, unsigned long long v, int width = 1) noexcept {
   char tmp[24];
   int n = 0;
   do {
@@ -22,14 +22,14 @@ PROBE_INLINE char* put_uint(char* p, unsigned long long v, int width = 1) noexce
   while (n) *p++ = tmp[--n];
   return p;
 }
-PROBE_INLINE char* put_int(char* p, long long v) noexcept {
+inline char* put_int(char* p, long long v) noexcept {
   if (v < 0) {
     *p++ = '-';
     return put_uint(p, 0ull - static_cast<unsigned long long>(v));
   }
   return put_uint(p, static_cast<unsigned long long>(v));
 }
-PROBE_INLINE char* put_text(char* p, const char* s) noexcept {
+inline char* put_text(char* p, const char* s) noexcept {
   while (*s) *p++ = *s++;
   return p;
 }

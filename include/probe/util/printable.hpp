@@ -2,7 +2,7 @@
 // from a model file and hold anything. Control characters (C0, DEL, C1) and bytes that are
 // not UTF-8 are written as escapes (\n, \t, \r, \xHH), so a name cannot end a line, move the
 // cursor or recolour the terminal; valid UTF-8 (names in any script) is kept as is.
-// Standalone header: PROBE_INLINE templates (docs/internals.md, Deferral).
+// Standalone header: inline templates (docs/internals.md, Deferral).
 #pragma once
 #include <string>
 
@@ -11,7 +11,7 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-PROBE_INLINE void append_printable(std::string& out, const std::string& s) {
+inline void append_printable(std::string& out, const std::string& s) {
   static const char hex[] = "0123456789abcdef";
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -43,7 +43,7 @@ PROBE_INLINE void append_printable(std::string& out, const std::string& s) {
   }
 }
 
-PROBE_INLINE std::string printable(const std::string& s) {
+inline std::string printable(const std::string& s) {
   std::string out;
   out.reserve(s.size());
   append_printable(out, s);

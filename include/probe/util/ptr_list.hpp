@@ -1,10 +1,10 @@
-// A growable list of pointers to T, all kept in one plain_vector<char*> instantiation (the
+// A growable list of pointers to T, all kept in one std::vector<char*> instantiation (the
 // flags already use it), so each new list type adds no compile time. Standalone helper.
 #pragma once
 #include <stddef.h>
 
 #include "config.hpp"
-#include "plain_vector.hpp"
+#include <vector>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -21,7 +21,7 @@ class ptr_list {
   char** data() { return v_.data(); }
 
  private:
-  plain_vector<char*> v_;
+  std::vector<char*> v_;
 };
 
 }  // namespace detail

@@ -1,10 +1,10 @@
 // The regex compiler: emits the matcher's program for a syntax tree (regex_parse.hpp), and
 // precomputes what lets matching skip work: a plain-string pattern, a start anchor, the bytes
 // a match can begin with, and the bit-set tables of small programs. Standalone, deferred
-// inline (PROBE_INLINE).
+// inline (inline).
 #pragma once
 #include <string>
-#include "plain_vector.hpp"
+#include <vector>
 
 #include "regex_parse.hpp"
 
@@ -13,10 +13,9 @@ namespace detail {
 namespace regex_impl {
 
 // Emits the program for a syntax tree.
-template <class Unused = void>
 class emitter {
  public:
-  emitter(const plain_vector<node>& nodes, program& prog) : nodes_(nodes), prog_(prog) {}
+  emitter(const std::vector<node>& nodes, program& prog) : nodes_(nodes), prog_(prog) {}
   bool too_large = false;
 
   void emit(int id) {
@@ -46,7 +45,7 @@ class emitter {
         for (int k : n.kids) emit(k);
         break;
       case node_kind::alt: {
-        plain_vector<int> jumps;
+        std::vector<int> jumps;
         for (size_t k = 0; k < n.kids.size(); ++k) {
           if (k + 1 < n.kids.size()) {
             const int s = put(inst{op::split});
@@ -117,7 +116,7 @@ class emitter {
       split_to(s, s + 1, here(), n.greedy);
       return;
     }
-    plain_vector<int> splits;
+    std::vector<int> splits;
     for (int k = n.min; k < n.max && !too_large; ++k) {
       splits.push_back(put(inst{op::split}));
       iteration(n);
@@ -125,14 +124,13 @@ class emitter {
     for (int s : splits) split_to(s, s + 1, here(), n.greedy);
   }
 
-  const plain_vector<node>& nodes_;
+  const std::vector<node>& nodes_;
   program& prog_;
 };
 
 // What the matcher can use to skip work: a plain-string pattern, a start anchor, the bytes a
 // match can begin with. `empty` is whether the node can match without consuming.
-template <class Unused = void>
-void analyze(const plain_vector<node>& nodes, const program& prog, int id, byte_set& first, bool& empty) {
+inline void analyze(const std::vector<node>& nodes, const program& prog, int id, byte_set& first, bool& empty) {
   const node& n = nodes[static_cast<size_t>(id)];
   switch (n.kind) {
     case node_kind::empty: case node_kind::assertion: empty = true; break;
@@ -145,16 +143,16 @@ void analyze(const plain_vector<node>& nodes, const program& prog, int id, byte_
       break;
     }
     case node_kind::set: first.add(prog.sets[static_cast<size_t>(n.set)]); empty = false; break;
-    case node_kind::group: analyze<Unused>(nodes, prog, n.kids[0], first, empty); break;
+    case node_kind::group: analyze(nodes, prog, n.kids[0], first, empty); break;
     case node_kind::repeat:
-      analyze<Unused>(nodes, prog, n.kids[0], first, empty);
+      analyze(nodes, prog, n.kids[0], first, empty);
       if (n.min == 0) empty = true;
       break;
     case node_kind::alt: {
       empty = false;
       for (int k : n.kids) {
         bool e = false;
-        analyze<Unused>(nodes, prog, k, first, e);
+        analyze(nodes, prog, k, first, e);
         empty = empty || e;
       }
       break;
@@ -163,7 +161,7 @@ void analyze(const plain_vector<node>& nodes, const program& prog, int id, byte_
       empty = true;
       for (int k : n.kids) {
         bool e = false;
-        analyze<Unused>(nodes, prog, k, first, e);
+        analyze(nodes, prog, k, first, e);
         if (!e) {
           empty = false;
           break;
@@ -173,23 +171,21 @@ void analyze(const plain_vector<node>& nodes, const program& prog, int id, byte_
   }
 }
 
-template <class Unused = void>
-bool starts_anchored(const plain_vector<node>& nodes, int id) {
+inline bool starts_anchored(const std::vector<node>& nodes, int id) {
   const node& n = nodes[static_cast<size_t>(id)];
   switch (n.kind) {
     case node_kind::assertion: return n.assert_op == op::line_begin;
-    case node_kind::group: return starts_anchored<Unused>(nodes, n.kids[0]);
-    case node_kind::concat: return !n.kids.empty() && starts_anchored<Unused>(nodes, n.kids[0]);
+    case node_kind::group: return starts_anchored(nodes, n.kids[0]);
+    case node_kind::concat: return !n.kids.empty() && starts_anchored(nodes, n.kids[0]);
     case node_kind::alt:
       for (int k : n.kids)
-        if (!starts_anchored<Unused>(nodes, k)) return false;
+        if (!starts_anchored(nodes, k)) return false;
       return true;
     default: return false;
   }
 }
 
-template <class Unused = void>
-bool literal_of(const plain_vector<node>& nodes, int id, std::string& out) {
+inline bool literal_of(const std::vector<node>& nodes, int id, std::string& out) {
   const node& n = nodes[static_cast<size_t>(id)];
   if (n.kind == node_kind::byte) {
     out += static_cast<char>(n.c);
@@ -197,18 +193,17 @@ bool literal_of(const plain_vector<node>& nodes, int id, std::string& out) {
   }
   if (n.kind == node_kind::concat) {
     for (int k : n.kids)
-      if (!literal_of<Unused>(nodes, k, out)) return false;
+      if (!literal_of(nodes, k, out)) return false;
     return true;
   }
   return n.kind == node_kind::empty;
 }
 
 // The bit-set tables (program::bits), when the program is small enough.
-template <class Unused = void>
-void build_bit_tables(program& prog) {
+inline void build_bit_tables(program& prog) {
   const size_t n = prog.code.size();
-  plain_vector<int> state_of(n, -1);
-  plain_vector<int> pc_of;
+  std::vector<int> state_of(n, -1);
+  std::vector<int> pc_of;
   for (size_t pc = 0; pc < n; ++pc) {
     const op c = prog.code[pc].code;
     if (c == op::byte || c == op::any || c == op::set || c == op::match) {
@@ -229,8 +224,8 @@ void build_bit_tables(program& prog) {
     }
   }
   // The states reachable from pc without consuming, in context ctx.
-  plain_vector<typename deferred_on<char, Unused>::type> seen(n);
-  plain_vector<int> stack;
+  std::vector<char> seen(n);
+  std::vector<int> stack;
   auto closure = [&](int pc0, unsigned ctx) {
     uint64_t mask = 0;
     for (char& v : seen) v = 0;
@@ -267,28 +262,27 @@ void build_bit_tables(program& prog) {
 
 // Compiles `pattern` into `prog`; on failure returns false and sets `error` to
 // "bad regex 'x(': missing ')' at 2" (the offset is in bytes from the pattern's start).
-template <class Unused = void>
-bool compile(const char* pattern, size_t len, program& prog, std::string* error) {
-  prog = typename deferred_on<program, Unused>::type{};  // dependent: completed only when used
-  parser<Unused> ps(pattern, len, prog);
+inline bool compile(const char* pattern, size_t len, program& prog, std::string* error) {
+  prog = program{};  // dependent: completed only when used
+  parser ps(pattern, len, prog);
   const int root = ps.parse();
   std::string why = ps.error();
   size_t at = ps.error_pos();
   if (root >= 0) {
-    emitter<Unused> em(ps.nodes, prog);
-    em.put(emitter<Unused>::save(0));
+    emitter em(ps.nodes, prog);
+    em.put(emitter::save(0));
     em.emit(root);
-    em.put(emitter<Unused>::save(1));
+    em.put(emitter::save(1));
     em.put(inst{op::match});
     if (em.too_large || static_cast<int>(prog.code.size()) > max_program) {
       why = "pattern too large";
       at = 0;
     } else {
-      analyze<Unused>(ps.nodes, prog, root, prog.first, prog.can_be_empty);
-      build_bit_tables<Unused>(prog);
-      prog.anchored = starts_anchored<Unused>(ps.nodes, root);
+      analyze(ps.nodes, prog, root, prog.first, prog.can_be_empty);
+      build_bit_tables(prog);
+      prog.anchored = starts_anchored(ps.nodes, root);
       std::string lit;
-      if (prog.groups == 0 && literal_of<Unused>(ps.nodes, root, lit)) {
+      if (prog.groups == 0 && literal_of(ps.nodes, root, lit)) {
         prog.is_literal = true;
         prog.literal = lit;
       }
@@ -303,7 +297,7 @@ bool compile(const char* pattern, size_t len, program& prog, std::string* error)
     *error += " at ";
     *error += std::to_string(at);
   }
-  prog = typename deferred_on<program, Unused>::type{};
+  prog = program{};
   return false;
 }
 

@@ -1,6 +1,6 @@
 // The regex parser: the ECMAScript subset users type in filters, read into a syntax tree
 // (regex_compile.hpp turns it into a program for the matcher in regex.hpp). Also the
-// program's instruction set. Standalone, deferred inline (PROBE_INLINE).
+// program's instruction set. Standalone, deferred inline (inline).
 //
 // Supported: literals, '.', classes [..] and [^..] with ranges and escapes, \d \w \s \D \W \S,
 // \b \B, ^ $, escapes (\n \t \r \f \v \0 \xHH \uHHHH \cX and punctuation), groups ( ) and
@@ -13,7 +13,7 @@
 
 #include <string>
 #include <utility>
-#include "plain_vector.hpp"
+#include <vector>
 
 #include "config.hpp"
 
@@ -24,32 +24,26 @@ namespace regex_impl {
 // A set of bytes.
 struct byte_set {
   uint64_t w[4] = {0, 0, 0, 0};
-  template <int = 0>
   void add(unsigned c) noexcept { w[c >> 6] |= uint64_t(1) << (c & 63); }
-  template <int = 0>
   void add_range(unsigned lo, unsigned hi) noexcept {
     for (unsigned c = lo; c <= hi; ++c) add(c);
   }
-  template <int = 0>
   void add(const byte_set& o) noexcept {
     for (int i = 0; i < 4; ++i) w[i] |= o.w[i];
   }
-  template <int = 0>
   void invert() noexcept {
     for (auto& x : w) x = ~x;
   }
-  template <int = 0>
   bool has(unsigned c) const noexcept { return (w[c >> 6] >> (c & 63)) & 1; }
-  template <int = 0>
   bool full() const noexcept { return (w[0] & w[1] & w[2] & w[3]) == ~uint64_t(0); }
 };
 
-PROBE_INLINE bool is_word_byte(unsigned c) noexcept {
+inline bool is_word_byte(unsigned c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 // \d \w \s and their complements.
-PROBE_INLINE byte_set class_escape(char e) noexcept {
+inline byte_set class_escape(char e) noexcept {
   byte_set s;
   switch (e | 0x20) {
     case 'd': s.add_range('0', '9'); break;
@@ -81,7 +75,6 @@ enum class op : uint8_t {
 };
 
 struct inst {
-  template <int = 0>
   explicit inst(op o, unsigned char byte = 0) : code(o), c(byte) {}
   op code;
   unsigned char c;
@@ -89,8 +82,8 @@ struct inst {
 };
 
 struct program {
-  plain_vector<inst> code;
-  plain_vector<byte_set> sets;
+  std::vector<inst> code;
+  std::vector<byte_set> sets;
   int groups = 0;              // capture groups, not counting the whole match
   std::string literal;         // the whole pattern when it is a plain string
   bool is_literal = false;
@@ -106,7 +99,7 @@ struct program {
   uint64_t accept[256] = {};        // states that consume each byte
   uint64_t match_state = 0;         // the match instruction's bit
   uint64_t start[16] = {};          // states where a match begins, per context
-  plain_vector<uint64_t> follow;     // [ctx * states + i]: states after state i consumed a byte
+  std::vector<uint64_t> follow;     // [ctx * states + i]: states after state i consumed a byte
 };
 
 // Context bits of a position for the assertions.
@@ -115,7 +108,6 @@ enum : unsigned { ctx_start = 1, ctx_end = 2, ctx_word_before = 4, ctx_word_afte
 enum class node_kind : uint8_t { empty, byte, any, set, group, concat, alt, repeat, assertion };
 
 struct node {
-  template <int = 0>
   explicit node(node_kind k) : kind(k) {}
   node_kind kind;
   unsigned char c = 0;
@@ -124,7 +116,7 @@ struct node {
   int min = 0, max = 0;         // repeat: max < 0 is unbounded
   bool greedy = true;
   op assert_op = op::line_begin;
-  plain_vector<int> kids;
+  std::vector<int> kids;
 };
 
 constexpr int max_nesting = 250;
@@ -133,7 +125,6 @@ constexpr int max_count = 1000;
 
 // Templates (with an unused parameter) so that a TU that includes this header but does not
 // compile a regex pays no instantiation of what they use.
-template <class Unused = void>
 class parser {
  public:
   parser(const char* p, size_t n, program& prog) : p_(p), n_(n), prog_(prog) {}
@@ -146,7 +137,7 @@ class parser {
   }
   const std::string& error() const { return err_; }
   size_t error_pos() const { return err_pos_; }
-  plain_vector<node> nodes;
+  std::vector<node> nodes;
 
  private:
   int add(node n) {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include <string>
-#include "plain_vector.hpp"
+#include <vector>
 
 #include "config.hpp"
 
@@ -16,7 +16,6 @@ namespace detail {
 class string_table {
  public:
   // The value for key, inserted as 0 when missing (like std::map::operator[]).
-  template <int = 0>
   uint64_t& operator[](const std::string& key) {
     if ((count_ + 1) * 4 > slots_.size() * 3) grow();
     slot& s = slots_[probe_for(key, slots_)];
@@ -29,15 +28,12 @@ class string_table {
     return s.value;
   }
   // nullptr when missing.
-  template <int = 0>
   const uint64_t* find(const std::string& key) const noexcept {
     if (slots_.empty()) return nullptr;
     const slot& s = slots_[probe_for(key, slots_)];
     return s.used ? &s.value : nullptr;
   }
-  template <int = 0>
   size_t size() const noexcept { return count_; }
-  template <int = 0>
   void clear() {
     slots_.clear();
     count_ = 0;
@@ -49,23 +45,20 @@ class string_table {
     uint64_t value = 0;
     bool used = false;
   };
-  template <int = 0>
   static uint64_t hash(const std::string& s) noexcept {
     uint64_t h = 1469598103934665603ull;  // FNV-1a
     for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
     return h;
   }
   // The slot holding key, or the empty slot where it belongs.
-  template <int = 0>
-  static size_t probe_for(const std::string& key, const plain_vector<slot>& slots) noexcept {
+  static size_t probe_for(const std::string& key, const std::vector<slot>& slots) noexcept {
     const size_t mask = slots.size() - 1;
     size_t i = static_cast<size_t>(hash(key)) & mask;
     while (slots[i].used && slots[i].key != key) i = (i + 1) & mask;
     return i;
   }
-  template <int = 0>
   void grow() {
-    plain_vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
+    std::vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
     for (slot& s : slots_)
       if (s.used) {
         slot& d = bigger[probe_for(s.key, bigger)];
@@ -76,7 +69,7 @@ class string_table {
     slots_.swap(bigger);
   }
 
-  plain_vector<slot> slots_;  // size is 0 or a power of two
+  std::vector<slot> slots_;  // size is 0 or a power of two
   size_t count_ = 0;
 };
 

@@ -1,5 +1,5 @@
 // Thread identities: a small per-process index (stable for a thread's life, dense from 0)
-// and the OS thread id (what profilers and debuggers show). Implementation-only header.
+// and the OS thread id (what profilers and debuggers show). Small inline functions.
 #pragma once
 #include <stdint.h>
 #include <unistd.h>
@@ -15,13 +15,13 @@ namespace detail {
 inline uint32_t g_next_thread_index = 0;
 inline thread_local uint32_t t_thread_index = ~0u;
 
-PROBE_FUNC uint32_t thread_index() noexcept {
+inline uint32_t thread_index() noexcept {
   if (PROBE_UNLIKELY(t_thread_index == ~0u))
     t_thread_index = __atomic_fetch_add(&g_next_thread_index, 1, __ATOMIC_RELAXED);
   return t_thread_index;
 }
 
-PROBE_FUNC long os_thread_id() noexcept {
+inline long os_thread_id() noexcept {
 #if defined(__linux__)
   static thread_local long tid = static_cast<long>(syscall(SYS_gettid));
   return tid;

@@ -1,0 +1,113 @@
+// breakpoint_frames: definitions (see breakpoint_frames.hpp).
+#pragma once
+#include "breakpoint_frames.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v) {
+  frame_var fv;
+  fv.name = name.empty() ? std::string("_") : name;
+  // Names stay unique within a frame: a second "x" becomes "x_2", and so on.
+  for (int k = 2; f.find(fv.name); ++k) fv.name = (name.empty() ? std::string("_") : name) + "_" + std::to_string(k);
+  fv.view = v;
+  f.vars.push_back(static_cast<frame_var&&>(fv));
+}
+
+PROBE_API void add_op_frames(stop_info& s, const op_record* op) {
+  for (const op_record* r = op; r; r = r->parent) {
+    frame f;
+    f.kind = frame_kind::op;
+    f.name = printable(r->name);  // shown at the prompt: no control characters
+    f.type = printable(r->type);
+    f.seq = r->seq;
+    f.step = r->step;
+    for (const recorded_tensor& t : r->tensors) {
+      std::string name = t.slot;
+      if (t.which == io::out) {
+        bool clash = false;
+        for (const recorded_tensor& u : r->tensors)
+          if (u.which == io::in && u.slot == t.slot) clash = true;
+        if (clash) name += "_out";
+      }
+      add_var(f, name, t.view);
+    }
+    s.frames.push_back(static_cast<frame&&>(f));
+  }
+}
+
+PROBE_API void set_stop_thread(stop_info& s) noexcept {
+  s.thread = thread_index();
+  s.tid = os_thread_id();
+}
+
+PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* function, const var_ref* vars, int n) {
+  stop_info s;
+  set_stop_thread(s);
+  frame f;
+  f.kind = frame_kind::breakpoint;
+  f.name = function ? function : "";
+  f.file = file ? file : "";
+  f.line = line;
+  for (int i = 0; i < n; ++i) add_var(f, vars[i].name ? vars[i].name : "", vars[i].view);
+  s.frames.push_back(static_cast<frame&&>(f));
+  add_op_frames(s, current_op());
+  return s;
+}
+
+PROBE_API bool host_view_of(const tensor_view& v, tensor* storage, tensor_view* out, std::string* err) {
+  if (v.where.is_host()) {
+    *out = v;
+    return true;
+  }
+  std::string why;
+  if (!read_tensor(v, storage, &why)) {
+    *err = "cannot copy it from the device: " + (why.empty() ? std::string("unknown error") : why);
+    return false;
+  }
+  *out = storage->view();
+  return true;
+}
+
+PROBE_API std::string shape_text(const tensor_view& v) {
+  std::string s = dtype_name(v.type);
+  s += '[';
+  for (int d = 0; d < v.ndim; ++d) {
+    if (d) s += ", ";
+    s += std::to_string(v.shape[d]);
+  }
+  s += ']';
+  return s;
+}
+
+PROBE_API std::string device_text(const tensor_view& v) {
+  if (v.where.is_host()) return "host";
+  return "cuda:" + std::to_string(v.where.index);
+}
+
+PROBE_API std::string frame_title(const frame& f, size_t index) {
+  std::string s = "#" + std::to_string(index) + " ";
+  switch (f.kind) {
+    case frame_kind::breakpoint:
+      s += "breakpoint at " + f.file + ":" + std::to_string(f.line);
+      if (!f.name.empty()) s += " in " + f.name + "()";
+      break;
+    case frame_kind::nonfinite:
+      if (f.file.empty()) {
+        s += "non-finite " + f.name;  // from an op: "output 'y' of op conv1"
+      } else {
+        s += "non-finite check at " + f.file + ":" + std::to_string(f.line);
+        if (!f.name.empty()) s += " in " + f.name + "()";
+      }
+      break;
+    case frame_kind::op:
+      s += "op " + f.name;
+      if (!f.type.empty()) s += " (" + f.type + ")";
+      s += " seq " + std::to_string(f.seq) + ", step " + std::to_string(f.step);
+      break;
+  }
+  return s;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

@@ -1,0 +1,173 @@
+// dump_records: definitions (see dump_records.hpp).
+#pragma once
+#include "dump_records.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t) {
+  tensor_record rec;
+  rec.seq = r.seq;
+  rec.step = r.step;
+  rec.op = r.name;
+  rec.type = r.type;
+  rec.occurrence = r.occurrence;
+  rec.parent = r.parent ? r.parent->seq : 0;
+  rec.thread = r.thread;
+  rec.is_input = t.which == io::in;
+  rec.slot = t.slot;
+  rec.key = r.key(t.which, t.slot.c_str());
+  rec.producer = t.producer;
+  rec.elem_type = t.view.type;
+  rec.ndim = t.view.ndim > 0 ? t.view.ndim : 0;
+  for (int i = 0; i < rec.ndim; ++i) {
+    rec.shape[i] = t.view.shape[i];
+    rec.strides[i] = t.view.strides[i];
+  }
+  rec.where = t.view.where;
+  rec.bytes = t.view.valid() ? t.view.nbytes() : 0;
+  rec.wall_ns = wall_ns();
+  return rec;
+}
+
+PROBE_API std::string shape_text(const tensor_record& rec) {
+  std::string s = "[";
+  for (int i = 0; i < rec.ndim; ++i) {
+    if (i) s += ',';
+    s += std::to_string(rec.shape[i]);
+  }
+  return s + "]";
+}
+
+PROBE_API std::string device_text(const device& d) {
+  return d.is_host() ? std::string("host") : "cuda:" + std::to_string(d.index);
+}
+
+PROBE_API std::string short_stats_text(const health& h) {
+  return format("min {:.4g} max {:.4g} mean {:.4g}", h.min, h.max, h.mean) +
+         (h.nonfinite() ? format(" nan {} inf {}", h.nan, h.pos_inf + h.neg_inf) : std::string());
+}
+
+PROBE_API void append_health(std::string& o, const health& h) {
+  using namespace manifest_text;
+  lit(o, "{\"count\":"), num(o, h.count);
+  lit(o, ",\"finite\":"), num(o, h.finite);
+  lit(o, ",\"min\":"), real(o, h.min);
+  lit(o, ",\"max\":"), real(o, h.max);
+  lit(o, ",\"mean\":"), real(o, h.mean);
+  lit(o, ",\"std\":"), real(o, h.std);
+  lit(o, ",\"nan\":"), num(o, h.nan);
+  lit(o, ",\"posinf\":"), num(o, h.pos_inf);
+  lit(o, ",\"neginf\":"), num(o, h.neg_inf);
+  lit(o, ",\"zero\":"), num(o, h.zero);
+  lit(o, ",\"subnormal\":"), num(o, h.subnormal);
+  lit(o, ",\"negative\":"), num(o, h.negative);
+  lit(o, ",\"positive\":"), num(o, h.positive);
+  o += '}';
+}
+
+PROBE_API std::string render_tensor_record(const tensor_record& rec) {
+  using namespace manifest_text;
+  std::string o;
+  o.reserve(640);
+  lit(o, "{\"record\":\"tensor\",\"seq\":"), unum(o, rec.seq);
+  lit(o, ",\"step\":"), num(o, rec.step);
+  lit(o, ",\"op\":"), str(o, rec.op);
+  lit(o, ",\"type\":"), str(o, rec.type);
+  lit(o, ",\"occurrence\":"), unum(o, rec.occurrence);
+  lit(o, ",\"parent\":");
+  if (rec.parent) unum(o, rec.parent); else lit(o, "null");
+  lit(o, ",\"thread\":"), unum(o, rec.thread);
+  if (rec.is_input) lit(o, ",\"io\":\"in\",\"stage\":\"before\""); else lit(o, ",\"io\":\"out\",\"stage\":\"after\"");
+  lit(o, ",\"slot\":"), str(o, rec.slot);
+  lit(o, ",\"key\":"), str(o, rec.key);
+  lit(o, ",\"producer\":"), opt_str(o, rec.producer);
+  lit(o, ",\"dtype\":\""), o += dtype_name(rec.elem_type), o += '"';
+  lit(o, ",\"shape\":"), dims_array(o, rec.shape, rec.ndim);
+  // The file is always row-major; these are the strides (in elements) the tensor had in memory.
+  lit(o, ",\"strides\":"), dims_array(o, rec.strides, rec.ndim);
+  lit(o, ",\"device\":"), str(o, device_text(rec.where));
+  lit(o, ",\"bytes\":"), unum(o, rec.bytes);
+  lit(o, ",\"file\":"), opt_str(o, rec.file);
+  lit(o, ",\"stats\":");
+  if (rec.have_stats) append_health(o, rec.stats); else lit(o, "null");
+  if (!rec.note.empty()) lit(o, ",\"note\":"), str(o, rec.note);
+  // Seconds since the epoch with microseconds, from integers (no float formatting).
+  char t[40];
+  char* e = put_int(t, rec.wall_ns / 1000000000);
+  *e++ = '.';
+  e = put_uint(e, static_cast<unsigned long long>(rec.wall_ns % 1000000000) / 1000, 6);
+  lit(o, ",\"wall_time\":"), o.append(t, static_cast<size_t>(e - t));
+  lit(o, "}\n");
+  return o;
+}
+
+PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked) {
+  std::string line;
+  json::writer w(line);
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  w.begin_object().member("record", "run").member("probe_version", PROBE_VERSION_STRING);
+  w.member("pid", static_cast<long long>(getpid())).member("host", host);
+  w.member("dir", dir).member("dump_to", asked);
+  const rank_info ri = detect_rank();
+  w.key("rank");
+  if (ri.rank >= 0) w.value(ri.rank); else w.null();
+  w.member("world", ri.world);
+  w.member("start_time", static_cast<double>(wall_ns()) * 1e-9);
+  w.end_object();
+  line += '\n';
+  return line;
+}
+
+PROBE_API std::string render_budget_record(const std::string& why, uint64_t seq, uint64_t ops, uint64_t bytes) {
+  std::string line;
+  json::writer w(line);
+  w.begin_object().member("record", "budget").member("reason", why);
+  w.member("seq", static_cast<unsigned long long>(seq)).member("ops", static_cast<unsigned long long>(ops));
+  w.member("bytes", static_cast<unsigned long long>(bytes)).end_object();
+  line += '\n';
+  return line;
+}
+
+PROBE_API std::string render_end_record(uint64_t ops, uint64_t bytes, bool stopped) {
+  std::string line;
+  json::writer w(line);
+  w.begin_object().member("record", "end").member("ops", static_cast<unsigned long long>(ops));
+  w.member("bytes", static_cast<unsigned long long>(bytes)).member("complete", !stopped);
+  w.member("end_time", static_cast<double>(wall_ns()) * 1e-9).end_object();
+  line += '\n';
+  return line;
+}
+
+PROBE_API std::string render_text_header(const op_record& r) {
+  // Names are escaped: one op, one header line, whatever the name holds.
+  std::string s = format("op {} {}", r.seq, printable(r.name));
+  if (!r.type.empty()) s += " [" + printable(r.type) + "]";
+  s += format(" step {} #{} thread {}", r.step, r.occurrence, r.thread);
+  if (r.parent) s += format(" in op {}", r.parent->seq);
+  return s + "\n";
+}
+
+PROBE_API std::string render_text_tensor(const tensor_record& rec, const health& h, bool have_stats,
+                                          const tensor& head, const std::string& note) {
+  std::string s = rec.is_input ? "in  " : "out ";
+  s += printable(rec.slot) + ": " + dtype_name(rec.elem_type) + shape_text(rec);
+  if (!rec.where.is_host()) s += " on " + device_text(rec.where);
+  if (rec.is_input) s += rec.producer.empty() ? "  (graph input)" : "  from " + printable(rec.producer);
+  s += "\n";
+  if (!have_stats) return s + "    (not read: " + note + ")\n";
+  s += format("    min {} max {} mean {} std {}  nan {} +inf {} -inf {} zero {}\n", h.min, h.max, h.mean,
+              h.std, h.nan, h.pos_inf, h.neg_inf, h.zero);
+  if (!head.empty() && head.numel() > 0) {
+    tensor_format f;
+    f.linewidth = 1 << 20;  // one line
+    std::string values;
+    format_tensor(values, head.view(), f);
+    s += "    " + values + (head.numel() < static_cast<int64_t>(rec.bytes / dtype_size(rec.elem_type)) ? " ..." : "") + "\n";
+  }
+  return s;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

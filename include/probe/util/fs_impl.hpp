@@ -1,0 +1,91 @@
+// File-system plumbing (fs.hpp, atomic_file.hpp): definitions.
+#pragma once
+#include "fs.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept {
+  const char* p = static_cast<const char*>(buf);
+  while (n > 0) {
+    // Large writes in 1 GiB pieces: some kernels cap a single write near 2 GiB.
+    const size_t piece = n < (size_t(1) << 30) ? n : (size_t(1) << 30);
+    const ssize_t w = ::write(fd, p, piece);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (w == 0) return EIO;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return 0;
+}
+
+PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t nb) noexcept {
+  iovec iov[2] = {{const_cast<void*>(a), na}, {const_cast<void*>(b), nb}};
+  if (na + nb < (size_t(1) << 30)) {
+    const ssize_t w = ::writev(fd, iov, 2);
+    if (w == static_cast<ssize_t>(na + nb)) return 0;
+    if (w < 0 && errno != EINTR) return errno;
+    // Short write: finish piecewise from where it stopped.
+    size_t done = w > 0 ? static_cast<size_t>(w) : 0;
+    if (done < na) {
+      if (int e = write_all(fd, static_cast<const char*>(a) + done, na - done)) return e;
+      done = na;
+    }
+    return write_all(fd, static_cast<const char*>(b) + (done - na), nb - (done - na));
+  }
+  if (int e = write_all(fd, a, na)) return e;
+  return write_all(fd, b, nb);
+}
+
+PROBE_API int make_dirs(const std::string& path, mode_t mode) noexcept {
+  if (path.empty()) return ENOENT;
+  std::string cur;
+  cur.reserve(path.size());
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || (path[i] == '/' && i > 0)) {
+      if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return errno;
+      struct stat st;
+      if (::stat(cur.c_str(), &st) != 0) return errno;
+      if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+    }
+    if (i < path.size()) cur += path[i];
+  }
+  return 0;
+}
+
+PROBE_API bool is_dir(const std::string& path) noexcept {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+PROBE_API std::string join_path(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  if (dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+PROBE_API pid_t cached_pid() noexcept {
+  pid_t p = __atomic_load_n(&g_cached_pid, __ATOMIC_RELAXED);
+  if (PROBE_LIKELY(p != 0)) return p;
+  static const bool hooked =
+      pthread_atfork(nullptr, nullptr, [] { __atomic_store_n(&g_cached_pid, getpid(), __ATOMIC_RELAXED); }) == 0;
+  (void)hooked;
+  p = getpid();
+  __atomic_store_n(&g_cached_pid, p, __ATOMIC_RELAXED);
+  return p;
+}
+
+
+
+PROBE_API int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept {
+  atomic_file f;
+  if (int e = f.open(path)) return e;
+  if (int e = write_all(f.fd(), data, n)) return e;
+  return f.commit();
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

@@ -1,0 +1,69 @@
+// probe's own messages (log.hpp): definitions.
+#pragma once
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <new>
+
+#include "log.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct log_target {
+  log_sink sink;
+  void* user;
+};
+// Read and replaced whole: a message in flight keeps the target it loaded.
+inline log_target* g_log_target = nullptr;
+
+}  // namespace detail
+
+PROBE_API void set_log_sink(log_sink sink, void* user) noexcept {
+  // Never freed: another thread may be reporting through the previous target right now.
+  detail::log_target* t = sink ? new (std::nothrow) detail::log_target{sink, user} : nullptr;
+  if (sink && !t) return;
+  __atomic_store_n(&detail::g_log_target, t, __ATOMIC_RELEASE);
+}
+
+namespace detail {
+
+PROBE_API void vlog(const char* fmt, va_list ap) noexcept {
+  char buf[2048];
+  static const char prefix[] = "probe: ";
+  const size_t n = sizeof prefix - 1;
+  memcpy(buf, prefix, n);
+  int m = vsnprintf(buf + n, sizeof buf - n - 1, fmt, ap);
+  if (m < 0) m = 0;
+  size_t len = n + static_cast<size_t>(m);
+  if (len > sizeof buf - 2) len = sizeof buf - 2;
+  while (len > n && buf[len - 1] == '\n') --len;
+  if (const log_target* t = __atomic_load_n(&g_log_target, __ATOMIC_ACQUIRE)) {
+    buf[len] = 0;
+    t->sink(buf + n, t->user);
+    return;
+  }
+  buf[len++] = '\n';
+  fflush(stderr);
+  const ssize_t w = ::write(2, buf, len);
+  (void)w;
+}
+
+PROBE_API void log(const char* fmt, ...) noexcept {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(fmt, ap);
+  va_end(ap);
+}
+
+PROBE_API void log_once(int* flag, const char* fmt, ...) noexcept {
+  if (__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(fmt, ap);
+  va_end(ap);
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

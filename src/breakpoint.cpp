@@ -1,0 +1,7 @@
+// Breakpoints: the stop, frames, expressions, the prompt.
+#include "compiled.hpp"
+
+#include <probe/effects/breakpoint_impl.hpp>
+#include <probe/effects/breakpoint_frames_impl.hpp>
+#include <probe/effects/breakpoint_expr_impl.hpp>
+#include <probe/effects/breakpoint_prompt_impl.hpp>

@@ -1,0 +1,7 @@
+// The dump effect: tensors, text io-dumps, snapshots, manifest, graphs.
+#include "compiled.hpp"
+
+#include <probe/effects/dump_impl.hpp>
+#include <probe/effects/dump_names_impl.hpp>
+#include <probe/effects/dump_records_impl.hpp>
+#include <probe/effects/dump_tensor_impl.hpp>

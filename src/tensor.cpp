@@ -1,0 +1,4 @@
+// Reading tensors into host memory (strided, device).
+#include "compiled.hpp"
+
+#include <probe/core/tensor_reader_impl.hpp>
