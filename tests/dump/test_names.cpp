@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
 #include <probe/effects/dump_names.hpp>
-#include <probe/util/printable.hpp>
+#include <probe/util/text.hpp>
 
 #include <fcntl.h>
 #include <stdio.h>

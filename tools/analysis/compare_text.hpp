@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <probe/util/printable.hpp>
+#include <probe/util/text.hpp>
 #include "compare_run.hpp"
 
 PROBE_BEGIN_NAMESPACE

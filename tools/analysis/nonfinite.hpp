@@ -13,7 +13,7 @@
 #include <probe/core/stats.hpp>
 #include <probe/formats/json_write.hpp>
 #include <probe/formats/npy.hpp>
-#include <probe/util/printable.hpp>
+#include <probe/util/text.hpp>
 #include "dump_manifest.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <probe/util/config.hpp>
-#include <probe/util/printable.hpp>
+#include <probe/util/text.hpp>
 #include "changepoint.hpp"
 #include "json_text.hpp"
 #include "metric_direction.hpp"

@@ -14,7 +14,7 @@
 #include "analysis/compare_inputs.hpp"
 #include "analysis/dump_manifest.hpp"
 #include "analysis/nonfinite.hpp"
-#include <probe/util/printable.hpp>
+#include <probe/util/text.hpp>
 #include <probe/formats/json.hpp>
 #include <probe/formats/npy.hpp>
 

@@ -14,7 +14,7 @@
 #include "../core/tensor.hpp"
 #include "../core/tensor_reader.hpp"
 #include <vector>
-#include "../util/printable.hpp"
+#include "../util/text.hpp"
 #include "../util/thread_id.hpp"
 #include "breakpoint.hpp"
 

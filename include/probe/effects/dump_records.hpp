@@ -13,7 +13,7 @@
 #include "../core/tensor.hpp"
 #include "../util/float_text.hpp"
 #include "../util/int_text.hpp"
-#include "../util/printable.hpp"
+#include "../util/text.hpp"
 #include "../formats/json_write.hpp"
 
 PROBE_BEGIN_NAMESPACE

@@ -83,7 +83,7 @@ class timing_aggregator {
         if (!n->metric) {
           auto* m = new metric_entry();
           m->name = n->text;
-          json_escape_append(m->json_name, n->text.c_str());
+          append_json_chars(m->json_name, n->text);
           metrics_.push_back(m);
           n->metric = static_cast<uint32_t>(metrics_.size());
         }
@@ -109,7 +109,7 @@ class timing_aggregator {
     args += ",\"step\":";
     append_i64(args, t.op.step);
     args += ",\"type\":\"";
-    json_escape_append(args, t.op.type.c_str());
+    append_json_chars(args, t.op.type);
     args += "\",\"device\":";
     append_i64(args, t.device);
     if (!write_allowed(t.begin_ns)) return;
@@ -197,7 +197,7 @@ class timing_aggregator {
     s->code = kind;
     s->kind = kind == 'o' ? "op" : kind == 'g' ? "gpu op" : "scope";
     std::string esc;
-    json_escape_append(esc, name.c_str());
+    append_json_chars(esc, name);
     s->timer_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"timer\",\"ph\":\"X\",";
     s->op_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"op\",\"ph\":\"X\",";
     s->gpu_prefix = "{\"name\":\"" + esc + "\",\"cat\":\"gpu\",\"ph\":\"X\",";
@@ -214,13 +214,13 @@ class timing_aggregator {
     const char* base = strrchr(file, '/');
     base = base ? base + 1 : file;
     e->prefix = "{\"name\":\"";
-    json_escape_append(e->prefix, site->name);
+    append_json_chars(e->prefix, site->name);
     e->prefix += "\",\"cat\":\"scope\",\"ph\":\"X\",\"args\":{\"src\":\"";
-    json_escape_append(e->prefix, base);
+    append_json_chars(e->prefix, base);
     e->prefix += ':';
     append_i64(e->prefix, site->line);
     e->prefix += "\",\"func\":\"";
-    json_escape_append(e->prefix, site->function);
+    append_json_chars(e->prefix, site->function);
     e->prefix += "\"},";
     sites_.push_back(e);
     site->id = static_cast<uint32_t>(sites_.size());
@@ -340,7 +340,7 @@ class timing_aggregator {
       out += ",\"tid\":";
       append_i64(out, tid);
       out += ",\"args\":{\"name\":\"";
-      json_escape_append(out, name.c_str());
+      append_json_chars(out, name);
       out += "\"}}";
     };
     char comm[64] = {};

@@ -96,7 +96,7 @@ class op_timer final : public op_listener {
     append_i64(out, r.step);
     if (!r.type.empty()) {
       out += ",\"type\":\"";
-      json_escape_append(out, r.type.c_str());
+      append_json_chars(out, r.type);
       out += '"';
     }
     for (int which = 0; which < 2; ++which) {
@@ -106,7 +106,7 @@ class op_timer final : public op_listener {
         out += any ? "," : which == 0 ? ",\"inputs\":{" : ",\"outputs\":{";
         any = true;
         out += '"';
-        json_escape_append(out, t.slot.c_str());
+        append_json_chars(out, t.slot);
         out += "\":\"";
         out += t.view.valid() ? dtype_name(t.view.type) : "invalid";
         out += '[';

@@ -11,44 +11,9 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 // Escapes text for a double-quoted DOT string (newlines become centred line breaks).
-inline std::string dot_escape(const std::string& s) {
-  std::string o;
-  for (char c : graph_text(s)) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (c == '\n') {
-      o += "\\n";
-      continue;
-    }
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    o += c;
-  }
-  return o;
-}
+PROBE_API std::string dot_escape(const std::string& s);
 
-inline std::string render_dot(const dataflow_graph& g) {
-  std::string o = "digraph probe {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", "
-                  "fillcolor=\"#eef3fb\", fontname=\"Helvetica\", fontsize=10];\n"
-                  "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#556070\"];\n";
-  for (const graph_node& n : g.nodes) {
-    std::string label = "#" + std::to_string(n.seq) + " " + n.name;
-    if (!n.type.empty()) label += " (" + n.type + ")";
-    for (const graph_tensor& t : n.outputs) label += "\n" + t.slot + ": " + t.dtype + t.shape;
-    char id[32];
-    snprintf(id, sizeof id, "n%llu", static_cast<unsigned long long>(n.seq));
-    o += "  " + std::string(id) + " [label=\"" + dot_escape(label) + "\"];\n";
-  }
-  for (const graph_edge& e : g.edges) {
-    char ids[64];
-    snprintf(ids, sizeof ids, "n%llu -> n%llu", static_cast<unsigned long long>(g.nodes[e.from].seq),
-             static_cast<unsigned long long>(g.nodes[e.to].seq));
-    o += "  " + std::string(ids) + " [label=\"" + dot_escape(e.label) + "\"];\n";
-  }
-  if (g.dropped_nodes)
-    o += "  note [shape=note, fillcolor=\"#fff4d6\", label=\"" + std::to_string(g.dropped_nodes) +
-         " later op executions not drawn\"];\n";
-  o += "}\n";
-  return o;
-}
+PROBE_API std::string render_dot(const dataflow_graph& g);
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -11,7 +11,6 @@
 // as the shortest text that reads back the same ("0.1", "1.0", "1e-05"); NaN and infinities,
 // which JSON cannot express, are written as null -- or, with writer::nonfinite::tokens, as
 // Python's NaN / Infinity / -Infinity, which probe's reader and Python's json module accept.
-// Standalone, deferred inline (inline).
 #pragma once
 #include <stdint.h>
 #include <string.h>
@@ -21,79 +20,13 @@
 
 #include "../util/float_text.hpp"
 #include "../util/int_text.hpp"
+#include "../util/text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace json {
 
-// Appends s as a JSON string literal, quotes included.
-inline void write_string(std::string& out, std::string_view s) {
-  static const char hex[] = "0123456789abcdef";
-  out += '"';
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(s.data());
-  const unsigned char* end = p + s.size();
-  while (p < end) {
-    // Copy the run of bytes that need nothing.
-    const unsigned char* run = p;
-    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') ++p;
-    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
-    if (p >= end) break;
-    const unsigned char c = *p;
-    if (c < 0x80) {
-      out += '\\';
-      switch (c) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '\n': out += 'n'; break;
-        case '\t': out += 't'; break;
-        case '\r': out += 'r'; break;
-        case '\b': out += 'b'; break;
-        case '\f': out += 'f'; break;
-        default:
-          out += "u00";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-      }
-      ++p;
-      continue;
-    }
-    // A UTF-8 sequence: its length from the lead byte; the second byte's range excludes
-    // overlong forms, surrogates and code points past U+10FFFF. An invalid sequence becomes
-    // one U+FFFD per maximal invalid subpart (as Unicode recommends and Python decodes).
-    int need = 0;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      need = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      need = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      need = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    }
-    int len = 1;
-    uint32_t cp = need == 1 ? (c & 0x1Fu) : need == 2 ? (c & 0x0Fu) : (c & 0x07u);
-    while (need > 0 && len <= need && p + len < end) {
-      const unsigned b = p[len];
-      if (len == 1 ? (b < lo || b > hi) : (b & 0xC0) != 0x80) break;
-      cp = (cp << 6) | (b & 0x3F);
-      ++len;
-    }
-    const bool valid = need > 0 && len == need + 1;
-    if (!valid) {
-      out += "\\ufffd";
-      p += len;
-    } else if (cp == 0x2028 || cp == 0x2029) {
-      out += cp == 0x2028 ? "\\u2028" : "\\u2029";
-      p += len;
-    } else {
-      out.append(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
-      p += len;
-    }
-  }
-  out += '"';
-}
+// Appends s as a JSON string literal, quotes included (util/text.hpp says how).
+inline void write_string(std::string& out, std::string_view s) { detail::append_json_string(out, s); }
 
 class writer {
  public:

@@ -95,6 +95,15 @@ class atomic_file {
     return err;
   }
 
+  // Closes the descriptor and forgets the file without removing anything: how a forked
+  // child lets go of its parent's file.
+  void release() noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    unnamed_ = false;
+    tmp_.clear();
+  }
+
   // Closes and removes the temporary file (an unnamed one goes with its descriptor).
   void abandon() noexcept {
     if (fd_ >= 0) {

@@ -1,9 +1,10 @@
 // Integers as decimal text without printf: for names and headers built once per dumped
-// tensor, where snprintf's format parsing would be most of the cost. Standalone, deferred
-// inline (inline).
+// tensor, and trace events, where snprintf's format parsing would be most of the cost.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+
+#include <string>
 
 #include "config.hpp"
 
@@ -32,6 +33,30 @@ inline char* put_int(char* p, long long v) noexcept {
 inline char* put_text(char* p, const char* s) noexcept {
   while (*s) *p++ = *s++;
   return p;
+}
+
+inline void append_u64(std::string& out, uint64_t v) {
+  char buf[24];
+  out.append(buf, static_cast<size_t>(put_uint(buf, v) - buf));
+}
+inline void append_i64(std::string& out, int64_t v) {
+  char buf[24];
+  out.append(buf, static_cast<size_t>(put_int(buf, v) - buf));
+}
+
+// Nanoseconds as microseconds with three decimals, exactly ("1234.005"): a trace's unit.
+inline void append_us(std::string& out, int64_t ns) {
+  char buf[32];
+  char* p = buf;
+  uint64_t a = static_cast<uint64_t>(ns);
+  if (ns < 0) {
+    *p++ = '-';
+    a = 0 - a;
+  }
+  p = put_uint(p, a / 1000);
+  *p++ = '.';
+  p = put_uint(p, a % 1000, 3);
+  out.append(buf, static_cast<size_t>(p - buf));
 }
 
 }  // namespace detail

@@ -5,6 +5,7 @@
 // ground
 #include "../util/log_impl.hpp"
 #include "../util/float_text_impl.hpp"
+#include "../util/text_impl.hpp"
 #include "../util/fs_impl.hpp"
 #include "../util/regex_impl.hpp"
 // core
@@ -14,6 +15,12 @@
 #include "../core/format_tensor_impl.hpp"
 #include "../core/stats_impl.hpp"
 #include "../core/tensor_reader_impl.hpp"
+// formats
+#include "../formats/npy_impl.hpp"
+#include "../formats/json_read_impl.hpp"
+#include "../formats/graph_impl.hpp"
+#include "../formats/dot_impl.hpp"
+#include "../formats/graph_html_impl.hpp"
 // effects
 #include "../effects/dump_impl.hpp"
 #include "../effects/dump_names_impl.hpp"
