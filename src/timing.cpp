@@ -6,5 +6,5 @@
 #include <probe/effects/timing_buffer_impl.hpp>
 #include <probe/effects/timing_clock_impl.hpp>
 #if defined(PROBE_WITH_CUDA) || defined(PROBE_WITH_DEVICE_TIMING)
-#include <probe/backends/gpu_timing_impl.hpp>  // device op timing
+#include <probe/effects/device_timing_impl.hpp>  // device op timing
 #endif

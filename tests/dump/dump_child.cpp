@@ -20,7 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <probe/util/atomic_file.hpp>
+#include <probe/util/fs.hpp>
 
 #include "dump_fixture.hpp"
 

@@ -1,7 +1,7 @@
 // CUDA implementation of device_access: pinned staging buffers and asynchronous
 // device -> host copies ordered on the tensor's stream. Each copy is tracked by an event, so
 // waiting for one copy never synchronizes the whole stream or device.
-// Compiled only with CUDA (PROBE_WITH_CUDA or nvcc). Implementation-only header.
+// Compiled only with CUDA (PROBE_WITH_CUDA or nvcc). Internal header.
 #pragma once
 #include "../util/config.hpp"
 

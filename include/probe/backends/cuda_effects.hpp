@@ -3,7 +3,7 @@
 // function on the same stream that marks the record ready. The caller never synchronizes
 // the stream; the values are those the tensor holds when the stream reaches the print.
 // Strided device tensors go through the host executor (a synchronous copy).
-// Compiled only with CUDA (PROBE_WITH_CUDA or nvcc). Implementation-only header.
+// Compiled only with CUDA (PROBE_WITH_CUDA or nvcc). Internal header.
 #pragma once
 #include "../util/config.hpp"
 

@@ -2,7 +2,7 @@
 // timing with CUDA events. Compiled with the implementation only under PROBE_WITH_CUDA
 // (defined by nvcc, or by the build: the probe::cuda CMake target); every TU that compiles
 // it installs the same backend during static initialization, so TUs built without CUDA share
-// one timing core with those built with it. Implementation-only header.
+// one timing core with those built with it. Internal header.
 //
 // Needs the CUDA runtime (cudart) at link time and the toolkit's include directory (nvtx3 is
 // header-only and ships with the toolkit).
@@ -13,7 +13,7 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
-#include "gpu_backend.hpp"
+#include "../effects/device_timing_api.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

@@ -1,7 +1,7 @@
 // How probe reads tensors that live on an accelerator: a small interface that a backend
 // (backends/cuda.hpp) implements and registers. The staging and ordering logic that uses it
 // (core/tensor_reader.hpp) is backend-independent, so tests drive it with a host fake.
-// Implementation-only header.
+// Internal header.
 #pragma once
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-// Parsing PROBE_FLAGS (XLA_FLAGS syntax) into probe::options. Implementation-only header.
+// Parsing PROBE_FLAGS (XLA_FLAGS syntax) into probe::options. Internal header.
 #pragma once
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // Floating-point elements of tensors as numpy prints them: the digits of dragon4_positional
 // and dragon4_scientific, and FloatingFormat's choice of notation and paddings (numpy's
-// arrayprint algorithm), plus numpy's str() of a float scalar. Implementation-only header.
+// arrayprint algorithm), plus numpy's str() of a float scalar. Internal header.
 #pragma once
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // probe::format's formatter: walks the format string, formats each erased argument by its
 // spec, pads it. Tensors go to format_tensor (core/format_tensor_impl.hpp).
-// Implementation-only header.
+// Internal header.
 #pragma once
 #include <string.h>
 

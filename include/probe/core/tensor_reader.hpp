@@ -2,7 +2,7 @@
 // its layout (contiguous or strided) or device (host, or an accelerator through
 // device_access). Consumers (dump files, health stats, captured prints) see a stream of
 // contiguous host chunks and never copy more than a chunk at a time.
-// Implementation-only header.
+// Internal header.
 #pragma once
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 // `name[a:b]` and `name[a:b:step]` (Python's rules: negative indices count from the end,
 // slice bounds are clipped), chained `name[i][a:b]`, and `.shape` / `.dtype` at the end.
 // Indexing makes a view of the variable's memory; nothing is copied until it is printed.
-// Implementation-only header.
+// Internal header.
 #pragma once
 #include <stdlib.h>
 

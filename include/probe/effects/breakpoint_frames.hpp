@@ -1,5 +1,5 @@
 // The frames a breakpoint shows: its own variables first, then each enclosing probe scope
-// with the tensors it recorded, innermost first. Implementation-only header.
+// with the tensors it recorded, innermost first. Internal header.
 //
 // Frames come from scope records that know their parent on the same thread; today those are
 // op scopes (core/context_impl.hpp). Another kind of scope (a timing scope) becomes a frame

@@ -1,6 +1,6 @@
 // The breakpoint prompt: pdb's commands over probe's frames, plus info, stats and dump.
 // Reads lines from a FILE (stdin, a commands file, or a test's string), writes through a
-// callback; every error is one "*** ..." line and the prompt stays. Implementation-only header.
+// callback; every error is one "*** ..." line and the prompt stays. Internal header.
 #pragma once
 #include <errno.h>
 #include <stdio.h>

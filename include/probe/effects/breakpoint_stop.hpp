@@ -1,6 +1,6 @@
 // What a breakpoint does (--probe_breakpoint): the prompt, SIGTRAP for a debugger, npy files of
 // the frames' variables, abort, or nothing; non-finite checks, for one tensor or (as an op
-// listener) every op output. Implementation-only header.
+// listener) every op output. Internal header.
 #pragma once
 #include <errno.h>
 #include <signal.h>

@@ -3,7 +3,7 @@
 // device_access, waiting for the copy); a backend may register an asynchronous executor for
 // its device kind (backends/cuda_effects.hpp: a copy queued on the tensor's stream and a
 // host function that marks the record ready, with no synchronization on the caller's path).
-// Implementation-only header.
+// Internal header.
 #pragma once
 #include <stdlib.h>
 

@@ -498,5 +498,3 @@ PROBE_API void dump_finish() noexcept { dump_instance().finish(); }
 }  // namespace detail
 PROBE_END_NAMESPACE
 
-#include "dump_async.hpp"
-#include "dump_snapshot.hpp"

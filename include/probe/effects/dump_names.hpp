@@ -1,6 +1,6 @@
 // Names on disk for dumped tensors: an allow-list sanitizer with a length cap, the
 // sortable file names of the dump layout, and where a run's files go (rank folders, a
-// private folder when another live process owns the directory). Implementation-only header.
+// private folder when another live process owns the directory). Internal header.
 #pragma once
 #include <fcntl.h>
 #include <stdio.h>

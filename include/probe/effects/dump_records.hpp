@@ -1,5 +1,5 @@
 // What the dump writes about each tensor: manifest.jsonl records (one JSON object per line)
-// and the text io-dump. Pure functions from records to text. Implementation-only header.
+// and the text io-dump. Pure functions from records to text. Internal header.
 #pragma once
 #include <stdio.h>
 #include <unistd.h>

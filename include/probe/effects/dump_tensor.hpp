@@ -1,6 +1,6 @@
 // Dumping one tensor: read it chunk by chunk (any layout, any device), compute its health
 // statistics and write its .npy file in the same pass, so each chunk is read from memory
-// once while it is hot in cache. Implementation-only header.
+// once while it is hot in cache. Internal header.
 #pragma once
 #include <string.h>
 #include <unistd.h>

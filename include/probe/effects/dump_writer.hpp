@@ -4,7 +4,7 @@
 // writer threads make the files and append the lines. The queue is bounded in bytes (the
 // flag) and in files (k_max_jobs: what a drain at exit or set_flags waits for stays short
 // on a slow file system); past either the op waits for the writers: nothing is dropped,
-// nothing grows without bound. Implementation-only header.
+// nothing grows without bound. Internal header.
 //
 // Jobs go to lanes, one per writer thread, each written in the order queued: the dump puts
 // all of one op's files in one lane, so an op's manifest lines keep their order. A drain

@@ -1,5 +1,5 @@
 // The queue behind probe::print and probe::callback: records captured on the caller's thread,
-// run in order on one worker thread. Implementation-only header.
+// run in order on one worker thread. Internal header.
 //
 // Callers push into one of several shards (by thread), so threads rarely contend for a lock.
 // Each shard is a FIFO: records from one thread run in that thread's order. Ordered records

@@ -1,6 +1,6 @@
 // The records behind probe::print and probe::callback, the queue's state, and what the
 // caller's side does with them: allocation from per-shard pools, captures (tensor copies
-// through the executors, strings), the byte budget. Implementation-only header; the queue's
+// through the executors, strings), the byte budget. Internal header; the queue's
 // operations are in effect_queue_impl.hpp.
 #pragma once
 #include <new>

@@ -1,5 +1,5 @@
 // probe::print and probe::callback: capture on the caller's thread, run on the consumer
-// (effect_queue_impl.hpp), output to stderr or --probe_print_to. Implementation-only header.
+// (effect_queue_impl.hpp), output to stderr or --probe_print_to. Internal header.
 #pragma once
 #include <errno.h>
 #include <fcntl.h>

@@ -69,9 +69,6 @@ PROBE_API void timer_record(const char* name, const void** interned, uint64_t be
                              uint64_t end) noexcept;
 // A named timer destroyed while running: reads the clock and records like stop().
 PROBE_API void timer_end(const char* name, const void** interned, uint64_t begin) noexcept;
-// timer_end for ~timer, which cannot be a template (config.hpp, deferral); a named timer's
-// constructor stores it.
-inline void (*g_timer_end)(const char* name, const void** interned, uint64_t begin) noexcept = nullptr;
 
 // The RAII object behind PROBE_SCOPE.
 class scope_guard {
@@ -86,7 +83,7 @@ class scope_guard {
   }
   ~scope_guard() {
     if (site_ != nullptr) {
-      const uint64_t end = clock_now_again();  // the constructor called clock_now()
+      const uint64_t end = clock_now();
       record_event(begin_, end, site_, event_scope);
       const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
       if (PROBE_UNLIKELY(h != nullptr)) h->pop();
@@ -110,10 +107,6 @@ class timer {
  public:
   timer() noexcept : name_(nullptr) { start(); }
   explicit timer(const char* name) noexcept : name_(name) {
-#if !defined(PROBE_DISABLE)
-    if (name && __atomic_load_n(&detail::g_timer_end, __ATOMIC_RELAXED) != &detail::timer_end)
-      __atomic_store_n(&detail::g_timer_end, &detail::timer_end, __ATOMIC_RELAXED);
-#endif
     start();
   }
   timer(const timer&) = delete;
@@ -123,7 +116,7 @@ class timer {
 #if defined(PROBE_DISABLE)
     if (running_ && name_) stop();
 #else
-    if (running_ && name_) __atomic_load_n(&detail::g_timer_end, __ATOMIC_RELAXED)(name_, &interned_, begin_);
+    if (running_ && name_) detail::timer_end(name_, &interned_, begin_);
 #endif
   }
 

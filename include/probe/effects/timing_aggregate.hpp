@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../util/string_table.hpp"
-#include "../backends/gpu_op_timing.hpp"
+#include "device_timing_ops.hpp"
 #include "../util/log.hpp"
 #include "../util/ptr_list.hpp"
 #include "../util/float_text.hpp"

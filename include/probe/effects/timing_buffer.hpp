@@ -52,25 +52,13 @@ inline thread_local event_chunk* t_chunk = &g_no_chunk;
 // Hands the full chunk over and returns a fresh one (nullptr: drop this event).
 PROBE_API event_chunk* chunk_refill() noexcept;
 
-// chunk_refill for record_event, which destructors call and so cannot be a template
-// (config.hpp, deferral). The timing effect stores it before the flags that turn timing on
-// are published, so whoever records an event finds it set, at worst a moment later.
-inline event_chunk* (*g_chunk_refill)() noexcept = nullptr;
-
-PROBE_NOINLINE inline event_chunk* chunk_refill_installed() noexcept {
-  event_chunk* (*f)() noexcept;
-  while ((f = __atomic_load_n(&g_chunk_refill, __ATOMIC_ACQUIRE)) == nullptr) {
-  }
-  return f();
-}
-
 // False when the event was dropped (out of memory).
 PROBE_ALWAYS_INLINE bool record_event(uint64_t begin, uint64_t end, const void* what,
                                       uint32_t kind) noexcept {
   event_chunk* c = t_chunk;
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_RELAXED);
   if (PROBE_UNLIKELY(n == c->limit)) {
-    c = chunk_refill_installed();
+    c = chunk_refill();
     if (!c) return false;
     n = 0;
   }

@@ -1,5 +1,5 @@
 // Per-thread timing buffers: thread registration, chunk hand-over, and draining them off the
-// hot path. Implementation-only header.
+// hot path. Internal header.
 //
 // Ownership: a thread owns its current chunk and only ever appends to it. A full chunk is
 // pushed on a lock-free stack; from then on only the aggregator (one at a time, under its own

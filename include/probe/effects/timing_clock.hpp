@@ -22,11 +22,6 @@ PROBE_API uint64_t clock_now_slow() noexcept;
 // Ticks (a difference, or a reading minus clock_origin_ticks()) to nanoseconds.
 PROBE_API double ticks_to_ns(double ticks) noexcept;
 
-// clock_now_slow for destructors, which cannot be templates (config.hpp, deferral). Every
-// clock_now_slow() call stores it first, so a thread whose own clock_now() took the slow path
-// finds it set.
-inline uint64_t (*g_clock_now_slow)() noexcept = nullptr;
-
 // The hardware counter when it is the chosen clock.
 PROBE_ALWAYS_INLINE bool clock_fast(uint64_t* t) noexcept {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -50,12 +45,6 @@ PROBE_ALWAYS_INLINE uint64_t clock_now() noexcept {
   return clock_now_slow();
 }
 
-// The same reading where a template cannot be: only after this thread called clock_now().
-PROBE_ALWAYS_INLINE uint64_t clock_now_again() noexcept {
-  uint64_t t;
-  if (clock_fast(&t)) return t;
-  return __atomic_load_n(&g_clock_now_slow, __ATOMIC_RELAXED)();
-}
 #endif  // !PROBE_DISABLE
 
 }  // namespace detail

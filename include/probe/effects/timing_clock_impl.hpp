@@ -92,8 +92,6 @@ PROBE_API bool clock_request(const char* kind) noexcept {
 }
 
 PROBE_API uint64_t clock_now_slow() noexcept {
-  if (__atomic_load_n(&g_clock_now_slow, __ATOMIC_RELAXED) != &clock_now_slow)
-    __atomic_store_n(&g_clock_now_slow, &clock_now_slow, __ATOMIC_RELAXED);
   uint8_t kind = __atomic_load_n(&g_clock_kind, __ATOMIC_ACQUIRE);
   if (kind == clock_unset) {
     clock_init();

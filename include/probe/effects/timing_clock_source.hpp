@@ -1,4 +1,4 @@
-// Choosing and calibrating the timing clock. Implementation-only header.
+// Choosing and calibrating the timing clock. Internal header.
 #pragma once
 #include <fcntl.h>
 #include <string.h>

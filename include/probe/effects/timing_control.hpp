@@ -1,5 +1,5 @@
 // Timing at run time: options, op timing, metrics, the background drain, flush and exit.
-// Implementation-only header.
+// Internal header.
 //
 // Events are drained from the per-thread buffers (a) by a background thread once
 // k_backlog_notify full chunks wait, (b) by the recording thread itself if the backlog
@@ -16,7 +16,7 @@
 #include <string>
 
 #include "../util/string_table.hpp"
-#include "../backends/gpu_op_timing.hpp"
+#include "device_timing_ops.hpp"
 #include "../core/context.hpp"
 #include "../core/options.hpp"
 #include "../util/log.hpp"

@@ -93,7 +93,6 @@ PROBE_API std::string absolute_path(const char* path) {
 
 PROBE_API int timing_apply_options(const options& o, op_listener** list, int n, int capacity) noexcept {
   timing_state& s = timing();
-  __atomic_store_n(&g_chunk_refill, &chunk_refill, __ATOMIC_RELEASE);
   try {
     if (o.timing) {
       clock_request(o.timing_clock);

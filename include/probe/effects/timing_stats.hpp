@@ -1,7 +1,7 @@
 // Duration statistics of one summary row: count, total, min, max, and quantiles that stay
 // exact for the first few thousand samples, then come from a log-linear histogram (relative
 // error under 1%, 15 KiB) so that memory stays bounded however long the run.
-// Implementation-only header.
+// Internal header.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // The timing summary table: one row per name (scopes, timers, ops, GPU ops), sorted by total
-// time, then the user metrics. Implementation-only header.
+// time, then the user metrics. Internal header.
 #pragma once
 #include <stdio.h>
 #include <string.h>
@@ -87,9 +87,9 @@ inline void pad_to(std::string& line, const std::string& cell, size_t width, boo
 inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics,
                                 double wall_ns, const char* clock, double clock_hz) {
   if (rows.size() > 1)
-    qsort(rows.data(), rows.size(), sizeof(char*), [](const void* pa, const void* pb) {
-      const auto& a = *reinterpret_cast<const summary_row*>(*static_cast<char* const*>(pa));
-      const auto& b = *reinterpret_cast<const summary_row*>(*static_cast<char* const*>(pb));
+    qsort(rows.data(), rows.size(), sizeof(summary_row*), [](const void* pa, const void* pb) {
+      const summary_row& a = **static_cast<summary_row* const*>(pa);
+      const summary_row& b = **static_cast<summary_row* const*>(pb);
       const double ta = static_cast<double>(a.stats.total()) * a.ns_per_unit;
       const double tb = static_cast<double>(b.stats.total()) * b.ns_per_unit;
       if (ta != tb) return ta > tb ? -1 : 1;

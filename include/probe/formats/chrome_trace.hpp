@@ -2,7 +2,7 @@
 // stream: events go to an unnamed (or temporary) file as they come, so a long run never holds
 // its whole trace in memory, and the final name only ever holds a complete file (util/fs.hpp's
 // atomic_file).
-// Standalone helper: no probe state.
+// No probe state of its own.
 #pragma once
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // What each of probe's own threads does first: block every signal, so that signals meant for
 // the program reach the program's threads, and take a name that shows in debuggers and top.
-// Implementation-only header.
+// Internal header.
 #pragma once
 #include <pthread.h>
 #include <signal.h>

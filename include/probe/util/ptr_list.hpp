@@ -1,10 +1,11 @@
-// A growable list of pointers to T, all kept in one std::vector<char*> instantiation (the
-// flags already use it), so each new list type adds no compile time. Standalone helper.
+// A list of pointers to T whose elements read as references (rows[i].name): the timing
+// tables keep their entries at stable addresses, which other entries and caches point to.
 #pragma once
 #include <stddef.h>
 
-#include "config.hpp"
 #include <vector>
+
+#include "config.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -14,14 +15,14 @@ class ptr_list {
  public:
   size_t size() const { return v_.size(); }
   bool empty() const { return v_.empty(); }
-  T& operator[](size_t i) const { return *reinterpret_cast<T*>(v_[i]); }
-  T& back() const { return (*this)[v_.size() - 1]; }
-  void push_back(T* p) { v_.push_back(reinterpret_cast<char*>(p)); }
+  T& operator[](size_t i) const { return *v_[i]; }
+  T& back() const { return *v_.back(); }
+  void push_back(T* p) { v_.push_back(p); }
   // The pointers themselves, for qsort.
-  char** data() { return v_.data(); }
+  T** data() { return v_.data(); }
 
  private:
-  std::vector<char*> v_;
+  std::vector<T*> v_;
 };
 
 }  // namespace detail

@@ -1,7 +1,6 @@
 // The regex compiler: emits the matcher's program for a syntax tree (regex_parse.hpp), and
 // precomputes what lets matching skip work: a plain-string pattern, a start anchor, the bytes
-// a match can begin with, and the bit-set tables of small programs. Standalone, deferred
-// inline (inline).
+// a match can begin with, and the bit-set tables of small programs.
 #pragma once
 #include <string>
 #include <vector>

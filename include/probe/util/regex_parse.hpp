@@ -1,6 +1,6 @@
 // The regex parser: the ECMAScript subset users type in filters, read into a syntax tree
 // (regex_compile.hpp turns it into a program for the matcher in regex.hpp). Also the
-// program's instruction set. Standalone, deferred inline (inline).
+// program's instruction set.
 //
 // Supported: literals, '.', classes [..] and [^..] with ranges and escapes, \d \w \s \D \W \S,
 // \b \B, ^ $, escapes (\n \t \r \f \v \0 \xHH \uHHHH \cX and punctuation), groups ( ) and
@@ -123,8 +123,6 @@ constexpr int max_nesting = 250;
 constexpr int max_program = 50000;
 constexpr int max_count = 1000;
 
-// Templates (with an unused parameter) so that a TU that includes this header but does not
-// compile a regex pays no instantiation of what they use.
 class parser {
  public:
   parser(const char* p, size_t n, program& prog) : p_(p), n_(n), prog_(prog) {}

@@ -1,7 +1,7 @@
 // A string -> uint64_t hash table (open addressing, linear probing) for the few maps the
 // implementation keeps: op occurrences, interned names, graph outputs. std::map would add
 // ~100 ms to every TU that includes probe.hpp in header-only mode; this adds almost nothing
-// (std::string is complete anyway, plain_vector is cheap). Implementation-only header.
+// (std::string is complete anyway, std::vector is cheap).
 #pragma once
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 // Minimal mutex / condition variable / thread over pthreads. The standard <mutex>,
 // <condition_variable> and <thread> headers cost ~0.4 s of compile time per TU together;
-// these wrappers cost almost nothing and are all probe needs. Implementation-only header.
+// these wrappers cost almost nothing and are all probe needs. Internal header.
 #pragma once
 #include <pthread.h>
 #include <time.h>

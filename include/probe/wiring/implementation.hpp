@@ -23,6 +23,8 @@
 #include "../formats/graph_html_impl.hpp"
 // effects
 #include "../effects/dump_impl.hpp"
+#include "../effects/dump_async_impl.hpp"
+#include "../effects/dump_snapshot_impl.hpp"
 #include "../effects/dump_names_impl.hpp"
 #include "../effects/dump_records_impl.hpp"
 #include "../effects/dump_tensor_impl.hpp"
@@ -39,7 +41,7 @@
 #include "../effects/timing_buffer_impl.hpp"
 #include "../effects/timing_clock_impl.hpp"
 #if defined(PROBE_WITH_CUDA) || defined(PROBE_WITH_DEVICE_TIMING)
-#include "../backends/gpu_timing_impl.hpp"  // device op timing (CUDA events, or a test's fake)
+#include "../effects/device_timing_impl.hpp"  // device op timing (CUDA events, or a test's fake)
 #endif
 // top: the wiring, and the CUDA backends (only under PROBE_WITH_CUDA)
 #include "wiring_impl.hpp"

@@ -3,7 +3,7 @@
 // annotations for external profilers. backends/cuda_timing.hpp implements it with CUDA
 // events and NVTX; tests implement it on the CPU. Light header.
 #pragma once
-#include "../effects/timing.hpp"
+#include "timing.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

@@ -1,6 +1,6 @@
 // gpu_timing: definitions (see gpu_timing.hpp).
 #pragma once
-#include "gpu_timing.hpp"
+#include "device_timing.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

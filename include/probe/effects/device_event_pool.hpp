@@ -1,7 +1,7 @@
 // Timing device work with events, lazily: a start and a stop event per op, recorded on the
 // op's stream, and read back only once they have happened (queried at flush, at exit, when
 // the pool runs out of pairs, and every few dozen ops). Nothing here ever waits for a stream
-// while the program runs. Implementation-only header; no device runtime included (the
+// while the program runs. Internal header; no device runtime included (the
 // runtime comes in through gpu_event_api).
 //
 // Placing device time on the host timeline: a reference event is recorded with the first
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu_backend.hpp"
-#include "gpu_op_timing.hpp"
+#include "device_timing_api.hpp"
+#include "device_timing_ops.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {

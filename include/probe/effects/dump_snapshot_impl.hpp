@@ -2,7 +2,7 @@
 // op execution, enough to re-run that op with the data it really saw. snapshot.json is
 // rewritten (atomically) as tensors arrive: inputs are on disk before the computation runs,
 // so a crash inside the op keeps them, with "status": "running".
-// Implementation-only header (member functions of dump_effect).
+// Internal header (member functions of dump_effect).
 #pragma once
 #include "dump_impl.hpp"
 

@@ -1,6 +1,6 @@
 // Device op timings as the timing core receives them, and the hook through which a device
 // backend (backends/gpu_timing.hpp, compiled only in builds with device support) plugs into
-// it. Implementation-only header.
+// it. Internal header.
 #pragma once
 #include <stdint.h>
 

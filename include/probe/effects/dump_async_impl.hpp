@@ -5,7 +5,7 @@
 // names a file that is not there. A writer's I/O error turns dumping off as on the op's
 // thread: one message, files queued after the failing one are dropped (files queued before
 // it are still written), the program goes on.
-// Implementation-only header (member functions of dump_effect).
+// Internal header (member functions of dump_effect).
 #pragma once
 #include "dump_impl.hpp"
 

@@ -1,6 +1,6 @@
 // Device op timing: an op listener that starts a device timing at the op's first device
 // tensor (on that tensor's stream) and stops it when the op ends, through the installed
-// gpu_event_api. Implementation-only header, compiled when PROBE_WITH_CUDA (or
+// gpu_event_api. Internal header, compiled when PROBE_WITH_CUDA (or
 // PROBE_WITH_DEVICE_TIMING) is defined; no device runtime included.
 #pragma once
 #include <stdlib.h>
@@ -11,8 +11,8 @@
 #include "../core/flags.hpp"
 #include "../util/log.hpp"
 #include "../util/sync.hpp"
-#include "../effects/timing_clock_source.hpp"
-#include "gpu_event_pool.hpp"
+#include "timing_clock_source.hpp"
+#include "device_event_pool.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
