@@ -187,6 +187,7 @@ int run_bisect_run(int argc, char** argv) {
   for (size_t run = 1; run <= cap; ++run) {
     const pa::process_outcome o = run_process(cmd, timeout, echo);
     const pa::run_values v = pa::parse_run_output(o.output, matcher);
+    if (v.long_lines) log("run %zu: output %s", run, v.long_line_note().c_str());
     if (!o.succeeded() && !(ignore_status && o.started && !o.timed_out && !v.values.empty())) {
       if (!verbose) fputs(tail_lines(o.output, 10).c_str(), stderr);
       return finish(pa::bisect_verdict::unclear, "run " + std::to_string(run) + " " + o.describe() +
