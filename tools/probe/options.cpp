@@ -14,33 +14,11 @@
 namespace probe_cli {
 namespace {
 
-std::string short_number(double v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 std::vector<std::string> split_choices(const char* list) {
-  std::vector<std::string> out;
-  std::string item;
+  std::vector<std::string> out(1);
   for (const char* p = list; *p; ++p) {
-    if (*p == '|') {
-      out.push_back(item);
-      item.clear();
-    } else {
-      item += *p;
-    }
-  }
-  if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-// "a, b or c"
-std::string in_words(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += i + 1 == items.size() ? " or " : ", ";
-    out += items[i];
+    if (*p == '|') out.emplace_back();
+    else out.back() += *p;
   }
   return out;
 }
@@ -53,7 +31,8 @@ std::string value_problem(const option_spec& o, const std::string& value) {
   if (*o.choices) {
     const std::vector<std::string> choices = split_choices(o.choices);
     if (std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
-    return name + " takes " + in_words(choices) + ", not '" + value + "'" + suggestion(closest_match(value, choices));
+    return name + " takes " + choices_in_words(o.choices) + ", not '" + value + "'" +
+           suggestion(closest_match(value, choices));
   }
   if (o.kind == value_kind::integer) {
     errno = 0;
@@ -61,15 +40,15 @@ std::string value_problem(const option_spec& o, const std::string& value) {
     const long long v = strtoll(value.c_str(), &end, 10);
     const bool parsed = !value.empty() && *end == '\0' && errno == 0;
     if (parsed && (!o.ranged() || (v >= o.lo && v <= o.hi))) return "";
-    return name + " takes a whole number" + (o.ranged() ? " from " + short_number(o.lo) + " to " + short_number(o.hi) : "") +
-           ", not '" + value + "'";
+    return name + " takes a whole number" +
+           (o.ranged() ? " from " + number_text(o.lo) + " to " + number_text(o.hi) : "") + ", not '" + value + "'";
   }
   if (o.kind == value_kind::number) {
     char* end = nullptr;
     const double v = strtod(value.c_str(), &end);
     const bool parsed = !value.empty() && *end == '\0' && std::isfinite(v);
     if (parsed && (!o.ranged() || (v >= o.lo && v <= o.hi))) return "";
-    return name + " takes a number" + (o.ranged() ? " from " + short_number(o.lo) + " to " + short_number(o.hi) : "") +
+    return name + " takes a number" + (o.ranged() ? " from " + number_text(o.lo) + " to " + number_text(o.hi) : "") +
            ", not '" + value + "'";
   }
   return "";
@@ -84,7 +63,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -99,6 +79,29 @@ std::string comparable(const std::string& s) {
 }
 
 }  // namespace
+
+std::string number_text(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g", v);
+  std::string s = buf;
+  const size_t e = s.find("e+");
+  if (e != std::string::npos) {
+    size_t digits = e + 2;
+    while (digits + 1 < s.size() && s[digits] == '0') ++digits;
+    s = s.substr(0, e + 1) + s.substr(digits);
+  }
+  return s;
+}
+
+std::string choices_in_words(const char* list) {
+  const std::vector<std::string> items = split_choices(list);
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += i + 1 == items.size() ? " or " : ", ";
+    out += items[i];
+  }
+  return out;
+}
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   const std::string w = comparable(word);
@@ -144,7 +147,9 @@ void parsed_options::add(size_t option, std::string value, int position) {
   last_position_[option] = position;
 }
 
-bool parsed_options::given(const char* name) const { return last_position_[index_of(name, value_kind::flag, true)] >= 0; }
+bool parsed_options::given(const char* name) const {
+  return last_position_[index_of(name, value_kind::flag, true)] >= 0;
+}
 
 const std::vector<std::string>& parsed_options::values(const char* name) const {
   return values_[index_of(name, value_kind::text, true)];

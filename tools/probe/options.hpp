@@ -15,7 +15,7 @@ namespace probe_cli {
 enum class value_kind { flag, text, integer, number };
 
 struct option_spec {
-  const char* name = "";          // "--metric"
+  const char* name = "";  // "--metric"
   value_kind kind = value_kind::flag;
   const char* metavar = "";       // "NAME"; flags have none
   const char* help = "";          // one line: what it does
@@ -88,14 +88,14 @@ constexpr option_spec number(const char* name, const char* metavar, const char* 
 enum class operand_kind { words, command_after_dashdash };
 
 struct command_spec {
-  const char* verb;       // "regress"
-  const char* summary;    // one line, for `probe help`
-  const char* usage;      // after "usage: "; more forms on more lines
-  const char* about;      // what the verb does, between the usage and the options
+  const char* verb;     // "regress"
+  const char* summary;  // one line, for `probe help`
+  const char* usage;    // after "usage: "; more forms on more lines
+  const char* about;    // what the verb does, between the usage and the options
   const option_spec* options;
   size_t option_count;
-  const char* exit_text;  // "exit: 0 ..., 2 bad input"
-  int usage_exit;         // exit code of a usage error
+  const char* exit_text;         // "exit: 0 ..., 2 bad input"
+  int usage_exit;                // exit code of a usage error
   const char* usage_error_note;  // added to each usage error ("" = nothing)
   operand_kind operands;
 };
@@ -155,6 +155,11 @@ int usage_error(const command_spec& spec, const std::string& message);
 std::string help_text(const command_spec& spec);
 // The options as markdown tables (one per section), as docs/cli-*.md carry them.
 std::string markdown_options(const command_spec& spec);
+
+// A range bound or default as people write it: 0.001, 1e9 (not 1e+09).
+std::string number_text(double v);
+// "fast|exact|lazy" as "fast, exact or lazy".
+std::string choices_in_words(const char* list);
 
 // The closest of `candidates` to `word` (a typo or an unambiguous prefix); "" when none is
 // close enough to suggest.

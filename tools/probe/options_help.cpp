@@ -13,26 +13,6 @@ namespace {
 constexpr size_t k_line_width = 100;
 constexpr size_t k_max_name_column = 24;
 
-std::string short_number(double v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-std::string choices_in_words(const char* list) {
-  std::vector<std::string> items(1);
-  for (const char* p = list; *p; ++p) {
-    if (*p == '|') items.emplace_back();
-    else items.back() += *p;
-  }
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += i + 1 == items.size() ? " or " : ", ";
-    out += items[i];
-  }
-  return out;
-}
-
 std::string name_and_metavar(const option_spec& o) {
   return o.kind == value_kind::flag ? std::string(o.name) : std::string(o.name) + " " + o.metavar;
 }
@@ -40,8 +20,8 @@ std::string name_and_metavar(const option_spec& o) {
 std::string range_text(const option_spec& o) {
   if (o.kind != value_kind::integer && o.kind != value_kind::number) return "";
   if (!o.ranged()) return "";
-  if (o.hi >= 1e6) return short_number(o.lo) + " or more";  // the bound only keeps the value sane
-  return short_number(o.lo) + " to " + short_number(o.hi);
+  if (o.hi >= 1e300) return number_text(o.lo) + " or more";  // a bound that only keeps it finite
+  return number_text(o.lo) + " to " + number_text(o.hi);
 }
 
 // "default 3", "default: one per core" (a colon before words, none before a value).
@@ -92,7 +72,10 @@ std::string markdown_text(const std::string& s) {
       case '>': out += "&gt;"; break;
       case '*':
       case '`':
-      case '\\': out += '\\'; out += c; break;
+      case '\\':
+        out += '\\';
+        out += c;
+        break;
       default: out += c;
     }
   }

@@ -22,22 +22,29 @@ constexpr const char* k_both = "both modes";
 
 const option_spec k_options[] = {
     text("--metric", "NAME", "the value is on lines 'NAME: <number>', as in probe regress").under(k_metric),
-    text("--pattern", "REGEX", "the value is the one capture group of REGEX; lines over 1 MiB are skipped")
+    text("--pattern", "REGEX",
+         "the value is the one capture group of REGEX (docs/regex.md); lines over 1 MiB are skipped")
         .under(k_metric),
-    number("--good-value", "V", "a good commit's value; with --bad-value, good and bad are either side of their midpoint")
+    number("--good-value", "V",
+           "a good commit's value; with --bad-value, good and bad are either side of their midpoint")
         .under(k_metric),
     number("--bad-value", "V", "a bad commit's value").under(k_metric),
     number("--threshold", "F", 0, 1e6, "bad when worse than the baseline by more than F: 0.05 = 5%").under(k_metric),
     number("--baseline", "V", "the baseline for --threshold").by_default("--good-value").under(k_metric),
-    flag("--higher-is-better", "a higher value is better").by_default("from the values, else from the name").under(k_metric),
-    flag("--lower-is-better", "a lower value is better").by_default("from the values, else from the name").under(k_metric),
+    flag("--higher-is-better", "a higher value is better")
+        .by_default("from the values, else from the name")
+        .under(k_metric),
+    flag("--lower-is-better", "a lower value is better")
+        .by_default("from the values, else from the name")
+        .under(k_metric),
     integer("--max-runs", "M", 1, 100000, "more runs, one at a time, while unclear, up to M in all")
         .by_default("3 x --repeat")
         .under(k_metric),
     number("--alpha", "A", 0, 0.5, "one-sided significance of the t-test against the boundary")
         .by_default("0.01")
         .under(k_metric),
-    flag("--ignore-exit-status", "use the values of a run that exits non-zero; without it, such a run skips the commit")
+    flag("--ignore-exit-status",
+         "use the values of a run that exits non-zero; without it, such a run skips the commit")
         .under(k_metric),
     flag("--crash", "good = CMD exits 0; bad = it fails, dies by a signal or times out").under(k_crash),
     integer("--repeat", "N", 1, 100000, "runs before deciding; in crash mode, bad if any run is")

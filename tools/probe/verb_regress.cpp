@@ -91,7 +91,9 @@ int run_regress(int argc, char** argv) {
   args.get("--svg", &svg_path);
   args.get("--html", &html_path);
   if (args.get("--order", &value))  // the table took only these
-    input.order = value == "mtime" ? pa::run_order::mtime : value == "given" ? pa::run_order::given : pa::run_order::natural;
+    input.order = value == "mtime"   ? pa::run_order::mtime
+                  : value == "given" ? pa::run_order::given
+                                     : pa::run_order::natural;
   if (args.get("--format", &value))
     input.format = value == "runs"    ? pa::input_format::runs
                    : value == "csv"   ? pa::input_format::csv

@@ -30,7 +30,10 @@ std::string version_text() {
   const std::string cuda_version = PROBE_CLI_CUDA_VERSION;
   // The standard the compiler really used, whatever the build asked for.
   const long standard = __cplusplus;
-  const char* cxx = standard > 202002L ? "C++23" : standard > 201703L ? "C++20" : standard > 201402L ? "C++17" : "C++14";
+  const char* cxx = standard > 202002L   ? "C++23"
+                    : standard > 201703L ? "C++20"
+                    : standard > 201402L ? "C++17"
+                                         : "C++14";
   std::string out = std::string("probe ") + PROBE_VERSION_STRING + "\n";
   out += std::string("compiler: ") + PROBE_CLI_COMPILER + "\n";
   out += "build type: " + (build_type.empty() ? std::string("(none)") : build_type) + "\n";
@@ -38,8 +41,7 @@ std::string version_text() {
   // Whether this build has probe's CUDA backend (probe::cuda), found at configure time.
   if (PROBE_CLI_WITH_CUDA)
     out += "CUDA support: yes" + (cuda_version.empty() ? std::string() : " (CUDA " + cuda_version + ")") + "\n";
-  else
-    out += "CUDA support: no\n";
+  else out += "CUDA support: no\n";
   return out;
 }
 
