@@ -15,7 +15,7 @@ namespace probe_cli {
 enum class value_kind { flag, text, integer, number };
 
 struct option_spec {
-  const char* name = "";  // "--metric"
+  const char* name = "";          // "--metric"
   value_kind kind = value_kind::flag;
   const char* metavar = "";       // "NAME"; flags have none
   const char* help = "";          // one line: what it does
