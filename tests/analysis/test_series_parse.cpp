@@ -94,6 +94,26 @@ TEST_CASE("parse: --pattern with one capture group; bad expressions are refused"
   CHECK_FALSE(bad.configured());
 }
 
+TEST_CASE("parse: --pattern skips lines over 1 MiB, noting the first by its line number") {
+  pa::metric_matcher m;
+  std::string error;
+  REQUIRE(m.set_pattern("^.*MLUPS: (\\d+)", &error));
+  const std::string huge(pa::max_pattern_line + 1, 'x');
+  const std::string near(pa::max_pattern_line - 20, 'x');
+  // line numbers as an editor counts them: \r\n is one line end, a lone \r is none
+  const std::string text = "a\r\nprogress\r" + huge + " MLUPS: 1\n" + near + " MLUPS: 577\n" + huge + "\n";
+  const pa::run_values r = pa::parse_run_output(text, m);
+  CHECK(r.values == std::vector<double>{577});
+  CHECK(r.long_lines == 2);
+  CHECK(r.first_long_line == 2);
+  CHECK(r.first_long_bytes == huge.size() + 9);
+  CHECK(r.long_line_note() == "line 2 has " + std::to_string(huge.size() + 9) +
+                                  " bytes, over the 1 MiB a --pattern is matched against: skipped (and 1 more such line(s))");
+  pa::metric_matcher name("MLUPS");  // a name is found on a line of any length
+  CHECK(pa::parse_run_output(text, name).values == std::vector<double>{1, 577});
+  CHECK(pa::parse_run_output(text, name).long_line_note().empty());
+}
+
 TEST_CASE("parse: the error line of a failed run") {
   pa::metric_matcher m("MLUPS");
   const std::string traceback =

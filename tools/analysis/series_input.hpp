@@ -10,11 +10,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include <probe/util/config.hpp>
+#include <probe/util/regex.hpp>
 #include "series_parse.hpp"
 #include "series_tables.hpp"
 
@@ -45,7 +45,7 @@ enum class input_format { automatic, runs, csv, jsonl };
 
 struct series_input_options {
   metric_matcher metric;   // for output files; its name also selects a table's column or key
-  std::string label_re;    // ECMAScript; the label is its first capture group, or the whole match
+  std::string label_re;    // probe's regex (docs/regex.md); the label is its first capture group, or the whole match
   run_order order = run_order::natural;
   input_format format = input_format::automatic;
 };
@@ -103,14 +103,11 @@ inline double mtime_of(const struct stat& st) {
 // with no metric named, or no run at all are bad input (`error` set).
 inline series_load load_series(const std::vector<std::string>& inputs, const series_input_options& opt) {
   series_load out;
-  std::regex label_re;
-  if (!opt.label_re.empty()) {
-    try {
-      label_re = std::regex(opt.label_re, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      out.error = "--label-re '" + opt.label_re + "' is not a valid regular expression: " + e.what();
-      return out;
-    }
+  probe::detail::regex label_re;
+  std::string why;
+  if (!opt.label_re.empty() && !label_re.compile(opt.label_re, &why)) {
+    out.error = "--label-re '" + opt.label_re + "' is not a valid regular expression: " + regex_problem(why, opt.label_re);
+    return out;
   }
   if (inputs.empty()) {
     out.error = "no input: give result files, folders of them, or a CSV / JSON-lines series";
@@ -164,12 +161,13 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
   size_t not_matching = 0;
   auto add_run = [&](run_record r) {
     if (!opt.label_re.empty()) {
-      std::smatch m;
-      if (!std::regex_search(r.label, m, label_re)) {
+      probe::detail::regex::span_vector m;
+      if (!label_re.search(r.label.data(), r.label.size(), m)) {
         ++not_matching;
         return;
       }
-      r.label = m.size() > 1 && m[1].matched ? m[1].str() : m[0].str();
+      const probe::detail::regex_span g = m.size() > 1 && m[1].matched() ? m[1] : m[0];
+      r.label = r.label.substr(static_cast<size_t>(g.begin), static_cast<size_t>(g.end - g.begin));
     }
     r.given = out.runs.size() + not_matching;
     out.runs.push_back(std::move(r));
@@ -188,6 +186,7 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
         return out;
       }
       run_values v = parse_run_output(text, opt.metric);
+      if (v.long_lines) out.notes.push_back(f.path + ": " + v.long_line_note());
       run_record r;
       r.label = detail::base_name(f.path);
       r.source = f.path;

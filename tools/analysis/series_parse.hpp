@@ -2,17 +2,21 @@
 // strictly, `NAME: <number>` or a regular expression with one capture group, several
 // matching lines kept as samples, and the most useful error line of a run that printed no
 // value. Also the natural ordering of run labels. Standalone header: plain `inline`.
+//
+// Patterns are probe's own regex (probe/util/regex.hpp): matching time is linear in the line
+// whatever the pattern, and nothing recurses, so a hostile pattern or a huge line cannot
+// hang or crash the CLI as a backtracking engine would.
 #pragma once
 #include <clocale>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include <probe/util/config.hpp>
+#include <probe/util/regex.hpp>
 #include "utf8.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -50,14 +54,19 @@ inline std::string strip_ansi(const std::string& s) {
   return out;
 }
 
-// Splits on \n, \r\n and lone \r (progress bars rewrite their line with \r).
-inline std::vector<std::string> split_lines(const std::string& text) {
+// Splits on \n, \r\n and lone \r (progress bars rewrite their line with \r). With
+// `line_numbers`, also where each piece is: its 1-based line as an editor counts (by \n).
+inline std::vector<std::string> split_lines(const std::string& text, std::vector<size_t>* line_numbers = nullptr) {
   std::vector<std::string> lines;
-  size_t start = 0;
+  size_t start = 0, line = 1;
   for (size_t i = 0; i <= text.size(); ++i) {
     if (i == text.size() || text[i] == '\n' || text[i] == '\r') {
-      if (i < text.size() || start < i) lines.emplace_back(text, start, i - start);
+      if (i < text.size() || start < i) {
+        lines.emplace_back(text, start, i - start);
+        if (line_numbers) line_numbers->push_back(line);
+      }
       if (i + 1 < text.size() && text[i] == '\r' && text[i + 1] == '\n') ++i;
+      if (i < text.size() && text[i] == '\n') ++line;
       start = i + 1;
     }
   }
@@ -151,12 +160,26 @@ inline bool iequal_at(const std::string& s, size_t pos, const std::string& word)
   return true;
 }
 
+// The longest line a --pattern is matched against. Matching is linear, but a pattern's
+// captures make each byte cost more than a name search; a benchmark's metric line is short,
+// so a longer line is binary or a dump, and is skipped with a warning.
+constexpr size_t max_pattern_line = size_t{1} << 20;
+
+// The reason in a regex compile error, without the "bad regex 'PATTERN': " the caller
+// replaces with the option's name.
+inline std::string regex_problem(const std::string& error, const std::string& pattern) {
+  const std::string prefix = "bad regex '" + pattern + "': ";
+  return error.compare(0, prefix.size(), prefix) == 0 ? error.substr(prefix.size()) : error;
+}
+
 // Finds a metric's value in one line of text: `NAME: <number>` (or `NAME = <number>`),
-// the name matched case-insensitively as a whole word, or a regular expression (ECMAScript)
-// whose one capture group is the number. One value per line: the first match.
+// the name matched case-insensitively as a whole word, or a regular expression (probe's
+// ECMAScript subset, docs/regex.md) whose one capture group is the number. One value per
+// line: the first match.
 class metric_matcher {
  public:
-  enum class found { none, value, unparsable };
+  // too_long: a line over max_pattern_line, not matched against the pattern.
+  enum class found { none, value, unparsable, too_long };
 
   metric_matcher() = default;
   explicit metric_matcher(std::string name) : name_(std::move(name)) {}
@@ -164,22 +187,22 @@ class metric_matcher {
   // Returns false and sets *error for an invalid expression or a capture group count other
   // than one.
   bool set_pattern(const std::string& pattern, std::string* error) {
-    try {
-      std::regex re(pattern, std::regex::ECMAScript);
-      if (re.mark_count() != 1) {
-        if (error)
-          *error = "--pattern '" + pattern + "' needs exactly one capture group (it has " +
-                   std::to_string(re.mark_count()) + ")";
-        return false;
-      }
-      re_ = std::move(re);
-      pattern_ = pattern;
-      has_pattern_ = true;
-      return true;
-    } catch (const std::regex_error& e) {
-      if (error) *error = "--pattern '" + pattern + "' is not a valid regular expression: " + e.what();
+    probe::detail::regex re;
+    std::string why;
+    if (!re.compile(pattern, &why)) {
+      if (error) *error = "--pattern '" + pattern + "' is not a valid regular expression: " + regex_problem(why, pattern);
       return false;
     }
+    if (re.groups() != 1) {
+      if (error)
+        *error = "--pattern '" + pattern + "' needs exactly one capture group (it has " + std::to_string(re.groups()) +
+                 ")";
+      return false;
+    }
+    re_ = std::move(re);
+    pattern_ = pattern;
+    has_pattern_ = true;
+    return true;
   }
   void set_name(const std::string& name) { name_ = name; }
 
@@ -196,10 +219,13 @@ class metric_matcher {
   // line but what follows is not a number (nan, N/A, ...).
   found match(const std::string& line, double* value) const {
     if (has_pattern_) {
-      std::smatch m;
-      if (!std::regex_search(line, m, re_)) return found::none;
-      if (!m[1].matched) return found::unparsable;
-      return parse_number(m[1].str(), value) ? found::value : found::unparsable;
+      if (line.size() > max_pattern_line) return found::too_long;
+      probe::detail::regex::span_vector groups;
+      if (!re_.search(line.data(), line.size(), groups)) return found::none;
+      const probe::detail::regex_span g = groups[1];
+      if (!g.matched()) return found::unparsable;
+      const std::string text(line, static_cast<size_t>(g.begin), static_cast<size_t>(g.end - g.begin));
+      return parse_number(text, value) ? found::value : found::unparsable;
     }
     if (name_.empty()) return found::none;
     found result = found::none;
@@ -220,7 +246,7 @@ class metric_matcher {
  private:
   std::string name_;
   std::string pattern_;
-  std::regex re_;
+  probe::detail::regex re_;
   bool has_pattern_ = false;
 };
 
@@ -294,22 +320,41 @@ inline std::string error_line(const std::vector<std::string>& lines, const std::
 }
 
 // What one run's output holds: its values (one per matching line, in order) or, when there
-// is none, the error line explaining it.
+// is none, the error line explaining it; and the lines too long for the pattern.
 struct run_values {
   std::vector<double> values;
   std::string error;
+  size_t long_lines = 0;        // lines over max_pattern_line, skipped
+  size_t first_long_line = 0;   // the first one's line number (1-based)
+  size_t first_long_bytes = 0;  // and its length
+
+  // One warning for all the skipped lines; "" when there were none.
+  std::string long_line_note() const {
+    if (!long_lines) return "";
+    std::string note = "line " + std::to_string(first_long_line) + " has " + std::to_string(first_long_bytes) +
+                       " bytes, over the 1 MiB a --pattern is matched against: skipped";
+    if (long_lines > 1) note += " (and " + std::to_string(long_lines - 1) + " more such line(s))";
+    return note;
+  }
 };
 
 inline run_values parse_run_output(const std::string& text, const metric_matcher& metric) {
   run_values r;
-  std::vector<std::string> lines = split_lines(strip_ansi(text));
+  std::vector<size_t> numbers;
+  std::vector<std::string> lines = split_lines(strip_ansi(text), &numbers);
   std::string unparsable;
-  for (const std::string& line : lines) {
+  for (size_t i = 0; i < lines.size(); ++i) {
     double v = 0;
-    switch (metric.match(line, &v)) {
+    switch (metric.match(lines[i], &v)) {
       case metric_matcher::found::value: r.values.push_back(v); break;
       case metric_matcher::found::unparsable:
-        if (unparsable.empty()) unparsable = line;
+        if (unparsable.empty()) unparsable = lines[i];
+        break;
+      case metric_matcher::found::too_long:
+        if (!r.long_lines++) {
+          r.first_long_line = numbers[i];
+          r.first_long_bytes = lines[i].size();
+        }
         break;
       case metric_matcher::found::none: break;
     }

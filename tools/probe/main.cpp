@@ -3,30 +3,61 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <string>
+#include <vector>
 
-#include <probe/probe.hpp>
+#include <probe/util/config.hpp>
 
+#include "options.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
 namespace {
 
 const verb k_verbs[] = {
-    {"regress", "find every change point in a series of benchmark results", run_regress},
-    {"bisect-run", "one step of git bisect run: good/bad on a metric or on crashes", run_bisect_run},
-    {"compare", "compare two dumps: per-tensor errors, first divergent op, root causes", run_compare},
-    {"show", "print a .npy file, a dump's manifest or a snapshot as text", run_show},
-    {nullptr, nullptr, nullptr},
+    {&regress_command, run_regress},
+    {&bisect_run_command, run_bisect_run},
+    {&compare_command, run_compare},
+    {&show_command, run_show},
 };
 
 int usage(FILE* out) {
   std::fprintf(out,
                "probe %s: analyse what probe recorded\n\n"
-               "usage: probe VERB [options]   (probe VERB --help for a verb's options)\n\nverbs:\n",
+               "usage: probe VERB [options]   (probe help VERB, or probe VERB --help, for a verb's options)\n"
+               "       probe --version        (the version and how this probe was built)\n\nverbs:\n",
                PROBE_VERSION_STRING);
-  for (const verb& v : k_verbs)
-    if (v.name) std::fprintf(out, "  %-12s %s\n", v.name, v.summary);
+  for (const verb& v : k_verbs) std::fprintf(out, "  %-12s %s\n", v.spec->verb, v.spec->summary);
   return out == stdout ? 0 : 2;
+}
+
+const verb* find_verb(const char* name) {
+  for (const verb& v : k_verbs)
+    if (std::strcmp(v.spec->verb, name) == 0) return &v;
+  return nullptr;
+}
+
+int unknown_verb(const char* name) {
+  std::vector<std::string> names;
+  for (const verb& v : k_verbs) names.push_back(v.spec->verb);
+  const std::string close = closest_match(name, names);
+  std::fprintf(stderr, "probe: unknown verb '%s'%s\n\n", name,
+               close.empty() ? "" : (" (did you mean " + close + "?)").c_str());
+  return usage(stderr);
+}
+
+// probe help [VERB [--markdown]]
+int help(int argc, char** argv) {
+  if (argc < 3) return usage(stdout);
+  const verb* v = find_verb(argv[2]);
+  if (!v) return unknown_verb(argv[2]);
+  const bool markdown = argc == 4 && std::strcmp(argv[3], "--markdown") == 0;
+  if (argc > 4 || (argc == 4 && !markdown)) {
+    std::fprintf(stderr, "probe help: unexpected '%s' (probe help VERB [--markdown])\n", argv[argc == 4 ? 3 : 4]);
+    return 2;
+  }
+  std::fputs((markdown ? markdown_options(*v->spec) : help_text(*v->spec)).c_str(), stdout);
+  return 0;
 }
 
 }  // namespace
@@ -36,24 +67,20 @@ int main(int argc, char** argv) {
   using namespace probe_cli;
   if (argc < 2) return usage(stderr);
   const char* name = argv[1];
-  if (!std::strcmp(name, "help") || !std::strcmp(name, "--help") || !std::strcmp(name, "-h"))
-    return usage(stdout);
+  if (!std::strcmp(name, "help") || !std::strcmp(name, "--help") || !std::strcmp(name, "-h")) return help(argc, argv);
   if (!std::strcmp(name, "--version") || !std::strcmp(name, "version")) {
-    std::printf("probe %s\n", PROBE_VERSION_STRING);
+    std::fputs(version_text().c_str(), stdout);
     return 0;
   }
-  for (const verb& v : k_verbs) {
-    if (!v.name || std::strcmp(v.name, name) != 0) continue;
-    try {
-      return v.run(argc - 1, argv + 1);
-    } catch (const std::exception& e) {  // out of memory, mostly: a message and an exit code, not an abort
-      // For bisect-run, 2 would mean "bad commit" to git bisect run; 128 stops the bisect.
-      const int code = std::strcmp(v.name, "bisect-run") == 0 ? 128 : 2;
-      const bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
-      std::fprintf(stderr, "probe %s: %s; exit %d\n", v.name, oom ? "out of memory" : e.what(), code);
-      return code;
-    }
+  const verb* v = find_verb(name);
+  if (!v) return unknown_verb(name);
+  try {
+    return v->run(argc - 1, argv + 1);
+  } catch (const std::exception& e) {  // out of memory, mostly: a message and an exit code, not an abort
+    // For bisect-run, 2 would mean "bad commit" to git bisect run; its usage exit (128) stops the bisect.
+    const int code = v->spec->usage_exit;
+    const bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+    std::fprintf(stderr, "probe %s: %s; exit %d\n", v->spec->verb, oom ? "out of memory" : e.what(), code);
+    return code;
   }
-  std::fprintf(stderr, "probe: unknown verb '%s'\n\n", name);
-  return usage(stderr);
 }

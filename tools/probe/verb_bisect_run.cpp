@@ -9,39 +9,54 @@
 #include "analysis/bisect.hpp"
 #include "analysis/series_parse.hpp"
 
-#include "option_reader.hpp"
+#include "options.hpp"
 #include "subprocess.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
 namespace {
 
-const char k_bisect_usage[] =
-    "usage: git bisect run probe bisect-run [options] -- CMD [ARGS...]\n"
-    "Runs CMD (after an optional build) and tells git bisect whether this commit is good or bad.\n"
-    "\n"
-    "metric mode (the default):\n"
-    "  --metric NAME | --pattern REGEX  the value, as in probe regress ('NAME: <number>' lines)\n"
-    "  --good-value V --bad-value V     good and bad are either side of their midpoint\n"
-    "  --threshold F                    bad when worse than the baseline by more than F (0.05 = 5%)\n"
-    "  --baseline V                     the baseline for --threshold (default: --good-value)\n"
-    "  --higher-is-better | --lower-is-better  (default: from the values, else from the name)\n"
-    "  --repeat N      runs before deciding (default 3)\n"
-    "  --max-runs M    more runs, one at a time, while unclear, up to M in all (default 3N)\n"
-    "  --alpha A       one-sided significance of the t-test against the boundary (default 0.01)\n"
-    "  --ignore-exit-status  use the values of a run that exits non-zero (default: skip the commit)\n"
-    "crash mode:\n"
-    "  --crash         good = CMD exits 0; bad = it fails, dies by a signal or times out\n"
-    "                  (--repeat N runs it N times, default 1: bad if any run is)\n"
-    "both:\n"
-    "  --build CMD     run 'sh -c CMD' first; if it fails, skip the commit (exit 125)\n"
-    "  --timeout S     kill a CMD run after S seconds (metric mode: skip; crash mode: bad)\n"
-    "  --build-timeout S   kill the build after S seconds (skip)\n"
-    "  --verbose       copy the output of the build and of CMD to stderr\n"
-    "\n"
-    "exit: 0 good, 1 bad, 125 skip (build failed, no value, still unclear after --max-runs);\n"
-    "      128 for bad options, which stops git bisect run instead of marking commits wrongly.\n"
-    "Each decision is logged on stderr with the samples it used.\n";
+constexpr const char* k_metric = "metric mode (the default)";
+constexpr const char* k_crash = "crash mode";
+constexpr const char* k_both = "both modes";
+
+const option_spec k_options[] = {
+    text("--metric", "NAME", "the value is on lines 'NAME: <number>', as in probe regress").under(k_metric),
+    text("--pattern", "REGEX",
+         "the value is the one capture group of REGEX (docs/regex.md); lines over 1 MiB are skipped")
+        .under(k_metric),
+    number("--good-value", "V",
+           "a good commit's value; with --bad-value, good and bad are either side of their midpoint")
+        .under(k_metric),
+    number("--bad-value", "V", "a bad commit's value").under(k_metric),
+    number("--threshold", "F", 0, 1e6, "bad when worse than the baseline by more than F: 0.05 = 5%").under(k_metric),
+    number("--baseline", "V", "the baseline for --threshold").by_default("--good-value").under(k_metric),
+    flag("--higher-is-better", "a higher value is better")
+        .by_default("from the values, else from the name")
+        .under(k_metric),
+    flag("--lower-is-better", "a lower value is better")
+        .by_default("from the values, else from the name")
+        .under(k_metric),
+    integer("--max-runs", "M", 1, 100000, "more runs, one at a time, while unclear, up to M in all")
+        .by_default("3 x --repeat")
+        .under(k_metric),
+    number("--alpha", "A", 0, 0.5, "one-sided significance of the t-test against the boundary")
+        .by_default("0.01")
+        .under(k_metric),
+    flag("--ignore-exit-status",
+         "use the values of a run that exits non-zero; without it, such a run skips the commit")
+        .under(k_metric),
+    flag("--crash", "good = CMD exits 0; bad = it fails, dies by a signal or times out").under(k_crash),
+    integer("--repeat", "N", 1, 100000, "runs before deciding; in crash mode, bad if any run is")
+        .by_default("3, or 1 with --crash")
+        .under(k_both),
+    text("--build", "CMD", "run 'sh -c CMD' first; if it fails, skip the commit (exit 125)").under(k_both),
+    number("--timeout", "S", 0, 1e9, "kill a CMD run after S seconds: a skip in metric mode, bad in crash mode")
+        .by_default("none")
+        .under(k_both),
+    number("--build-timeout", "S", 0, 1e9, "kill the build after S seconds: a skip").by_default("none").under(k_both),
+    flag("--verbose", "copy the output of the build and of CMD to stderr").under(k_both),
+};
 
 // Exit code for bad options: above 127 makes `git bisect run` stop at once.
 constexpr int k_abort_bisect = 128;
@@ -89,43 +104,49 @@ int finish(probe::analysis::bisect_verdict v, const std::string& why) {
 
 }  // namespace
 
+const command_spec bisect_run_command = {
+    "bisect-run",
+    "one step of git bisect run: good/bad on a metric or on crashes",
+    "git bisect run probe bisect-run [options] -- CMD [ARGS...]",
+    "Runs CMD (after an optional build) and tells git bisect whether this commit is good or bad.\n"
+    "Each decision is logged on stderr with the samples it used.\n",
+    k_options,
+    sizeof k_options / sizeof k_options[0],
+    "exit: 0 good, 1 bad, 125 skip (build failed, no value, still unclear after --max-runs);\n"
+    "      128 for bad options, which stops git bisect run instead of marking commits wrongly.",
+    k_abort_bisect,
+    "; exit 128 stops git bisect run",
+    operand_kind::command_after_dashdash,
+};
+
 int run_bisect_run(int argc, char** argv) {
   namespace pa = probe::analysis;
+  parsed_options args;
+  int exit_code = 0;
+  if (!read_command_line(bisect_run_command, argc, argv, &args, &exit_code)) return exit_code;
+
   pa::bisect_settings s;
   std::string metric, pattern, build, error;
   double timeout = 0, build_timeout = 0;
-  bool crash = false, verbose = false, ignore_status = false, repeat_given = false;
   size_t repeat = 3;
-
-  option_reader args(argc, argv);
-  while (args.next()) {
-    if (args.is("--help") || args.is("-h")) {
-      fputs(k_bisect_usage, stdout);
-      return 0;
-    }
-    if (!args.is_option()) error = "unexpected '" + args.word() + "': the command goes after --";
-    else if (args.flag("--crash")) crash = true;
-    else if (args.flag("--verbose")) verbose = true;
-    else if (args.flag("--ignore-exit-status")) ignore_status = true;
-    else if (args.flag("--higher-is-better")) s.direction = 1;
-    else if (args.flag("--lower-is-better")) s.direction = -1;
-    else if (args.option("--metric", &metric, &error)) {}
-    else if (args.option("--pattern", &pattern, &error)) {}
-    else if (args.option("--build", &build, &error)) {}
-    else if (args.number("--good-value", &s.good_value, -1e300, 1e300, &error)) s.has_good = true;
-    else if (args.number("--bad-value", &s.bad_value, -1e300, 1e300, &error)) s.has_bad = true;
-    else if (args.number("--threshold", &s.threshold, 0, 1e6, &error)) s.has_threshold = true;
-    else if (args.number("--baseline", &s.baseline, -1e300, 1e300, &error)) s.has_baseline = true;
-    else if (args.number("--alpha", &s.alpha, 0, 0.5, &error)) {}
-    else if (args.number("--timeout", &timeout, 0, 1e9, &error)) {}
-    else if (args.number("--build-timeout", &build_timeout, 0, 1e9, &error)) {}
-    else if (args.count("--repeat", &repeat, 1, 100000, &error)) repeat_given = true;
-    else if (args.count("--max-runs", &s.max_runs, 1, 100000, &error)) {}
-    else error = "unknown option '" + args.word() + "' (probe bisect-run --help lists them)";
-    if (!error.empty()) break;
-  }
-  const std::vector<std::string> cmd = args.rest();
-  if (error.empty() && cmd.empty()) error = "no command: give it after --, as in probe bisect-run [options] -- ./bench";
+  const bool crash = args.given("--crash"), verbose = args.given("--verbose");
+  const bool ignore_status = args.given("--ignore-exit-status");
+  if (const char* direction = args.last_of({"--higher-is-better", "--lower-is-better"}))
+    s.direction = strcmp(direction, "--higher-is-better") == 0 ? 1 : -1;
+  args.get("--metric", &metric);
+  args.get("--pattern", &pattern);
+  args.get("--build", &build);
+  s.has_good = args.get("--good-value", &s.good_value);
+  s.has_bad = args.get("--bad-value", &s.bad_value);
+  s.has_threshold = args.get("--threshold", &s.threshold);
+  s.has_baseline = args.get("--baseline", &s.baseline);
+  args.get("--alpha", &s.alpha);
+  args.get("--timeout", &timeout);
+  args.get("--build-timeout", &build_timeout);
+  const bool repeat_given = args.get("--repeat", &repeat);
+  args.get("--max-runs", &s.max_runs);
+  const std::vector<std::string>& cmd = args.command();
+  if (cmd.empty()) error = "no command: give it after --, as in probe bisect-run [options] -- ./bench";
   s.repeat = crash && !repeat_given ? 1 : repeat;
   s.metric_name = metric;
 
@@ -138,10 +159,7 @@ int run_bisect_run(int argc, char** argv) {
     else
       pa::bisect_boundary_of(s, &boundary, &error);
   }
-  if (!error.empty()) {
-    log("%s; exit %d stops git bisect run", error.c_str(), k_abort_bisect);
-    return k_abort_bisect;
-  }
+  if (!error.empty()) return usage_error(bisect_run_command, error);
   const int echo = verbose ? 2 : -1;
 
   if (!build.empty()) {
@@ -176,6 +194,7 @@ int run_bisect_run(int argc, char** argv) {
   for (size_t run = 1; run <= cap; ++run) {
     const pa::process_outcome o = run_process(cmd, timeout, echo);
     const pa::run_values v = pa::parse_run_output(o.output, matcher);
+    if (v.long_lines) log("run %zu: output %s", run, v.long_line_note().c_str());
     if (!o.succeeded() && !(ignore_status && o.started && !o.timed_out && !v.values.empty())) {
       if (!verbose) fputs(tail_lines(o.output, 10).c_str(), stderr);
       return finish(pa::bisect_verdict::unclear, "run " + std::to_string(run) + " " + o.describe() +

@@ -14,42 +14,34 @@
 #include "analysis/nonfinite.hpp"
 
 #include "file_output.hpp"
-#include "option_reader.hpp"
+#include "options.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
 namespace {
 
-const char k_compare_usage[] =
-    "usage: probe compare [options] A B\n"
-    "       probe compare --nonfinite [--step N] [--json FILE] DIR\n"
-    "Compares a run A with a reference B: two dump folders (manifest.jsonl; rank folders are\n"
-    "paired by name), two folders of .npy files (paired by relative path) or two .npy files.\n"
-    "Reports per-tensor errors in execution order, the first divergent op, and the root causes:\n"
-    "ops whose output is out of tolerance while all their inputs match.\n"
-    "\n"
-    "An element fails when |a - b| > atol + rtol * |b| (b: the reference).\n"
-    "  --atol X            absolute tolerance (default by the coarser dtype of each pair:\n"
-    "                      float64 1e-8, float32 1e-5, float16 1e-2, bfloat16 5e-2, integers 0)\n"
-    "  --rtol X            relative tolerance (default: float64 1e-7, float32 1e-5, float16 1e-2,\n"
-    "                      bfloat16 5e-2, integers 0)\n"
-    "  --tol 'RE=ATOL,RTOL'  tolerance for keys matching RE (partial match, repeatable, the last\n"
-    "                      match wins; leave a number out to keep its default: 'softmax.*=,1e-3')\n"
-    "  --check MODE        elementwise (default): every element must pass; max | mean |\n"
-    "                      quantile:Q: that statistic of |a-b| against atol and of the relative\n"
-    "                      error against rtol, failing only when both exceed\n"
-    "  --equal-nan         NaN against NaN passes (default)   --no-equal-nan: it fails\n"
-    "  --inf-equal         +Inf against +Inf (and -Inf against -Inf) passes (default: fails)\n"
-    "  --step N            only the tensors recorded at step N\n"
-    "  --threads N         worker threads (default: one per core, at most 8)\n"
-    "  --json FILE         write the report as JSON ('-' = stdout, instead of the text)\n"
-    "  --html FILE         write a self-contained page: summary, error plot, histograms\n"
-    "  --all               every row in the table (default: rows within tolerance are left out\n"
-    "                      above 200 tensors)\n"
-    "  --quiet             no text report\n"
-    "  --nonfinite         one dump: the first op whose output holds NaN or Inf\n"
-    "\n"
-    "exit: 0 all within tolerance (--nonfinite: none found), 1 mismatch (found), 2 bad input\n";
+const option_spec k_options[] = {
+    number("--atol", "X", 0, 1e300, "absolute tolerance of every tensor").by_default("by dtype"),
+    number("--rtol", "X", 0, 1e300, "relative tolerance of every tensor").by_default("by dtype"),
+    text("--tol", "RE=ATOL,RTOL",
+         "tolerances of the keys RE matches, a partial match; the last matching --tol wins; leave a number out to "
+         "keep its default, as in 'softmax.*=,1e-3'")
+        .repeated(),
+    text("--check", "MODE",
+         "elementwise: every element must pass; max, mean or quantile:Q: that statistic of |a-b| against atol and "
+         "of the relative error against rtol, failing only when both exceed")
+        .by_default("elementwise"),
+    flag("--equal-nan", "NaN against NaN passes").by_default("on"),
+    flag("--no-equal-nan", "NaN against NaN fails"),
+    flag("--inf-equal", "+Inf against +Inf (and -Inf against -Inf) passes; without it, fails"),
+    integer("--step", "N", "only the tensors recorded at step N"),
+    integer("--threads", "N", 1, 256, "worker threads").by_default("one per core, at most 8"),
+    text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
+    text("--html", "FILE", "write a self-contained page: summary, error plot, histograms"),
+    flag("--all", "every row in the table; without it, rows within tolerance are left out above 200 tensors"),
+    flag("--quiet", "no text report"),
+    flag("--nonfinite", "one dump: the first op whose output holds NaN or Inf"),
+};
 
 int bad_input(const std::string& message) {
   fprintf(stderr, "probe compare: %s\n", message.c_str());
@@ -91,64 +83,74 @@ int run_nonfinite(const std::vector<std::string>& inputs, const probe::analysis:
 
 }  // namespace
 
+const command_spec compare_command = {
+    "compare",
+    "compare two dumps: per-tensor errors, first divergent op, root causes",
+    "probe compare [options] A B\n"
+    "probe compare --nonfinite [--step N] [--json FILE] DIR",
+    "Compares a run A with a reference B: two dump folders (manifest.jsonl; rank folders are\n"
+    "paired by name), two folders of .npy files (paired by relative path) or two .npy files.\n"
+    "Reports per-tensor errors in execution order, the first divergent op, and the root causes:\n"
+    "ops whose output is out of tolerance while all their inputs match.\n"
+    "\n"
+    "An element fails when |a - b| > atol + rtol * |b| (b: the reference). Default tolerances by\n"
+    "the coarser dtype of each pair: float64 atol 1e-8 rtol 1e-7, float32 1e-5 1e-5, float16\n"
+    "1e-2 1e-2, bfloat16 5e-2 5e-2, integers 0 0.\n",
+    k_options,
+    sizeof k_options / sizeof k_options[0],
+    "exit: 0 all within tolerance (--nonfinite: none found), 1 mismatch (found), 2 bad input",
+    2,
+    "",
+    operand_kind::words,
+};
+
 int run_compare(int argc, char** argv) {
   namespace pa = probe::analysis;
-  pa::compare_settings s;
-  std::vector<std::string> inputs;
-  std::string json_path, html_path, value, error;
-  bool quiet = false, nonfinite = false;
-  pa::compare_text_options text;
-  size_t count = 0;
+  parsed_options args;
+  int exit_code = 0;
+  if (!read_command_line(compare_command, argc, argv, &args, &exit_code)) return exit_code;
 
-  option_reader args(argc, argv);
-  while (args.next()) {
-    if (!args.is_option()) {
-      inputs.push_back(args.word());
-      continue;
-    }
-    if (args.is("--help") || args.is("-h")) {
-      fputs(k_compare_usage, stdout);
-      return 0;
-    }
-    if (args.flag("--equal-nan")) s.check.equal_nan = true;
-    else if (args.flag("--no-equal-nan")) s.check.equal_nan = false;
-    else if (args.flag("--inf-equal")) s.check.inf_equal = true;
-    else if (args.flag("--nonfinite")) nonfinite = true;
-    else if (args.flag("--all")) text.all_rows = true;
-    else if (args.flag("--quiet")) quiet = true;
-    else if (args.number("--atol", &s.tol.atol, 0, 1e300, &error)) {}
-    else if (args.number("--rtol", &s.tol.rtol, 0, 1e300, &error)) {}
-    else if (args.option("--json", &json_path, &error)) {}
-    else if (args.option("--html", &html_path, &error)) {}
-    else if (args.count("--threads", &count, 1, 256, &error)) s.threads = static_cast<unsigned>(count);
-    else if (args.option("--step", &value, &error)) {
-      char* end = nullptr;
-      s.step = strtoll(value.c_str(), &end, 10);
-      s.has_step = true;
-      if (value.empty() || *end) error = "--step takes a whole number, not '" + value + "'";
-    } else if (args.option("--tol", &value, &error)) {
-      if (error.empty()) s.add_override(value, &error);
-    } else if (args.option("--check", &value, &error)) {
-      if (value == "elementwise") s.check.mode = pa::check_mode::elementwise;
-      else if (value == "max") s.check.mode = pa::check_mode::max;
-      else if (value == "mean") s.check.mode = pa::check_mode::mean;
-      else if (value.compare(0, 9, "quantile:") == 0) {
-        char* end = nullptr;
-        s.check.mode = pa::check_mode::quantile;
-        s.check.quantile = strtod(value.c_str() + 9, &end);
-        if (value.size() == 9 || *end || !(s.check.quantile >= 0 && s.check.quantile <= 1))
-          error = "--check quantile:Q takes Q from 0 to 1, not '" + value + "'";
-      } else {
-        error = "--check takes elementwise, max, mean or quantile:Q, not '" + value + "'";
-      }
-    } else {
-      error = "unknown option '" + args.word() + "' (probe compare --help lists them)";
-    }
-    if (!error.empty()) return bad_input(error);
+  pa::compare_settings s;
+  pa::compare_text_options text;
+  std::string json_path, html_path, value, error;
+  const std::vector<std::string>& inputs = args.operands();
+  const bool quiet = args.given("--quiet"), nonfinite = args.given("--nonfinite");
+  text.all_rows = args.given("--all");
+  if (const char* nan = args.last_of({"--equal-nan", "--no-equal-nan"}))
+    s.check.equal_nan = strcmp(nan, "--equal-nan") == 0;
+  if (args.given("--inf-equal")) s.check.inf_equal = true;
+  args.get("--atol", &s.tol.atol);
+  args.get("--rtol", &s.tol.rtol);
+  args.get("--json", &json_path);
+  args.get("--html", &html_path);
+  size_t threads = 0;
+  if (args.get("--threads", &threads)) s.threads = static_cast<unsigned>(threads);
+  long long step = 0;
+  if (args.get("--step", &step)) {
+    s.step = step;
+    s.has_step = true;
   }
-  for (const std::string& w : args.rest()) inputs.push_back(w);
+  for (const std::string& tol : args.values("--tol"))
+    if (!s.add_override(tol, &error)) return usage_error(compare_command, error);
+  if (args.get("--check", &value)) {
+    if (value == "elementwise") s.check.mode = pa::check_mode::elementwise;
+    else if (value == "max") s.check.mode = pa::check_mode::max;
+    else if (value == "mean") s.check.mode = pa::check_mode::mean;
+    else if (value.compare(0, 9, "quantile:") == 0) {
+      char* end = nullptr;
+      s.check.mode = pa::check_mode::quantile;
+      s.check.quantile = strtod(value.c_str() + 9, &end);
+      if (value.size() == 9 || *end || !(s.check.quantile >= 0 && s.check.quantile <= 1))
+        return usage_error(compare_command, "--check quantile:Q takes Q from 0 to 1, not '" + value + "'");
+    } else {
+      const std::string close = closest_match(value, {"elementwise", "max", "mean", "quantile:Q"});
+      return usage_error(compare_command, "--check takes elementwise, max, mean or quantile:Q, not '" + value + "'" +
+                                              (close.empty() ? "" : " (did you mean " + close + "?)"));
+    }
+  }
   if (nonfinite) return run_nonfinite(inputs, s, json_path, quiet);
-  if (inputs.size() != 2) return bad_input("needs two inputs, A (the run) and B (the reference); see --help");
+  if (inputs.size() != 2)
+    return usage_error(compare_command, "needs two inputs, A (the run) and B (the reference); see --help");
 
   progress_state progress;
   if (isatty(2)) {

@@ -13,38 +13,39 @@
 #include "analysis/series_input.hpp"
 
 #include "file_output.hpp"
-#include "option_reader.hpp"
+#include "options.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
 namespace {
 
-const char k_regress_usage[] =
-    "usage: probe regress [options] INPUT...\n"
-    "Finds every change point in a series of benchmark results: regressions, improvements,\n"
-    "transient dips that came back, and the runs that failed.\n"
-    "\n"
-    "INPUT: result files (one run each, labelled by file name), folders (every regular file in\n"
-    "them), CSV files (label,value rows) and JSON-lines files (one object per run).\n"
-    "\n"
-    "  --metric NAME       the value is on lines 'NAME: <number>' (case-insensitive, colour codes\n"
-    "                      ignored); also the CSV column or JSON key\n"
-    "  --pattern REGEX     the value is the one capture group of REGEX (ECMAScript syntax)\n"
-    "  --label-re REGEX    label = first capture group (or the match) of REGEX in each name;\n"
-    "                      inputs whose name does not match are skipped\n"
-    "  --order natural|mtime|given   run order (default natural: run-9 before run-10)\n"
-    "  --format auto|runs|csv|jsonl  how files are read (default: .csv, .jsonl/.ndjson by name)\n"
-    "  --higher-is-better | --lower-is-better   (default: guessed from the metric's name)\n"
-    "  --max-pvalue P      a change needs p <= P (default 0.001)\n"
-    "  --min-change F      ... and a relative change of at least F (default 0.01 = 1%)\n"
-    "  --min-points N      fewest runs on each side of a change (default 3)\n"
-    "  --window N          local search window in runs (default 50)\n"
-    "  --json FILE         write the report as JSON ('-' = stdout, instead of the text)\n"
-    "  --svg FILE          write a plot of the series, levels, events and failed runs\n"
-    "  --html FILE         write a self-contained page with the plot and the tables\n"
-    "  --quiet             no text report\n"
-    "\n"
-    "exit: 0 no regression, 1 regression found, 2 bad input\n";
+const option_spec k_options[] = {
+    text("--metric", "NAME",
+         "the value is on lines 'NAME: <number>' (case-insensitive, colour codes ignored); also the CSV column or "
+         "JSON key"),
+    text("--pattern", "REGEX",
+         "the value is the one capture group of REGEX (docs/regex.md); lines over 1 MiB are skipped"),
+    text("--label-re", "REGEX",
+         "label = first capture group (or the match) of REGEX in each name; inputs whose name does not match are "
+         "skipped"),
+    text("--order", "ORDER", "run order; natural: run-9 before run-10, mtime: by file time, given: as listed")
+        .one_of("natural|mtime|given")
+        .by_default("natural"),
+    text("--format", "FORMAT", "how files are read; auto: .csv, .jsonl and .ndjson by name, other files as runs")
+        .one_of("auto|runs|csv|jsonl")
+        .by_default("auto"),
+    flag("--higher-is-better", "a higher value is better").by_default("guessed from the metric's name"),
+    flag("--lower-is-better", "a lower value is better").by_default("guessed from the metric's name"),
+    number("--max-pvalue", "P", 0, 1, "a change needs p <= P").by_default("0.001"),
+    number("--min-change", "F", 0, 1e9, "... and a relative change of at least F: 0.01 = 1%, 0 = any")
+        .by_default("0.01"),
+    integer("--min-points", "N", 2, 10000, "fewest runs on each side of a change").by_default("3"),
+    integer("--window", "N", 4, 1000, "local search window in runs").by_default("50"),
+    text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
+    text("--svg", "FILE", "write a plot of the series, levels, events and failed runs"),
+    text("--html", "FILE", "write a self-contained page with the plot and the tables"),
+    flag("--quiet", "no text report"),
+};
 
 int bad_input(const std::string& message) {
   fprintf(stderr, "probe regress: %s\n", message.c_str());
@@ -53,53 +54,55 @@ int bad_input(const std::string& message) {
 
 }  // namespace
 
+const command_spec regress_command = {
+    "regress",
+    "find every change point in a series of benchmark results",
+    "probe regress [options] INPUT...",
+    "Finds every change point in a series of benchmark results: regressions, improvements,\n"
+    "transient dips that came back, and the runs that failed.\n"
+    "\n"
+    "INPUT: result files (one run each, labelled by file name), folders (every regular file in\n"
+    "them), CSV files (label,value rows) and JSON-lines files (one object per run).\n",
+    k_options,
+    sizeof k_options / sizeof k_options[0],
+    "exit: 0 no regression, 1 regression found, 2 bad input",
+    2,
+    "",
+    operand_kind::words,
+};
+
 int run_regress(int argc, char** argv) {
   namespace pa = probe::analysis;
+  parsed_options args;
+  int exit_code = 0;
+  if (!read_command_line(regress_command, argc, argv, &args, &exit_code)) return exit_code;
+
   pa::series_input_options input;
   pa::regress_settings settings;
-  std::vector<std::string> inputs;
-  std::string json_path, svg_path, html_path, pattern, metric;
-  bool quiet = false;
-
-  option_reader args(argc, argv);
-  std::string value, error;
-  while (args.next()) {
-    if (!args.is_option()) {
-      inputs.push_back(args.word());
-      continue;
-    }
-    if (args.is("--help") || args.is("-h")) {
-      fputs(k_regress_usage, stdout);
-      return 0;
-    }
-    if (args.flag("--higher-is-better")) settings.direction = 1;
-    else if (args.flag("--lower-is-better")) settings.direction = -1;
-    else if (args.flag("--quiet")) quiet = true;
-    else if (args.option("--metric", &metric, &error)) {}
-    else if (args.option("--pattern", &pattern, &error)) {}
-    else if (args.option("--label-re", &input.label_re, &error)) {}
-    else if (args.option("--json", &json_path, &error)) {}
-    else if (args.option("--svg", &svg_path, &error)) {}
-    else if (args.option("--html", &html_path, &error)) {}
-    else if (args.option("--order", &value, &error)) {
-      if (value == "natural") input.order = pa::run_order::natural;
-      else if (value == "mtime") input.order = pa::run_order::mtime;
-      else if (value == "given") input.order = pa::run_order::given;
-      else error = "--order takes natural, mtime or given, not '" + value + "'";
-    } else if (args.option("--format", &value, &error)) {
-      if (value == "auto") input.format = pa::input_format::automatic;
-      else if (value == "runs") input.format = pa::input_format::runs;
-      else if (value == "csv") input.format = pa::input_format::csv;
-      else if (value == "jsonl") input.format = pa::input_format::jsonl;
-      else error = "--format takes auto, runs, csv or jsonl, not '" + value + "'";
-    } else if (args.number("--max-pvalue", &settings.changepoints.max_pvalue, 0, 1, &error)) {}
-    else if (args.number("--min-change", &settings.changepoints.min_change, 0, 1e9, &error)) {}
-    else if (args.count("--min-points", &settings.changepoints.min_points, 2, 10000, &error)) {}
-    else if (args.count("--window", &settings.changepoints.window, 4, 1000, &error)) {}
-    else error = "unknown option '" + args.word() + "' (probe regress --help lists them)";
-    if (!error.empty()) return bad_input(error);
-  }
-  for (const std::string& w : args.rest()) inputs.push_back(w);  // after `--`: inputs even if they start with -
+  std::string json_path, svg_path, html_path, pattern, metric, value, error;
+  const std::vector<std::string>& inputs = args.operands();
+  const bool quiet = args.given("--quiet");
+  if (const char* direction = args.last_of({"--higher-is-better", "--lower-is-better"}))
+    settings.direction = strcmp(direction, "--higher-is-better") == 0 ? 1 : -1;
+  args.get("--metric", &metric);
+  args.get("--pattern", &pattern);
+  args.get("--label-re", &input.label_re);
+  args.get("--json", &json_path);
+  args.get("--svg", &svg_path);
+  args.get("--html", &html_path);
+  if (args.get("--order", &value))  // the table took only these
+    input.order = value == "mtime"   ? pa::run_order::mtime
+                  : value == "given" ? pa::run_order::given
+                                     : pa::run_order::natural;
+  if (args.get("--format", &value))
+    input.format = value == "runs"    ? pa::input_format::runs
+                   : value == "csv"   ? pa::input_format::csv
+                   : value == "jsonl" ? pa::input_format::jsonl
+                                      : pa::input_format::automatic;
+  args.get("--max-pvalue", &settings.changepoints.max_pvalue);
+  args.get("--min-change", &settings.changepoints.min_change);
+  args.get("--min-points", &settings.changepoints.min_points);
+  args.get("--window", &settings.changepoints.window);
 
   input.metric.set_name(metric);
   if (!pattern.empty() && !input.metric.set_pattern(pattern, &error)) return bad_input(error);

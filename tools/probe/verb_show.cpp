@@ -18,28 +18,17 @@
 #include <probe/formats/json.hpp>
 #include <probe/formats/npy.hpp>
 
-#include "option_reader.hpp"
+#include "options.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
 namespace {
 
-const char k_show_usage[] =
-    "usage: probe show [options] PATH\n"
-    "Prints what probe wrote, as text:\n"
-    "  a .npy file          its header, its values (numpy's print style) and health stats\n"
-    "  a dump folder        one line per recorded tensor: sequence number, key, dtype, shape,\n"
-    "  (or manifest.jsonl)  stats (rank folders one after the other)\n"
-    "  a snapshot folder    the op and each of its inputs and outputs, values included\n"
-    "  (or snapshot.json)\n"
-    "  a folder of .npy     one line per file\n"
-    "\n"
-    "  --health            dump folders: the first op whose output holds NaN/Inf (as\n"
-    "                      probe compare --nonfinite)\n"
-    "  --step N            dump folders: only the tensors of step N\n"
-    "  --full              print every value (default: numpy's summary past 1000 elements)\n"
-    "\n"
-    "exit: 0, 2 bad input\n";
+const option_spec k_options[] = {
+    flag("--health", "dump folders: the first op whose output holds NaN/Inf (as probe compare --nonfinite)"),
+    integer("--step", "N", "dump folders: only the tensors of step N"),
+    flag("--full", "print every value; without it, numpy's summary past 1000 elements"),
+};
 
 int bad_input(const std::string& message) {
   fprintf(stderr, "probe show: %s\n", message.c_str());
@@ -189,35 +178,40 @@ int show_npy_folder(const std::string& dir) {
 
 }  // namespace
 
+const command_spec show_command = {
+    "show",
+    "print a .npy file, a dump's manifest or a snapshot as text",
+    "probe show [options] PATH",
+    "Prints what probe wrote, as text:\n"
+    "  a .npy file          its header, its values (numpy's print style) and health stats\n"
+    "  a dump folder        one line per recorded tensor: sequence number, key, dtype, shape,\n"
+    "  (or manifest.jsonl)  stats (rank folders one after the other)\n"
+    "  a snapshot folder    the op and each of its inputs and outputs, values included\n"
+    "  (or snapshot.json)\n"
+    "  a folder of .npy     one line per file\n",
+    k_options,
+    sizeof k_options / sizeof k_options[0],
+    "exit: 0, 2 bad input",
+    2,
+    "",
+    operand_kind::words,
+};
+
 int run_show(int argc, char** argv) {
+  parsed_options args;
+  int exit_code = 0;
+  if (!read_command_line(show_command, argc, argv, &args, &exit_code)) return exit_code;
+
   pa::compare_settings s;
-  std::vector<std::string> inputs;
-  std::string value, error;
-  bool health = false, full = false;
-  option_reader args(argc, argv);
-  while (args.next()) {
-    if (!args.is_option()) {
-      inputs.push_back(args.word());
-      continue;
-    }
-    if (args.is("--help") || args.is("-h")) {
-      fputs(k_show_usage, stdout);
-      return 0;
-    }
-    if (args.flag("--health")) health = true;
-    else if (args.flag("--full")) full = true;
-    else if (args.option("--step", &value, &error)) {
-      char* end = nullptr;
-      s.step = strtoll(value.c_str(), &end, 10);
-      s.has_step = true;
-      if (value.empty() || *end) error = "--step takes a whole number, not '" + value + "'";
-    } else {
-      error = "unknown option '" + args.word() + "' (probe show --help lists them)";
-    }
-    if (!error.empty()) return bad_input(error);
+  std::string error;
+  const std::vector<std::string>& inputs = args.operands();
+  const bool health = args.given("--health"), full = args.given("--full");
+  long long step = 0;
+  if (args.get("--step", &step)) {
+    s.step = step;
+    s.has_step = true;
   }
-  for (const std::string& w : args.rest()) inputs.push_back(w);
-  if (inputs.size() != 1) return bad_input("needs one PATH; see --help");
+  if (inputs.size() != 1) return usage_error(show_command, "needs one PATH; see --help");
   std::string path = inputs[0];
   auto ends_with = [&](const char* tail) { return pa::compare_inputs::ends_with(path, tail); };
   if (pa::is_file(path) && (ends_with("/manifest.jsonl") || path == "manifest.jsonl" || ends_with("/snapshot.json") ||

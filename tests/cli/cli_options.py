@@ -1,0 +1,92 @@
+"""The probe command line end to end: help (probe VERB --help is probe help VERB), usage
+errors (one line, the verb's exit code, "did you mean"), --name=value, and --version.
+
+usage: cli_options.py PATH/TO/probe BUILD_TYPE WITH_CUDA(0|1)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PROBE, BUILD_TYPE, WITH_CUDA = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+VERBS = {"regress": 2, "bisect-run": 128, "compare": 2, "show": 2}  # verb: exit code of a usage error
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def probe(*args):
+    p = subprocess.run([PROBE, *args], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+for verb, usage_exit in VERBS.items():
+    code, help_text, _ = probe(verb, "--help")
+    check(code == 0 and help_text.startswith("usage: "), f"{verb} --help: exit {code}")
+    code, same, _ = probe("help", verb)
+    check(code == 0 and same == help_text, f"probe help {verb} is probe {verb} --help")
+    check(probe(verb, "-h")[1] == help_text, f"{verb} -h")
+    code, md, _ = probe("help", verb, "--markdown")
+    names = re.findall(r"^\| `(--[a-z-]+)", md, re.M)
+    check(code == 0 and len(names) > 2, f"probe help {verb} --markdown: exit {code}, options {names}")
+    for name in names:
+        check(re.search(rf"^  {name}\b", help_text, re.M), f"{verb} --help lists {name}")
+    check(f"probe help {verb}" in help_text, f"{verb} --help points to probe help {verb}")
+
+    # usage errors: one line on stderr, the verb's exit code
+    code, _, err = probe(verb, "--no-such-option", "--", "true")
+    check(code == usage_exit and err.count("\n") == 1 and err.startswith(f"probe {verb}: unknown option"),
+          f"{verb} unknown option: exit {code} (want {usage_exit}), {err!r}")
+    code, _, err = probe(verb, "--step=x" if verb in ("compare", "show") else "--metric", *(["--", "true"] if verb == "bisect-run" else []))
+    check(code == usage_exit and err.count("\n") == 1, f"{verb} bad value: exit {code}, {err!r}")
+
+code, _, err = probe("regress", "--max-pvalu", "0.1", "x")
+check(code == 2 and "did you mean --max-pvalue?" in err, f"near miss: {err!r}")
+code, _, err = probe("bisect-run", "--treshold", "0.1", "--", "true")
+check(code == 128 and "did you mean --threshold?" in err and "exit 128 stops git bisect run" in err, f"bisect near miss: {err!r}")
+code, _, err = probe("regress", "--order", "natral", "x")
+check(code == 2 and "did you mean natural?" in err, f"near miss of a value: {err!r}")
+code, _, err = probe("compare", "--check", "median", "a", "b")
+check(code == 2 and "--check" in err and err.count("\n") == 1, f"--check: {err!r}")
+code, _, err = probe("comapre")
+check(code == 2 and "did you mean compare?" in err, f"near miss of a verb: {err!r}")
+code, _, err = probe("help", "nosuch")
+check(code == 2 and "unknown verb 'nosuch'" in err, f"help for no verb: {err!r}")
+code, _, err = probe("help", "compare", "--mark")
+check(code == 2 and err.count("\n") == 1, f"help with a bad word: {err!r}")
+code, out, _ = probe("help")
+check(code == 0 and all(v in out for v in VERBS) and "probe --version" in out, "probe help lists the verbs")
+check(probe()[0] == 2, "no verb: exit 2")
+
+# --name=value and --name value are the same
+with tempfile.TemporaryDirectory() as tmp:
+    for i in range(1, 13):
+        with open(os.path.join(tmp, f"run-{i}.log"), "w") as f:
+            f.write(f"MLUPS: {577 + i % 3}\n")
+    code, out, err = probe("regress", tmp, "--metric=MLUPS", "--min-points=4", "--json=-")
+    a = json.loads(out) if code == 0 else {}
+    code2, out2, _ = probe("regress", "--metric", "MLUPS", "--min-points", "4", "--json", "-", "--", tmp)
+    check(code == 0 and code2 == 0 and out == out2, f"--name=value: exit {code}/{code2} {err}")
+    check(a.get("options", {}).get("min_points") == 4, f"--min-points=4 reached the analysis: {a.get('options')}")
+
+# --version: the version, then the build
+code, out, _ = probe("--version")
+lines = out.splitlines()
+check(code == 0 and re.fullmatch(r"probe \d+\.\d+\.\d+", lines[0]), f"--version first line: {lines[:1]}")
+fields = dict(l.split(": ", 1) for l in lines[1:] if ": " in l)
+check(re.match(r"(GNU|Clang|AppleClang|MSVC|Intel\w*) \d+", fields.get("compiler", "")), f"compiler: {fields}")
+check(fields.get("build type") == (BUILD_TYPE or "(none)"), f"build type {fields.get('build type')} != {BUILD_TYPE}")
+check(re.match(r"C\+\+(17|20|23) \(__cplusplus \d+\)", fields.get("C++ standard", "")), f"C++ standard: {fields}")
+check(fields.get("CUDA support", "").startswith("yes" if WITH_CUDA else "no"), f"CUDA support: {fields}")
+check(probe("version")[1] == out, "probe version is probe --version")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("cli_options: all checks passed")
