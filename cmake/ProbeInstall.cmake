@@ -1,21 +1,23 @@
-# install(): headers, the exported target probe::probe, and a package config so that
-# find_package(probe) works from the install prefix.
+# install(): headers, the exported targets (probe::probe, header-only; probe::compiled, the
+# static library; their CUDA twins when CUDA was found) and a package config, so that
+# find_package(probe) works from the install prefix. The package holds a compiled library,
+# so it lives under LIBDIR (per architecture), not DATADIR.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+set(PROBE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/probe)
 install(TARGETS probe probe_compiled EXPORT probeTargets)
 if(PROBE_WITH_CUDA)
-  install(TARGETS probe_cuda EXPORT probeTargets)
+  install(TARGETS probe_cuda probe_compiled_cuda EXPORT probeTargets)
 endif()
 install(DIRECTORY include/probe DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(EXPORT probeTargets NAMESPACE probe:: DESTINATION ${CMAKE_INSTALL_DATADIR}/probe/cmake)
+install(EXPORT probeTargets NAMESPACE probe:: DESTINATION ${PROBE_CMAKE_DIR})
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/probeConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/probeConfig.cmake
-  INSTALL_DESTINATION ${CMAKE_INSTALL_DATADIR}/probe/cmake)
-# Header-only: any architecture can use it.
+  INSTALL_DESTINATION ${PROBE_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/probeConfigVersion.cmake
-  COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/probeConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/probeConfigVersion.cmake
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/probe/cmake)
+        DESTINATION ${PROBE_CMAKE_DIR})

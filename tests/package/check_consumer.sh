@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds tests/package/consumer against probe three ways: from an install tree with
 # find_package, with add_subdirectory, and with FetchContent from a git repository; runs both
-# of its programs with dumping on and checks each wrote its manifest.
+# of its programs with dumping on and checks each wrote its manifest. Then without CMake: a
+# vendored copy of include/ built by a plain Makefile (one TU compiles the implementation),
+# and the generated single header in both modes.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -12,6 +14,10 @@ cmake_quiet -S "$src" -B "$work/probe" -DPROBE_BUILD_TESTS=OFF -DPROBE_BUILD_EXA
   -DPROBE_BUILD_BENCHMARKS=OFF -DPROBE_BUILD_TOOLS=OFF -DPROBE_INSTALL=ON -DCMAKE_BUILD_TYPE=Release
 cmake_quiet --build "$work/probe" -j2
 cmake_quiet --install "$work/probe" --prefix "$work/prefix"
+# A compiled library's package lives per architecture, under LIBDIR.
+libdir=$(cd "$work/prefix" && ls -d lib*/cmake/probe 2>/dev/null | head -1)
+[ -n "$libdir" ] && [ -f "$work/prefix/$libdir/probeConfig.cmake" ] || { echo "no LIBDIR/cmake/probe package"; exit 1; }
+[ ! -d "$work/prefix/share/probe" ] || { echo "a package under share/ as well"; exit 1; }
 
 # A git repository of the current sources (FetchContent clones it).
 git -C "$src" ls-files -z | (cd "$src" && xargs -0 tar cf -) | (mkdir -p "$work/repo" && cd "$work/repo" && tar xf -)
@@ -38,5 +44,42 @@ for how in find_package add_subdirectory fetchcontent; do
     grep -q '"record":"tensor"' "$work/dump/manifest.jsonl" || { echo "$how/$prog: no manifest"; exit 1; }
   done
   grep -q '"op":"other"' "$work/dump/manifest.jsonl" || { echo "$how: the second TU did not dump"; exit 1; }
+done
+# Vendored without CMake: the headers copied into the project, one TU compiles probe.
+cxx=${CXX:-g++}
+vend="$work/vendored"
+mkdir -p "$vend/third_party"
+cp -r "$src/include/probe" "$vend/third_party/"
+cp "$src/tests/package/consumer/main.cpp" "$src/tests/package/consumer/other.cpp" "$vend/"
+printf '#define PROBE_IMPLEMENTATION\n#include <probe/probe.hpp>\n' >"$vend/probe_impl.cpp"
+printf '%s\n' \
+  'CXXFLAGS = -std=c++17 -O2 -Wall -Wextra -Werror -Ithird_party -DPROBE_SEPARATE_IMPLEMENTATION -DWITH_OTHER' \
+  'app: main.o other.o probe_impl.o' \
+  "$(printf '\t')\$(CXX) -o \$@ \$^ -pthread" >"$vend/Makefile"
+make -s -C "$vend" CXX="$cxx" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
+rm -rf "$work/dump"
+out=$(PROBE_FLAGS="--probe_dump_to=$work/dump --probe_dump_stats_only" "$vend/app")
+echo "makefile/vendored: $out"
+grep -q '"op":"other"' "$work/dump/manifest.jsonl" || { echo "vendored: the second TU did not dump"; exit 1; }
+
+# The single header (single_include/probe/probe.hpp, found as <probe/probe.hpp>), with the
+# strictest warnings in both standards: header-only, and compiled once by one TU.
+for std in c++17 c++20; do
+  flags=(-std=$std -O2 -Wall -Wextra -Werror -I"$src/single_include" -DWITH_OTHER)
+  "$cxx" "${flags[@]}" "$src/tests/package/consumer/main.cpp" "$src/tests/package/consumer/other.cpp" \
+    -o "$work/single_$std" -pthread 2>"$work/log" || { cat "$work/log"; echo "single header ($std): header-only build fails"; exit 1; }
+  for f in main other probe_impl; do
+    in="$src/tests/package/consumer/$f.cpp"
+    [ $f = probe_impl ] && in="$vend/probe_impl.cpp"
+    "$cxx" "${flags[@]}" -DPROBE_SEPARATE_IMPLEMENTATION -c "$in" -o "$work/si_$f.o" 2>"$work/log" ||
+      { cat "$work/log"; echo "single header ($std): compiled-mode build fails"; exit 1; }
+  done
+  "$cxx" -o "$work/single_compiled_$std" "$work"/si_*.o -pthread
+  for prog in "$work/single_$std" "$work/single_compiled_$std"; do
+    rm -rf "$work/dump"
+    out=$(PROBE_FLAGS="--probe_dump_to=$work/dump --probe_dump_stats_only" "$prog")
+    echo "single header ($std) $(basename "$prog"): $out"
+    grep -q '"op":"other"' "$work/dump/manifest.jsonl" || { echo "$prog: the second TU did not dump"; exit 1; }
+  done
 done
 echo "consumer builds ok"

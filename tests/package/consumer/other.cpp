@@ -1,7 +1,7 @@
 // A second marking TU: with probe::compiled it sees declarations only.
 #include <probe/probe.hpp>
 
-#ifdef _GLIBCXX_VECTOR
+#if defined(PROBE_SEPARATE_IMPLEMENTATION) && defined(_GLIBCXX_VECTOR)
 #error "probe::compiled consumers must not get <vector> from probe"
 #endif
 
