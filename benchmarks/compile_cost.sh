@@ -1,69 +1,96 @@
 #!/usr/bin/env bash
-# Compile cost of including probe: `$CXX -std=c++17 -O2 -c` of a TU that includes the header,
-# minus the same for an empty TU; median of interleaved runs. Modes: (a) default header-only,
-# (b) a marking TU with PROBE_SEPARATE_IMPLEMENTATION, (c) PROBE_DISABLE; baseline: a TU with
-# only <string> and <vector>, measured in the same run. Targets (benchmarks/README.md) are
-# stated for a machine where the baseline costs 335 ms: (a) <= 700 ms, (b) <= 60 ms,
-# (c) <= 40 ms, i.e. ratios to the baseline of 2.09, 0.18 and 0.12.
+# Compile cost where users pay it: a kernel file that marks one op (input + output), one
+# PROBE_SCOPE and one probe::metric, against the same file unmarked, in each build mode; and
+# a file that only includes probe.hpp. `$CXX -std=c++17 -O2 -c`, median of interleaved runs
+# (one warm-up round first), net of the unmarked file measured in the same run; object code
+# is the size of the .text sections.
 #
-# Usage: benchmarks/compile_cost.sh [--quick]     (env: CXX, RUNS, COUNT)
-# COUNT=instructions measures the compiler's instructions under valgrind instead of wall time
-# (one run each, independent of machine load; reported in millions, "ms" columns read "M").
+# Usage: benchmarks/compile_cost.sh [--quick] [--instructions]    (env: CXX, RUNS)
+#   --instructions  also count the compiler's instructions under valgrind (repeatable on a
+#                   loaded machine; slow: minutes for the header-only rows)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cxx=${CXX:-g++}
-runs=${RUNS:-9}
-[ "${1:-}" = "--quick" ] && runs=1
+runs=${RUNS:-7}
+count=0
+for a in "$@"; do
+  case $a in
+    --quick) runs=1 ;;
+    --instructions) count=1 ;;
+  esac
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-names=(empty baseline default separate disable)
-printf 'int probe_compile_cost_anchor;\n' >"$tmp/empty.cpp"
-printf '#include <string>\n#include <vector>\n' >"$tmp/baseline.cpp"
-printf '#include <probe/probe.hpp>\n' >"$tmp/default.cpp"
-printf '#define PROBE_SEPARATE_IMPLEMENTATION\n#include <probe/probe.hpp>\n' >"$tmp/separate.cpp"
-printf '#define PROBE_DISABLE\n#include <probe/probe.hpp>\n' >"$tmp/disable.cpp"
+kernel_body='void kernel(const std::vector<float>& x, std::vector<float>& y) {
+  MARK_SCOPE
+  MARK_OP
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] = 2 * x[i];
+  MARK_OUT
+  MARK_METRIC
+}'
+unmarked=$(printf '#include <vector>\n%s\n' "$kernel_body" | sed 's/  MARK_[A-Z]*//')
+marked=$(printf '#include <probe/probe.hpp>\n#include <vector>\n%s\n' "$kernel_body" |
+  sed 's/MARK_SCOPE/PROBE_SCOPE("kernel");/; s/MARK_OP/probe::op op("scale", "Mul"); op.input("x", x);/;
+       s/MARK_OUT/op.output("y", y);/; s/MARK_METRIC/probe::metric("MLUPS", 1.0);/')
+echo "$unmarked" >"$tmp/unmarked.cpp"
+echo "$marked" >"$tmp/marked.cpp"
+printf '#include <probe/probe.hpp>\n' >"$tmp/include.cpp"
 
-compile_ms() {
+# name:file:flags
+variants=(
+  "unmarked file:unmarked:"
+  "include only, header-only:include:"
+  "include only, compiled:include:-DPROBE_SEPARATE_IMPLEMENTATION"
+  "include only, PROBE_DISABLE:include:-DPROBE_DISABLE"
+  "marking file, header-only:marked:"
+  "marking file, compiled:marked:-DPROBE_SEPARATE_IMPLEMENTATION"
+  "marking file, PROBE_DISABLE:marked:-DPROBE_DISABLE"
+)
+
+compile() {  # file flags out -> ms
   local start end
-  if [ "${COUNT:-}" = instructions ]; then
-    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null \
-      "$cxx" -std=c++17 -O2 -Iinclude -c "$tmp/$1.cpp" -o "$tmp/$1.o" 2>&1 |
-      awk '/Command: .*cc1plus/ {c = 1; next} c && /Collected/ {printf "%d\n", $4 / 1e6; exit}'
-    return
-  fi
   start=$(date +%s%N)
-  "$cxx" -std=c++17 -O2 -Iinclude -c "$tmp/$1.cpp" -o "$tmp/$1.o"
+  # shellcheck disable=SC2086
+  "$cxx" -std=c++17 -O2 -Iinclude $2 -c "$tmp/$1.cpp" -o "$3"
   end=$(date +%s%N)
   echo $(((end - start) / 1000000))
 }
-[ "${COUNT:-}" = instructions ] && runs=1
-
-# One warm-up round (file cache), then interleaved rounds so that machine noise hits every
-# variant alike.
-[ "${COUNT:-}" = instructions ] || for n in "${names[@]}"; do compile_ms "$n" >/dev/null; done
-for ((r = 0; r < runs; r++)); do
-  for n in "${names[@]}"; do compile_ms "$n" >>"$tmp/$n.times"; done
-done
-
-median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-declare -A ms
-for n in "${names[@]}"; do ms[$n]=$(median "$tmp/$n.times"); done
-
-net() { echo $((ms[$1] - ms[empty])); }
-base=$(net baseline)
-unit="median of $runs runs, ms"
-[ "${COUNT:-}" = instructions ] && unit="compiler instructions (millions) under valgrind"
-echo "compile cost: $("$cxx" --version | head -1), -std=c++17 -O2, $unit"
-printf '%-40s %8s %10s %14s %s\n' "TU" "total" "net" "net/baseline" "target ratio"
-row() {
-  local n=$1 label=$2 target=$3 ratio
-  ratio=$(awk -v a="$(net "$n")" -v b="$base" 'BEGIN {printf (b > 0 ? "%.3f" : "n/a"), (b > 0 ? a / b : 0)}')
-  printf '%-40s %8d %10d %14s %s\n' "$label" "${ms[$n]}" "$(net "$n")" "$ratio" "$target"
+instructions() {  # file flags -> millions of compiler instructions
+  # shellcheck disable=SC2086
+  valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null \
+    "$cxx" -std=c++17 -O2 -Iinclude $2 -c "$tmp/$1.cpp" -o "$tmp/i.o" 2>&1 |
+    awk '/Command: .*cc1plus/ {c = 1; next} c && /Collected/ {printf "%d\n", $4 / 1e6; exit}'
 }
-printf '%-40s %8d %10s\n' "empty TU" "${ms[empty]}" "-"
-row baseline "<string> + <vector> (baseline)" "1"
-row default "(a) probe.hpp, header-only" "<= 2.09 (700/335)"
-row separate "(b) probe.hpp, SEPARATE_IMPLEMENTATION" "<= 0.18 (60/335)"
-row disable "(c) probe.hpp, PROBE_DISABLE" "<= 0.12 (40/335)"
+text_bytes() { size -A "$1" | awk '$1 ~ /^\.text/ {t += $2} END {print t + 0}'; }
+
+n=${#variants[@]}
+for ((v = 0; v < n; v++)); do
+  IFS=: read -r _ file flags <<<"${variants[$v]}"
+  compile "$file" "$flags" "$tmp/o$v.o" >/dev/null  # warm-up
+done
+for ((r = 0; r < runs; r++)); do
+  for ((v = 0; v < n; v++)); do
+    IFS=: read -r _ file flags <<<"${variants[$v]}"
+    compile "$file" "$flags" "$tmp/o$v.o" >>"$tmp/t$v"
+  done
+done
+median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+base=$(median "$tmp/t0")
+echo "compile cost: $("$cxx" --version | head -1), -std=c++17 -O2, median of $runs runs"
+printf '%-30s %9s %9s %12s' "TU" "wall ms" "net ms" ".text bytes"
+((count)) && printf ' %14s %10s' "instructions M" "net M"
+printf '\n'
+for ((v = 0; v < n; v++)); do
+  IFS=: read -r label file flags <<<"${variants[$v]}"
+  ms=$(median "$tmp/t$v")
+  printf '%-30s %9d %9d %12d' "$label" "$ms" $((ms - base)) "$(text_bytes "$tmp/o$v.o")"
+  if ((count)); then
+    ins=$(instructions "$file" "$flags")
+    ((v == 0)) && base_ins=$ins
+    printf ' %14d %10d' "$ins" $((ins - base_ins))
+  fi
+  printf '\n'
+done
