@@ -45,7 +45,7 @@ std::vector<size_t> probe_changes(const std::vector<double>& x, std::vector<size
   const pa::segmentation seg = pa::find_change_points(x);
   std::vector<size_t> out;
   for (const auto& c : seg.changes) out.push_back(c.index);
-  outliers->clear();
+  *outliers = seg.outliers;
   return out;
 }
 

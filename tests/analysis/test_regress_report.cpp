@@ -3,6 +3,7 @@
 #include <cmath>
 #include "analysis/regress_plot.hpp"
 #include "analysis/regress_report.hpp"
+#include "analysis/synthetic_series.hpp"
 #include <string>
 #include <vector>
 
@@ -10,17 +11,18 @@ namespace pa = probe::analysis;
 
 namespace {
 
-// Runs labelled day-1, day-2, ... with values alternating around each level (+-noise), and
+// Runs labelled day-1, day-2, ... with values scattered around each level (+-noise), and
 // failed runs where `failed` says.
 std::vector<pa::run_record> runs(const std::vector<std::pair<size_t, double>>& pieces, double noise,
                                  const std::vector<size_t>& failed = {}) {
   std::vector<pa::run_record> out;
   size_t day = 0;
+  pa::split_mix g(17);
   for (const auto& p : pieces)
     for (size_t i = 0; i < p.first; ++i) {
       pa::run_record r;
       r.label = "day-" + std::to_string(++day);
-      const double wiggle = ((day * 7919) % 13) / 6.0 - 1;  // deterministic, in [-1, 1]
+      const double wiggle = g.uniform(-1, 1);  // deterministic, not a pattern the detector could model
       r.values.push_back(p.second * (1 + noise * wiggle));
       out.push_back(r);
     }

@@ -51,7 +51,7 @@ enum class true_change_kind { step, dip_start, dip_end };
 struct true_change {
   size_t run = 0;      // first run of the new level
   double rel = 0;      // relative change of the level's value
-  double sigmas = 0;   // |change| in noise standard deviations
+  double sigmas = 0;   // |change| in run-to-run standard deviations (spread)
   size_t shorter = 0;  // runs of the shorter of the two levels it separates
   true_change_kind kind = true_change_kind::step;
 };
@@ -72,15 +72,16 @@ struct synthetic_series {
   std::vector<true_outlier> outliers;  // wild runs and one-run dips
   std::vector<run_range> levels;       // the true segmentation (a one-run dip stays inside its level)
   std::vector<run_range> drifts;       // levels whose value moves slowly from start to end
-  double noise = 0;                    // relative standard deviation of the run-to-run noise
-  bool bimodal = false;                // some runs land in a second mode a few noise sd away
+  double noise = 0;                    // relative standard deviation of the noise of each run
+  bool bimodal = false;                // some runs land in a second mode 2 to 4 noise sd away
+  double spread = 0;                   // relative sd from run to run, second mode included
 };
 
 struct synthetic_options {
   double noise = 0.01;                       // relative standard deviation of each run
   size_t min_runs = 120, max_runs = 240;     // length of the series
   double min_step = 0.005, max_step = 0.15;  // |relative step|, log-uniform between them
-  double min_step_sigmas = 0;                // steps of at least this many noise sd (max grows to fit)
+  double min_step_sigmas = 0;                // steps of at least this many run-to-run sd (max grows to fit)
   double dip_chance = 0.15;                  // after a level: a dip or spike that comes back
   size_t max_dip_runs = 6;
   double failed_chance = 0.02;           // each run of a level of 3 runs or more
@@ -132,6 +133,12 @@ inline synthetic_series generate_series(const synthetic_options& o, uint64_t see
   const size_t target = g.between(o.min_runs, o.max_runs);
   const bool want_drift = g.chance(o.drift_chance);
   s.bimodal = g.chance(o.bimodal_chance);
+  const double bimodal_gap = (g.chance(0.5) ? 1 : -1) * g.uniform(2, 4);  // in noise sd
+  const double bimodal_share = g.uniform(0.1, 0.4);
+  // the run-to-run standard deviation, the second mode included: the unit of `sigmas`
+  s.spread = o.noise * (s.bimodal ? std::sqrt(1 + bimodal_share * (1 - bimodal_share) * bimodal_gap * bimodal_gap) : 1);
+  synthetic_options steps = o;
+  steps.noise = s.spread;
 
   // 1. The plan: levels with their values.
   std::vector<detail::planned_level> plan;
@@ -156,16 +163,20 @@ inline synthetic_series generate_series(const synthetic_options& o, uint64_t see
     const detail::planned_level prev = plan.back();
     if (!prev.one_run_dip && prev.runs >= 3 && g.chance(o.dip_chance)) {
       const size_t dip_runs = g.between(1, o.max_dip_runs);
-      const double rel = (g.chance(0.7) ? -1 : 1) * detail::draw_step(g, o);
+      const double rel = (g.chance(0.7) ? -1 : 1) * detail::draw_step(g, steps);  // mostly dips
       add(dip_runs, prev.end * (1 + rel), dip_runs == 1);
       last_sign = rel < 0 ? 1 : -1;  // the way back: a one-run level after it stays between
       add(detail::draw_level_runs(g), prev.end, false);  // back to the value before the dip
       continue;
     }
-    // after a level of one run the stair goes on the same way
-    const int sign = prev.runs == 1 ? last_sign : (g.chance(0.5) ? 1 : -1);
+    // after a level of one run the stair goes on the same way; a series strays no further
+    // than about 30% from where it started (as benchmark results do), steps turn back there
+    int sign = g.chance(0.5) ? 1 : -1;
+    if (prev.end > 1.3 * plan.front().start) sign = -1;
+    if (prev.end < plan.front().start / 1.3) sign = 1;
+    if (prev.runs == 1) sign = last_sign;
     last_sign = sign;
-    add(detail::draw_level_runs(g), prev.end * (1 + sign * detail::draw_step(g, o)), false);
+    add(detail::draw_level_runs(g), prev.end * (1 + sign * detail::draw_step(g, steps)), false);
   }
   if (plan.back().runs < 10) {  // the last level long enough that its change is not a tail
     total += 10 - plan.back().runs;
@@ -173,8 +184,6 @@ inline synthetic_series generate_series(const synthetic_options& o, uint64_t see
   }
 
   // 2. The runs, the truth's levels and changes.
-  const double bimodal_gap = (g.chance(0.5) ? 1 : -1) * g.uniform(2, 4);  // in noise sd
-  const double bimodal_share = g.uniform(0.1, 0.4);
   s.runs.reserve(total);
   std::vector<char> may_fail;  // per run: failing it keeps the truth well defined
   std::vector<double> clean;   // per run: the value without noise
@@ -192,7 +201,7 @@ inline synthetic_series generate_series(const synthetic_options& o, uint64_t see
     if (l.start != l.end) s.drifts.push_back({begin, begin + l.runs});
     if (l.one_run_dip) {
       const double base = plan[k - 1].end;
-      s.outliers.push_back({begin, l.start / base - 1, std::fabs(l.start / base - 1) / o.noise});
+      s.outliers.push_back({begin, l.start / base - 1, std::fabs(l.start / base - 1) / s.spread});
     }
     // the true level: a one-run dip and the level after it continue the level before
     const bool continues = k > 0 && (l.one_run_dip || plan[k - 1].one_run_dip);
@@ -204,7 +213,7 @@ inline synthetic_series generate_series(const synthetic_options& o, uint64_t see
     true_change c;
     c.run = begin;
     c.rel = l.start / plan[k - 1].end - 1;
-    c.sigmas = std::fabs(c.rel) / o.noise;
+    c.sigmas = std::fabs(c.rel) / s.spread;
     const bool dip_start = k + 1 < plan.size() && plan[k + 1].start == plan[k - 1].end;
     const bool dip_end = k >= 2 && l.start == plan[k - 2].end && !plan[k - 1].one_run_dip;
     c.kind = dip_start ? true_change_kind::dip_start : dip_end ? true_change_kind::dip_end : true_change_kind::step;
@@ -227,11 +236,11 @@ inline synthetic_series generate_series(const synthetic_options& o, uint64_t see
       if (taken) continue;
       const bool down = g.chance(0.7);  // mostly crashed or throttled runs
       double rel = down ? -g.uniform(0.15, 0.6) : g.uniform(0.1, 0.4);
-      const double least = 12 * o.noise * g.uniform(1, 2);
+      const double least = 12 * s.spread * g.uniform(1, 2);
       if (std::fabs(rel) < least) rel = down ? -std::min(least, 0.95) : least;
       s.runs[r] = clean[r] * (1 + rel + o.noise * g.normal());
       may_fail[r] = 0;
-      s.outliers.push_back({r, rel, std::fabs(rel) / o.noise});
+      s.outliers.push_back({r, rel, std::fabs(rel) / s.spread});
     }
   }
   std::sort(s.outliers.begin(), s.outliers.end(), [](const true_outlier& a, const true_outlier& b) { return a.run < b.run; });
