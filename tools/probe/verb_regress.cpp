@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "analysis/regress_plot.hpp"
+#include "analysis/regress_json.hpp"
 #include "analysis/regress_report.hpp"
+#include "analysis/regress_text.hpp"
 #include "analysis/series_input.hpp"
 
 #include "file_output.hpp"
@@ -22,7 +24,7 @@ namespace {
 const char k_regress_usage[] =
     "usage: probe regress [options] INPUT...\n"
     "Finds every change point in a series of benchmark results: regressions, improvements,\n"
-    "transient dips that came back, and the runs that failed.\n"
+    "transient dips that came back, single wild runs (outliers), and the runs that failed.\n"
     "\n"
     "INPUT: result files (one run each, labelled by file name), folders (every regular file in\n"
     "them), CSV files (label,value rows) and JSON-lines files (one object per run).\n"
@@ -37,7 +39,10 @@ const char k_regress_usage[] =
     "  --higher-is-better | --lower-is-better   (default: guessed from the metric's name)\n"
     "  --max-pvalue P      a change needs p <= P (default 0.001)\n"
     "  --min-change F      ... and a relative change of at least F (default 0.01 = 1%)\n"
-    "  --min-points N      fewest runs on each side of a change (default 3)\n"
+    "  --min-points N      fewest runs in every level (default: 3, and 1 or 2 between two\n"
+    "                      levels when the shift from both is at least 6 noise sd)\n"
+    "  --max-transient-runs N  a change back within N runs is one transient (default 5);\n"
+    "                      a longer one is a change and its return, both reported\n"
     "  --window N          local search window in runs (default 50)\n"
     "  --json FILE         write the report as JSON ('-' = stdout, instead of the text)\n"
     "  --svg FILE          write a plot of the series, levels, events and failed runs\n"
@@ -96,6 +101,7 @@ int run_regress(int argc, char** argv) {
     else if (args.number("--min-change", &settings.changepoints.min_change, 0, 1e9, &error)) {}
     else if (args.count("--min-points", &settings.changepoints.min_points, 2, 10000, &error)) {}
     else if (args.count("--window", &settings.changepoints.window, 4, 1000, &error)) {}
+    else if (args.count("--max-transient-runs", &settings.max_transient_runs, 0, 1000000, &error)) {}
     else error = "unknown option '" + args.word() + "' (probe regress --help lists them)";
     if (!error.empty()) return bad_input(error);
   }
