@@ -9,12 +9,13 @@
 //    nor hide one, and are reported.
 // 1. Candidates, from three searches whose union covers short and long changes:
 //    - local: windows of `window` points overlapping by half; E-Divisive proper in each
-//      (energy_split.hpp: the split tau and end kappa maximising Q(tau, kappa)), recursing
-//      while the split's t-test gives p <= candidate_pvalue;
+//      (energy_split.hpp: the split tau and end kappa maximising Q(tau, kappa), 3 points a
+//      side at least), recursing while the split's t-test gives p <= candidate_pvalue;
 //    - global: binary segmentation of the whole series by the energy statistic, O(L log L)
-//      per split, for long small shifts that no window can see;
-//    - jumps: every difference between neighbours above 5 sigma, so that a large step is
-//      proposed at its exact run however short the levels around it.
+//      per split, 2 points a side at least, for long small shifts that no window can see;
+//    - jumps: every difference between neighbours above 4 sigma, so that a large step is
+//      proposed at its exact run however short the levels around it (cheaper than windows
+//      that look at pieces of 2 points).
 // 2. Merge pass, on evidence: each candidate is judged on the stretches up to its neighbours;
 //    the weakest failing one goes and its neighbours are judged again, until every change
 //    left holds:
@@ -117,7 +118,7 @@ inline double relative_change(double before, double after) {
 namespace detail {
 
 constexpr size_t k_short_level = 3;       // by default, levels with fewer points need the sigma rule
-constexpr double k_jump_sigmas = 5;       // a difference between neighbours that proposes a candidate
+constexpr double k_jump_sigmas = 4;       // a difference between neighbours that proposes a candidate
 constexpr double k_spread_sigmas = 3;     // a level this much wider than the noise is searched again
 constexpr double k_noise_shrink = 0.85;   // rerun when the within-level noise is below this share
 constexpr int k_noise_rounds = 3, k_research_rounds = 3;
@@ -139,7 +140,7 @@ class change_finder {
   change_finder(const std::vector<double>& y, const changepoint_options& opt, double sigma)
       : y_(y), opt_(opt), pm_(y), sigma_(sigma), fixed_(opt.min_points != 0) {
     m_ = fixed_ ? std::max<size_t>(2, opt.min_points) : k_short_level;
-    // the energy statistic needs two points a side; the fixed rule needs its minimum
+    // the global search looks at sides of 2 points, the fewest the energy statistic takes
     mc_ = fixed_ ? m_ : 2;
     // The noise level of a short series is itself uncertain (a median of a few differences
     // keeps about a third of their information): it weighs no more than that.
@@ -218,20 +219,20 @@ class change_finder {
     const size_t n = y_.size();
     // A window holds (w+1)^2 distance sums: at most 1000 points. When min_points needs more,
     // the global search alone looks for changes.
-    const size_t w = std::max(std::min<size_t>(opt_.window, 1000), 2 * mc_);
+    const size_t w = std::max(std::min<size_t>(opt_.window, 1000), 2 * m_);
     if (w > 1000) return;
     auto significant = [&](size_t a, size_t c, size_t b) {
       const t_test t = test(a, c, b);
       return std::make_pair(t.p <= opt_.candidate_pvalue, std::fabs(t.t));
     };
     if (n <= w) {
-      window_energy_splits(y_, 0, n, mc_, significant, out);
+      window_energy_splits(y_, 0, n, m_, significant, out);
       return;
     }
     const size_t step = std::max<size_t>(1, w / 2);
     for (size_t start = 0;; start += step) {
       const size_t s = std::min(start, n - w);
-      window_energy_splits(y_, s, s + w, mc_, significant, out);
+      window_energy_splits(y_, s, s + w, m_, significant, out);
       if (s + w >= n) break;
     }
   }
@@ -371,7 +372,7 @@ class change_finder {
   prefix_moments pm_;
   double sigma_ = 0, prior_df_ = 0;
   bool fixed_ = false;
-  size_t m_ = 0, mc_ = 0;
+  size_t m_ = 0, mc_ = 0;  // shortest level without extra evidence; shortest side the global search tries
 };
 
 // One pass at a given noise level: outliers, the series without them, and its changes.
