@@ -48,6 +48,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -311,31 +312,57 @@ class change_finder {
     return {};
   }
 
+  // Drops the weakest failing change (lowest tier, then lowest order, then first in the
+  // series) until none fails. A heap of verdicts over a linked list of the changes: each drop
+  // costs O(log k), and rejudges the two changes on each side whose levels it changed.
   void merge(std::vector<size_t>* cps, bool with_size, const std::vector<drift_range>& drifts) const {
     std::vector<size_t>& c = *cps;
-    const size_t n = y_.size();
-    auto judge_at = [&](size_t i) {
-      auto bound = [&](size_t k, long d) {  // the change d places from i, or an end of the series
-        const long j = static_cast<long>(k) + d;
-        return j < 0 ? 0 : j >= static_cast<long>(c.size()) ? n : c[static_cast<size_t>(j)];
-      };
-      return judge(bound(i, -2), bound(i, -1), c[i], bound(i, 1), bound(i, 2), with_size, drifts);
-    };
-    std::vector<verdict> v(c.size());
-    for (size_t i = 0; i < c.size(); ++i) v[i] = judge_at(i);
-    for (;;) {
-      size_t drop = c.size();
-      for (size_t i = 0; i < c.size(); ++i) {
-        if (v[i].tier == 0) continue;
-        if (drop == c.size() || v[i].tier < v[drop].tier || (v[i].tier == v[drop].tier && v[i].order < v[drop].order))
-          drop = i;
-      }
-      if (drop == c.size()) break;
-      c.erase(c.begin() + static_cast<std::ptrdiff_t>(drop));
-      v.erase(v.begin() + static_cast<std::ptrdiff_t>(drop));
-      if (drop > 0) v[drop - 1] = judge_at(drop - 1);
-      if (drop < c.size()) v[drop] = judge_at(drop);
+    const size_t k = c.size(), n = y_.size(), none = static_cast<size_t>(-1);
+    if (k == 0) return;
+    std::vector<size_t> prev(k), next(k), version(k, 0);
+    std::vector<char> alive(k, 1);
+    for (size_t i = 0; i < k; ++i) {
+      prev[i] = i == 0 ? none : i - 1;
+      next[i] = i + 1 == k ? none : i + 1;
     }
+    auto at = [&](size_t i, size_t end) { return i == none ? end : c[i]; };
+    struct entry {
+      int tier;
+      double order;
+      size_t index, id, version;
+    };
+    auto after = [](const entry& a, const entry& b) {  // the heap's top is the first to drop
+      if (a.tier != b.tier) return a.tier > b.tier;
+      if (a.order != b.order) return a.order > b.order;
+      return a.index > b.index;
+    };
+    std::priority_queue<entry, std::vector<entry>, decltype(after)> heap(after);
+    auto rejudge = [&](size_t i) {
+      if (i == none) return;
+      const size_t p1 = prev[i], n1 = next[i];
+      const size_t p2 = p1 == none ? none : prev[p1], n2 = n1 == none ? none : next[n1];
+      const verdict v = judge(at(p2, 0), at(p1, 0), c[i], at(n1, n), at(n2, n), with_size, drifts);
+      ++version[i];  // an older verdict of this change no longer counts
+      if (v.tier != 0) heap.push({v.tier, v.order, c[i], i, version[i]});
+    };
+    for (size_t i = 0; i < k; ++i) rejudge(i);
+    while (!heap.empty()) {
+      const entry e = heap.top();
+      heap.pop();
+      if (!alive[e.id] || e.version != version[e.id]) continue;
+      alive[e.id] = 0;
+      const size_t p1 = prev[e.id], n1 = next[e.id];
+      if (p1 != none) next[p1] = n1;
+      if (n1 != none) prev[n1] = p1;
+      rejudge(p1);
+      if (p1 != none) rejudge(prev[p1]);
+      rejudge(n1);
+      if (n1 != none) rejudge(next[n1]);
+    }
+    std::vector<size_t> kept;
+    for (size_t i = 0; i < k; ++i)
+      if (alive[i]) kept.push_back(c[i]);
+    c = kept;
   }
 
   // Proposes the best split of every level much wider than the noise; true if any.
