@@ -2,7 +2,9 @@
 // 1 s), how it scales from 1,000 runs, the incremental energy split against the direct
 // O(n^2) one, and the whole report (analysis + text + JSON + SVG) on 10,000 runs.
 #include "analysis/regress_plot.hpp"
+#include "analysis/regress_json.hpp"
 #include "analysis/regress_report.hpp"
+#include "analysis/regress_text.hpp"
 
 #include <cmath>
 #include <cstdint>

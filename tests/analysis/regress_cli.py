@@ -180,6 +180,32 @@ with tempfile.TemporaryDirectory() as tmp:
     check(code == 1 and not controls, f"hostile labels: exit {code}, control characters {controls}")
     check("b10\\x1b[2J\\n\\xc2\\x9b -> b11" in text, f"hostile labels shown escaped: {text!r}")
 
+    # a -3.5% dip lasting 36 nights: a regression and its recovery, linked; one transient with
+    # --max-transient-runs 40; a wild run (a crash that still printed a number) is an outlier
+    long_dip = os.path.join(tmp, "long_dip")
+    os.mkdir(long_dip)
+    nightly(long_dip, [(40, 500.0), (36, 482.5), (40, 500.0)], noise=0.002, seed=7)
+    with open(os.path.join(long_dip, "nightly-2024-20.log"), "w") as f:
+        f.write("MLUPS: 300.0\n")
+    code, text, err = regress(long_dip, "--metric", "MLUPS", "--json", "-")
+    r = json.loads(text)
+    kinds = [e["kind"] for e in r["events"]]
+    check(code == 1 and kinds == ["regression", "improvement"], f"long dip: exit {code}, events {kinds} {err}")
+    if len(r["events"]) == 2:
+        check(r["events"][0]["returned_by"] == 2 and r["events"][1]["returns"] == 1, "long dip: linked events")
+        check(r["events"][0]["runs_away"] == 36, f"long dip: {r['events'][0]['runs_away']} runs away")
+    check([o["label"] for o in r["outliers"]] == ["nightly-2024-20.log"] and r["summary"]["outliers"] == 1,
+          f"outliers {r['outliers']}")
+    check(r["levels"][0]["outliers"] == 1 and r["levels"][0]["std"] < 2.0, f"level without its outlier {r['levels'][0]}")
+    code, text, _ = regress(long_dip, "--metric", "MLUPS", "--max-transient-runs", "40", "--json", "-")
+    r = json.loads(text)
+    check(code == 0 and [e["kind"] for e in r["events"]] == ["transient"], f"--max-transient-runs 40: {code}")
+    code, text, _ = regress(long_dip, "--metric", "MLUPS")
+    lines = [l for l in text.split("\n") if l.startswith("  1. ")]
+    check(len(lines) == 1 and "(event 2)" in lines[0] and " sd): " in lines[0], f"one line per event: {lines}")
+    code, _, err = regress(long_dip, "--metric", "MLUPS", "--max-transient-runs", "x")
+    check(code == 2 and "--max-transient-runs" in err, "--max-transient-runs needs a number")
+
     # bad input: exit 2 with one clear message
     code, _, err = regress(runs, "--pattern", "MLUPS: ([0-9")
     check(code == 2 and "not a valid regular expression" in err, f"bad regex: {code} {err}")

@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include "analysis/regress_plot.hpp"
+#include "analysis/regress_json.hpp"
 #include "analysis/regress_report.hpp"
+#include "analysis/regress_text.hpp"
+#include "analysis/synthetic_series.hpp"
 #include <string>
 #include <vector>
 
@@ -10,17 +13,18 @@ namespace pa = probe::analysis;
 
 namespace {
 
-// Runs labelled day-1, day-2, ... with values alternating around each level (+-noise), and
+// Runs labelled day-1, day-2, ... with values scattered around each level (+-noise), and
 // failed runs where `failed` says.
 std::vector<pa::run_record> runs(const std::vector<std::pair<size_t, double>>& pieces, double noise,
                                  const std::vector<size_t>& failed = {}) {
   std::vector<pa::run_record> out;
   size_t day = 0;
+  pa::split_mix g(17);
   for (const auto& p : pieces)
     for (size_t i = 0; i < p.first; ++i) {
       pa::run_record r;
       r.label = "day-" + std::to_string(++day);
-      const double wiggle = ((day * 7919) % 13) / 6.0 - 1;  // deterministic, in [-1, 1]
+      const double wiggle = g.uniform(-1, 1);  // deterministic, not a pattern the detector could model
       r.values.push_back(p.second * (1 + noise * wiggle));
       out.push_back(r);
     }
@@ -87,11 +91,21 @@ TEST_CASE("report: a dip that comes back is one transient event with its span") 
   REQUIRE(only.events.size() == 1);
   CHECK(only.events[0].kind == pa::event_kind::transient);
   CHECK(only.exit_code() == 0);
-  // a dip in two steps that comes back is still one transient
-  const auto stairs = analyze(runs({{30, 500}, {6, 450}, {6, 400}, {30, 500}}, 0.003));
+  // a dip in two steps that comes back within 5 runs is still one transient
+  const auto stairs = analyze(runs({{30, 500}, {2, 450}, {3, 400}, {30, 500}}, 0.003));
   REQUIRE(stairs.events.size() == 1);
   CHECK(stairs.events[0].kind == pa::event_kind::transient);
   CHECK(stairs.events[0].rel_change == doctest::Approx(-0.2).epsilon(0.03));
+  CHECK(stairs.events[0].runs_away == 5);
+  // the same two steps lasting 12 runs: two regressions, then the recovery of the first
+  const auto long_stairs = analyze(runs({{30, 500}, {6, 450}, {6, 400}, {30, 500}}, 0.003));
+  REQUIRE(long_stairs.events.size() == 3);
+  CHECK(long_stairs.events[0].kind == pa::event_kind::regression);
+  CHECK(long_stairs.events[1].kind == pa::event_kind::regression);
+  CHECK(long_stairs.events[2].kind == pa::event_kind::improvement);
+  CHECK(long_stairs.events[0].returned_by == 2);
+  CHECK(long_stairs.events[2].returns == 0);
+  CHECK(long_stairs.events[2].runs_away == 12);
   // a rise that comes back is a transient that was better
   const auto rise = analyze(runs({{30, 500}, {5, 560}, {30, 500}}, 0.004));
   REQUIRE(rise.events.size() == 1);

@@ -10,6 +10,7 @@
 #include "analysis/bisect.hpp"
 #include "analysis/changepoint.hpp"
 #include "analysis/compare_types.hpp"
+#include "analysis/regress_report.hpp"
 #include "probe/options.hpp"
 #include "probe/verbs.hpp"
 
@@ -232,7 +233,11 @@ TEST_CASE("options: the defaults the tables state are the analysis' defaults") {
   const probe::analysis::changepoint_options cp;
   CHECK(default_of(regress_command, "--max-pvalue") == cp.max_pvalue);
   CHECK(default_of(regress_command, "--min-change") == cp.min_change);
-  CHECK(default_of(regress_command, "--min-points") == static_cast<double>(cp.min_points));
+  // No fixed minimum unless asked: the evidence decides (changepoint.hpp).
+  CHECK(cp.min_points == 0);
+  CHECK(std::string(option_of(regress_command, "--min-points").default_text) == "by the evidence");
+  const probe::analysis::regress_settings rs;
+  CHECK(default_of(regress_command, "--max-transient-runs") == static_cast<double>(rs.max_transient_runs));
   CHECK(default_of(regress_command, "--window") == static_cast<double>(cp.window));
   const probe::analysis::bisect_settings bisect;
   CHECK(default_of(bisect_run_command, "--alpha") == bisect.alpha);

@@ -1,5 +1,5 @@
 // Pictures of a regression report: an SVG plot of the series (points, levels with their
-// spread, one mark per event, failed runs as crosses on the axis), and a self-contained
+// spread, one mark per event, outliers ringed, failed runs as crosses on the axis), and a self-contained
 // HTML page holding the plot and the tables. No scripts, no fonts or styles from the
 // network. Every mark carries a <title> (a tooltip in browsers). Standalone header.
 #pragma once
@@ -79,7 +79,7 @@ inline std::string regress_svg(const regress_report& r) {
   s += "<style>.point{fill:#1f5fa8}.level{stroke:#333;stroke-width:2}.spread{fill:#888;fill-opacity:.15}"
        ".regression{fill:#d62728;fill-opacity:.25;stroke:#d62728}.improvement{fill:#2ca02c;fill-opacity:.25;"
        "stroke:#2ca02c}.transient{fill:#ff9f1c;fill-opacity:.25;stroke:#ff9f1c}.failed{stroke:#d62728;"
-       "stroke-width:2}.axis{stroke:#444}.grid{stroke:#ddd}</style>\n";
+       "stroke-width:2}.outlier{fill:none;stroke:#d62728;stroke-width:1.5}.axis{stroke:#444}.grid{stroke:#ddd}</style>\n";
   s += "<rect x=\"0\" y=\"0\" width=\"960\" height=\"440\" fill=\"white\"/>\n";
   // grid and y axis
   for (double t : detail::nice_ticks(lo, hi, 6)) {
@@ -145,6 +145,10 @@ inline std::string regress_svg(const regress_report& r) {
          (r.runs[run].values.size() > 1 ? " (mean of " + std::to_string(r.runs[run].values.size()) + ")" : "") +
          "</title></circle>\n";
   }
+  for (const outlier_run& o : r.outliers)
+    s += "<circle class=\"outlier\" cx=\"" + detail::num(X(o.run)) + "\" cy=\"" + detail::num(Y(o.value)) + "\" r=\"" +
+         detail::num(radius + 3) + "\"><title>" + label(o.run) + ": outlier, " + xml_escape(format_percent(o.rel_change)) +
+         " (" + xml_escape(format_sigmas(o.sigmas)) + ") against its level, left out of it</title></circle>\n";
   for (size_t run = 0; run < r.runs.size(); ++run) {
     if (!r.runs[run].failed()) continue;
     const double x = X(run), y = top + ph - 8, d = 4;
@@ -208,9 +212,14 @@ inline std::string regress_html(const regress_report& r) {
            " &#177; " + format_value(e.before.sd, 3) + " (" + std::to_string(e.before.count()) + ")</td><td>" +
            format_value(e.after.mean) + " &#177; " + format_value(e.after.sd, 3) + " (" +
            std::to_string(e.after.count()) + ")</td><td class=\"n\">" + format_p(e.p_value) + "</td><td>" +
-           (e.kind == event_kind::transient ? label(e.first_changed) + " .. " + label(e.last_changed) + ", back at " +
-                                                  label(e.back)
-                                            : std::string()) +
+           (e.kind == event_kind::transient
+                ? label(e.first_changed) + " .. " + label(e.last_changed) + ", back at " + label(e.back)
+                : e.returned_by != no_event
+                      ? "back at " + label(r.events[e.returned_by].first_changed) + " after " +
+                            std::to_string(e.runs_away) + " runs (event " + std::to_string(e.returned_by + 1) + ")"
+                      : e.returns != no_event ? "return of event " + std::to_string(e.returns + 1) + " after " +
+                                                    std::to_string(e.runs_away) + " runs"
+                                              : std::string()) +
            "</td></tr>\n";
     }
     h += "</table>\n";
@@ -224,6 +233,15 @@ inline std::string regress_html(const regress_report& r) {
          format_value(l.mean) + "</td><td class=\"n\">" + format_value(l.sd, 3) + "</td></tr>\n";
   }
   h += "</table>\n";
+  if (!r.outliers.empty()) {
+    h += "<h2>Outliers</h2>\n<p>Single runs far off their level, left out of it.</p>\n<table>\n<tr><th>run</th>"
+         "<th>value</th><th>against its level</th><th>level</th></tr>\n";
+    for (const outlier_run& o : r.outliers)
+      h += "<tr><td>" + label(o.run) + "</td><td class=\"n\">" + format_value(o.value) + "</td><td class=\"n\">" +
+           format_percent(o.rel_change) + " (" + format_sigmas(o.sigmas) + ")</td><td class=\"n\">" +
+           format_value(o.level) + "</td></tr>\n";
+    h += "</table>\n";
+  }
   if (r.failed) {
     h += "<h2>Failed runs</h2>\n<table>\n<tr><th>run</th><th>error</th></tr>\n";
     for (size_t run = 0; run < r.runs.size(); ++run)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <probe/util/config.hpp>
@@ -159,23 +160,32 @@ inline double median_in_place(std::vector<double>& v) {
   return m;
 }
 
-// Point-to-point noise of a series, from its successive differences: level shifts touch only
-// a few differences, so the median absolute deviation of the differences (scaled to a normal
-// standard deviation, divided by sqrt 2) sees the noise and not the steps. Falls back to the
-// root mean square difference when more than half the differences are equal (quantized
-// values), and returns 0 for a constant series.
-inline double noise_from_differences(const std::vector<double>& x) {
-  if (x.size() < 3) return 0;
-  std::vector<double> d(x.size() - 1);
-  for (size_t i = 0; i + 1 < x.size(); ++i) d[i] = x[i + 1] - x[i];
+// Noise standard deviation from successive differences d: the median absolute deviation of
+// the differences (scaled to a normal standard deviation, divided by sqrt 2), which a few
+// level shifts or wild values do not move. Falls back to the root mean square difference when
+// more than half the differences are equal (quantized values, or a constant slope); 0 for no or
+// only zero differences.
+inline double noise_of_differences(std::vector<double> d) {
+  if (d.empty()) return 0;
   std::vector<double> work = d;
   const double med = median_in_place(work);
   for (size_t i = 0; i < d.size(); ++i) work[i] = std::fabs(d[i] - med);
   const double mad = median_in_place(work);
-  if (mad > 0) return 1.4826 * mad / std::sqrt(2.0);
+  // equal differences count as equal when they differ by rounding only
+  if (mad > 1e-9 * std::fabs(med)) return 1.4826 * mad / std::sqrt(2.0);
   long double ss = 0;
   for (double v : d) ss += static_cast<long double>(v) * v;
   return std::sqrt(static_cast<double>(ss / static_cast<long double>(d.size())) / 2);
+}
+
+// Point-to-point noise of a series, from its successive differences: level shifts touch only
+// a few differences, so the median absolute deviation of the differences sees the noise and
+// not the steps. 0 for a constant series or fewer than three points.
+inline double noise_from_differences(const std::vector<double>& x) {
+  if (x.size() < 3) return 0;
+  std::vector<double> d(x.size() - 1);
+  for (size_t i = 0; i + 1 < x.size(); ++i) d[i] = x[i + 1] - x[i];
+  return noise_of_differences(std::move(d));
 }
 
 }  // namespace analysis

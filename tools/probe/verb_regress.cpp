@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "analysis/regress_plot.hpp"
+#include "analysis/regress_json.hpp"
 #include "analysis/regress_report.hpp"
+#include "analysis/regress_text.hpp"
 #include "analysis/series_input.hpp"
 
 #include "file_output.hpp"
@@ -39,7 +41,13 @@ const option_spec k_options[] = {
     number("--max-pvalue", "P", 0, 1, "a change needs p <= P").by_default("0.001"),
     number("--min-change", "F", 0, 1e9, "... and a relative change of at least F: 0.01 = 1%, 0 = any")
         .by_default("0.01"),
-    integer("--min-points", "N", 2, 10000, "fewest runs on each side of a change").by_default("3"),
+    integer("--min-points", "N", 2, 10000,
+            "fewest runs in every level; by default 3, and 1 or 2 between two levels when the shift from both is "
+            "at least 6 noise sd")
+        .by_default("by the evidence"),
+    integer("--max-transient-runs", "N", 0, 1000000,
+            "a change back within N runs is one transient; a longer one is a change and its return, both reported")
+        .by_default("5"),
     integer("--window", "N", 4, 1000, "local search window in runs").by_default("50"),
     text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
     text("--svg", "FILE", "write a plot of the series, levels, events and failed runs"),
@@ -59,7 +67,7 @@ const command_spec regress_command = {
     "find every change point in a series of benchmark results",
     "probe regress [options] INPUT...",
     "Finds every change point in a series of benchmark results: regressions, improvements,\n"
-    "transient dips that came back, and the runs that failed.\n"
+    "transient dips that came back, single wild runs (outliers), and the runs that failed.\n"
     "\n"
     "INPUT: result files (one run each, labelled by file name), folders (every regular file in\n"
     "them), CSV files (label,value rows) and JSON-lines files (one object per run).\n",
@@ -103,6 +111,7 @@ int run_regress(int argc, char** argv) {
   args.get("--min-change", &settings.changepoints.min_change);
   args.get("--min-points", &settings.changepoints.min_points);
   args.get("--window", &settings.changepoints.window);
+  args.get("--max-transient-runs", &settings.max_transient_runs);
 
   input.metric.set_name(metric);
   if (!pattern.empty() && !input.metric.set_pattern(pattern, &error)) return bad_input(error);

@@ -1,0 +1,147 @@
+// find_change_points on the cases that need evidence rather than a fixed minimum: short levels,
+// outliers next to steps, slow drifts. Each case runs over several noise seeds.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "analysis/changepoint.hpp"
+#include "analysis/synthetic_series.hpp"
+
+namespace pa = probe::analysis;
+
+namespace {
+
+// Levels {runs, value relative to 500} with relative gaussian noise.
+std::vector<double> levels(const std::vector<std::pair<size_t, double>>& pieces, double noise, uint64_t seed) {
+  pa::split_mix g(seed);
+  std::vector<double> x;
+  for (const auto& p : pieces)
+    for (size_t i = 0; i < p.first; ++i) x.push_back(500 * p.second * (1 + noise * g.normal()));
+  return x;
+}
+
+std::vector<size_t> indices(const pa::segmentation& s) {
+  std::vector<size_t> out;
+  for (const auto& c : s.changes) out.push_back(c.index);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("short levels: a level of 2 runs, and of 1 run on a stair, many noise sd away, is found at its runs") {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    // quiet series (0.02% noise): a -1.7% step that lasted two runs before the next one
+    const auto two = levels({{40, 1.0}, {2, 0.983}, {40, 0.966}}, 0.0002, seed);
+    const pa::segmentation s2 = pa::find_change_points(two);
+    CHECK(indices(s2) == std::vector<size_t>{40, 42});
+    REQUIRE(s2.levels.size() == 3);
+    // each level's spread is that of its own runs: the noise, not the steps
+    for (const auto& l : s2.levels) CHECK(l.sd < 0.0005 * 500);
+    // one run half-way down a stair
+    const auto one = levels({{40, 1.0}, {1, 0.985}, {40, 0.97}}, 0.0002, seed);
+    CHECK(indices(pa::find_change_points(one)) == std::vector<size_t>{40, 41});
+  }
+}
+
+TEST_CASE("short levels: with noise the minimum grows, and an explicit --min-points still rules") {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    // the same 2-run level under 1% noise is under 2 sd from its neighbours: not a level
+    const pa::segmentation noisy = pa::find_change_points(levels({{40, 1.0}, {2, 0.983}, {40, 0.966}}, 0.01, seed));
+    for (size_t i = 0; i + 1 < noisy.changes.size(); ++i)
+      CHECK(noisy.changes[i + 1].index - noisy.changes[i].index >= 3);
+    // a fixed minimum of 3 forbids the quiet 2-run level too
+    pa::changepoint_options fixed;
+    fixed.min_points = 3;
+    const pa::segmentation s = pa::find_change_points(levels({{40, 1.0}, {2, 0.983}, {40, 0.966}}, 0.0002, seed), fixed);
+    for (const auto& l : s.levels) CHECK(l.count() >= 3);
+  }
+}
+
+TEST_CASE("outliers: a wild run is an outlier, not a change, and does not hide a step five runs later") {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    // 1% noise, a -40% run, then a -11.5% step five runs later
+    auto x = levels({{200, 1.0}, {165, 0.885}}, 0.01, seed);
+    x[195] *= 0.6;
+    const pa::segmentation s = pa::find_change_points(x);
+    CHECK(indices(s) == std::vector<size_t>{200});
+    CHECK(s.outliers == std::vector<size_t>{195});
+    REQUIRE(s.levels.size() == 2);
+    CHECK(s.levels[0].outliers == 1);
+    // the level's spread leaves the outlier out
+    CHECK(s.levels[0].sd < 0.015 * 500);
+    // a smaller step (-5%) after two such runs
+    auto y = levels({{60, 1.0}, {40, 0.95}}, 0.01, seed);
+    y[45] *= 0.6;
+    y[55] *= 0.6;
+    const pa::segmentation t = pa::find_change_points(y);
+    CHECK(indices(t) == std::vector<size_t>{60});
+    CHECK(t.outliers == std::vector<size_t>{45, 55});
+  }
+}
+
+TEST_CASE("outliers: two of them close together beside a step in a quiet series") {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    auto x = levels({{50, 1.0}, {50, 0.97}}, 0.0005, seed);
+    x[46] *= 0.7;   // throttled
+    x[48] *= 1.2;   // and a spike
+    x[53] *= 0.5;   // a crashed run right after the step
+    const pa::segmentation s = pa::find_change_points(x);
+    CHECK(indices(s) == std::vector<size_t>{50});
+    CHECK(s.outliers == std::vector<size_t>{46, 48, 53});
+    REQUIRE(s.changes.size() == 1);
+    CHECK(s.changes[0].last_before == 49);
+  }
+}
+
+TEST_CASE("drifts: a slow drift is not cut into many steps") {
+  for (double noise : {0.0001, 0.001}) {
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+      CAPTURE(noise);
+      CAPTURE(seed);
+      // flat, then -3% over 60 runs, then flat at the new value
+      std::vector<double> x = levels({{40, 1.0}}, noise, seed);
+      pa::split_mix g(seed + 100);
+      for (size_t i = 0; i < 60; ++i) x.push_back(500 * (1 - 0.03 * (i + 1) / 60.0) * (1 + noise * g.normal()));
+      const std::vector<double> tail = levels({{40, 0.97}}, noise, seed + 200);
+      x.insert(x.end(), tail.begin(), tail.end());
+      const pa::segmentation s = pa::find_change_points(x);
+      CHECK(s.changes.size() <= 1);
+    }
+  }
+  // a drift between two steps is one drifting level, measured at its ends
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    CAPTURE(seed);
+    std::vector<double> x = levels({{40, 1.0}}, 0.0002, seed);
+    pa::split_mix g(seed + 100);
+    for (size_t i = 0; i < 50; ++i) x.push_back(500 * 0.95 * (1 + 0.02 * i / 49.0) * (1 + 0.0002 * g.normal()));
+    const std::vector<double> tail = levels({{40, 0.95 * 1.02 * 0.988}}, 0.0002, seed + 200);
+    x.insert(x.end(), tail.begin(), tail.end());
+    const pa::segmentation s = pa::find_change_points(x);
+    CHECK(indices(s) == std::vector<size_t>{40, 90});
+    REQUIRE(s.levels.size() == 3);
+    CHECK(s.levels[1].drifting);
+    CHECK(s.levels[1].drift == doctest::Approx(0.02).epsilon(0.1));
+    // the step out of the drift is -1.2% from where the drift ended, not from its mean
+    REQUIRE(s.changes.size() == 2);
+    CHECK(s.changes[1].rel_change == doctest::Approx(-0.012).epsilon(0.1));
+  }
+}
+
+TEST_CASE("noise: estimated within levels, so that many short levels do not inflate it") {
+  // a staircase of 2-run levels, 0.05% noise, steps of 2%
+  std::vector<std::pair<size_t, double>> stairs{{20, 1.0}};
+  for (int k = 1; k <= 10; ++k) stairs.push_back({2, 1.0 - 0.02 * k});
+  stairs.push_back({20, 1.0 - 0.02 * 11});
+  const auto x = levels(stairs, 0.0005, 3);
+  const pa::segmentation s = pa::find_change_points(x);
+  CHECK(s.noise == doctest::Approx(0.0005 * 500 * 0.9).epsilon(0.3));
+  std::vector<size_t> want;
+  for (size_t k = 0; k <= 10; ++k) want.push_back(20 + 2 * k);
+  CHECK(indices(s) == want);
+}
