@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(doctest-dev python3-numpy graphviz chromium openmpi-bin libopenmpi-dev git nodejs gdb bsdutils)
+packages=(doctest-dev python3-numpy graphviz chromium openmpi-bin libopenmpi-dev git nodejs gdb bsdutils valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
