@@ -8,6 +8,13 @@
 // default header-only; PROBE_SEPARATE_IMPLEMENTATION + one TU with PROBE_IMPLEMENTATION;
 // PROBE_DISABLE compiles every mark to nothing.
 #pragma once
+#if defined(__cplusplus) && __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
+#if defined(PROBE_DISABLE)
+#include "disabled_cxx11.hpp"  // marks compile to nothing; metric and timer still work
+#else
+#error "probe needs C++17 (compile this file with -std=c++17), or define PROBE_DISABLE to compile its marks out, or include <probe/probe.h>, the C interface, which any C or C++ file can use"
+#endif
+#else
 #include "util/config.hpp"
 #include "core/dtype.hpp"
 #include "core/half.hpp"
@@ -24,4 +31,10 @@
 
 #if PROBE_HAS_IMPLEMENTATION
 #include "wiring/implementation.hpp"
+// The C interface (probe.h) only where probe is compiled once: in plain header-only mode
+// every TU would define its extern "C" functions.
+#if defined(PROBE_IMPLEMENTATION)
+#include "c_api_impl.hpp"
 #endif
+#endif
+#endif  // C++17

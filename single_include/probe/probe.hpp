@@ -14,6 +14,198 @@
 // Run time behaviour comes from PROBE_FLAGS (see --probe_help). Build modes (config.hpp):
 // default header-only; PROBE_SEPARATE_IMPLEMENTATION + one TU with PROBE_IMPLEMENTATION;
 // PROBE_DISABLE compiles every mark to nothing.
+#if defined(__cplusplus) && __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
+#if defined(PROBE_DISABLE)
+// ---- probe/disabled_cxx11.hpp ----
+// probe compiled out, for translation units older than C++17 (probe.hpp includes this for
+// them when PROBE_DISABLE is defined). The marks an engine writes compile to nothing, as under
+// PROBE_DISABLE in C++17, with two exceptions that belong to the program: probe::timer still
+// measures, and probe::metric still prints its line. C++11 and later; nothing else of probe
+// exists here (use <probe/probe.h> to call the compiled library from such a TU).
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <initializer_list>
+#include <string>
+
+// ---- probe/util/metric_line.h ----
+/* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
+ * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
+ * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
+ * jobs grep the same line from every build. Control characters in the name print as '?'. */
+#ifndef PROBE_UTIL_METRIC_LINE_H
+#define PROBE_UTIL_METRIC_LINE_H
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline void probe_metric_line(const char* name, double value) {
+  char num[40], line[512];
+  int p, n = 0, i;
+  if (value != value || value - value != 0) {
+    snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
+  } else {
+    for (p = 1; p <= 17; ++p) {
+      snprintf(num, sizeof num, "%.*g", p, value);
+      /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
+      if (strtod(num, NULL) == value) break;
+    }
+    for (i = 0; num[i]; ++i)
+      if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
+  }
+  for (i = 0; name && name[i] && n < 400; ++i) {
+    const unsigned char c = (unsigned char)name[i];
+    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+  }
+  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  fputs(line, stdout);
+  fflush(stdout);
+}
+
+#endif /* PROBE_UTIL_METRIC_LINE_H */
+
+namespace probe {
+
+enum class dtype : uint8_t {
+  invalid = 0, boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+  float16, bfloat16, float32, float64, complex64, complex128,
+};
+
+struct tensor_view {
+  bool valid() const noexcept { return false; }
+  tensor_view on_cuda(int = 0, void* = nullptr) const noexcept { return *this; }
+};
+template <class... A>
+tensor_view view(const A&...) noexcept {
+  return tensor_view{};
+}
+template <class T>
+tensor_view view(const T*, std::initializer_list<int64_t>) noexcept {
+  return tensor_view{};
+}
+template <class T>
+tensor_view view(const T*, std::initializer_list<int64_t>, std::initializer_list<int64_t>) noexcept {
+  return tensor_view{};
+}
+
+inline void init(int&, char**) noexcept {}
+inline void set_flags(const char*) noexcept {}
+inline bool reference_mode() noexcept { return false; }
+inline void flush() noexcept {}
+inline void set_step(int64_t) noexcept {}
+inline int64_t next_step() noexcept { return 0; }
+inline int64_t current_step() noexcept { return 0; }
+
+class op {
+ public:
+  explicit op(const char*, const char* = "") noexcept {}
+  op(const char*, const char*, int64_t) noexcept {}
+  explicit op(const std::string&, const char* = "") noexcept {}
+  op(const op&) = delete;
+  op& operator=(const op&) = delete;
+  template <class T>
+  op& input(const char*, const T&) noexcept { return *this; }
+  template <class T>
+  op& output(const char*, const T&) noexcept { return *this; }
+  template <class T>
+  op& inout(const char*, const T&) noexcept { return *this; }
+  template <class T>
+  op& output_at_end(const char*, const T&) noexcept { return *this; }
+  op& link(const char*, const char*) noexcept { return *this; }
+  template <class T>
+  op& attr(const char*, const T&) noexcept { return *this; }
+  void end() noexcept {}
+  bool active() const noexcept { return false; }
+  bool records_tensors() const noexcept { return false; }
+  uint64_t sequence() const noexcept { return 0; }
+};
+
+template <class T>
+struct io_arg {
+  const char* slot;
+  const T& value;
+};
+template <class T>
+io_arg<T> in(const char* slot, const T& value) noexcept {
+  return {slot, value};
+}
+template <class T>
+io_arg<T> out(const char* slot, const T& value) noexcept {
+  return {slot, value};
+}
+template <class F, class... A>
+auto wrap(const char*, F&& fn, const A&...) -> decltype(fn()) {
+  return fn();
+}
+
+struct ordered_t {};
+constexpr ordered_t ordered{};
+template <class... A>
+void print(const A&...) noexcept {}
+template <class... A>
+void callback(const A&...) noexcept {}
+inline void effects_barrier() noexcept {}
+template <class... A>
+std::string format(const A&...) {
+  return std::string();
+}
+
+struct var_ref {};
+template <class T>
+var_ref var(const char*, const T&) noexcept {
+  return var_ref{};
+}
+template <class T>
+void breakpoint_if_nonfinite(const char*, const T&) noexcept {}
+constexpr int breakpoint_quit_status = 3;
+
+inline void metric(const char* name, double value) noexcept { probe_metric_line(name, value); }
+inline void metric(const std::string& name, double value) noexcept { probe_metric_line(name.c_str(), value); }
+inline void write_timing_summary(void*) noexcept {}
+
+// A stopwatch: measures in every build (programs compute their own rates from it).
+class timer {
+ public:
+  timer() noexcept { start(); }
+  explicit timer(const char*) noexcept { start(); }
+  void start() noexcept {
+    begin_ = now();
+    running_ = true;
+  }
+  void stop() noexcept {
+    if (running_) total_ += now() - begin_;
+    running_ = false;
+  }
+  void reset() noexcept {
+    running_ = false;
+    total_ = 0;
+  }
+  bool running() const noexcept { return running_; }
+  int64_t elapsed_ns() const noexcept { return total_ + (running_ ? now() - begin_ : 0); }
+  double elapsed() const noexcept { return static_cast<double>(elapsed_ns()) * 1e-9; }
+
+ private:
+  static int64_t now() noexcept {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
+  int64_t begin_ = 0, total_ = 0;
+  bool running_ = false;
+};
+
+using log_sink = void (*)(const char* message, void* user);
+inline void set_log_sink(log_sink, void* = nullptr) noexcept {}
+
+}  // namespace probe
+
+#define PROBE_SCOPE(name) static_assert(sizeof("" name "") > 0, "PROBE_SCOPE takes a literal")
+#define PROBE_BREAKPOINT(...) ((void)0)
+
+#else
+#error "probe needs C++17 (compile this file with -std=c++17), or define PROBE_DISABLE to compile its marks out, or include <probe/probe.h>, the C interface, which any C or C++ file can use"
+#endif
+#else
 // ---- probe/util/config.hpp ----
 // probe — build configuration shared by every header.
 //
@@ -319,7 +511,7 @@ inline float half_bits_to_float(uint16_t h) noexcept {
   // Infinity and NaN: the exponent field becomes all ones; the payload is kept.
   bits = exponent == 0x7c00u ? ((magnitude << 13) | 0x7f800000u) : bits;
   // Zero and subnormals: mantissa * 2^-24 is exact in float.
-  const float sub = static_cast<float>(magnitude) * 0x1p-24f;
+  const float sub = static_cast<float>(magnitude) * 5.9604644775390625e-8f;  // 2^-24
   bits = exponent == 0 ? detail::float_bits(sub) : bits;
   return detail::bits_float(bits | sign);
 }
@@ -964,13 +1156,13 @@ constexpr bool format_spec_type(char c) noexcept {
 
 // Parses a spec in [s + i, s + n) up to (not including) the closing '}'. Returns the index
 // of that '}', or n when the spec is malformed.
+constexpr bool format_align_char(char c) noexcept { return c == '<' || c == '>' || c == '^'; }
 constexpr size_t parse_format_spec(const char* s, size_t i, size_t n, format_spec& out) noexcept {
-  auto is_align = [](char c) { return c == '<' || c == '>' || c == '^'; };
-  if (i + 1 < n && s[i] != '{' && s[i] != '}' && is_align(s[i + 1])) {
+  if (i + 1 < n && s[i] != '{' && s[i] != '}' && format_align_char(s[i + 1])) {
     out.fill = s[i];
     out.align = s[i + 1];
     i += 2;
-  } else if (i < n && is_align(s[i])) {
+  } else if (i < n && format_align_char(s[i])) {
     out.align = s[i++];
   }
   if (i < n && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) out.sign = s[i++];
@@ -1804,6 +1996,7 @@ PROBE_END_NAMESPACE
 #endif
 #if defined(PROBE_DISABLE)
 #include <time.h>
+
 #endif
 
 // ---- probe/effects/timing_buffer.hpp ----
@@ -1972,24 +2165,29 @@ PROBE_API void timer_record(const char* name, const void** interned, uint64_t be
 // A named timer destroyed while running: reads the clock and records like stop().
 PROBE_API void timer_end(const char* name, const void** interned, uint64_t begin) noexcept;
 
+// A scope's two halves, for PROBE_SCOPE's guard and for C (probe.h): enter returns whether
+// timing took the scope, and its start tick.
+PROBE_ALWAYS_INLINE bool scope_enter(const scope_site* site, uint64_t* begin) noexcept {
+  if (!gate_on(gate_timing)) return false;
+  const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
+  if (PROBE_UNLIKELY(h != nullptr)) h->push(site->name);
+  *begin = clock_now();
+  return true;
+}
+PROBE_ALWAYS_INLINE void scope_leave(const scope_site* site, uint64_t begin) noexcept {
+  record_event(begin, clock_now(), site, event_scope);
+  const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
+  if (PROBE_UNLIKELY(h != nullptr)) h->pop();
+}
+
 // The RAII object behind PROBE_SCOPE.
 class scope_guard {
  public:
   explicit scope_guard(const scope_site* site) noexcept {
-    if (gate_on(gate_timing)) {
-      site_ = site;
-      const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
-      if (PROBE_UNLIKELY(h != nullptr)) h->push(site->name);
-      begin_ = clock_now();
-    }
+    if (scope_enter(site, &begin_)) site_ = site;
   }
   ~scope_guard() {
-    if (site_ != nullptr) {
-      const uint64_t end = clock_now();
-      record_event(begin_, end, site_, event_scope);
-      const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
-      if (PROBE_UNLIKELY(h != nullptr)) h->pop();
-    }
+    if (site_ != nullptr) scope_leave(site_, begin_);
   }
   scope_guard(const scope_guard&) = delete;
   scope_guard& operator=(const scope_guard&) = delete;
@@ -2062,14 +2260,18 @@ class timer {
 };
 
 #if defined(PROBE_DISABLE)
-inline void metric(const char*, double) noexcept {}
+// The metric line is the program's result: it prints in every build, PROBE_DISABLE too.
+inline void metric(const char* name, double value) noexcept { probe_metric_line(name, value); }
 template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
-void metric(const S&, double) noexcept {}
+void metric(const S& name, double value) noexcept {
+  probe_metric_line(name.c_str(), value);
+}
 inline void write_timing_summary(FILE*) noexcept {}
 #else
-// Prints "<name>: <value>" on stdout (shortest text that reads back as the same double), in
-// every build but PROBE_DISABLE, whether timing is on or not; while timing is on the value is
-// also recorded (summary row, trace counter). Control characters in the name print as '?'.
+// Prints "<name>: <value>" on stdout (printf's %g with the fewest digits that read back as the
+// same double), in every build, PROBE_DISABLE included, whether timing is on or not; while
+// timing is on the value is also recorded (summary row, trace counter). Control characters in
+// the name print as '?'.
 PROBE_API void metric(const char* name, double value) noexcept;
 template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
 void metric(const S& name, double value) noexcept {
@@ -2290,8 +2492,8 @@ PROBE_API size_t write_nonfinite(char* buf, double v) noexcept;
 PROBE_API size_t write_shortest(char* buf, double v) noexcept;
 PROBE_API size_t write_shortest(char* buf, float v) noexcept;
 
-// Shortest round-trip text in the fewest characters, as std::to_chars(v) writes it ("577.3",
-// "1e+20", "123000"): metric lines and JSON numbers. nan/inf as write_nonfinite.
+// printf's "%g" with the fewest significant digits that read back ("577.3", "1e+20",
+// "1.23e+05"): metric lines, the timing summary. nan/inf as write_nonfinite.
 PROBE_API size_t write_compact(char* buf, double v) noexcept;
 
 }  // namespace detail
@@ -2495,11 +2697,16 @@ PROBE_API size_t write_shortest(char* buf, float v) noexcept {
 
 PROBE_API size_t write_compact(char* buf, double v) noexcept {
   if (!fp_finite(v)) return write_nonfinite(buf, v);
-  const std::to_chars_result r = std::to_chars(buf, buf + shortest_text_capacity - 1, v);
-  *r.ptr = 0;
-  return static_cast<size_t>(r.ptr - buf);
+  // printf's %.<p>g at the first precision that reads back: what C's printf loop writes too
+  // (probe.h's PROBE_DISABLE probe_metric), so the line is the same in every build.
+  for (int p = 1;; ++p) {
+    const std::to_chars_result r = std::to_chars(buf, buf + shortest_text_capacity - 1, v, std::chars_format::general, p);
+    *r.ptr = 0;
+    double back = 0;
+    if (p >= 17 || (parse_double(buf, static_cast<size_t>(r.ptr - buf), &back) && back == v))
+      return static_cast<size_t>(r.ptr - buf);
+  }
 }
-
 }  // namespace detail
 PROBE_END_NAMESPACE
 
@@ -15587,4 +15794,261 @@ inline const bool g_cuda_effects_registered = [] {
 PROBE_END_NAMESPACE
 #endif  // PROBE_WITH_CUDA
 
+// The C interface (probe.h) only where probe is compiled once: in plain header-only mode
+// every TU would define its extern "C" functions.
+#if defined(PROBE_IMPLEMENTATION)
+// ---- probe/c_api_impl.hpp ----
+// probe.h, the C interface: a thin layer over the C++ API, compiled into the library once
+// (src/c_api.cpp, or the TU that defines PROBE_IMPLEMENTATION). Never in plain header-only
+// mode: C cannot include C++, so C callers always link a compiled probe.
+#include <stddef.h>
+
+#include <new>
+#include <string>
+
+// ---- probe/probe.h ----
+/* probe for C (C99 and later) and for C++ translation units older than C++17.
+ *
+ *   #include <probe/probe.h>
+ *
+ *   probe_op* op = probe_op_begin("attn", "Attention", layer);   // "L3.attn" when layer = 3
+ *   probe_op_input(op, "q", q, PROBE_FLOAT32, 2, (int64_t[]){seq, dim});
+ *   attention(q, k, v, out);
+ *   probe_op_output(op, "out", out, PROBE_FLOAT32, 2, (int64_t[]){seq, dim});
+ *   probe_op_end(op);
+ *
+ * The same flags (PROBE_FLAGS) drive what happens. Every function is safe to call with a
+ * NULL op (what probe_op_begin returns when nothing records ops) and costs a call and a
+ * branch when every flag is off. Link the compiled library (CMake target probe::compiled,
+ * or the TU that defines PROBE_IMPLEMENTATION when vendoring). With PROBE_DISABLE defined,
+ * every function here is an empty inline function but probe_metric, which still prints its
+ * line: a program's result does not depend on whether probe is compiled in.
+ */
+#ifndef PROBE_PROBE_H
+#define PROBE_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#if defined(PROBE_DISABLE)
 #endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types; the values are probe::dtype's. */
+typedef enum probe_dtype {
+  PROBE_BOOL = 1,
+  PROBE_INT8 = 2,
+  PROBE_INT16 = 3,
+  PROBE_INT32 = 4,
+  PROBE_INT64 = 5,
+  PROBE_UINT8 = 6,
+  PROBE_UINT16 = 7,
+  PROBE_UINT32 = 8,
+  PROBE_UINT64 = 9,
+  PROBE_FLOAT16 = 10,
+  PROBE_BFLOAT16 = 11,
+  PROBE_FLOAT32 = 12,
+  PROBE_FLOAT64 = 13,
+  PROBE_COMPLEX64 = 14,
+  PROBE_COMPLEX128 = 15
+} probe_dtype;
+
+typedef struct probe_op probe_op; /* opaque: one marked computation */
+
+/* Where a timed scope is: one static object per call site (PROBE_C_SCOPE makes it). */
+typedef struct probe_scope_site {
+  const char* name;
+  const char* file;
+  const char* function;
+  int line;
+  uint32_t id; /* probe's, zero-initialised */
+} probe_scope_site;
+
+typedef struct probe_scope {
+  const probe_scope_site* site; /* NULL when timing was off at the start */
+  uint64_t begin;
+} probe_scope;
+
+#if !defined(PROBE_DISABLE)
+
+/* Also takes --probe_* flags from the command line (removed from argv). Optional. */
+void probe_init(int* argc, char** argv);
+/* Writes out everything pending (also done at normal exit). */
+void probe_flush(void);
+
+/* The step recorded with every op (an iteration, a token). */
+void probe_set_step(int64_t step);
+
+/* Starts a marked computation. `type` may be NULL or "". `index` >= 0 names the op
+ * "L<index>.<name>" (a layer index), built only when the op is recorded; pass -1 for none.
+ * Returns NULL when nothing records ops: every probe_op_* accepts NULL. */
+probe_op* probe_op_begin(const char* name, const char* type, int64_t index);
+/* A tensor of the op: contiguous, row-major, `ndim` dimensions of `shape` (ndim 0: a scalar). */
+void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                    const int64_t* shape);
+void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                     const int64_t* shape);
+/* Ends the op (its outputs are complete). */
+void probe_op_end(probe_op* op);
+/* Whether the op records tensors (skip building views when it does not). */
+int probe_op_records_tensors(const probe_op* op);
+
+/* Times the code between begin and end under the site's name (--probe_timing). */
+probe_scope probe_scope_begin(const probe_scope_site* site);
+void probe_scope_end(probe_scope scope);
+
+/* Prints "<name>: <value>" on stdout, the line a nightly job greps; records it while timing. */
+void probe_metric(const char* name, double value);
+
+/* probe::print of a tensor: "<label> = [...]", captured now, printed in order off-thread. */
+void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape);
+
+/* Stops at a breakpoint when the tensor holds NaN or Inf (--probe_breakpoint says how).
+ * Returns 1 when it did. */
+int probe_break_if_nonfinite(const char* name, const void* data, probe_dtype type, int ndim,
+                             const int64_t* shape);
+
+#else /* PROBE_DISABLE */
+
+static inline void probe_init(int* argc, char** argv) { (void)argc, (void)argv; }
+static inline void probe_flush(void) {}
+static inline void probe_set_step(int64_t step) { (void)step; }
+static inline probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
+  (void)name, (void)type, (void)index;
+  return NULL;
+}
+static inline void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                                  const int64_t* shape) {
+  (void)op, (void)slot, (void)data, (void)type, (void)ndim, (void)shape;
+}
+static inline void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                                   const int64_t* shape) {
+  (void)op, (void)slot, (void)data, (void)type, (void)ndim, (void)shape;
+}
+static inline void probe_op_end(probe_op* op) { (void)op; }
+static inline int probe_op_records_tensors(const probe_op* op) {
+  (void)op;
+  return 0;
+}
+static inline probe_scope probe_scope_begin(const probe_scope_site* site) {
+  probe_scope s;
+  (void)site;
+  s.site = NULL;
+  s.begin = 0;
+  return s;
+}
+static inline void probe_scope_end(probe_scope scope) { (void)scope; }
+static inline void probe_metric(const char* name, double value) { probe_metric_line(name, value); }
+static inline void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim,
+                                      const int64_t* shape) {
+  (void)label, (void)data, (void)type, (void)ndim, (void)shape;
+}
+static inline int probe_break_if_nonfinite(const char* name, const void* data, probe_dtype type, int ndim,
+                                           const int64_t* shape) {
+  (void)name, (void)data, (void)type, (void)ndim, (void)shape;
+  return 0;
+}
+
+#endif /* PROBE_DISABLE */
+
+/* Times the rest of a block in C:  PROBE_C_SCOPE(step_timer, "lbm_step"); ... PROBE_C_SCOPE_END(step_timer); */
+#define PROBE_C_SCOPE(var, name)                                                   \
+  static probe_scope_site var##_site = {name, __FILE__, __func__, __LINE__, 0}; \
+  probe_scope var = probe_scope_begin(&var##_site)
+#define PROBE_C_SCOPE_END(var) probe_scope_end(var)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROBE_PROBE_H */
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+static_assert(static_cast<int>(dtype::complex128) == PROBE_COMPLEX128 && static_cast<int>(dtype::boolean) == PROBE_BOOL,
+              "probe_dtype takes probe::dtype's values");
+static_assert(sizeof(probe_scope_site) == sizeof(scope_site) && offsetof(probe_scope_site, name) == offsetof(scope_site, name) &&
+                  offsetof(probe_scope_site, file) == offsetof(scope_site, file) &&
+                  offsetof(probe_scope_site, function) == offsetof(scope_site, function) &&
+                  offsetof(probe_scope_site, line) == offsetof(scope_site, line) &&
+                  offsetof(probe_scope_site, id) == offsetof(scope_site, id),
+              "probe_scope_site is laid out as detail::scope_site");
+
+inline tensor_view c_view(const void* data, probe_dtype type, int ndim, const int64_t* shape) noexcept {
+  if (ndim < 0 || ndim > max_dims || (ndim > 0 && !shape)) return tensor_view{};  // invalid: reported as such
+  return view_raw(data, static_cast<dtype>(type), dims(shape, static_cast<size_t>(ndim)));
+}
+
+inline op_record* c_record(probe_op* op) noexcept { return reinterpret_cast<op_record*>(op); }
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+extern "C" {
+
+void probe_init(int* argc, char** argv) {
+  if (argc) probe::init(*argc, argv);
+}
+void probe_flush(void) { probe::flush(); }
+void probe_set_step(int64_t step) { probe::set_step(step); }
+
+probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
+  using namespace probe::detail;
+  if (!gate_on(gate_ops)) return nullptr;
+  if (index < 0) return reinterpret_cast<probe_op*>(op_begin(name, type ? type : ""));
+  std::string indexed;
+  try {
+    indexed = "L" + std::to_string(index) + "." + (name ? name : "");
+  } catch (...) {
+    return nullptr;
+  }
+  return reinterpret_cast<probe_op*>(op_begin(indexed.c_str(), type ? type : ""));
+}
+void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                    const int64_t* shape) {
+  using namespace probe::detail;
+  if (op) op_tensor(c_record(op), io::in, slot, c_view(data, type, ndim, shape));
+}
+void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                     const int64_t* shape) {
+  using namespace probe::detail;
+  if (op) op_tensor(c_record(op), io::out, slot, c_view(data, type, ndim, shape));
+}
+void probe_op_end(probe_op* op) {
+  if (op) probe::detail::op_end(probe::detail::c_record(op));
+}
+int probe_op_records_tensors(const probe_op* op) { return op != nullptr; }
+
+probe_scope probe_scope_begin(const probe_scope_site* site) {
+  probe_scope s{nullptr, 0};
+  const auto* cpp = reinterpret_cast<const probe::detail::scope_site*>(site);
+  if (site && probe::detail::scope_enter(cpp, &s.begin)) s.site = site;
+  return s;
+}
+void probe_scope_end(probe_scope scope) {
+  if (scope.site) probe::detail::scope_leave(reinterpret_cast<const probe::detail::scope_site*>(scope.site), scope.begin);
+}
+
+void probe_metric(const char* name, double value) { probe::metric(name ? name : "", value); }
+
+void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape) {
+  probe::print("{} = {}", label ? label : "", probe::detail::c_view(data, type, ndim, shape));
+}
+
+int probe_break_if_nonfinite(const char* name, const void* data, probe_dtype type, int ndim, const int64_t* shape) {
+  if (!probe::detail::gate_on(probe::detail::gate_breakpoint)) return 0;
+  const probe::tensor_view v = probe::detail::c_view(data, type, ndim, shape);
+  const probe::health h = probe::compute_health(v);
+  if (!h.valid || h.all_finite()) return 0;
+  probe::detail::breakpoint_if_nonfinite_impl(name ? name : "", v, "", 0, "");
+  return 1;
+}
+
+}  // extern "C"
+
+#endif
+#endif
+#endif  // C++17

@@ -72,13 +72,13 @@ constexpr bool format_spec_type(char c) noexcept {
 
 // Parses a spec in [s + i, s + n) up to (not including) the closing '}'. Returns the index
 // of that '}', or n when the spec is malformed.
+constexpr bool format_align_char(char c) noexcept { return c == '<' || c == '>' || c == '^'; }
 constexpr size_t parse_format_spec(const char* s, size_t i, size_t n, format_spec& out) noexcept {
-  auto is_align = [](char c) { return c == '<' || c == '>' || c == '^'; };
-  if (i + 1 < n && s[i] != '{' && s[i] != '}' && is_align(s[i + 1])) {
+  if (i + 1 < n && s[i] != '{' && s[i] != '}' && format_align_char(s[i + 1])) {
     out.fill = s[i];
     out.align = s[i + 1];
     i += 2;
-  } else if (i < n && is_align(s[i])) {
+  } else if (i < n && format_align_char(s[i])) {
     out.align = s[i++];
   }
   if (i < n && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) out.sign = s[i++];

@@ -49,7 +49,7 @@ inline float half_bits_to_float(uint16_t h) noexcept {
   // Infinity and NaN: the exponent field becomes all ones; the payload is kept.
   bits = exponent == 0x7c00u ? ((magnitude << 13) | 0x7f800000u) : bits;
   // Zero and subnormals: mantissa * 2^-24 is exact in float.
-  const float sub = static_cast<float>(magnitude) * 0x1p-24f;
+  const float sub = static_cast<float>(magnitude) * 5.9604644775390625e-8f;  // 2^-24
   bits = exponent == 0 ? detail::float_bits(sub) : bits;
   return detail::bits_float(bits | sign);
 }

@@ -21,6 +21,8 @@
 #endif
 #if defined(PROBE_DISABLE)
 #include <time.h>
+
+#include "../util/metric_line.h"
 #endif
 
 #include "../core/gate.hpp"
@@ -70,24 +72,29 @@ PROBE_API void timer_record(const char* name, const void** interned, uint64_t be
 // A named timer destroyed while running: reads the clock and records like stop().
 PROBE_API void timer_end(const char* name, const void** interned, uint64_t begin) noexcept;
 
+// A scope's two halves, for PROBE_SCOPE's guard and for C (probe.h): enter returns whether
+// timing took the scope, and its start tick.
+PROBE_ALWAYS_INLINE bool scope_enter(const scope_site* site, uint64_t* begin) noexcept {
+  if (!gate_on(gate_timing)) return false;
+  const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
+  if (PROBE_UNLIKELY(h != nullptr)) h->push(site->name);
+  *begin = clock_now();
+  return true;
+}
+PROBE_ALWAYS_INLINE void scope_leave(const scope_site* site, uint64_t begin) noexcept {
+  record_event(begin, clock_now(), site, event_scope);
+  const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
+  if (PROBE_UNLIKELY(h != nullptr)) h->pop();
+}
+
 // The RAII object behind PROBE_SCOPE.
 class scope_guard {
  public:
   explicit scope_guard(const scope_site* site) noexcept {
-    if (gate_on(gate_timing)) {
-      site_ = site;
-      const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
-      if (PROBE_UNLIKELY(h != nullptr)) h->push(site->name);
-      begin_ = clock_now();
-    }
+    if (scope_enter(site, &begin_)) site_ = site;
   }
   ~scope_guard() {
-    if (site_ != nullptr) {
-      const uint64_t end = clock_now();
-      record_event(begin_, end, site_, event_scope);
-      const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED);
-      if (PROBE_UNLIKELY(h != nullptr)) h->pop();
-    }
+    if (site_ != nullptr) scope_leave(site_, begin_);
   }
   scope_guard(const scope_guard&) = delete;
   scope_guard& operator=(const scope_guard&) = delete;
@@ -160,14 +167,18 @@ class timer {
 };
 
 #if defined(PROBE_DISABLE)
-inline void metric(const char*, double) noexcept {}
+// The metric line is the program's result: it prints in every build, PROBE_DISABLE too.
+inline void metric(const char* name, double value) noexcept { probe_metric_line(name, value); }
 template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
-void metric(const S&, double) noexcept {}
+void metric(const S& name, double value) noexcept {
+  probe_metric_line(name.c_str(), value);
+}
 inline void write_timing_summary(FILE*) noexcept {}
 #else
-// Prints "<name>: <value>" on stdout (shortest text that reads back as the same double), in
-// every build but PROBE_DISABLE, whether timing is on or not; while timing is on the value is
-// also recorded (summary row, trace counter). Control characters in the name print as '?'.
+// Prints "<name>: <value>" on stdout (printf's %g with the fewest digits that read back as the
+// same double), in every build, PROBE_DISABLE included, whether timing is on or not; while
+// timing is on the value is also recorded (summary row, trace counter). Control characters in
+// the name print as '?'.
 PROBE_API void metric(const char* name, double value) noexcept;
 template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
 void metric(const S& name, double value) noexcept {

@@ -118,8 +118,8 @@ PROBE_API size_t write_nonfinite(char* buf, double v) noexcept;
 PROBE_API size_t write_shortest(char* buf, double v) noexcept;
 PROBE_API size_t write_shortest(char* buf, float v) noexcept;
 
-// Shortest round-trip text in the fewest characters, as std::to_chars(v) writes it ("577.3",
-// "1e+20", "123000"): metric lines and JSON numbers. nan/inf as write_nonfinite.
+// printf's "%g" with the fewest significant digits that read back ("577.3", "1e+20",
+// "1.23e+05"): metric lines, the timing summary. nan/inf as write_nonfinite.
 PROBE_API size_t write_compact(char* buf, double v) noexcept;
 
 }  // namespace detail

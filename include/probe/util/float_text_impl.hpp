@@ -203,10 +203,15 @@ PROBE_API size_t write_shortest(char* buf, float v) noexcept {
 
 PROBE_API size_t write_compact(char* buf, double v) noexcept {
   if (!fp_finite(v)) return write_nonfinite(buf, v);
-  const std::to_chars_result r = std::to_chars(buf, buf + shortest_text_capacity - 1, v);
-  *r.ptr = 0;
-  return static_cast<size_t>(r.ptr - buf);
+  // printf's %.<p>g at the first precision that reads back: what C's printf loop writes too
+  // (probe.h's PROBE_DISABLE probe_metric), so the line is the same in every build.
+  for (int p = 1;; ++p) {
+    const std::to_chars_result r = std::to_chars(buf, buf + shortest_text_capacity - 1, v, std::chars_format::general, p);
+    *r.ptr = 0;
+    double back = 0;
+    if (p >= 17 || (parse_double(buf, static_cast<size_t>(r.ptr - buf), &back) && back == v))
+      return static_cast<size_t>(r.ptr - buf);
+  }
 }
-
 }  // namespace detail
 PROBE_END_NAMESPACE

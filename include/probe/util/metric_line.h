@@ -1,0 +1,33 @@
+/* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
+ * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
+ * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
+ * jobs grep the same line from every build. Control characters in the name print as '?'. */
+#ifndef PROBE_UTIL_METRIC_LINE_H
+#define PROBE_UTIL_METRIC_LINE_H
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline void probe_metric_line(const char* name, double value) {
+  char num[40], line[512];
+  int p, n = 0, i;
+  if (value != value || value - value != 0) {
+    snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
+  } else {
+    for (p = 1; p <= 17; ++p) {
+      snprintf(num, sizeof num, "%.*g", p, value);
+      /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
+      if (strtod(num, NULL) == value) break;
+    }
+    for (i = 0; num[i]; ++i)
+      if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
+  }
+  for (i = 0; name && name[i] && n < 400; ++i) {
+    const unsigned char c = (unsigned char)name[i];
+    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+  }
+  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  fputs(line, stdout);
+  fflush(stdout);
+}
+
+#endif /* PROBE_UTIL_METRIC_LINE_H */

@@ -1,0 +1,4 @@
+// probe.h: the C interface over the compiled library.
+#include "compiled.hpp"
+
+#include <probe/c_api_impl.hpp>

@@ -1,0 +1,19 @@
+// An engine file in C++11/14 with probe compiled out: every mark still compiles.
+#include <probe/probe.hpp>
+
+#include <vector>
+
+int old_standard_kernel(std::vector<float>& x, int step) {
+  probe::set_step(step);
+  probe::op op("scale", "Mul");
+  op.input("x", x);
+  PROBE_SCOPE("kernel");
+  for (float& v : x) v *= 2;
+  op.output("x", probe::view(x.data(), {static_cast<int64_t>(x.size())}));
+  probe::print("x[0] = {}", x[0]);
+  PROBE_BREAKPOINT(probe::var("x", x));
+  probe::breakpoint_if_nonfinite("x", x);
+  probe::timer t;
+  probe::metric("MLUPS", 1.5);
+  return op.active() ? 1 : static_cast<int>(t.elapsed() >= 0);
+}

@@ -1,0 +1,17 @@
+// A C++11/14 program calling the compiled library through probe.h.
+#include <probe/probe.h>
+
+#include <vector>
+
+int main(int argc, char** argv) {
+  probe_init(&argc, argv);
+  std::vector<float> x(16, 1.0f);
+  const int64_t shape[1] = {16};
+  probe_op* op = probe_op_begin("old_std", "Test", -1);
+  probe_op_input(op, "x", x.data(), PROBE_FLOAT32, 1, shape);
+  for (float& v : x) v += 1;
+  probe_op_output(op, "x", x.data(), PROBE_FLOAT32, 1, shape);
+  probe_op_end(op);
+  probe_flush();
+  return x[0] == 2.0f ? 0 : 1;
+}
