@@ -18,32 +18,49 @@ include_re = re.compile(r'^\s*#\s*include\s*"([^"]+)"\s*(//.*)?$')
 cond_open = re.compile(r"^\s*#\s*if")
 cond_close = re.compile(r"^\s*#\s*endif")
 
-seen = {}  # path -> conditional depth at first inclusion
+emitted = {}  # path -> the conditional contexts it was inlined in
+seen = set()
 lines_out = []
-problems = []
+next_if = [0]
+cond_else = re.compile(r"^\s*#\s*(else|elif)")
 
 
-def emit(path, depth):
+def guard_of(rel):
+    return "PROBE_SINGLE_" + re.sub(r"[^A-Za-z0-9]", "_", rel).upper()
+
+
+def emit(path, context):
+    """Inlines path at an include site. `context` is the stack of (#if, branch) the site sits
+    in; a header inlined in a context is available in every context that extends it, so only
+    a site outside all of those gets another (guarded) copy: e.g. a header first met inside
+    one branch of an #if and needed after it."""
     rel = os.path.relpath(path, src)
-    if path in seen:
-        if seen[path] > 0 and depth == 0:
-            problems.append(f"{rel} was first inlined inside a conditional block but is also needed outside one")
-        return
-    seen[path] = depth
+    for c in emitted.get(path, []):
+        if context[: len(c)] == c:
+            return
+    emitted.setdefault(path, []).append(context)
+    seen.add(path)
+    guard = guard_of(rel)
     lines_out.append(f"// ---- probe/{rel} ----")
-    local = 0
+    lines_out.append(f"#ifndef {guard}")
+    lines_out.append(f"#define {guard}")
+    local = []
     for line in open(path, encoding="utf-8").read().split("\n"):
         if line.strip() == "#pragma once":
             continue
         m = include_re.match(line)
         if m:
-            emit(os.path.normpath(os.path.join(os.path.dirname(path), m.group(1))), depth + local)
+            emit(os.path.normpath(os.path.join(os.path.dirname(path), m.group(1))), context + tuple(local))
             continue
         if cond_open.match(line):
-            local += 1
-        elif cond_close.match(line):
-            local -= 1
+            next_if[0] += 1
+            local.append((next_if[0], 0))
+        elif cond_else.match(line) and local:
+            local[-1] = (local[-1][0], local[-1][1] + 1)
+        elif cond_close.match(line) and local:
+            local.pop()
         lines_out.append(line)
+    lines_out.append(f"#endif  // {guard}")
 
 
 lines_out += [
@@ -54,13 +71,10 @@ lines_out += [
     "// for every TU and PROBE_IMPLEMENTATION in exactly one of them.",
     "#pragma once",
 ]
-emit(os.path.join(src, "probe.hpp"), 0)
+emit(os.path.join(src, "probe.hpp"), ())
 text = "\n".join(lines_out)
 text = re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
 
-if problems:
-    print("\n".join(problems), file=sys.stderr)
-    sys.exit(2)
 if "--check" in sys.argv:
     try:
         current = open(out_path, encoding="utf-8").read()

@@ -5,6 +5,8 @@
 // for every TU and PROBE_IMPLEMENTATION in exactly one of them.
 #pragma once
 // ---- probe/probe.hpp ----
+#ifndef PROBE_SINGLE_PROBE_HPP
+#define PROBE_SINGLE_PROBE_HPP
 // probe — instrumentation for accelerator computations. The one header users include.
 //
 //   #include <probe/probe.hpp>
@@ -17,6 +19,8 @@
 #if defined(__cplusplus) && __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
 #if defined(PROBE_DISABLE)
 // ---- probe/disabled_cxx11.hpp ----
+#ifndef PROBE_SINGLE_DISABLED_CXX11_HPP
+#define PROBE_SINGLE_DISABLED_CXX11_HPP
 // probe compiled out, for translation units older than C++17 (probe.hpp includes this for
 // them when PROBE_DISABLE is defined). The marks an engine writes compile to nothing, as under
 // PROBE_DISABLE in C++17, with two exceptions that belong to the program: probe::timer still
@@ -30,6 +34,8 @@
 #include <string>
 
 // ---- probe/util/metric_line.h ----
+#ifndef PROBE_SINGLE_UTIL_METRIC_LINE_H
+#define PROBE_SINGLE_UTIL_METRIC_LINE_H
 /* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
  * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
  * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
@@ -63,6 +69,8 @@ static inline void probe_metric_line(const char* name, double value) {
 }
 
 #endif /* PROBE_UTIL_METRIC_LINE_H */
+
+#endif  // PROBE_SINGLE_UTIL_METRIC_LINE_H
 
 namespace probe {
 
@@ -202,11 +210,14 @@ inline void set_log_sink(log_sink, void* = nullptr) noexcept {}
 #define PROBE_SCOPE(name) static_assert(sizeof("" name "") > 0, "PROBE_SCOPE takes a literal")
 #define PROBE_BREAKPOINT(...) ((void)0)
 
+#endif  // PROBE_SINGLE_DISABLED_CXX11_HPP
 #else
 #error "probe needs C++17 (compile this file with -std=c++17), or define PROBE_DISABLE to compile its marks out, or include <probe/probe.h>, the C interface, which any C or C++ file can use"
 #endif
 #else
 // ---- probe/util/config.hpp ----
+#ifndef PROBE_SINGLE_UTIL_CONFIG_HPP
+#define PROBE_SINGLE_UTIL_CONFIG_HPP
 // probe — build configuration shared by every header.
 //
 // Three ways to compile the library, chosen by macros defined for the whole build:
@@ -270,7 +281,10 @@ inline void set_log_sink(log_sink, void* = nullptr) noexcept {}
 #define PROBE_CONCAT_INNER(a, b) a##b
 #define PROBE_CONCAT(a, b) PROBE_CONCAT_INNER(a, b)
 
+#endif  // PROBE_SINGLE_UTIL_CONFIG_HPP
 // ---- probe/core/dtype.hpp ----
+#ifndef PROBE_SINGLE_CORE_DTYPE_HPP
+#define PROBE_SINGLE_CORE_DTYPE_HPP
 // Element types: the dtype enum, its properties, and the C++ type -> dtype mapping.
 // Light header: no standard library beyond the C integer headers.
 #include <stddef.h>
@@ -463,7 +477,10 @@ template <> struct dtype_of<__nv_bfloat16> { static constexpr dtype value = dtyp
 PROBE_END_NAMESPACE
 #endif
 
+#endif  // PROBE_SINGLE_CORE_DTYPE_HPP
 // ---- probe/core/half.hpp ----
+#ifndef PROBE_SINGLE_CORE_HALF_HPP
+#define PROBE_SINGLE_CORE_HALF_HPP
 // IEEE binary16 (float16) and bfloat16 <-> float conversions.
 //
 // Widening is exact (subnormals, infinities and NaN payloads included). Narrowing rounds to
@@ -570,7 +587,10 @@ inline bfloat16 to_bfloat16(float f) noexcept { return bfloat16{float_to_bfloat1
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_HALF_HPP
 // ---- probe/core/tensor_view.hpp ----
+#ifndef PROBE_SINGLE_CORE_TENSOR_VIEW_HPP
+#define PROBE_SINGLE_CORE_TENSOR_VIEW_HPP
 // tensor_view: a non-owning description of an n-d array (data, dtype, shape, strides, device),
 // and probe::view(...) to make one. Light header: templates over "anything with data() and
 // size()" instead of including <vector> or <array>.
@@ -754,7 +774,10 @@ constexpr bool is_viewable =
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_TENSOR_VIEW_HPP
 // ---- probe/core/options.hpp ----
+#ifndef PROBE_SINGLE_CORE_OPTIONS_HPP
+#define PROBE_SINGLE_CORE_OPTIONS_HPP
 // The flags probe understands and the options struct they fill. Light header.
 //
 // Flags come from the PROBE_FLAGS environment variable (XLA_FLAGS syntax), from files named
@@ -841,10 +864,15 @@ inline bool reference_mode() noexcept { return options_ref().reference; }
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_OPTIONS_HPP
 // ---- probe/core/op.hpp ----
+#ifndef PROBE_SINGLE_CORE_OP_HPP
+#define PROBE_SINGLE_CORE_OP_HPP
 // Marking computations: probe::op (RAII scope), probe::wrap, steps. Light header: the inline
 // parts are the off-path branch; everything else is out of line.
 // ---- probe/core/gate.hpp ----
+#ifndef PROBE_SINGLE_CORE_GATE_HPP
+#define PROBE_SINGLE_CORE_GATE_HPP
 // The one branch every mark pays: a word of "is this effect on" bits, read relaxed.
 //
 // Before the flags are parsed the word is all ones, so the first mark of any kind takes the
@@ -889,6 +917,8 @@ PROBE_ALWAYS_INLINE bool gate_on(unsigned bit) noexcept {
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_GATE_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -1069,7 +1099,10 @@ decltype(auto) wrap(const char* name, F&& fn, const A&... a) {
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_OP_HPP
 // ---- probe/core/lifecycle.hpp ----
+#ifndef PROBE_SINGLE_CORE_LIFECYCLE_HPP
+#define PROBE_SINGLE_CORE_LIFECYCLE_HPP
 // Process-level control of every effect. Light header.
 
 PROBE_BEGIN_NAMESPACE
@@ -1084,7 +1117,10 @@ PROBE_API void flush() noexcept;
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_LIFECYCLE_HPP
 // ---- probe/core/format.hpp ----
+#ifndef PROBE_SINGLE_CORE_FORMAT_HPP
+#define PROBE_SINGLE_CORE_FORMAT_HPP
 // probe::format("x={} y={:.3f}", x, y) -> std::string, with tensors printed as numpy does.
 // Light header: arguments are erased into a small array of detail::format_arg here; all the
 // formatting happens out of line (core/format_impl.hpp, core/format_tensor_impl.hpp).
@@ -1557,7 +1593,10 @@ typename detail::dependent_type<std::string, Args...>::type format(
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_FORMAT_HPP
 // ---- probe/core/stats.hpp ----
+#ifndef PROBE_SINGLE_CORE_STATS_HPP
+#define PROBE_SINGLE_CORE_STATS_HPP
 // Health statistics of a tensor: how many values, how many NaN / infinite / zero / subnormal,
 // and min, max, mean and standard deviation of the finite ones. What the dump manifest
 // records for every tensor, what breakpoints and `probe show` print.
@@ -1612,7 +1651,10 @@ PROBE_API health compute_health(const tensor_view& v) noexcept;
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_STATS_HPP
 // ---- probe/util/log.hpp ----
+#ifndef PROBE_SINGLE_UTIL_LOG_HPP
+#define PROBE_SINGLE_UTIL_LOG_HPP
 // probe's own messages ("cannot write DIR/x.npy: No space left on device; dumping stops").
 // Each is one line. By default it goes to stderr prefixed "probe: ", written with a single
 // write so lines from several threads never interleave; an engine that routes its logs sets
@@ -1646,7 +1688,10 @@ PROBE_API PROBE_PRINTF_LIKE(2, 3) void log_once(int* flag, const char* fmt, ...)
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_LOG_HPP
 // ---- probe/effects/breakpoint.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_HPP
 // Breakpoints in the spirit of jax.debug.breakpoint. Light header.
 //
 //   PROBE_BREAKPOINT(probe::var("y", y), probe::var("step", step));
@@ -1727,7 +1772,10 @@ PROBE_END_NAMESPACE
   } while (0)
 #endif
 
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_HPP
 // ---- probe/effects/print.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_PRINT_HPP
+#define PROBE_SINGLE_EFFECTS_PRINT_HPP
 // Debug effects in the spirit of jax.debug: probe::print, probe::callback,
 // probe::effects_barrier. Light header.
 //
@@ -1973,7 +2021,10 @@ inline void effects_barrier() noexcept { detail::effects_barrier_impl(); }
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_PRINT_HPP
 // ---- probe/effects/timing.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_HPP
 // Timing: PROBE_SCOPE, probe::timer, probe::metric, probe::write_timing_summary. Light header.
 //
 //   void step() {
@@ -1997,9 +2048,49 @@ PROBE_END_NAMESPACE
 #if defined(PROBE_DISABLE)
 #include <time.h>
 
+// ---- probe/util/metric_line.h ----
+#ifndef PROBE_SINGLE_UTIL_METRIC_LINE_H
+#define PROBE_SINGLE_UTIL_METRIC_LINE_H
+/* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
+ * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
+ * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
+ * jobs grep the same line from every build. Control characters in the name print as '?'. */
+#ifndef PROBE_UTIL_METRIC_LINE_H
+#define PROBE_UTIL_METRIC_LINE_H
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline void probe_metric_line(const char* name, double value) {
+  char num[40], line[512];
+  int p, n = 0, i;
+  if (value != value || value - value != 0) {
+    snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
+  } else {
+    for (p = 1; p <= 17; ++p) {
+      snprintf(num, sizeof num, "%.*g", p, value);
+      /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
+      if (strtod(num, NULL) == value) break;
+    }
+    for (i = 0; num[i]; ++i)
+      if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
+  }
+  for (i = 0; name && name[i] && n < 400; ++i) {
+    const unsigned char c = (unsigned char)name[i];
+    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+  }
+  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  fputs(line, stdout);
+  fflush(stdout);
+}
+
+#endif /* PROBE_UTIL_METRIC_LINE_H */
+
+#endif  // PROBE_SINGLE_UTIL_METRIC_LINE_H
 #endif
 
 // ---- probe/effects/timing_buffer.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_BUFFER_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_BUFFER_HPP
 // Per-thread timing event buffers: the recording fast path. Light header.
 //
 // Each thread writes into its own chunk of fixed-size events with no lock and no atomic
@@ -2073,7 +2164,10 @@ PROBE_ALWAYS_INLINE bool record_event(uint64_t begin, uint64_t end, const void* 
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_BUFFER_HPP
 // ---- probe/effects/timing_clock.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_CLOCK_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_CLOCK_HPP
 // The timing clock: one read is a handful of cycles. Light header.
 //
 // The clock is chosen once, at first use: the invariant TSC on x86-64 (rdtsc), the virtual
@@ -2122,6 +2216,8 @@ PROBE_ALWAYS_INLINE uint64_t clock_now() noexcept {
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_CLOCK_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -2295,13 +2391,19 @@ PROBE_END_NAMESPACE
   ::probe::detail::scope_guard PROBE_CONCAT(probe_scope_, id)(&PROBE_CONCAT(probe_scope_site_, id))
 #endif
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_HPP
+
 #if PROBE_HAS_IMPLEMENTATION
 // ---- probe/wiring/implementation.hpp ----
+#ifndef PROBE_SINGLE_WIRING_IMPLEMENTATION_HPP
+#define PROBE_SINGLE_WIRING_IMPLEMENTATION_HPP
 // Every module's definitions: included by probe.hpp in header-only mode and by the one TU
 // that defines PROBE_IMPLEMENTATION when vendoring. The compiled library (src/) includes the
 // same files, one module per source file.
 // ground
 // ---- probe/util/log_impl.hpp ----
+#ifndef PROBE_SINGLE_UTIL_LOG_IMPL_HPP
+#define PROBE_SINGLE_UTIL_LOG_IMPL_HPP
 // probe's own messages (log.hpp): definitions.
 #include <stdio.h>
 #include <string.h>
@@ -2369,12 +2471,17 @@ PROBE_API void log_once(int* flag, const char* fmt, ...) noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_LOG_IMPL_HPP
 // ---- probe/util/float_text_impl.hpp ----
+#ifndef PROBE_SINGLE_UTIL_FLOAT_TEXT_IMPL_HPP
+#define PROBE_SINGLE_UTIL_FLOAT_TEXT_IMPL_HPP
 // Floating-point text (float_text.hpp): definitions.
 #include <charconv>
 #include <system_error>
 
 // ---- probe/util/float_text.hpp ----
+#ifndef PROBE_SINGLE_UTIL_FLOAT_TEXT_HPP
+#define PROBE_SINGLE_UTIL_FLOAT_TEXT_HPP
 // Floating-point numbers as text, one implementation for the library and the CLI: the
 // shortest decimal that reads back to the same value (double, float, float16, bfloat16),
 // fixed-precision text as printf's %f/%e/%g write it, and locale-independent parsing. The
@@ -2498,6 +2605,8 @@ PROBE_API size_t write_compact(char* buf, double v) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_FLOAT_TEXT_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -2710,9 +2819,14 @@ PROBE_API size_t write_compact(char* buf, double v) noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_FLOAT_TEXT_IMPL_HPP
 // ---- probe/util/text_impl.hpp ----
+#ifndef PROBE_SINGLE_UTIL_TEXT_IMPL_HPP
+#define PROBE_SINGLE_UTIL_TEXT_IMPL_HPP
 // Text made safe for its destination (text.hpp): definitions.
 // ---- probe/util/text.hpp ----
+#ifndef PROBE_SINGLE_UTIL_TEXT_HPP
+#define PROBE_SINGLE_UTIL_TEXT_HPP
 // Text that came from outside -- op, slot and file names, labels, file contents -- made safe
 // for where it goes: a terminal, a JSON string, XML/HTML. One UTF-8 decoder under all of them.
 //
@@ -2776,6 +2890,8 @@ PROBE_API size_t text_columns(std::string_view s) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_TEXT_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -2980,9 +3096,14 @@ PROBE_API size_t text_columns(std::string_view s) noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_TEXT_IMPL_HPP
 // ---- probe/util/fs_impl.hpp ----
+#ifndef PROBE_SINGLE_UTIL_FS_IMPL_HPP
+#define PROBE_SINGLE_UTIL_FS_IMPL_HPP
 // File-system plumbing (fs.hpp, atomic_file.hpp): definitions.
 // ---- probe/util/fs.hpp ----
+#ifndef PROBE_SINGLE_UTIL_FS_HPP
+#define PROBE_SINGLE_UTIL_FS_HPP
 // File-system plumbing for effects that write files: whole writes that survive EINTR and
 // short writes, directories created on demand, files that appear atomically under their
 // final name (atomic_file.hpp). POSIX. Internal header.
@@ -2999,6 +3120,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/util/int_text.hpp ----
+#ifndef PROBE_SINGLE_UTIL_INT_TEXT_HPP
+#define PROBE_SINGLE_UTIL_INT_TEXT_HPP
 // Integers as decimal text without printf: for names and headers built once per dumped
 // tensor, and trace events, where snprintf's format parsing would be most of the cost.
 #include <stddef.h>
@@ -3059,6 +3182,8 @@ inline void append_us(std::string& out, int64_t ns) {
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_INT_TEXT_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -3282,6 +3407,8 @@ PROBE_API int write_file_atomic(const std::string& path, const void* data, size_
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_FS_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -3368,11 +3495,16 @@ PROBE_API int write_file_atomic(const std::string& path, const void* data, size_
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_FS_IMPL_HPP
 // ---- probe/util/regex_impl.hpp ----
+#ifndef PROBE_SINGLE_UTIL_REGEX_IMPL_HPP
+#define PROBE_SINGLE_UTIL_REGEX_IMPL_HPP
 // The regex engine (regex.hpp): parser, compiler, Pike VM and bit-set matcher.
 #include <string.h>
 
 // ---- probe/util/regex.hpp ----
+#ifndef PROBE_SINGLE_UTIL_REGEX_HPP
+#define PROBE_SINGLE_UTIL_REGEX_HPP
 // A small regular-expression engine for filters and command-line options
 // (--probe_dump_op_re and friends): the ECMAScript subset described in regex_compile.hpp,
 // matched by a Pike VM. Work is bounded by pattern size times input length whatever the
@@ -3453,7 +3585,10 @@ class regex {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_REGEX_HPP
 // ---- probe/util/regex_compile.hpp ----
+#ifndef PROBE_SINGLE_UTIL_REGEX_COMPILE_HPP
+#define PROBE_SINGLE_UTIL_REGEX_COMPILE_HPP
 // The regex compiler: emits the matcher's program for a syntax tree (regex_parse.hpp), and
 // precomputes what lets matching skip work: a plain-string pattern, a start anchor, the bytes
 // a match can begin with, and the bit-set tables of small programs.
@@ -3461,6 +3596,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/util/regex_parse.hpp ----
+#ifndef PROBE_SINGLE_UTIL_REGEX_PARSE_HPP
+#define PROBE_SINGLE_UTIL_REGEX_PARSE_HPP
 // The regex parser: the ECMAScript subset users type in filters, read into a syntax tree
 // (regex_compile.hpp turns it into a program for the matcher in regex.hpp). Also the
 // program's instruction set.
@@ -3920,6 +4057,8 @@ class parser {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_REGEX_PARSE_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 namespace regex_impl {
@@ -4217,6 +4356,8 @@ inline bool compile(const char* pattern, size_t len, program& prog, std::string*
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_REGEX_COMPILE_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -4508,12 +4649,17 @@ inline bool regex::run_literal(const char* s, size_t n, bool full, span_vector* 
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_REGEX_IMPL_HPP
 // core
 // ---- probe/core/flags_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
+#define PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
 // flags: definitions (see flags.hpp).
 #include <unistd.h>
 
 // ---- probe/core/flags.hpp ----
+#ifndef PROBE_SINGLE_CORE_FLAGS_HPP
+#define PROBE_SINGLE_CORE_FLAGS_HPP
 // Parsing PROBE_FLAGS (XLA_FLAGS syntax) into probe::options. Internal header.
 #include <errno.h>
 #include <stdio.h>
@@ -4524,6 +4670,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/util/sync.hpp ----
+#ifndef PROBE_SINGLE_UTIL_SYNC_HPP
+#define PROBE_SINGLE_UTIL_SYNC_HPP
 // Minimal mutex / condition variable / thread over pthreads. The standard <mutex>,
 // <condition_variable> and <thread> headers cost ~0.4 s of compile time per TU together;
 // these wrappers cost almost nothing and are all probe needs. Internal header.
@@ -4648,6 +4796,8 @@ class thread {
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_SYNC_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -4784,6 +4934,8 @@ PROBE_API unsigned gate_slow() noexcept;
 }  // namespace detail
 
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_FLAGS_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -5279,9 +5431,14 @@ PROBE_API unsigned gate_slow() noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
 // ---- probe/core/context_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_CONTEXT_IMPL_HPP
+#define PROBE_SINGLE_CORE_CONTEXT_IMPL_HPP
 // context: definitions (see context.hpp).
 // ---- probe/core/context.hpp ----
+#ifndef PROBE_SINGLE_CORE_CONTEXT_HPP
+#define PROBE_SINGLE_CORE_CONTEXT_HPP
 // Op records: sequence numbers, occurrences, steps, nesting, threads, data-flow edges, and
 // the listeners (effects) that observe them. Internal: effects observe ops through op_listener.
 #include <stdio.h>
@@ -5292,6 +5449,8 @@ PROBE_END_NAMESPACE
 
 #include <vector>
 // ---- probe/util/string_table.hpp ----
+#ifndef PROBE_SINGLE_UTIL_STRING_TABLE_HPP
+#define PROBE_SINGLE_UTIL_STRING_TABLE_HPP
 // A string -> uint64_t hash table (open addressing, linear probing) for the few maps the
 // implementation keeps: op occurrences, interned names, graph outputs. std::map would add
 // ~100 ms to every TU that includes probe.hpp in header-only mode; this adds almost nothing
@@ -5367,7 +5526,10 @@ class string_table {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_STRING_TABLE_HPP
 // ---- probe/util/thread_id.hpp ----
+#ifndef PROBE_SINGLE_UTIL_THREAD_ID_HPP
+#define PROBE_SINGLE_UTIL_THREAD_ID_HPP
 // Thread identities: a small per-process index (stable for a thread's life, dense from 0)
 // and the OS thread id (what profilers and debuggers show). Small inline functions.
 #include <stdint.h>
@@ -5399,6 +5561,8 @@ inline long os_thread_id() noexcept {
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_THREAD_ID_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -5598,6 +5762,8 @@ PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_CONTEXT_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -5700,7 +5866,10 @@ PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_CONTEXT_IMPL_HPP
 // ---- probe/core/format_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_FORMAT_IMPL_HPP
+#define PROBE_SINGLE_CORE_FORMAT_IMPL_HPP
 // probe::format's formatter: walks the format string, formats each erased argument by its
 // spec, pads it. Tensors go to format_tensor (core/format_tensor_impl.hpp).
 // Internal header.
@@ -5709,6 +5878,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/core/format_tensor.hpp ----
+#ifndef PROBE_SINGLE_CORE_FORMAT_TENSOR_HPP
+#define PROBE_SINGLE_CORE_FORMAT_TENSOR_HPP
 // Tensors as text, the way numpy's str() prints arrays (format_tensor_impl.hpp). What
 // probe::format uses for tensor arguments, breakpoints for `p`, and `probe show`.
 #include <string>
@@ -5734,6 +5905,8 @@ PROBE_API void format_tensor(std::string& out, const tensor_view& v, const tenso
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_FORMAT_TENSOR_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -6100,7 +6273,10 @@ PROBE_API bool vformat_to(std::string& out, const char* fmt, size_t n, const for
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_FORMAT_IMPL_HPP
 // ---- probe/core/format_tensor_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_FORMAT_TENSOR_IMPL_HPP
+#define PROBE_SINGLE_CORE_FORMAT_TENSOR_IMPL_HPP
 // Tensors as text, the way numpy's str() prints arrays: nested brackets, columns aligned,
 // rows wrapped at the line width, axes summarized with "..." past the threshold (numpy's
 // _formatArray, IntegerFormat, BoolFormat, ComplexFloatingFormat; floats in
@@ -6111,6 +6287,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/core/format_float_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_FORMAT_FLOAT_IMPL_HPP
+#define PROBE_SINGLE_CORE_FORMAT_FLOAT_IMPL_HPP
 // Floating-point elements of tensors as numpy prints them: the digits of dragon4_positional
 // and dragon4_scientific, and FloatingFormat's choice of notation and paddings (numpy's
 // arrayprint algorithm), plus numpy's str() of a float scalar. Internal header.
@@ -6380,6 +6558,8 @@ inline void scalar_float(std::string& out, const fvalue& x, float_kind k, bool s
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_FORMAT_FLOAT_IMPL_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -6714,9 +6894,14 @@ PROBE_API void format_tensor(std::string& out, const tensor_view& v, const tenso
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_FORMAT_TENSOR_IMPL_HPP
 // ---- probe/core/stats_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_STATS_IMPL_HPP
+#define PROBE_SINGLE_CORE_STATS_IMPL_HPP
 // Health statistics (stats.hpp): definitions.
 // ---- probe/core/stats_kernel.hpp ----
+#ifndef PROBE_SINGLE_CORE_STATS_KERNEL_HPP
+#define PROBE_SINGLE_CORE_STATS_KERNEL_HPP
 // The block kernel behind probe::compute_health (stats.hpp): classification counts, min, max,
 // and the mean and sum of squared deviations (M2) of one block of floats or doubles small
 // enough to stay in the L1 cache.
@@ -7131,6 +7316,8 @@ struct totals {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_STATS_KERNEL_HPP
+
 PROBE_BEGIN_NAMESPACE
 
 namespace detail {
@@ -7389,9 +7576,14 @@ PROBE_API health compute_health(const tensor_view& v) noexcept {
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_STATS_IMPL_HPP
 // ---- probe/core/tensor_reader_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_TENSOR_READER_IMPL_HPP
+#define PROBE_SINGLE_CORE_TENSOR_READER_IMPL_HPP
 // tensor_reader: definitions (see tensor_reader.hpp).
 // ---- probe/core/tensor_reader.hpp ----
+#ifndef PROBE_SINGLE_CORE_TENSOR_READER_HPP
+#define PROBE_SINGLE_CORE_TENSOR_READER_HPP
 // Reads any tensor_view's elements in row-major order, in pieces of bounded size, whatever
 // its layout (contiguous or strided) or device (host, or an accelerator through
 // device_access). Consumers (dump files, health stats, captured prints) see a stream of
@@ -7403,6 +7595,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/core/device_access.hpp ----
+#ifndef PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
+#define PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
 // How probe reads tensors that live on an accelerator: a small interface that a backend
 // (backends/cuda.hpp) implements and registers. The staging and ordering logic that uses it
 // (core/tensor_reader.hpp) is backend-independent, so tests drive it with a host fake.
@@ -7441,7 +7635,10 @@ inline device_access* get_device_access(device::kind_t kind) noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
 // ---- probe/core/tensor.hpp ----
+#ifndef PROBE_SINGLE_CORE_TENSOR_HPP
+#define PROBE_SINGLE_CORE_TENSOR_HPP
 // probe::tensor: an owning, contiguous, host n-d array (what npy::read returns and what
 // asynchronous effects capture), and copy_contiguous() to gather any host view into one.
 // Self-contained: usable on its own in every build mode.
@@ -7540,6 +7737,8 @@ class tensor {
 inline tensor_view probe_view(const tensor& t) noexcept { return t.view(); }
 
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_TENSOR_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -7734,6 +7933,8 @@ PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err);
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_TENSOR_READER_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -7762,8 +7963,11 @@ PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err) 
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_CORE_TENSOR_READER_IMPL_HPP
 // formats
 // ---- probe/formats/npy_impl.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_NPY_IMPL_HPP
+#define PROBE_SINGLE_FORMATS_NPY_IMPL_HPP
 // .npy files (npy.hpp): definitions.
 #include <errno.h>
 #include <fcntl.h>
@@ -7775,6 +7979,8 @@ PROBE_END_NAMESPACE
 #include <unistd.h>
 
 // ---- probe/formats/npy.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_NPY_HPP
+#define PROBE_SINGLE_FORMATS_NPY_HPP
 // .npy files: write any host tensor view, read any .npy numpy writes for probe's dtypes.
 //
 //   std::string err;
@@ -7858,6 +8064,8 @@ PROBE_API tensor read(const std::string& path, std::string* error = nullptr) noe
 
 }  // namespace npy
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_FORMATS_NPY_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace npy {
@@ -8458,11 +8666,16 @@ PROBE_API tensor read(const std::string& path, std::string* error) noexcept {
 }  // namespace npy
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_NPY_IMPL_HPP
 // ---- probe/formats/json_read_impl.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_JSON_READ_IMPL_HPP
+#define PROBE_SINGLE_FORMATS_JSON_READ_IMPL_HPP
 // Reading JSON (json_read.hpp): the parser.
 #include <charconv>
 
 // ---- probe/formats/json_read.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_JSON_READ_HPP
+#define PROBE_SINGLE_FORMATS_JSON_READ_HPP
 // Reading JSON: a whole document, or one line of a JSONL file (manifests, snapshots, results).
 //
 //   probe::json::value doc;
@@ -8481,6 +8694,8 @@ PROBE_END_NAMESPACE
 #include <string_view>
 
 // ---- probe/formats/json_value.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_JSON_VALUE_HPP
+#define PROBE_SINGLE_FORMATS_JSON_VALUE_HPP
 // A JSON document in memory: what probe::json::parse returns (formats/json_read.hpp).
 // Objects keep their members in file order; numbers keep both their double value and, when
 // integral, an exact int64 ("9007199254740993" stays exact). Standalone, plain inline.
@@ -8492,6 +8707,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/formats/json_write.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_JSON_WRITE_HPP
+#define PROBE_SINGLE_FORMATS_JSON_WRITE_HPP
 // A streaming JSON writer that appends to a std::string, made for writing one manifest line
 // quickly: commas are placed for you, strings are escaped, numbers are exact.
 //
@@ -8654,6 +8871,8 @@ class writer {
 }  // namespace json
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_JSON_WRITE_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace json {
 
@@ -8810,6 +9029,8 @@ inline std::string to_string(const value& v) {
 }  // namespace json
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_JSON_VALUE_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace json {
 
@@ -8828,6 +9049,8 @@ inline bool parse(std::string_view text, value& out, std::string* error = nullpt
 
 }  // namespace json
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_FORMATS_JSON_READ_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace json {
@@ -9118,9 +9341,14 @@ PROBE_API bool parse(const char* text, size_t n, value& out, std::string* error,
 }  // namespace json
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_JSON_READ_IMPL_HPP
 // ---- probe/formats/graph_impl.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_GRAPH_IMPL_HPP
+#define PROBE_SINGLE_FORMATS_GRAPH_IMPL_HPP
 // graph: definitions (see graph.hpp).
 // ---- probe/formats/graph.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_GRAPH_HPP
+#define PROBE_SINGLE_FORMATS_GRAPH_HPP
 // The recorded data-flow graph (op executions and the producer -> consumer edges found at
 // run time) and a layered layout for drawing it. Renderers: formats/dot.hpp (Graphviz) and
 // formats/graph_html.hpp (self-contained HTML with inline SVG).
@@ -9195,6 +9423,8 @@ PROBE_API graph_layout layout_graph(const dataflow_graph& g, double node_w = 180
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_GRAPH_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -9252,9 +9482,14 @@ PROBE_API graph_layout layout_graph(const dataflow_graph& g, double node_w, doub
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_GRAPH_IMPL_HPP
 // ---- probe/formats/dot_impl.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_DOT_IMPL_HPP
+#define PROBE_SINGLE_FORMATS_DOT_IMPL_HPP
 // dot: definitions (see dot.hpp).
 // ---- probe/formats/dot.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_DOT_HPP
+#define PROBE_SINGLE_FORMATS_DOT_HPP
 // The data-flow graph as Graphviz DOT: one box per op execution, one edge per
 // producer -> consumer tensor.
 #include <stdio.h>
@@ -9271,6 +9506,8 @@ PROBE_API std::string render_dot(const dataflow_graph& g);
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_FORMATS_DOT_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -9317,9 +9554,14 @@ PROBE_API std::string render_dot(const dataflow_graph& g) {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_DOT_IMPL_HPP
 // ---- probe/formats/graph_html_impl.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_GRAPH_HTML_IMPL_HPP
+#define PROBE_SINGLE_FORMATS_GRAPH_HTML_IMPL_HPP
 // graph_html: definitions (see graph_html.hpp).
 // ---- probe/formats/graph_html.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_GRAPH_HTML_HPP
+#define PROBE_SINGLE_FORMATS_GRAPH_HTML_HPP
 // The data-flow graph as one self-contained HTML page: an inline SVG drawing (layered
 // layout) and a table of every op execution with its tensors. No scripts or resources from
 // the network; opens in any browser.
@@ -9343,6 +9585,8 @@ PROBE_API std::string render_graph_html(const dataflow_graph& g, const std::stri
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_FORMATS_GRAPH_HTML_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -9440,8 +9684,11 @@ PROBE_API std::string render_graph_html(const dataflow_graph& g, const std::stri
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_GRAPH_HTML_IMPL_HPP
 // effects
 // ---- probe/effects/dump_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_IMPL_HPP
 // The dump effect: an op_listener that writes every selected op's tensors as .npy files,
 // text io-dumps and snapshots, one manifest line per tensor, and the data-flow graph at
 // exit. Never throws, never stops the host: on the first I/O error it says so once and
@@ -9458,6 +9705,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/effects/dump.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_HPP
 // The dump effect as the wiring sees it: one listener for the whole process, configured from
 // the options; flushed when asked, finished at exit. Everything else stays in the module
 // (dump_impl.hpp and the files it includes).
@@ -9477,7 +9726,10 @@ PROBE_API void dump_finish() noexcept;
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_HPP
 // ---- probe/effects/dump_names.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
 // Names on disk for dumped tensors: an allow-list sanitizer with a length cap, the
 // sortable file names of the dump layout, and where a run's files go (rank folders, a
 // private folder when another live process owns the directory). Internal header.
@@ -9539,7 +9791,10 @@ PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* w
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
 // ---- probe/effects/dump_records.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
 // What the dump writes about each tensor: manifest.jsonl records (one JSON object per line)
 // and the text io-dump. Pure functions from records to text. Internal header.
 #include <stdio.h>
@@ -9640,7 +9895,10 @@ PROBE_API std::string render_text_tensor(const tensor_record& rec, const health&
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
 // ---- probe/effects/dump_tensor.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
 // Dumping one tensor: read it chunk by chunk (any layout, any device), compute its health
 // statistics and write its .npy file in the same pass, so each chunk is read from memory
 // once while it is hot in cache. Internal header.
@@ -9775,7 +10033,10 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
 // ---- probe/effects/dump_writer.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_WRITER_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_WRITER_HPP
 // Background writers for the dump's small files. Creating a small file costs the kernel far
 // more than its bytes do (an unnamed file, a link, a write, a close, the manifest line), so
 // the op hands over a copy of the bytes with the file's name and manifest line and goes on;
@@ -9798,6 +10059,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/util/background_thread.hpp ----
+#ifndef PROBE_SINGLE_UTIL_BACKGROUND_THREAD_HPP
+#define PROBE_SINGLE_UTIL_BACKGROUND_THREAD_HPP
 // What each of probe's own threads does first: block every signal, so that signals meant for
 // the program reach the program's threads, and take a name that shows in debuggers and top.
 // Internal header.
@@ -9820,6 +10083,8 @@ inline void become_background_thread(const char* name) noexcept {
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_BACKGROUND_THREAD_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -10028,6 +10293,8 @@ class dump_writers {
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_WRITER_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -10498,7 +10765,10 @@ PROBE_API void dump_finish() noexcept { dump_instance().finish(); }
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_IMPL_HPP
 // ---- probe/effects/dump_async_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_ASYNC_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_ASYNC_IMPL_HPP
 // Handing the dump's small files to background writers (dump_writer.hpp). The op's thread
 // does what must happen while the op runs: filters and budgets (before this), one read of
 // the tensor into the job (statistics over the copy), the file name and the manifest line.
@@ -10626,7 +10896,10 @@ inline void dump_effect::drain_writers() noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_ASYNC_IMPL_HPP
 // ---- probe/effects/dump_snapshot_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_SNAPSHOT_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_SNAPSHOT_IMPL_HPP
 // Snapshots: snapshots/op_000012.conv1/{snapshot.json, in.x.npy, out.y.npy}, one folder per
 // op execution, enough to re-run that op with the data it really saw. snapshot.json is
 // rewritten (atomically) as tensors arrive: inputs are on disk before the computation runs,
@@ -10694,7 +10967,10 @@ inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, con
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_SNAPSHOT_IMPL_HPP
 // ---- probe/effects/dump_names_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_NAMES_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_NAMES_IMPL_HPP
 // dump_names: definitions (see dump_names.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -10798,7 +11074,10 @@ PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* w
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_NAMES_IMPL_HPP
 // ---- probe/effects/dump_records_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_RECORDS_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_RECORDS_IMPL_HPP
 // dump_records: definitions (see dump_records.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -10971,7 +11250,10 @@ PROBE_API std::string render_text_tensor(const tensor_record& rec, const health&
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_RECORDS_IMPL_HPP
 // ---- probe/effects/dump_tensor_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_TENSOR_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_TENSOR_IMPL_HPP
 // dump_tensor: definitions (see dump_tensor.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -11071,9 +11353,14 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_TENSOR_IMPL_HPP
 // ---- probe/effects/print_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_PRINT_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_PRINT_IMPL_HPP
 // print: definitions (see print_sink.hpp).
 // ---- probe/effects/print_sink.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_PRINT_SINK_HPP
+#define PROBE_SINGLE_EFFECTS_PRINT_SINK_HPP
 // probe::print and probe::callback: capture on the caller's thread, run on the consumer
 // (effect_queue_impl.hpp), output to stderr or --probe_print_to. Internal header.
 #include <errno.h>
@@ -11085,6 +11372,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/effects/effect_queue.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_EFFECT_QUEUE_HPP
+#define PROBE_SINGLE_EFFECTS_EFFECT_QUEUE_HPP
 // The queue behind probe::print and probe::callback: records captured on the caller's thread,
 // run in order on one worker thread. Internal header.
 //
@@ -11106,6 +11395,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/effects/effect_records.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_EFFECT_RECORDS_HPP
+#define PROBE_SINGLE_EFFECTS_EFFECT_RECORDS_HPP
 // The records behind probe::print and probe::callback, the queue's state, and what the
 // caller's side does with them: allocation from per-shard pools, captures (tensor copies
 // through the executors, strings), the byte budget. Internal header; the queue's
@@ -11118,6 +11409,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/effects/capture.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_CAPTURE_HPP
+#define PROBE_SINGLE_EFFECTS_CAPTURE_HPP
 // How asynchronous effects copy tensor arguments at the call: a small executor interface.
 // The host executor copies synchronously (host views directly, device views through
 // device_access, waiting for the copy); a backend may register an asynchronous executor for
@@ -11214,6 +11507,8 @@ PROBE_API void effects_exit_drain() noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_CAPTURE_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -11355,6 +11650,8 @@ PROBE_API const char* record_copy_string(effect_record* r, const char* s, size_t
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_EFFECT_RECORDS_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -11413,6 +11710,8 @@ PROBE_API void effects_exit_drain() noexcept;
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_EFFECT_QUEUE_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -11458,6 +11757,8 @@ PROBE_API void callback_commit(effect_record* r, callback_task* task) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_PRINT_SINK_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -11618,7 +11919,10 @@ PROBE_API void callback_commit(effect_record* r, callback_task* task) noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_PRINT_IMPL_HPP
 // ---- probe/effects/effect_queue_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_EFFECT_QUEUE_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_EFFECT_QUEUE_IMPL_HPP
 // effect_queue: definitions (see effect_queue.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -11858,7 +12162,10 @@ PROBE_API void effects_exit_drain() noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_EFFECT_QUEUE_IMPL_HPP
 // ---- probe/effects/effect_records_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_EFFECT_RECORDS_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_EFFECT_RECORDS_IMPL_HPP
 // effect_records: definitions (see effect_records.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -12003,7 +12310,10 @@ PROBE_API const char* record_copy_string(effect_record* r, const char* s, size_t
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_EFFECT_RECORDS_IMPL_HPP
 // ---- probe/effects/capture_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_CAPTURE_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_CAPTURE_IMPL_HPP
 // capture: definitions (see capture.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -12017,9 +12327,14 @@ PROBE_API capture_executor& host_executor() noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_CAPTURE_IMPL_HPP
 // ---- probe/effects/breakpoint_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_IMPL_HPP
 // breakpoint: definitions (see breakpoint_stop.hpp).
 // ---- probe/effects/breakpoint_stop.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_STOP_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_STOP_HPP
 // What a breakpoint does (--probe_breakpoint): the prompt, SIGTRAP for a debugger, npy files of
 // the frames' variables, abort, or nothing; non-finite checks, for one tensor or (as an op
 // listener) every op output. Internal header.
@@ -12033,6 +12348,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/effects/breakpoint_frames.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_FRAMES_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_FRAMES_HPP
 // The frames a breakpoint shows: its own variables first, then each enclosing probe scope
 // with the tensors it recorded, innermost first. Internal header.
 //
@@ -12114,7 +12431,10 @@ PROBE_API std::string frame_title(const frame& f, size_t index);
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_FRAMES_HPP
 // ---- probe/effects/breakpoint_prompt.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_PROMPT_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_PROMPT_HPP
 // The breakpoint prompt: pdb's commands over probe's frames, plus info, stats and dump.
 // Reads lines from a FILE (stdin, a commands file, or a test's string), writes through a
 // callback; every error is one "*** ..." line and the prompt stays. Internal header.
@@ -12127,6 +12447,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/effects/breakpoint_expr.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_EXPR_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_EXPR_HPP
 // Expressions at the breakpoint prompt: `name`, `name[i]`, `name[i, j]`, slices
 // `name[a:b]` and `name[a:b:step]` (Python's rules: negative indices count from the end,
 // slice bounds are clipped), chained `name[i][a:b]`, and `.shape` / `.dtype` at the end.
@@ -12296,6 +12618,8 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_EXPR_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -12623,6 +12947,8 @@ PROBE_API prompt_action run_prompt(stop_info& stop, prompt_io& io) noexcept;
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_PROMPT_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -12715,6 +13041,8 @@ PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_STOP_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -12972,7 +13300,10 @@ PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_IMPL_HPP
 // ---- probe/effects/breakpoint_frames_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_FRAMES_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_FRAMES_IMPL_HPP
 // breakpoint_frames: definitions (see breakpoint_frames.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -13085,7 +13416,10 @@ PROBE_API std::string frame_title(const frame& f, size_t index) {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_FRAMES_IMPL_HPP
 // ---- probe/effects/breakpoint_expr_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_EXPR_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_EXPR_IMPL_HPP
 // breakpoint_expr: definitions (see breakpoint_expr.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -13162,7 +13496,10 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_EXPR_IMPL_HPP
 // ---- probe/effects/breakpoint_prompt_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_PROMPT_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_PROMPT_IMPL_HPP
 // breakpoint_prompt: definitions (see breakpoint_prompt.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -13181,9 +13518,14 @@ PROBE_API prompt_action run_prompt(stop_info& stop, prompt_io& io) noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_PROMPT_IMPL_HPP
 // ---- probe/effects/timing_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP
 // timing: definitions (see timing_control.hpp).
 // ---- probe/effects/timing_control.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_CONTROL_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_CONTROL_HPP
 // Timing at run time: options, op timing, metrics, the background drain, flush and exit.
 // Internal header.
 //
@@ -13201,6 +13543,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/effects/device_timing_ops.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DEVICE_TIMING_OPS_HPP
+#define PROBE_SINGLE_EFFECTS_DEVICE_TIMING_OPS_HPP
 // Device op timings as the timing core receives them, and the hook through which a device
 // backend (backends/gpu_timing.hpp, compiled only in builds with device support) plugs into
 // it. Internal header.
@@ -13247,7 +13591,10 @@ inline device_timing* installed_device_timing() noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DEVICE_TIMING_OPS_HPP
 // ---- probe/effects/timing_aggregate.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_AGGREGATE_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_AGGREGATE_HPP
 // The timing aggregator: turns drained events into summary rows and trace events. Runs off
 // the hot path, one caller at a time (timing_impl.hpp holds its lock). Implementation-only.
 #include <pthread.h>
@@ -13259,6 +13606,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/util/ptr_list.hpp ----
+#ifndef PROBE_SINGLE_UTIL_PTR_LIST_HPP
+#define PROBE_SINGLE_UTIL_PTR_LIST_HPP
 // A list of pointers to T whose elements read as references (rows[i].name): the timing
 // tables keep their entries at stable addresses, which other entries and caches point to.
 #include <stddef.h>
@@ -13286,7 +13635,10 @@ class ptr_list {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_UTIL_PTR_LIST_HPP
 // ---- probe/formats/chrome_trace.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_CHROME_TRACE_HPP
+#define PROBE_SINGLE_FORMATS_CHROME_TRACE_HPP
 // Chrome trace event format (the JSON that Perfetto and chrome://tracing read), written as a
 // stream: events go to an unnamed (or temporary) file as they come, so a long run never holds
 // its whole trace in memory, and the final name only ever holds a complete file (util/fs.hpp's
@@ -13436,7 +13788,10 @@ class chrome_trace_writer {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_FORMATS_CHROME_TRACE_HPP
 // ---- probe/effects/timing_buffer_source.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_BUFFER_SOURCE_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_BUFFER_SOURCE_HPP
 // Per-thread timing buffers: thread registration, chunk hand-over, and draining them off the
 // hot path. Internal header.
 //
@@ -13557,7 +13912,10 @@ PROBE_API void refresh_own_thread_name() noexcept;
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_BUFFER_SOURCE_HPP
 // ---- probe/effects/timing_clock_source.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_CLOCK_SOURCE_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_CLOCK_SOURCE_HPP
 // Choosing and calibrating the timing clock. Internal header.
 #include <fcntl.h>
 #include <string.h>
@@ -13645,7 +14003,10 @@ PROBE_API double clock_frequency() noexcept;
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_CLOCK_SOURCE_HPP
 // ---- probe/effects/timing_stats.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_STATS_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_STATS_HPP
 // Duration statistics of one summary row: count, total, min, max, and quantiles that stay
 // exact for the first few thousand samples, then come from a log-linear histogram (relative
 // error under 1%, 15 KiB) so that memory stays bounded however long the run.
@@ -13794,7 +14155,10 @@ struct metric_stats {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_STATS_HPP
 // ---- probe/effects/timing_summary.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_SUMMARY_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_SUMMARY_HPP
 // The timing summary table: one row per name (scopes, timers, ops, GPU ops), sorted by total
 // time, then the user metrics. Internal header.
 #include <stdio.h>
@@ -13966,6 +14330,8 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_SUMMARY_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -14332,6 +14698,8 @@ class timing_aggregator {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_AGGREGATE_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -14465,6 +14833,8 @@ PROBE_API void metric(const char* name, double value) noexcept;
 PROBE_API void write_timing_summary(FILE* out) noexcept;
 
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_CONTROL_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -14706,7 +15076,10 @@ PROBE_API void write_timing_summary(FILE* out) noexcept {
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP
 // ---- probe/effects/timing_aggregate_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_AGGREGATE_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_AGGREGATE_IMPL_HPP
 // timing_aggregate: definitions (see timing_aggregate.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -14722,7 +15095,10 @@ PROBE_API void timing_watch_fork() noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_AGGREGATE_IMPL_HPP
 // ---- probe/effects/timing_buffer_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_BUFFER_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_BUFFER_IMPL_HPP
 // timing_buffer: definitions (see timing_buffer_source.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -14854,7 +15230,10 @@ PROBE_API void refresh_own_thread_name() noexcept {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_BUFFER_IMPL_HPP
 // ---- probe/effects/timing_clock_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_CLOCK_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_CLOCK_IMPL_HPP
 // timing_clock: definitions (see timing_clock_source.hpp).
 
 PROBE_BEGIN_NAMESPACE
@@ -14998,10 +15377,15 @@ PROBE_API double clock_frequency() noexcept { return 1e9 / ticks_to_ns(1.0); }
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_CLOCK_IMPL_HPP
 #if defined(PROBE_WITH_CUDA) || defined(PROBE_WITH_DEVICE_TIMING)
 // ---- probe/effects/device_timing_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DEVICE_TIMING_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DEVICE_TIMING_IMPL_HPP
 // gpu_timing: definitions (see gpu_timing.hpp).
 // ---- probe/effects/device_timing.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DEVICE_TIMING_HPP
+#define PROBE_SINGLE_EFFECTS_DEVICE_TIMING_HPP
 // Device op timing: an op listener that starts a device timing at the op's first device
 // tensor (on that tensor's stream) and stops it when the op ends, through the installed
 // gpu_event_api. Internal header, compiled when PROBE_WITH_CUDA (or
@@ -15011,6 +15395,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/effects/device_event_pool.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DEVICE_EVENT_POOL_HPP
+#define PROBE_SINGLE_EFFECTS_DEVICE_EVENT_POOL_HPP
 // Timing device work with events, lazily: a start and a stop event per op, recorded on the
 // op's stream, and read back only once they have happened (queried at flush, at exit, when
 // the pool runs out of pairs, and every few dozen ops). Nothing here ever waits for a stream
@@ -15028,6 +15414,8 @@ PROBE_END_NAMESPACE
 #include <vector>
 
 // ---- probe/effects/device_timing_api.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DEVICE_TIMING_API_HPP
+#define PROBE_SINGLE_EFFECTS_DEVICE_TIMING_API_HPP
 // What timing needs from a device runtime, as a small interface: events recorded on a
 // stream and queried later (never waited for while the program runs), plus range
 // annotations for external profilers. backends/cuda_timing.hpp implements it with CUDA
@@ -15063,6 +15451,8 @@ PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges)
 
 }  // namespace detail
 PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DEVICE_TIMING_API_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -15294,6 +15684,8 @@ class gpu_event_pool {
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DEVICE_EVENT_POOL_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -15387,6 +15779,8 @@ PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges)
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DEVICE_TIMING_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -15449,9 +15843,12 @@ PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges)
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_EFFECTS_DEVICE_TIMING_IMPL_HPP
 #endif
 // top: the wiring, and the CUDA backends (only under PROBE_WITH_CUDA)
 // ---- probe/wiring/wiring_impl.hpp ----
+#ifndef PROBE_SINGLE_WIRING_WIRING_IMPL_HPP
+#define PROBE_SINGLE_WIRING_WIRING_IMPL_HPP
 // Connects the parsed options to the effects: which listeners observe ops, what runs at
 // flush and at exit. The only place that knows every effect, so core never includes
 // effects: core declares apply_options (core/flags.hpp) and flush (core/lifecycle.hpp), and
@@ -15509,7 +15906,10 @@ PROBE_API void flush() noexcept {
 
 PROBE_END_NAMESPACE
 
+#endif  // PROBE_SINGLE_WIRING_WIRING_IMPL_HPP
 // ---- probe/backends/cuda_access.hpp ----
+#ifndef PROBE_SINGLE_BACKENDS_CUDA_ACCESS_HPP
+#define PROBE_SINGLE_BACKENDS_CUDA_ACCESS_HPP
 // CUDA implementation of device_access: pinned staging buffers and asynchronous
 // device -> host copies ordered on the tensor's stream. Each copy is tracked by an event, so
 // waiting for one copy never synchronizes the whole stream or device.
@@ -15586,7 +15986,10 @@ inline const bool g_cuda_access_registered = [] {
 PROBE_END_NAMESPACE
 #endif  // PROBE_WITH_CUDA
 
+#endif  // PROBE_SINGLE_BACKENDS_CUDA_ACCESS_HPP
 // ---- probe/backends/cuda_timing.hpp ----
+#ifndef PROBE_SINGLE_BACKENDS_CUDA_TIMING_HPP
+#define PROBE_SINGLE_BACKENDS_CUDA_TIMING_HPP
 // CUDA for timing: NVTX ranges for scopes and ops (Nsight Systems shows them), and device op
 // timing with CUDA events. Compiled with the implementation only under PROBE_WITH_CUDA
 // (defined by nvcc, or by the build: the probe::cuda CMake target); every TU that compiles
@@ -15599,6 +16002,47 @@ PROBE_END_NAMESPACE
 #if defined(PROBE_WITH_CUDA) && !defined(PROBE_DISABLE)
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
+
+// ---- probe/effects/device_timing_api.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DEVICE_TIMING_API_HPP
+#define PROBE_SINGLE_EFFECTS_DEVICE_TIMING_API_HPP
+// What timing needs from a device runtime, as a small interface: events recorded on a
+// stream and queried later (never waited for while the program runs), plus range
+// annotations for external profilers. backends/cuda_timing.hpp implements it with CUDA
+// events and NVTX; tests implement it on the CPU. Light header.
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class gpu_event_api {
+ public:
+  virtual ~gpu_event_api() = default;
+  // A timing event on `device`; nullptr when it cannot be made.
+  virtual void* create_event(int device) noexcept = 0;
+  virtual void destroy_event(void* event) noexcept = 0;
+  // Enqueues the event on `stream` (nullptr: the default stream).
+  virtual bool record(void* event, void* stream) noexcept = 0;
+  // 1: the event has happened, 0: not yet, -1: error.
+  virtual int query(void* event) noexcept = 0;
+  // Blocks until the event has happened; used only when the process exits.
+  virtual bool wait(void* event) noexcept = 0;
+  // Device time from `from` to `to` (both happened), in milliseconds.
+  virtual bool elapsed_ms(void* from, void* to, float* ms) noexcept = 0;
+  // The last error, for the one message shown when GPU timing turns itself off.
+  virtual const char* last_error() noexcept = 0;
+};
+
+#if !defined(PROBE_DISABLE)
+// Installs a device runtime (either pointer may be null). Called by backend headers during
+// static initialization, and by tests. Defined by the implementation only when it is compiled
+// with PROBE_WITH_CUDA or PROBE_WITH_DEVICE_TIMING (backends/gpu_timing.hpp).
+PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept;
+#endif
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DEVICE_TIMING_API_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -15656,7 +16100,10 @@ inline const bool g_cuda_timing_installed = install_cuda_timing();
 PROBE_END_NAMESPACE
 #endif
 
+#endif  // PROBE_SINGLE_BACKENDS_CUDA_TIMING_HPP
 // ---- probe/backends/cuda_effects.hpp ----
+#ifndef PROBE_SINGLE_BACKENDS_CUDA_EFFECTS_HPP
+#define PROBE_SINGLE_BACKENDS_CUDA_EFFECTS_HPP
 // CUDA executor for asynchronous effects (probe::print, probe::callback): a device tensor is
 // copied into pinned staging by a copy queued on the tensor's stream, followed by a host
 // function on the same stream that marks the record ready. The caller never synchronizes
@@ -15794,10 +16241,15 @@ inline const bool g_cuda_effects_registered = [] {
 PROBE_END_NAMESPACE
 #endif  // PROBE_WITH_CUDA
 
+#endif  // PROBE_SINGLE_BACKENDS_CUDA_EFFECTS_HPP
+
+#endif  // PROBE_SINGLE_WIRING_IMPLEMENTATION_HPP
 // The C interface (probe.h) only where probe is compiled once: in plain header-only mode
 // every TU would define its extern "C" functions.
 #if defined(PROBE_IMPLEMENTATION)
 // ---- probe/c_api_impl.hpp ----
+#ifndef PROBE_SINGLE_C_API_IMPL_HPP
+#define PROBE_SINGLE_C_API_IMPL_HPP
 // probe.h, the C interface: a thin layer over the C++ API, compiled into the library once
 // (src/c_api.cpp, or the TU that defines PROBE_IMPLEMENTATION). Never in plain header-only
 // mode: C cannot include C++, so C callers always link a compiled probe.
@@ -15807,6 +16259,8 @@ PROBE_END_NAMESPACE
 #include <string>
 
 // ---- probe/probe.h ----
+#ifndef PROBE_SINGLE_PROBE_H
+#define PROBE_SINGLE_PROBE_H
 /* probe for C (C99 and later) and for C++ translation units older than C++17.
  *
  *   #include <probe/probe.h>
@@ -15830,6 +16284,44 @@ PROBE_END_NAMESPACE
 #include <stddef.h>
 #include <stdint.h>
 #if defined(PROBE_DISABLE)
+// ---- probe/util/metric_line.h ----
+#ifndef PROBE_SINGLE_UTIL_METRIC_LINE_H
+#define PROBE_SINGLE_UTIL_METRIC_LINE_H
+/* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
+ * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
+ * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
+ * jobs grep the same line from every build. Control characters in the name print as '?'. */
+#ifndef PROBE_UTIL_METRIC_LINE_H
+#define PROBE_UTIL_METRIC_LINE_H
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline void probe_metric_line(const char* name, double value) {
+  char num[40], line[512];
+  int p, n = 0, i;
+  if (value != value || value - value != 0) {
+    snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
+  } else {
+    for (p = 1; p <= 17; ++p) {
+      snprintf(num, sizeof num, "%.*g", p, value);
+      /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
+      if (strtod(num, NULL) == value) break;
+    }
+    for (i = 0; num[i]; ++i)
+      if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
+  }
+  for (i = 0; name && name[i] && n < 400; ++i) {
+    const unsigned char c = (unsigned char)name[i];
+    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+  }
+  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  fputs(line, stdout);
+  fflush(stdout);
+}
+
+#endif /* PROBE_UTIL_METRIC_LINE_H */
+
+#endif  // PROBE_SINGLE_UTIL_METRIC_LINE_H
 #endif
 
 #ifdef __cplusplus
@@ -15965,6 +16457,8 @@ static inline int probe_break_if_nonfinite(const char* name, const void* data, p
 
 #endif /* PROBE_PROBE_H */
 
+#endif  // PROBE_SINGLE_PROBE_H
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -16049,6 +16543,9 @@ int probe_break_if_nonfinite(const char* name, const void* data, probe_dtype typ
 
 }  // extern "C"
 
+#endif  // PROBE_SINGLE_C_API_IMPL_HPP
 #endif
 #endif
 #endif  // C++17
+
+#endif  // PROBE_SINGLE_PROBE_HPP

@@ -82,4 +82,10 @@ for std in c++17 c++20; do
     grep -q '"op":"other"' "$work/dump/manifest.jsonl" || { echo "$prog: the second TU did not dump"; exit 1; }
   done
 done
+# Compiled out: the single header under PROBE_DISABLE, in C++17 and in a C++11 file.
+"$cxx" -std=c++17 -O2 -Wall -Wextra -Werror -I"$src/single_include" -DPROBE_DISABLE \
+  "$src/tests/package/consumer/main.cpp" -o "$work/single_disabled" || { echo "single header: PROBE_DISABLE build fails"; exit 1; }
+"$work/single_disabled" | grep -q "consumer ok" || { echo "single header: PROBE_DISABLE program fails"; exit 1; }
+"$cxx" -std=c++11 -Wall -Wextra -Werror -pedantic -I"$src/single_include" -DPROBE_DISABLE -c \
+  "$src/tests/c/old_standard.cpp" -o "$work/single_cxx11.o" || { echo "single header: C++11 PROBE_DISABLE build fails"; exit 1; }
 echo "consumer builds ok"
