@@ -6916,8 +6916,12 @@ PROBE_END_NAMESPACE
 // pairwise update in long double, relative to a fixed shift (totals, below). A pass that
 // overflows (values near the top of the range) is redone in a wider type.
 //
-// Speed: the common block (no NaN or infinity) is read twice from L1 with no masks; NaN and
-// infinities show up as a non-finite S1, and such blocks are redone with full classification.
+// Speed: the common block (no NaN or infinity) is read twice from L1 with no masks; pass 1
+// notes any NaN or infinity, and such blocks are redone with full classification.
+//
+// Floating-point flags: every NaN/infinity test reads the bits (integer compares), never a
+// float comparison, so the counts stay right when the including program is built with
+// -ffast-math / -ffinite-math-only, which let the compiler assume there is no NaN or Inf.
 // Standalone, no standard library.
 #include <stddef.h>
 #include <stdint.h>
@@ -6939,15 +6943,36 @@ struct limits<float> {
   static constexpr float max = 3.40282346638528859812e+38f;
   static constexpr float min_normal = 1.17549435082228750797e-38f;
   using wide = double;  // the overflow fallback's type
+  using bits = uint32_t;
+  static constexpr uint32_t exponent = 0x7f800000u;  // the bits of +inf
+  static constexpr uint32_t sign = 0x80000000u;
 };
 template <>
 struct limits<double> {
   static constexpr double max = 1.79769313486231570815e+308;
   static constexpr double min_normal = 2.22507385850720138309e-308;
   using wide = long double;
+  using bits = uint64_t;
+  static constexpr uint64_t exponent = 0x7ff0000000000000ull;
+  static constexpr uint64_t sign = 0x8000000000000000ull;
 };
 
-inline bool is_finite(long double x) noexcept { return x - x == 0; }
+template <class F>
+inline typename limits<F>::bits bits_of(F x) noexcept {
+  typename limits<F>::bits b;
+  __builtin_memcpy(&b, &x, sizeof b);
+  return b;
+}
+// Finite, from the bits (see "Floating-point flags" above).
+template <class F>
+inline bool finite_bits(F x) noexcept {
+  return (bits_of(x) & ~limits<F>::sign) < limits<F>::exponent;
+}
+// A long double sum is finite when it is finite as a double: a sum finite in long double but
+// past double's range takes the (correct, slower) wider fallback.
+inline bool is_finite(long double x) noexcept { return finite_bits(static_cast<double>(x)); }
+inline bool is_finite(float x) noexcept { return finite_bits(x); }
+inline bool is_finite(double x) noexcept { return finite_bits(x); }
 
 // One block's results. "small" counts |x| < min_normal, zeros included; the caller passes
 // the smallest normal of the type the values came from (float16's is above float's).
@@ -6967,7 +6992,7 @@ inline void moments_wide(const F* p, size_t n, block_result<F>& r) noexcept {
   W sum = 0;
   int64_t k = 0;
   for (size_t i = 0; i < n; ++i) {
-    if ((p[i] < 0 ? -p[i] : p[i]) <= limits<F>::max) {
+    if (finite_bits(p[i])) {
       sum += p[i];
       ++k;
     }
@@ -6978,10 +7003,10 @@ inline void moments_wide(const F* p, size_t n, block_result<F>& r) noexcept {
   // Deviations from a centre of type F (exact, so the mean keeps every digit as centre +
   // offset): mean = c + S1/k, M2 = S2 - S1^2/k.
   F c = static_cast<F>(sum / static_cast<W>(k));
-  if ((c < 0 ? -c : c) > limits<F>::max) c = 0;
+  if (!finite_bits(c)) c = 0;
   W s1 = 0, s2 = 0;
   for (size_t i = 0; i < n; ++i) {
-    if ((p[i] < 0 ? -p[i] : p[i]) <= limits<F>::max) {
+    if (finite_bits(p[i])) {
       const W d = static_cast<W>(p[i]) - static_cast<W>(c);
       s1 += d;
       s2 += d * d;
@@ -6995,11 +7020,11 @@ inline void moments_wide(const F* p, size_t n, block_result<F>& r) noexcept {
 
 template <class F>
 inline void block_scalar(const F* p, size_t n, F min_normal, block_result<F>& r) noexcept {
-  const F inf = limits<F>::max * 2;
   for (size_t i = 0; i < n; ++i) {
     const F x = p[i];
     const F a = x < 0 ? -x : x;
-    if (a <= limits<F>::max) {
+    const typename limits<F>::bits b = bits_of(x);
+    if ((b & ~limits<F>::sign) < limits<F>::exponent) {
       ++r.finite;
       r.zero += a == 0;
       r.small += a < min_normal;
@@ -7007,8 +7032,8 @@ inline void block_scalar(const F* p, size_t n, F min_normal, block_result<F>& r)
       if (x < r.min) r.min = x;
       if (x > r.max) r.max = x;
     } else {
-      r.pos_inf += x == inf;
-      r.neg_inf += x == -inf;
+      r.pos_inf += b == limits<F>::exponent;
+      r.neg_inf += b == (limits<F>::exponent | limits<F>::sign);
     }
   }
   moments_wide(p, n, r);
@@ -7024,6 +7049,7 @@ struct vec<float> {
   typedef float V __attribute__((vector_size(16)));
   typedef int32_t I __attribute__((vector_size(16)));
   static constexpr int32_t abs_mask = 0x7fffffff;
+  static constexpr int32_t inf_bits = 0x7f800000;
   static constexpr size_t lanes = 4;
 };
 template <>
@@ -7031,6 +7057,7 @@ struct vec<double> {
   typedef double V __attribute__((vector_size(16)));
   typedef int64_t I __attribute__((vector_size(16)));
   static constexpr int64_t abs_mask = 0x7fffffffffffffff;
+  static constexpr int64_t inf_bits = 0x7ff0000000000000;
   static constexpr size_t lanes = 2;
 };
 
@@ -7056,8 +7083,10 @@ class block_kernel {
     if (main_ > 0) {
       // Pass 1 assuming every value is finite: extrema, negatives, smallest magnitude.
       V lo, hi, amin;
-      I negative;
-      scan(&lo, &hi, &amin, &negative);
+      I negative, nonfinite;
+      scan(&lo, &hi, &amin, &negative, &nonfinite);
+      bool any_nonfinite = false;
+      for (size_t l = 0; l < L; ++l) any_nonfinite = any_nonfinite || nonfinite[l] != 0;
       classes t;  // the tail always gets the full classification
       classify_tail(t);
       t.lo = lo < t.lo ? lo : t.lo;
@@ -7066,7 +7095,7 @@ class block_kernel {
       reduce(t, static_cast<int64_t>(main_), r);
       F c = hint;
       if (!is_finite(c)) c = r.min / 2 + r.max / 2;
-      if (moments<false>(c, r)) {
+      if (!any_nonfinite && moments<false>(c, r)) {
         bool any_small = false;
         for (size_t l = 0; l < L; ++l) any_small = any_small || amin[l] < min_normal_[l];
         if (any_small) count_small(r);
@@ -7090,8 +7119,8 @@ class block_kernel {
   const F* p_;
   const F* next_;
   size_t main_, rest_;
-  const V max_ = V{} + limits<F>::max, inf_ = V{} + limits<F>::max * 2;
-  const I abs_mask_ = I{} + vec<F>::abs_mask;
+  const V inf_ = V{} + limits<F>::max * 2;
+  const I abs_mask_ = I{} + vec<F>::abs_mask, inf_bits_ = I{} + vec<F>::inf_bits;
   V min_normal_;
   // The tail goes through a buffer padded with 1 (finite, normal, positive) and a lane
   // mask, so that no load reads past the end of the caller's data.
@@ -7104,6 +7133,9 @@ class block_kernel {
     return v;
   }
   V abs(V x) const noexcept { return reinterpret_cast<V>(reinterpret_cast<I>(x) & abs_mask_); }
+  // All ones in the lanes holding a finite value: an integer compare of the magnitude's bits
+  // with those of infinity (the bits of a NaN are above).
+  I finite_mask(V x) const noexcept { return (reinterpret_cast<I>(x) & abs_mask_) < inf_bits_; }
   static V keep(V x, I mask) noexcept { return reinterpret_cast<V>(reinterpret_cast<I>(x) & mask); }
   static V select(I mask, V a, V b) noexcept {  // bit masks: `?:` on a mask may be scalarized
     return reinterpret_cast<V>((mask & reinterpret_cast<I>(a)) | (~mask & reinterpret_cast<I>(b)));
@@ -7111,9 +7143,9 @@ class block_kernel {
   static V min(V a, V b) noexcept { return a < b ? a : b; }
   static V max(V a, V b) noexcept { return a > b ? a : b; }
 
-  void scan(V* lo_out, V* hi_out, V* amin_out, I* negative_out) const noexcept {
+  void scan(V* lo_out, V* hi_out, V* amin_out, I* negative_out, I* nonfinite_out) const noexcept {
     V lo = inf_, hi = -inf_, amin = inf_;
-    I negative{};
+    I negative{}, nonfinite{};
     for (size_t i = 0; i < main_; i += step) {
       const F* q = p_ + i;
       const V x0 = load(q), x1 = load(q + L), x2 = load(q + 2 * L), x3 = load(q + 3 * L);
@@ -7123,11 +7155,13 @@ class block_kernel {
       amin = min(amin, min(min(abs(x0), abs(x1)), min(abs(x2), abs(x3))));
       negative -= (reinterpret_cast<I>(x0 < 0) + reinterpret_cast<I>(x1 < 0)) +
                   (reinterpret_cast<I>(x2 < 0) + reinterpret_cast<I>(x3 < 0));
+      nonfinite |= ~(finite_mask(x0) & finite_mask(x1) & finite_mask(x2) & finite_mask(x3));
     }
     *lo_out = lo;
     *hi_out = hi;
     *amin_out = amin;
     *negative_out = negative;
+    *nonfinite_out = nonfinite;
   }
 
   // Zeros and subnormals, counted only in blocks whose smallest magnitude says there are some.
@@ -7151,7 +7185,7 @@ class block_kernel {
   };
   void classify(classes& s, V x, I use) const noexcept {
     const V a = abs(x);
-    const I fin = reinterpret_cast<I>(a <= max_) & use;
+    const I fin = finite_mask(x) & use;
     s.sum += keep(x, fin);
     s.lo = min(s.lo, select(fin, x, inf_));
     s.hi = max(s.hi, select(fin, x, -inf_));
@@ -7159,8 +7193,9 @@ class block_kernel {
     s.zero -= reinterpret_cast<I>(a == 0);
     s.small -= reinterpret_cast<I>(a < min_normal_);
     s.negative -= reinterpret_cast<I>(x < 0) & fin;
-    s.pos_inf -= reinterpret_cast<I>(x == inf_);
-    s.neg_inf -= reinterpret_cast<I>(x == -inf_);
+    const I b = reinterpret_cast<I>(x);
+    s.pos_inf -= (b == inf_bits_) & use;
+    s.neg_inf -= (b == (inf_bits_ | ~abs_mask_)) & use;
   }
   void classify_tail(classes& s) const noexcept {
     for (size_t u = 0; u < 4; ++u) classify(s, load(tail_ + u * L), valid_[u]);
@@ -7179,8 +7214,8 @@ class block_kernel {
     }
   }
 
-  // Pass 2: S1 = sum(x - c), S2 = sum((x - c)^2) over the finite values. Unmasked, a NaN or
-  // infinity in the main part makes S1 non-finite, which is how the caller finds out.
+  // Pass 2: S1 = sum(x - c), S2 = sum((x - c)^2) over the finite values (unmasked: the caller
+  // knows the main part has no NaN or infinity).
   template <bool Masked>
   PROBE_NOINLINE void deviations(F c, long double* S1, long double* S2) const noexcept {
     const V vc = V{} + c;
@@ -7200,10 +7235,10 @@ class block_kernel {
       const V x0 = load(q), x1 = load(q + L), x2 = load(q + 2 * L), x3 = load(q + 3 * L);
       V d0 = x0 - vc, d1 = x1 - vc, d2 = x2 - vc, d3 = x3 - vc;
       if (Masked) {
-        d0 = keep(d0, reinterpret_cast<I>(abs(x0) <= max_));
-        d1 = keep(d1, reinterpret_cast<I>(abs(x1) <= max_));
-        d2 = keep(d2, reinterpret_cast<I>(abs(x2) <= max_));
-        d3 = keep(d3, reinterpret_cast<I>(abs(x3) <= max_));
+        d0 = keep(d0, finite_mask(x0));
+        d1 = keep(d1, finite_mask(x1));
+        d2 = keep(d2, finite_mask(x2));
+        d3 = keep(d3, finite_mask(x3));
       }
       s1 += (d0 + d1) + (d2 + d3);
       s2 += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
@@ -7214,7 +7249,7 @@ class block_kernel {
     }
     for (size_t u = 0; u < 4; ++u) {
       const V x = load(tail_ + u * L);
-      const V d = keep(x - vc, reinterpret_cast<I>(abs(x) <= max_) & valid_[u]);
+      const V d = keep(x - vc, finite_mask(x) & valid_[u]);
       s1 += d;
       s2 += d * d;
     }
@@ -7228,7 +7263,7 @@ class block_kernel {
     *S2 = t2;
   }
 
-  // Moments around c; false when they overflowed (or, unmasked, met a NaN or infinity).
+  // Moments around c; false when they overflowed.
   template <bool Masked>
   bool moments(F c, block_result<F>& r) const noexcept {
     long double S1, S2;
@@ -14403,7 +14438,7 @@ class timing_aggregator {
         double v;
         memcpy(&v, &e.end, sizeof v);
         m.stats.add(v);
-        if (tracing() && v == v && v - v == 0) counter_event(m, e.begin, b.tid, v);  // finite only
+        if (tracing() && fp_finite(v)) counter_event(m, e.begin, b.tid, v);  // finite only
         break;
       }
       default:

@@ -91,7 +91,7 @@ class timing_aggregator {
         double v;
         memcpy(&v, &e.end, sizeof v);
         m.stats.add(v);
-        if (tracing() && v == v && v - v == 0) counter_event(m, e.begin, b.tid, v);  // finite only
+        if (tracing() && fp_finite(v)) counter_event(m, e.begin, b.tid, v);  // finite only
         break;
       }
       default:
