@@ -101,6 +101,10 @@ TEST_CASE("parse: patterns over the size cap are refused before compiling, in on
   CHECK(error.find("over the 4096 bytes") != std::string::npos);
   CHECK(error.size() < 300);
   CHECK(m.set_pattern("(\\d+)" + std::string(pa::max_option_pattern - 5, 'x'), &error));
+  std::string groups;
+  for (int i = 0; i < pa::max_option_groups; ++i) groups += "()";
+  CHECK_FALSE(m.set_pattern(groups + "(\\d+)", &error));
+  CHECK(error.find("101 capture groups") != std::string::npos);
   CHECK_FALSE(m.set_pattern("a\n\x1b[(", &error));
   CHECK(error.find('\n') == std::string::npos);
   CHECK(error.find('\x1b') == std::string::npos);

@@ -206,6 +206,10 @@ with tempfile.TemporaryDirectory() as tmp:
               f"{args[0]} {args[-2][:12]}: a 5 KB pattern: exit {code}, {err[:200]!r}")
     code, _, err = probe("bisect-run", "--pattern", long_pattern, "--", "true")
     check(code == 128 and one_error_line(err) and "4096 bytes" in err, f"bisect-run with a 5 KB pattern: {code} {err[:200]!r}")
+    many_groups = "()" * 2000 + "(\\d+)"  # within the size cap; matching would take 250 MB and seconds a label
+    code, _, err = probe("regress", runs, "--metric", "MLUPS", "--label-re", many_groups)
+    check(code == 2 and one_error_line(err) and "2001 capture groups" in err,
+          f"--label-re with 2001 groups: {code} {err[:200]!r}")
     code, _, err = probe("regress", runs, "--pattern", "MLUPS: (\\d+)\n(")
     check(code == 2 and one_error_line(err), f"a pattern with a newline: one line, {err!r}")
 
