@@ -94,6 +94,32 @@ TEST_CASE("parse: --pattern with one capture group; bad expressions are refused"
   CHECK_FALSE(bad.configured());
 }
 
+TEST_CASE("parse: patterns over the size cap are refused before compiling, in one escaped line") {
+  pa::metric_matcher m;
+  std::string error;
+  CHECK_FALSE(m.set_pattern("(\\d+)" + std::string(pa::max_option_pattern, 'x'), &error));
+  CHECK(error.find("over the 4096 bytes") != std::string::npos);
+  CHECK(error.size() < 300);
+  CHECK(m.set_pattern("(\\d+)" + std::string(pa::max_option_pattern - 5, 'x'), &error));
+  std::string groups;
+  for (int i = 0; i < pa::max_option_groups; ++i) groups += "()";
+  CHECK_FALSE(m.set_pattern(groups + "(\\d+)", &error));
+  CHECK(error.find("101 capture groups") != std::string::npos);
+  CHECK_FALSE(m.set_pattern("a\n\x1b[(", &error));
+  CHECK(error.find('\n') == std::string::npos);
+  CHECK(error.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("parse: a run whose only match is a blank line says why it has no value") {
+  pa::metric_matcher m;
+  std::string error;
+  REQUIRE(m.set_pattern("(\\d*)", &error));
+  const pa::run_values r = pa::parse_run_output("   \n\t\n", m);
+  CHECK(r.values.empty());
+  CHECK_FALSE(r.error.empty());
+  CHECK(pa::parse_run_output("  \nMLUPS: n/a\n", m).error == "MLUPS: n/a");
+}
+
 TEST_CASE("parse: --pattern skips lines over 1 MiB, noting the first by its line number") {
   pa::metric_matcher m;
   std::string error;
@@ -178,6 +204,21 @@ TEST_CASE("tables: JSON lines") {
   CHECK(rows[3].label == "20240104");
   CHECK(rows[3].error == "n/a");
   CHECK(notes.size() == 2);
+}
+
+TEST_CASE("tables: JSON-lines labels that are not strings keep their JSON text") {
+  std::vector<std::string> notes;
+  const auto rows = pa::read_jsonl_rows(
+      "{\"label\": 1e300, \"value\": 1}\n{\"label\": -1e400, \"value\": 2}\n{\"label\": true, \"value\": 3}\n"
+      "{\"label\": [1, 2], \"value\": 4}\n{\"label\": {\"a\": 1}, \"value\": 5}\n{\"label\":20240109 , \"value\": 6}\n",
+      "", &notes);
+  REQUIRE(rows.size() == 5);  // -1e400 is no number: that line is skipped
+  CHECK(rows[0].label == "1e300");
+  CHECK(rows[1].label == "true");
+  CHECK(rows[2].label == "[1, 2]");
+  CHECK(rows[3].label == "{\"a\": 1}");
+  CHECK(rows[4].label == "20240109");
+  CHECK(notes.size() == 1);
 }
 
 TEST_CASE("input: folders, natural order, labels from --label-re, failed runs kept") {

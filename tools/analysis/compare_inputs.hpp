@@ -4,8 +4,10 @@
 #pragma once
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <probe/util/regex.hpp>
 #include "compare_types.hpp"
 #include "dump_manifest.hpp"
+#include "option_regex.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -44,11 +47,7 @@ struct compare_settings {
     }
     tol_override o;
     o.pattern = spec.substr(0, eq);
-    std::string why;
-    if (!o.re.compile(o.pattern, &why)) {
-      *error = "--tol: " + why;
-      return false;
-    }
+    if (!compile_option_regex("--tol", o.pattern, &o.re, error)) return false;
     const std::string nums = spec.substr(eq + 1);
     const size_t comma = nums.find(',');
     const std::string at = nums.substr(0, comma), rt = comma == std::string::npos ? "" : nums.substr(comma + 1);
@@ -175,27 +174,62 @@ inline bool ends_with(const std::string& s, const char* tail) {
   return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
 }
 
-// Every .npy file under dir, as paths relative to it, sorted. Hidden entries are skipped.
-inline void find_npy(const std::string& dir, const std::string& rel, std::vector<std::string>* out, int depth = 0) {
-  if (depth > 32) return;
-  for (const std::string& name : list_dir(dir)) {
-    const std::string path = join(dir, name), r = rel.empty() ? name : rel + "/" + name;
-    if (is_dir(path)) find_npy(path, r, out, depth + 1);
-    else if (ends_with(name, ".npy")) out->push_back(r);
+namespace find_impl {
+
+using folder_id = std::pair<dev_t, ino_t>;
+
+inline bool walk(const std::string& dir, const std::string& rel, std::vector<folder_id>* path,
+                 std::set<folder_id>* seen, std::vector<std::string>* out, std::string* error) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) return true;  // vanished meanwhile: nothing in it
+  const folder_id id{st.st_dev, st.st_ino};
+  if (std::find(path->begin(), path->end(), id) != path->end()) {
+    *error = dir + ": a symbolic link loop (this folder contains itself)";
+    return false;
   }
+  // A folder reached again by another link is listed once: links cannot multiply the work.
+  if (!seen->insert(id).second) return true;
+  if (path->size() >= 64) {
+    *error = dir + ": folders nested more than 64 deep";
+    return false;
+  }
+  path->push_back(id);
+  for (const std::string& name : list_dir(dir)) {
+    const std::string p = join(dir, name), r = rel.empty() ? name : rel + "/" + name;
+    if (is_dir(p)) {
+      if (!walk(p, r, path, seen, out, error)) return false;
+    } else if (ends_with(name, ".npy")) {
+      out->push_back(r);
+    }
+  }
+  path->pop_back();
+  return true;
+}
+
+}  // namespace find_impl
+
+// Every .npy file under dir, as paths relative to it, sorted. Hidden entries are skipped;
+// symbolic links are followed, each folder listed once. False with *error for a link loop.
+inline bool find_npy(const std::string& dir, std::vector<std::string>* out, std::string* error) {
+  std::vector<find_impl::folder_id> path;
+  std::set<find_impl::folder_id> seen;
+  out->clear();
+  if (!find_impl::walk(dir, "", &path, &seen, out, error)) return false;
+  std::sort(out->begin(), out->end());
+  return true;
 }
 
 // Pairs two folders of .npy files by relative path; the order is the paths' (dump file
 // names start with the op's sequence number, so that is execution order for dumps).
-inline std::vector<compared_pair> pair_folders(const std::string& da, const std::string& db) {
+inline bool pair_folders(const std::string& da, const std::string& db, std::vector<compared_pair>* pairs,
+                         std::string* error) {
   std::vector<std::string> fa, fb;
-  find_npy(da, "", &fa);
-  find_npy(db, "", &fb);
+  if (!find_npy(da, &fa, error) || !find_npy(db, &fb, error)) return false;
   std::vector<std::string> all = fa;
   all.insert(all.end(), fb.begin(), fb.end());
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
-  std::vector<compared_pair> pairs;
+  pairs->clear();
   uint64_t seq = 0;
   for (const std::string& rel : all) {
     compared_pair p;
@@ -210,9 +244,9 @@ inline std::vector<compared_pair> pair_folders(const std::string& da, const std:
       p.b.present = true;
       p.b.file = join(db, rel);
     }
-    pairs.push_back(std::move(p));
+    pairs->push_back(std::move(p));
   }
-  return pairs;
+  return true;
 }
 
 }  // namespace compare_inputs

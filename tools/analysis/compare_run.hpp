@@ -25,6 +25,7 @@
 #include <probe/formats/npy.hpp>
 #include "compare_graph.hpp"
 #include "compare_tensors.hpp"
+#include "npy_file.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -62,10 +63,12 @@ struct compare_report {
 
 namespace compare_run_impl {
 
-// Reads a side's .npy header; false with *error naming the file.
+// Reads a side's .npy header; false with *error naming the file (a FIFO or a device named
+// by the manifest is refused, not read).
 inline bool read_side_header(pair_side* s, std::string* error) {
-  npy::header_info h;
-  if (!npy::read_header(s->file, &h, error)) return false;
+  npy_file file;
+  if (!file.open(s->file, error)) return false;
+  const npy::header_info& h = file.header();
   s->type = h.type;
   s->ndim = h.ndim;
   for (int i = 0; i < h.ndim; ++i) s->shape[i] = h.shape[i];
@@ -100,9 +103,38 @@ inline compare_impl::tensor_source source_of(const pair_side& s, std::vector<std
   return src;
 }
 
-// Runs every chunk on `threads` workers; reports progress from the calling thread.
-inline void run_chunks(const std::vector<job>& jobs, const std::vector<chunk>& chunks,
-                       std::vector<compare_impl::partial>* parts, const compare_settings& s, uint64_t total_bytes) {
+// What a pair's chunks come to once merged.
+struct job_result {
+  tensor_metrics metrics;
+  std::string error;
+};
+
+// Runs every chunk on `threads` workers; reports progress from the calling thread. The
+// worker that finishes a pair's last chunk merges the pair's partial results in position
+// order into its metrics and frees them, so that memory holds the partials (error
+// histograms) of the pairs in progress only, not of every pair.
+inline void run_chunks(const std::vector<job>& jobs, const std::vector<chunk>& chunks, std::vector<job_result>* results,
+                       const compare_settings& s, uint64_t total_bytes) {
+  const size_t job_count = jobs.size();
+  std::vector<size_t> first_chunk(job_count, 0);
+  std::unique_ptr<std::atomic<size_t>[]> left(new std::atomic<size_t>[job_count]);
+  for (size_t j = 0; j < job_count; ++j) left[j].store(0, std::memory_order_relaxed);
+  for (size_t c = chunks.size(); c-- > 0;) {
+    first_chunk[chunks[c].job] = c;
+    left[chunks[c].job].fetch_add(1, std::memory_order_relaxed);
+  }
+  std::vector<compare_impl::partial> parts(chunks.size());
+  auto finish_job = [&](size_t ji) {
+    compare_impl::partial merged;
+    for (size_t c = first_chunk[ji]; c < chunks.size() && chunks[c].job == ji; ++c) {
+      merged.merge(parts[c]);
+      parts[c] = compare_impl::partial();
+    }
+    job_result& out = (*results)[ji];
+    out.error = merged.error;
+    if (out.error.empty()) out.metrics = finish_metrics(merged, jobs[ji].plan, s.check);
+  };
+
   unsigned threads = s.threads ? s.threads : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   if (threads > chunks.size()) threads = static_cast<unsigned>(std::max<size_t>(1, chunks.size()));
   std::atomic<size_t> next{0};
@@ -115,8 +147,10 @@ inline void run_chunks(const std::vector<job>& jobs, const std::vector<chunk>& c
     for (size_t c; (c = next.fetch_add(1)) < chunks.size();) {
       const chunk& ch = chunks[c];
       const job& j = jobs[ch.job];
-      compare_impl::run_chosen(j.plan.kernel, j.a, j.b, ch.begin, ch.end, j.plan.settings, w, &(*parts)[c]);
+      compare_impl::run_chosen(j.plan.kernel, j.a, j.b, ch.begin, ch.end, j.plan.settings, w, &parts[c]);
       done_bytes += static_cast<uint64_t>(ch.end - ch.begin) * (j.a.itemsize() + j.b.itemsize());
+      // acq_rel: the last one to finish sees every other chunk's partial of the pair
+      if (left[ch.job].fetch_sub(1, std::memory_order_acq_rel) == 1) finish_job(ch.job);
     }
     std::lock_guard<std::mutex> lock(m);
     if (--running == 0) cv.notify_all();
@@ -189,21 +223,18 @@ inline bool compare_pairs(compare_report* r) {
     if (n == 0) chunks.push_back({ji, 0, 0});  // empty tensors still get their metrics
     for (int64_t at = 0; at < n; at += chunk_elems) chunks.push_back({ji, at, std::min(n, at + chunk_elems)});
   }
-  std::vector<compare_impl::partial> parts(chunks.size());
+  std::vector<job_result> results(jobs.size());
   const auto t0 = std::chrono::steady_clock::now();
-  run_chunks(jobs, chunks, &parts, r->settings, total);
+  run_chunks(jobs, chunks, &results, r->settings, total);
   r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r->bytes = total;
-  size_t c = 0;
   for (size_t ji = 0; ji < jobs.size(); ++ji) {
-    compare_impl::partial merged;
-    for (; c < chunks.size() && chunks[c].job == ji; ++c) merged.merge(parts[c]);
-    if (!merged.error.empty()) {
-      r->error = merged.error;
+    if (!results[ji].error.empty()) {
+      r->error = results[ji].error;
       return false;
     }
     compared_pair& p = r->runs[jobs[ji].run].pairs[jobs[ji].pair];
-    p.metrics = finish_metrics(merged, jobs[ji].plan, r->settings.check);
+    p.metrics = std::move(results[ji].metrics);
     p.status = p.metrics.pass ? pair_status::ok : pair_status::mismatch;
   }
   return true;
@@ -298,7 +329,7 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
     if (has_manifest(a) || has_manifest(b))
       r.notes.push_back("only one side has a manifest: files are paired by path, without graph answers");
     compared_run run;
-    run.pairs = compare_inputs::pair_folders(a, b);
+    if (!compare_inputs::pair_folders(a, b, &run.pairs, &r.error)) return r;
     for (int side = 0; side < 2; ++side) {
       bool any = false;
       for (const compared_pair& p : run.pairs) any = any || (side ? p.b.present : p.a.present);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -127,8 +128,17 @@ class side_reader {
  public:
   side_reader(const tensor_source& s, std::string* error) : s_(s) {
     if (s_.memory) return;
-    fd_ = ::open(s_.path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) *error = s_.path + ": cannot open: " + strerror(errno);
+    // Non-blocking: if the file was swapped for a FIFO since its header was read, the open
+    // returns at once and fstat refuses it.
+    fd_ = ::open(s_.path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd_ < 0) {
+      *error = s_.path + ": cannot open: " + strerror(errno);
+    } else if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      *error = s_.path + ": not a regular file";
+      ::close(fd_);
+      fd_ = -1;
+    }
   }
   ~side_reader() {
     if (fd_ >= 0) ::close(fd_);

@@ -1,6 +1,8 @@
 // The terminal report of `probe compare`: a table in sequence order (one row per paired
 // key), then the answers in plain words: counts, first divergence, root causes and what
-// each reaches. Colour (ANSI) only when asked, which the CLI does on a tty. Standalone header.
+// each reaches. Colour (ANSI) only when asked, which the CLI does on a tty; every text that
+// came from a file is escaped (probe::detail::printable), so the colour codes are the only
+// control characters the report holds. Standalone header.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -136,8 +138,9 @@ inline void answers(std::string& out, const compared_run& run, const paint& p) {
       else {
         bool dumped = false;
         for (const compared_pair& q : run.pairs) dumped = dumped || (!q.is_input && q.key == in.producer);
-        out += dumped ? "but its producer's output " + in.producer + " matched: the buffer changed in between."
-                      : "and its producer " + in.producer + " was not dumped.";
+        const std::string producer = ::probe::detail::printable(in.producer);
+        out += dumped ? "but its producer's output " + producer + " matched: the buffer changed in between."
+                      : "and its producer " + producer + " was not dumped.";
       }
     } else {
       out += "op " + node_name(n) + ": its inputs match, and";
@@ -186,7 +189,7 @@ inline std::string compare_summary_text(const compare_report& r, bool color = fa
   using namespace compare_text_impl;
   const paint p{color};
   std::string out;
-  for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  for (const std::string& n : r.notes) out += "note: " + ::probe::detail::printable(n) + "\n";
   const compare_counts& k = r.counts;
   out += std::to_string(k.pairs) + " tensors: " + std::to_string(k.ok) + " within tolerance, " +
          std::to_string(k.mismatch) + " out of tolerance";
@@ -196,8 +199,8 @@ inline std::string compare_summary_text(const compare_report& r, bool color = fa
   if (k.only_b) out += ", " + std::to_string(k.only_b) + " only in B";
   if (k.no_data) out += ", " + std::to_string(k.no_data) + " without data";
   out += ".\n";
-  for (const std::string& n : r.runs_only_a) out += "Run folder " + n + " is only in A.\n";
-  for (const std::string& n : r.runs_only_b) out += "Run folder " + n + " is only in B.\n";
+  for (const std::string& n : r.runs_only_a) out += "Run folder " + ::probe::detail::printable(n) + " is only in A.\n";
+  for (const std::string& n : r.runs_only_b) out += "Run folder " + ::probe::detail::printable(n) + " is only in B.\n";
   for (const compared_run& run : r.runs) answers(out, run, p);
   if (r.kind == "npy folders" || r.kind == "npy files") {
     for (const compared_run& run : r.runs)
@@ -215,8 +218,9 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
   using namespace compare_text_impl;
   const paint p{o.color};
   std::string out;
-  out += "probe compare: A = " + r.a + " (under test), B = " + r.b + " (reference), " + r.kind + "\n";
-  if (!r.error.empty()) return out + "error: " + r.error + "\n";
+  out += "probe compare: A = " + ::probe::detail::printable(r.a) + " (under test), B = " + ::probe::detail::printable(r.b) +
+         " (reference), " + r.kind + "\n";
+  if (!r.error.empty()) return out + "error: " + ::probe::detail::printable(r.error) + "\n";
   out += "tolerance: " + tolerance_words(r.settings) + (r.settings.has_step ? "; step " + std::to_string(r.settings.step) : "") + "\n";
   const bool hide_ok = !o.all_rows && r.counts.pairs > o.max_rows;
   size_t hidden = 0;

@@ -20,6 +20,7 @@
 
 #include <probe/core/stats.hpp>
 #include <probe/formats/json.hpp>
+#include "npy_file.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -150,24 +151,10 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
 
 }  // namespace manifest_impl
 
-// Reads dir/manifest.jsonl into *run. False with *error naming the file (and line).
-inline bool read_manifest(const std::string& dir, dump_run* run, std::string* error) {
-  const std::string path = join(dir, "manifest.jsonl");
-  FILE* f = fopen(path.c_str(), "rb");
-  if (!f) {
-    *error = path + ": cannot open";
-    return false;
-  }
-  std::string text;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool read_error = ferror(f) != 0;
-  fclose(f);
-  if (read_error) {
-    *error = path + ": read error";
-    return false;
-  }
+// Parses the text of a manifest (the file `path` in run folder `dir`) into *run. False with
+// *error naming the file and line.
+inline bool parse_manifest(const std::string& text, const std::string& dir, const std::string& path, dump_run* run,
+                           std::string* error) {
   run->dir = dir;
   size_t line_no = 0;
   for (size_t at = 0; at < text.size();) {
@@ -212,6 +199,13 @@ inline bool read_manifest(const std::string& dir, dump_run* run, std::string* er
   }
   if (!run->has_end) run->notes.push_back(path + ": no end record (the run did not finish, or is still running)");
   return true;
+}
+
+// Reads dir/manifest.jsonl into *run. False with *error naming the file (and line).
+inline bool read_manifest(const std::string& dir, dump_run* run, std::string* error) {
+  const std::string path = join(dir, "manifest.jsonl");
+  std::string text;
+  return read_regular_file(path, &text, error) && parse_manifest(text, dir, path, run, error);
 }
 
 // Sorted names of a folder's entries (no hidden ones).

@@ -15,6 +15,7 @@
 #include <probe/formats/npy.hpp>
 #include <probe/util/text.hpp>
 #include "dump_manifest.hpp"
+#include "npy_file.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -55,9 +56,9 @@ namespace nonfinite_impl {
 
 // Counts from the data file; false (with *error) when it cannot be read.
 inline bool measure(const dump_tensor& t, nonfinite_tensor* out, std::string* error) {
-  tensor data = npy::read(t.file, error);
-  if (data.empty()) return false;
-  const health h = compute_health(data.view());
+  npy_file file;
+  health h;
+  if (!file.open(t.file, error) || !file.health_of_all(&h, error)) return false;
   out->count = h.count;
   out->nan = h.nan;
   out->pos_inf = h.pos_inf;

@@ -105,8 +105,8 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
   series_load out;
   probe::detail::regex label_re;
   std::string why;
-  if (!opt.label_re.empty() && !label_re.compile(opt.label_re, &why)) {
-    out.error = "--label-re '" + opt.label_re + "' is not a valid regular expression: " + regex_problem(why, opt.label_re);
+  if (!opt.label_re.empty() && !compile_option_regex("--label-re", opt.label_re, &label_re, &why)) {
+    out.error = why;
     return out;
   }
   if (inputs.empty()) {

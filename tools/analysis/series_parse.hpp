@@ -17,6 +17,7 @@
 
 #include <probe/util/config.hpp>
 #include <probe/util/regex.hpp>
+#include "option_regex.hpp"
 #include "utf8.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -165,13 +166,6 @@ inline bool iequal_at(const std::string& s, size_t pos, const std::string& word)
 // so a longer line is binary or a dump, and is skipped with a warning.
 constexpr size_t max_pattern_line = size_t{1} << 20;
 
-// The reason in a regex compile error, without the "bad regex 'PATTERN': " the caller
-// replaces with the option's name.
-inline std::string regex_problem(const std::string& error, const std::string& pattern) {
-  const std::string prefix = "bad regex '" + pattern + "': ";
-  return error.compare(0, prefix.size(), prefix) == 0 ? error.substr(prefix.size()) : error;
-}
-
 // Finds a metric's value in one line of text: `NAME: <number>` (or `NAME = <number>`),
 // the name matched case-insensitively as a whole word, or a regular expression (probe's
 // ECMAScript subset, docs/regex.md) whose one capture group is the number. One value per
@@ -189,14 +183,14 @@ class metric_matcher {
   bool set_pattern(const std::string& pattern, std::string* error) {
     probe::detail::regex re;
     std::string why;
-    if (!re.compile(pattern, &why)) {
-      if (error) *error = "--pattern '" + pattern + "' is not a valid regular expression: " + regex_problem(why, pattern);
+    if (!compile_option_regex("--pattern", pattern, &re, &why)) {
+      if (error) *error = why;
       return false;
     }
     if (re.groups() != 1) {
       if (error)
-        *error = "--pattern '" + pattern + "' needs exactly one capture group (it has " + std::to_string(re.groups()) +
-                 ")";
+        *error = "--pattern " + quoted_pattern(pattern) + " needs exactly one capture group (it has " +
+                 std::to_string(re.groups()) + ")";
       return false;
     }
     re_ = std::move(re);
@@ -212,7 +206,7 @@ class metric_matcher {
   bool configured() const { return has_pattern_ || !name_.empty(); }
   // How the metric is named in messages.
   std::string describe() const {
-    return has_pattern_ ? "pattern '" + pattern_ + "'" : "'" + name_ + ": <number>'";
+    return has_pattern_ ? "pattern " + quoted_pattern(pattern_) : "'" + ::probe::detail::printable(name_) + ": <number>'";
   }
 
   // `line` must already be free of escape codes. `unparsable`: the metric is named on the
@@ -311,7 +305,8 @@ inline std::string error_line(const std::vector<std::string>& lines, const std::
       return clean_line(l);
     }
   }
-  if (!unparsable_line.empty()) return clean_line(unparsable_line);
+  // A pattern can match a blank line with an empty capture: such a line says nothing.
+  if (!clean_line(unparsable_line).empty()) return clean_line(unparsable_line);
   for (const std::string& l : lines)
     if (looks_like_error(l)) return clean_line(l);
   for (const std::string& l : lines)
@@ -347,8 +342,8 @@ inline run_values parse_run_output(const std::string& text, const metric_matcher
     double v = 0;
     switch (metric.match(lines[i], &v)) {
       case metric_matcher::found::value: r.values.push_back(v); break;
-      case metric_matcher::found::unparsable:
-        if (unparsable.empty()) unparsable = lines[i];
+      case metric_matcher::found::unparsable:  // the first that is not blank
+        if (unparsable.empty() && !clean_line(lines[i]).empty()) unparsable = lines[i];
         break;
       case metric_matcher::found::too_long:
         if (!r.long_lines++) {

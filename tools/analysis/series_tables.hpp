@@ -3,7 +3,6 @@
 // samples; a row without a number is a failed run. Standalone header: plain `inline`.
 #pragma once
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -53,16 +52,6 @@ inline void merge_same_labels(std::vector<table_row>* rows) {
     if (!same.values.empty()) same.error.clear();
   }
   *rows = std::move(out);
-}
-
-// A number used as a label: integers without a fraction (dates like 20240109, build numbers).
-inline std::string number_label(double v) {
-  char buf[64];
-  if (v == static_cast<double>(static_cast<long long>(v)) && v > -1e15 && v < 1e15)
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-  else
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
 }
 
 // Splits one CSV record: commas, double-quoted fields with "" for a quote. Returns false
@@ -154,6 +143,7 @@ struct json_value {
   std::string text;
   std::vector<json_value> items;
   std::vector<std::pair<std::string, json_value>> members;
+  size_t begin = 0, end = 0;  // where the value's text lies in the line (labels keep it as written)
 };
 
 class json_line_reader {
@@ -246,6 +236,12 @@ class json_line_reader {
   bool value(json_value* v, int depth) {
     if (depth > 64) return false;
     blank();
+    v->begin = i_;
+    const bool ok = any_value(v, depth);
+    v->end = i_;
+    return ok;
+  }
+  bool any_value(json_value* v, int depth) {
     if (i_ >= s_.size()) return false;
     const char c = s_[i_];
     if (c == '"') {
@@ -336,10 +332,12 @@ inline std::vector<table_row> read_jsonl_rows(const std::string& text, const std
       if (notes) notes->push_back("line " + std::to_string(i + 1) + ": no label (label, name, run, date or commit), skipped");
       continue;
     }
+    // A label that is not a string (a date or build number, even true or [1, 2]) is its
+    // JSON text: 1e300 stays 1e300 and 20240104 stays 20240104.
     if (label->kind == detail::json_value::string_v)
       r.label = label->text;
     else
-      r.label = detail::number_label(label->number);
+      r.label = lines[i].substr(label->begin, label->end - label->begin);
     const detail::json_value* value = detail::member(obj, metric.empty() ? "value" : metric);
     if (!value && !metric.empty()) value = detail::member(obj, "value");
     if (value && value->kind == detail::json_value::number_v) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <probe/util/config.hpp>
+#include <probe/util/text.hpp>
 
 #include "options.hpp"
 #include "verbs.hpp"
@@ -41,7 +42,7 @@ int unknown_verb(const char* name) {
   std::vector<std::string> names;
   for (const verb& v : k_verbs) names.push_back(v.spec->verb);
   const std::string close = closest_match(name, names);
-  std::fprintf(stderr, "probe: unknown verb '%s'%s\n\n", name,
+  std::fprintf(stderr, "probe: unknown verb '%s'%s\n\n", probe::detail::printable(name).c_str(),
                close.empty() ? "" : (" (did you mean " + close + "?)").c_str());
   return usage(stderr);
 }
@@ -53,7 +54,8 @@ int help(int argc, char** argv) {
   if (!v) return unknown_verb(argv[2]);
   const bool markdown = argc == 4 && std::strcmp(argv[3], "--markdown") == 0;
   if (argc > 4 || (argc == 4 && !markdown)) {
-    std::fprintf(stderr, "probe help: unexpected '%s' (probe help VERB [--markdown])\n", argv[argc == 4 ? 3 : 4]);
+    std::fprintf(stderr, "probe help: unexpected '%s' (probe help VERB [--markdown])\n",
+                 probe::detail::printable(argv[argc == 4 ? 3 : 4]).c_str());
     return 2;
   }
   std::fputs((markdown ? markdown_options(*v->spec) : help_text(*v->spec)).c_str(), stdout);
@@ -80,7 +82,8 @@ int main(int argc, char** argv) {
     // For bisect-run, 2 would mean "bad commit" to git bisect run; its usage exit (128) stops the bisect.
     const int code = v->spec->usage_exit;
     const bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
-    std::fprintf(stderr, "probe %s: %s; exit %d\n", v->spec->verb, oom ? "out of memory" : e.what(), code);
+    std::fprintf(stderr, "probe %s: %s; exit %d\n", v->spec->verb,
+                 oom ? "out of memory" : probe::detail::printable(e.what()).c_str(), code);
     return code;
   }
 }

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <probe/util/text.hpp>
+
 namespace probe_cli {
 namespace {
 
@@ -261,7 +263,8 @@ parse_status parse_command_line(const command_spec& spec, int argc, const char* 
 }
 
 int usage_error(const command_spec& spec, const std::string& message) {
-  fprintf(stderr, "probe %s: %s%s\n", spec.verb, message.c_str(), spec.usage_error_note);
+  // The message may quote what was typed: kept to one printable line.
+  fprintf(stderr, "probe %s: %s%s\n", spec.verb, probe::detail::printable(message).c_str(), spec.usage_error_note);
   fflush(stderr);
   return spec.usage_exit;
 }

@@ -1,6 +1,7 @@
 // Running a command for bisect-run: posix_spawn in its own process group, stdin from
 // /dev/null, stdout and stderr captured together through one pipe, an optional timeout
 // after which the whole group is killed. Ctrl-C or a TERM while waiting kills the group too.
+// Linux (pipe2, pidfd).
 #pragma once
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +27,17 @@ namespace subprocess_detail {
 
 inline volatile sig_atomic_t g_interrupt = 0;
 inline void on_interrupt(int sig) { g_interrupt = sig; }
+
+// A file descriptor that polls readable when the process exits; -1 where the kernel has none
+// (before Linux 5.3).
+inline int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
 
 inline double now_seconds() {
   timespec ts;
@@ -72,12 +85,16 @@ inline probe::analysis::process_outcome run_process(const std::vector<std::strin
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
-  struct sigaction act, old_int, old_term;
+  struct sigaction act, old_int, old_term, old_chld, dfl;
   memset(&act, 0, sizeof act);
   act.sa_handler = on_interrupt;
   sigemptyset(&act.sa_mask);
   sigaction(SIGINT, &act, &old_int);
   sigaction(SIGTERM, &act, &old_term);
+  // With SIGCHLD ignored the kernel would reap the child itself and its status would be lost.
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGCHLD, &dfl, &old_chld);
   g_interrupt = 0;
 
   const double start = now_seconds();
@@ -90,6 +107,7 @@ inline probe::analysis::process_outcome run_process(const std::vector<std::strin
     close(fds[0]);
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGCHLD, &old_chld, nullptr);
     out.spawn_error = argv[0] + ": " + strerror(rc);
     return out;
   }
@@ -111,6 +129,11 @@ inline probe::analysis::process_outcome run_process(const std::vector<std::strin
     if (tail.size() > k_output_cap / 2) tail.erase(0, tail.size() - k_output_cap / 2);
   };
 
+  // Waits sleep in poll(2) on the output and on the process itself (a pidfd), so a child
+  // that closed its output but runs on costs no CPU. Waits are capped, so that a signal
+  // arriving just before poll is seen soon, and without a pidfd the exit is noticed within
+  // that cap.
+  const int pidfd = open_pidfd(pid);
   int status = 0;
   bool reaped = false, open = true;
   char buf[65536];
@@ -120,10 +143,12 @@ inline probe::analysis::process_outcome run_process(const std::vector<std::strin
       if (!reaped) waitpid(pid, &status, 0);
       sigaction(SIGINT, &old_int, nullptr);
       sigaction(SIGTERM, &old_term, nullptr);
+      sigaction(SIGCHLD, &old_chld, nullptr);
       raise(g_interrupt);
       _exit(128 + g_interrupt);  // if the signal was ignored before: stop anyway
     }
-    if (!reaped && timeout_s > 0 && now_seconds() - start > timeout_s) {
+    const double elapsed = now_seconds() - start;
+    if (!reaped && timeout_s > 0 && elapsed > timeout_s && !out.timed_out) {
       out.timed_out = true;
       kill(-pid, SIGKILL);
     }
@@ -133,22 +158,32 @@ inline probe::analysis::process_outcome run_process(const std::vector<std::strin
       kill(-pid, SIGKILL);
       fcntl(fds[0], F_SETFL, O_NONBLOCK);
     }
-    if (!open) continue;
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = reaped ? 1 : poll(&p, 1, 50);
-    if (ready <= 0) continue;
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) {
-      keep(buf, static_cast<size_t>(n));
-    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-      open = false;
-    } else if (reaped && errno == EAGAIN) {
-      open = false;
+    if (reaped) {  // drain what is left, without waiting
+      const ssize_t n = read(fds[0], buf, sizeof buf);
+      if (n > 0) keep(buf, static_cast<size_t>(n));
+      else if (n == 0 || errno != EINTR) open = false;
+      continue;
     }
+    int wait_ms = 100;
+    if (timeout_s > 0 && !out.timed_out) {
+      const double left_ms = (timeout_s - elapsed) * 1000 + 1;
+      if (left_ms < wait_ms) wait_ms = left_ms < 1 ? 1 : static_cast<int>(left_ms);
+    }
+    pollfd p[2];
+    nfds_t count = 0;
+    if (open) p[count++] = pollfd{fds[0], POLLIN, 0};
+    if (pidfd >= 0) p[count++] = pollfd{pidfd, POLLIN, 0};
+    if (poll(count ? p : nullptr, count, wait_ms) <= 0 || !open || !(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+      continue;
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n > 0) keep(buf, static_cast<size_t>(n));
+    else if (n == 0 || (errno != EINTR && errno != EAGAIN)) open = false;  // closed: wait for the exit
   }
+  if (pidfd >= 0) close(pidfd);
   close(fds[0]);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGCHLD, &old_chld, nullptr);
   out.seconds = now_seconds() - start;
   if (dropped) out.output += "\n[... output over " + std::to_string(k_output_cap >> 20) + " MiB dropped ...]\n" + tail;
   if (WIFEXITED(status)) {

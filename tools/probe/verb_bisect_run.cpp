@@ -11,6 +11,7 @@
 
 #include "options.hpp"
 #include "subprocess.hpp"
+#include "terminal_text.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
@@ -68,8 +69,7 @@ void log(const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "probe bisect-run: %s\n", buf);
-  fflush(stderr);
+  print_error("bisect-run", buf);
 }
 
 // The last lines of a command's output, indented, for the log when it failed.
@@ -77,7 +77,8 @@ std::string tail_lines(const std::string& output, size_t count) {
   std::vector<std::string> lines = probe::analysis::split_lines(probe::analysis::strip_ansi(output));
   std::string out;
   const size_t from = lines.size() > count ? lines.size() - count : 0;
-  for (size_t i = from; i < lines.size(); ++i) out += "    | " + probe::analysis::clean_line(lines[i], 300) + "\n";
+  for (size_t i = from; i < lines.size(); ++i)
+    out += "    | " + probe::detail::printable(probe::analysis::clean_line(lines[i], 300)) + "\n";
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include "file_output.hpp"
 #include "options.hpp"
+#include "terminal_text.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
@@ -37,14 +38,14 @@ const option_spec k_options[] = {
     integer("--step", "N", "only the tensors recorded at step N"),
     integer("--threads", "N", 1, 256, "worker threads").by_default("one per core, at most 8"),
     text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
-    text("--html", "FILE", "write a self-contained page: summary, error plot, histograms"),
+    text("--html", "FILE", "write a self-contained page: summary, error plot, histograms ('-' = stdout)"),
     flag("--all", "every row in the table; without it, rows within tolerance are left out above 200 tensors"),
     flag("--quiet", "no text report"),
     flag("--nonfinite", "one dump: the first op whose output holds NaN or Inf"),
 };
 
 int bad_input(const std::string& message) {
-  fprintf(stderr, "probe compare: %s\n", message.c_str());
+  print_error("compare", message);
   return 2;
 }
 
@@ -74,9 +75,9 @@ int run_nonfinite(const std::vector<std::string>& inputs, const probe::analysis:
   const pa::nonfinite_report r = pa::find_first_nonfinite(inputs[0], s.has_step, s.step);
   if (!r.error.empty()) return bad_input(r.error);
   if (json_path == "-") fputs(pa::nonfinite_json(r).c_str(), stdout);
-  else if (!quiet) fputs(pa::nonfinite_text(r).c_str(), stdout);
+  else if (!quiet) fputs(terminal_lines(pa::nonfinite_text(r)).c_str(), stdout);
   std::string error;
-  if (!json_path.empty() && json_path != "-" && !write_file_atomically(json_path, pa::nonfinite_json(r), &error))
+  if (!json_path.empty() && json_path != "-" && !write_report_file(json_path, pa::nonfinite_json(r), &error))
     return bad_input(error);
   return r.exit_code();
 }
@@ -166,9 +167,9 @@ int run_compare(int argc, char** argv) {
   if (json_to_stdout) fputs(pa::compare_json(r).c_str(), stdout);
   else if (!quiet) fputs(pa::compare_text(r, text).c_str(), stdout);
   fflush(stdout);
-  if (!json_path.empty() && !json_to_stdout && !write_file_atomically(json_path, pa::compare_json(r), &error))
+  if (!json_path.empty() && !json_to_stdout && !write_report_file(json_path, pa::compare_json(r), &error))
     return bad_input(error);
-  if (!html_path.empty() && !write_file_atomically(html_path, pa::compare_html(r), &error)) return bad_input(error);
+  if (!html_path.empty() && !write_report_file(html_path, pa::compare_html(r), &error)) return bad_input(error);
   return r.exit_code();
 }
 

@@ -16,6 +16,7 @@
 
 #include "file_output.hpp"
 #include "options.hpp"
+#include "terminal_text.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
@@ -50,13 +51,13 @@ const option_spec k_options[] = {
         .by_default("5"),
     integer("--window", "N", 4, 1000, "local search window in runs").by_default("50"),
     text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
-    text("--svg", "FILE", "write a plot of the series, levels, events and failed runs"),
-    text("--html", "FILE", "write a self-contained page with the plot and the tables"),
+    text("--svg", "FILE", "write a plot of the series, levels, events and failed runs ('-' = stdout)"),
+    text("--html", "FILE", "write a self-contained page with the plot and the tables ('-' = stdout)"),
     flag("--quiet", "no text report"),
 };
 
 int bad_input(const std::string& message) {
-  fprintf(stderr, "probe regress: %s\n", message.c_str());
+  print_error("regress", message);
   return 2;
 }
 
@@ -119,11 +120,11 @@ int run_regress(int argc, char** argv) {
 
   pa::series_load loaded = pa::load_series(inputs, input);
   if (!loaded.error.empty()) return bad_input(loaded.error);
-  for (const std::string& note : loaded.notes) fprintf(stderr, "probe regress: %s\n", note.c_str());
+  for (const std::string& note : loaded.notes) print_error("regress", note);
 
   const pa::regress_report report = pa::analyze_regressions(std::move(loaded.runs), settings);
   const bool json_to_stdout = json_path == "-";
-  if (!quiet && !json_to_stdout) fputs(pa::regress_text(report).c_str(), stdout);
+  if (!quiet && !json_to_stdout) fputs(terminal_lines(pa::regress_text(report)).c_str(), stdout);
   if (json_to_stdout) fputs(pa::regress_json(report).c_str(), stdout);
   fflush(stdout);
 
@@ -134,7 +135,7 @@ int run_regress(int argc, char** argv) {
   const output outputs[] = {{json_path, pa::regress_json}, {svg_path, pa::regress_svg}, {html_path, pa::regress_html}};
   for (const output& o : outputs) {
     if (o.path.empty() || (o.path == "-" && o.render == pa::regress_json)) continue;
-    if (!write_file_atomically(o.path, o.render(report), &error)) return bad_input(error);
+    if (!write_report_file(o.path, o.render(report), &error)) return bad_input(error);
   }
 
   if (report.points.empty()) {

@@ -9,16 +9,16 @@
 
 #include <probe/probe.hpp>
 #include <probe/core/format_tensor.hpp>
-
+#include <probe/formats/json.hpp>
 
 #include "analysis/compare_inputs.hpp"
 #include "analysis/dump_manifest.hpp"
 #include "analysis/nonfinite.hpp"
-#include <probe/util/text.hpp>
-#include <probe/formats/json.hpp>
-#include <probe/formats/npy.hpp>
+#include "analysis/npy_file.hpp"
+#include "analysis/npy_values.hpp"
 
 #include "options.hpp"
+#include "terminal_text.hpp"
 #include "verbs.hpp"
 
 namespace probe_cli {
@@ -31,9 +31,12 @@ const option_spec k_options[] = {
 };
 
 int bad_input(const std::string& message) {
-  fprintf(stderr, "probe show: %s\n", message.c_str());
+  print_error("show", message);
   return 2;
 }
+
+// Every report of show is plain text: printed with each line made printable.
+void print_report(const std::string& text) { fputs(terminal_lines(text).c_str(), stdout); }
 
 namespace pa = probe::analysis;
 
@@ -62,12 +65,12 @@ std::string short_stats(const pa::dump_tensor& t) {
   return s;
 }
 
-// Header, values and health of one .npy file; false with *error.
+// Header, values and health of one .npy file; false with *error. Reads only the values it
+// prints, and the rest block by block for the health.
 bool show_npy(const std::string& path, bool full, const std::string& indent, std::string* out, std::string* error) {
-  probe::npy::header_info h;
-  if (!probe::npy::read_header(path, &h, error)) return false;
-  probe::tensor t = probe::npy::read(path, error);
-  if (t.empty()) return false;
+  pa::npy_file file;
+  if (!file.open(path, error)) return false;
+  const probe::npy::header_info& h = file.header();
   *out += indent + path + ": " + probe::dtype_name(h.type) + pa::shape_string(h.shape, h.ndim) + ", " +
           (h.fortran_order ? "Fortran order" : "C order") + (h.swap_bytes ? ", byte-swapped" : "") + ", npy " +
           std::to_string(h.major) + "." + std::to_string(h.minor) + ", " + std::to_string(h.data_bytes) +
@@ -75,13 +78,15 @@ bool show_npy(const std::string& path, bool full, const std::string& indent, std
   probe::detail::tensor_format f;
   if (full) f.threshold = INT64_MAX;
   std::string values;
-  probe::detail::format_tensor(values, t.view(), f);
+  if (!pa::format_npy_values(file, f, &values, error)) return false;
+  probe::health health;
+  if (!file.health_of_all(&health, error)) return false;
   std::string shifted = indent;
   for (char c : values) {
     shifted += c;
     if (c == '\n') shifted += indent;
   }
-  *out += shifted + "\n" + indent + "health: " + health_line(probe::compute_health(t.view())) + "\n";
+  *out += shifted + "\n" + indent + "health: " + health_line(health) + "\n";
   return true;
 }
 
@@ -89,7 +94,7 @@ int show_manifest(const std::string& dir, const pa::compare_settings& s, bool he
   if (health) {
     const pa::nonfinite_report r = pa::find_first_nonfinite(dir, s.has_step, s.step);
     if (!r.error.empty()) return bad_input(r.error);
-    fputs(pa::nonfinite_text(r).c_str(), stdout);
+    print_report(pa::nonfinite_text(r));
     return 0;
   }
   std::vector<pa::dump_run> runs;
@@ -121,21 +126,15 @@ int show_manifest(const std::string& dir, const pa::compare_settings& s, bool he
     }
     if (s.has_step) out += std::to_string(shown) + " records of step " + std::to_string(s.step) + "\n";
   }
-  fputs(out.c_str(), stdout);
+  print_report(out);
   return 0;
 }
 
 int show_snapshot(const std::string& dir, bool full) {
   const std::string path = pa::join(dir, "snapshot.json");
-  FILE* f = fopen(path.c_str(), "rb");
-  if (!f) return bad_input(path + ": cannot open");
-  std::string text;
-  char buf[1 << 14];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  fclose(f);
+  std::string text, error;
+  if (!pa::read_regular_file(path, &text, &error, size_t{64} << 20)) return bad_input(error);
   probe::json::value doc;
-  std::string error;
   if (!probe::json::parse(text, doc, &error) || !doc.is_object()) return bad_input(path + ": " + (error.empty() ? "not a JSON object" : error));
   if (doc.get_string("format").compare(0, 15, "probe-snapshot-") != 0) return bad_input(path + ": not a probe snapshot");
   std::string out = "snapshot " + probe::detail::printable(dir) + ": op " + probe::detail::printable(doc.get_string("op")) + " [" +
@@ -156,23 +155,23 @@ int show_snapshot(const std::string& dir, bool full) {
       if (!show_npy(pa::join(dir, file), full, "    ", &out, &error)) return bad_input(error);
     }
   }
-  fputs(out.c_str(), stdout);
+  print_report(out);
   return 0;
 }
 
 int show_npy_folder(const std::string& dir) {
   std::vector<std::string> files;
-  pa::compare_inputs::find_npy(dir, "", &files);
-  if (files.empty()) return bad_input(dir + ": no manifest.jsonl, snapshot.json or .npy file in it");
   std::string out, error;
+  if (!pa::compare_inputs::find_npy(dir, &files, &error)) return bad_input(error);
+  if (files.empty()) return bad_input(dir + ": no manifest.jsonl, snapshot.json or .npy file in it");
   for (const std::string& rel : files) {
-    const std::string path = pa::join(dir, rel);
-    probe::tensor t = probe::npy::read(path, &error);
-    if (t.empty()) return bad_input(error);
-    out += probe::detail::printable(rel) + "  " + probe::dtype_name(t.type()) + pa::shape_string(t.shape(), t.ndim()) + "  " +
-           health_line(probe::compute_health(t.view())) + "\n";
+    pa::npy_file file;
+    probe::health health;
+    if (!file.open(pa::join(dir, rel), &error) || !file.health_of_all(&health, &error)) return bad_input(error);
+    const probe::npy::header_info& h = file.header();
+    out += rel + "  " + probe::dtype_name(h.type) + pa::shape_string(h.shape, h.ndim) + "  " + health_line(health) + "\n";
   }
-  fputs(out.c_str(), stdout);
+  print_report(out);
   return 0;
 }
 
@@ -222,7 +221,7 @@ int run_show(int argc, char** argv) {
   if (pa::is_file(path)) {
     std::string out;
     if (!show_npy(path, full, "", &out, &error)) return bad_input(error);
-    fputs(out.c_str(), stdout);
+    print_report(out);
     return 0;
   }
   if (!pa::is_dir(path)) return bad_input(pa::path_problem(path));
