@@ -344,3 +344,14 @@ TEST_CASE("npy: random damage to a valid file never crashes the reader") {
   }
   CHECK(read_ok > 0);
 }
+
+TEST_CASE("npy: a FIFO named like a data file is refused at once, not waited on") {
+  probe_test::temp_dir dir;
+  const std::string fifo = dir / "planted.npy";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string err;
+  probe::npy::header_info info;
+  CHECK_FALSE(probe::npy::read_header(fifo, &info, &err));  // would block in open() before
+  CHECK(err.find("not a regular file") != std::string::npos);
+  CHECK(probe::npy::read(fifo, &err).empty());
+}

@@ -34,33 +34,11 @@ struct fixture {
   }
 };
 
-// A known defect of the library, replayed by regressions/breakpoint_expr/slice_step_overflow
-// (expected to fail until it is fixed): apply_index computes stride * step for every slice,
-// and a large step (or a chain of slices whose steps multiply) overflows int64, even where
-// the slice keeps one element and its stride is never used. While fuzzing (scripts/fuzz.sh
-// sets PROBE_FUZZ_SKIP_KNOWN) such expressions are skipped, so that the harness goes on to
-// find other problems; a replay does not skip them.
-bool known_defect(const std::string& text) {
-  static const bool skip = getenv("PROBE_FUZZ_SKIP_KNOWN") != nullptr;
-  if (!skip) return false;
-  double log2_product = 0;  // of the slices' steps
-  size_t colons = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '[' || c == ']' || c == ',') colons = 0;
-    if (c != ':' || ++colons != 2) continue;
-    const double step = std::fabs(strtod(text.c_str() + i + 1, nullptr));
-    if (step > 1) log2_product += std::log2(step);
-  }
-  return log2_product > 40;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static fixture fx;
   const std::string text(probe_fuzz::as_text(data, size));
-  if (known_defect(text)) return 0;
   probe::detail::expr_value v;
   std::string error;
   if (!probe::detail::eval_expr(fx.f, text, &v, &error)) {

@@ -144,7 +144,8 @@ inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std
     if (step < 0 && stop < start) len = (start - stop - 1) / (-step) + 1;
     if (len > 0) offset += start * stride;
     r.shape[out] = len;
-    r.strides[out++] = stride * step;
+    // One element or none: the stride is never used to step, and stride * step could overflow.
+    r.strides[out++] = len > 1 ? stride * step : stride;
   }
   r.ndim = static_cast<int8_t>(out);
   for (int d = out; d < max_dims; ++d) r.shape[d] = r.strides[d] = 0;

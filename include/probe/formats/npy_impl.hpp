@@ -481,12 +481,15 @@ class fd_guard {
 // Opens path and reads and checks its header, sizes included; *fd_out is open on success
 // and may be open on failure (the caller closes it).
 inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so a FIFO named like a data file fails the regular-file check below
+  // instead of waiting in open() for a writer; cleared again before reading.
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return fail(error, "%s: cannot open: %s", path, strerror(errno));
   *fd_out = fd;
   struct stat st;
   if (fstat(fd, &st) != 0) return fail(error, "%s: cannot stat: %s", path, strerror(errno));
   if (!S_ISREG(st.st_mode)) return fail(error, "%s: not a regular file", path);
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   const size_t size = static_cast<size_t>(st.st_size);
   unsigned char prefix[12] = {};
   size_t got = 0;
