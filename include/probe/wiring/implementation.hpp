@@ -15,6 +15,7 @@
 #include "../core/format_tensor_impl.hpp"
 #include "../core/stats_impl.hpp"
 #include "../core/tensor_reader_impl.hpp"
+#include "../core/tolerance_impl.hpp"
 // formats
 #include "../formats/npy_impl.hpp"
 #include "../formats/json_read_impl.hpp"
