@@ -22,6 +22,7 @@
 #include "../formats/graph_impl.hpp"
 #include "../formats/dot_impl.hpp"
 #include "../formats/graph_html_impl.hpp"
+#include "../formats/snapshot_impl.hpp"
 // effects
 #include "../effects/dump_impl.hpp"
 #include "../effects/dump_async_impl.hpp"
