@@ -122,6 +122,10 @@ PROBE_API void derive_intent(flag_state& st);
 
 PROBE_API unsigned compute_gate(const flag_state& st);
 
+// The flag words this process was given (PROBE_FLAGS or set_flags, then probe::init's), as
+// the dump's run record lists them.
+PROBE_API std::vector<std::string> flag_tokens();
+
 // Defined by the wiring (probe/detail/wiring.hpp): tells every effect the options changed.
 PROBE_API void apply_options(const options& o) noexcept;
 

@@ -389,6 +389,14 @@ PROBE_API void reparse_locked(flag_state& st) {
   st.parsed = true;
 }
 
+PROBE_API std::vector<std::string> flag_tokens() {
+  flag_state& st = flags();
+  lock_guard<mutex> g(st.m);
+  std::vector<std::string> all = st.env_tokens;
+  all.insert(all.end(), st.argv_tokens.begin(), st.argv_tokens.end());
+  return all;
+}
+
 PROBE_API void publish(flag_state& st) {
   apply_options(st.opts);
   __atomic_store_n(&g_gate, compute_gate(st), __ATOMIC_RELEASE);
