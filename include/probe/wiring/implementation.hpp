@@ -42,6 +42,10 @@
 #include "../effects/timing_aggregate_impl.hpp"
 #include "../effects/timing_buffer_impl.hpp"
 #include "../effects/timing_clock_impl.hpp"
+#include "../effects/replay_kernel_impl.hpp"
+#include "../effects/replay_data_impl.hpp"
+#include "../effects/replay_report_impl.hpp"
+#include "../effects/replay_run_impl.hpp"
 #if defined(PROBE_WITH_CUDA) || defined(PROBE_WITH_DEVICE_TIMING)
 #include "../effects/device_timing_impl.hpp"  // device op timing (CUDA events, or a test's fake)
 #endif
