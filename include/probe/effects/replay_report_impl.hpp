@@ -179,7 +179,9 @@ PROBE_API std::string replay_text(const replay_report& r) {
                   r.fake_data ? "give NaN or Inf on fake inputs" : "mismatch their recorded outputs",
                   replay_table::names(bad));
   } else {
-    out += format("replay: all {} ops {}.\n", n, r.fake_data ? "give finite outputs on fake inputs" : "within tolerance");
+    out += format("replay: {} {}.\n", n == 1 ? std::string("the op") : format("all {} ops", n),
+                  r.fake_data ? (n == 1 ? "gives finite outputs on fake inputs" : "give finite outputs on fake inputs")
+                              : (n == 1 ? "is within tolerance" : "within tolerance"));
   }
   return out;
 }
