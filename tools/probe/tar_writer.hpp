@@ -1,8 +1,9 @@
 // Writing a POSIX ustar archive (what `tar -x` unpacks everywhere): 512-byte headers, the
 // data padded to 512 bytes, two zero blocks at the end. Names are split into ustar's
-// prefix (155 bytes) and name (100 bytes) at a '/'; a name that cannot be split, or that is
-// absolute or climbs with "..", is refused, so an archive never writes outside the folder it
-// is unpacked in. The archive is written under a temporary name and renamed when complete.
+// prefix (155 bytes) and name (100 bytes) at a '/'; a longer name also gets a POSIX.1-2001
+// extended header (a "path" record) before its entry. A name that is absolute or climbs with
+// ".." is refused, so an archive never writes outside the folder it is unpacked in. The
+// archive is written under a temporary name and renamed when complete.
 #pragma once
 #include <errno.h>
 #include <fcntl.h>
@@ -78,16 +79,20 @@ class tar_writer {
     return true;
   }
 
-  // Whether ustar can hold `name` inside the archive's folder (see the top of the file).
-  static bool name_fits(const std::string& name, std::string* prefix, std::string* rest) {
+  // A name that stays inside the folder the archive is unpacked in.
+  static bool name_safe(const std::string& name) {
     if (name.empty() || name[0] == '/' || name.find('\0') != std::string::npos) return false;
-    size_t at = 0;
-    while (at <= name.size()) {  // no ".." component
+    for (size_t at = 0; at <= name.size();) {  // no ".." component
       size_t end = name.find('/', at);
       if (end == std::string::npos) end = name.size();
-      if (name.compare(at, end - at, "..") == 0 && end - at == 2) return false;
+      if (end - at == 2 && name.compare(at, 2, "..") == 0) return false;
       at = end + 1;
     }
+    return true;
+  }
+
+  // Whether ustar's two name fields can hold `name`, and how it splits between them.
+  static bool name_fits(const std::string& name, std::string* prefix, std::string* rest) {
     if (name.size() <= 100) {
       prefix->clear();
       *rest = name;
@@ -132,10 +137,34 @@ class tar_writer {
     for (size_t i = width - 1; i-- > 0; v >>= 3) field[i] = static_cast<char>('0' + (v & 7));
   }
 
+  // A pax "path" record: "<length> path=<name>\n", the length counting its own digits.
+  static std::string path_record(const std::string& name) {
+    const std::string body = " path=" + name + "\n";
+    size_t n = body.size() + 1;
+    while (std::to_string(n).size() + body.size() != n) n = std::to_string(n).size() + body.size();
+    return std::to_string(n) + body;
+  }
+
   bool header(const std::string& name, size_t size, char type, unsigned mode, std::string* error) {
-    std::string prefix, rest;
-    if (!name_fits(name, &prefix, &rest)) return fail("'" + name + "' cannot be stored in the archive", error);
+    if (!name_safe(name)) return fail("'" + name + "' would leave the archive's folder", error);
     if (size > 077777777777ull) return fail(name + ": larger than 8 GiB, which ustar cannot hold", error);
+    std::string prefix, rest;
+    if (!name_fits(name, &prefix, &rest)) {
+      // The long name in an extended header; the ustar fields keep a shortened one.
+      const std::string record = path_record(name);
+      if (!raw_header("PaxHeader", "", record.size(), 'x', 0644, error) || !write(record.data(), record.size(), error) ||
+          !pad(record.size(), error))
+        return false;
+      const size_t cut = name.rfind('/', name.size() - 2);
+      prefix = cut == std::string::npos ? "" : name.substr(0, std::min<size_t>(cut, 155));
+      rest = (cut == std::string::npos ? name : name.substr(cut + 1)).substr(0, 99);
+      if (type == '5' && rest.back() != '/') rest += '/';
+    }
+    return raw_header(rest, prefix, size, type, mode, error);
+  }
+
+  bool raw_header(const std::string& rest, const std::string& prefix, size_t size, char type, unsigned mode,
+                  std::string* error) {
     char h[512];
     memset(h, 0, sizeof h);
     memcpy(h, rest.data(), rest.size());

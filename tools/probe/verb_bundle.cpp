@@ -26,7 +26,7 @@ namespace {
 
 const option_spec k_options[] = {
     text("--op", "KEY", "the op execution to bundle, 'op#occurrence' as probe replay --list shows it ('op' alone: #0)"),
-    text("-o", "FILE", "the archive to write (a .tar)"),
+    text("--output", "FILE", "the archive to write (a .tar); -o FILE is short for it"),
 };
 
 int bad_input(const std::string& message) {
@@ -150,13 +150,19 @@ const command_spec bundle_command = {
 };
 
 int run_bundle(int argc, char** argv) {
+  // -o is --output's short form, as in tar and compilers.
+  std::vector<std::string> words(argv, argv + argc);
+  for (size_t i = 1; i < words.size() && words[i] != "--"; ++i)
+    if (words[i] == "-o") words[i] = "--output";
+  std::vector<char*> ptrs;
+  for (std::string& w : words) ptrs.push_back(&w[0]);
   parsed_options args;
   int exit_code = 0;
-  if (!read_command_line(bundle_command, argc, argv, &args, &exit_code)) return exit_code;
+  if (!read_command_line(bundle_command, argc, ptrs.data(), &args, &exit_code)) return exit_code;
   std::string key, out, error;
   if (args.operands().size() != 1) return usage_error(bundle_command, "needs one DUMP folder; see --help");
   if (!args.get("--op", &key) || key.empty()) return usage_error(bundle_command, "needs --op KEY (probe replay --list DUMP lists them)");
-  if (!args.get("-o", &out) || out.empty()) return usage_error(bundle_command, "needs -o FILE.tar");
+  if (!args.get("--output", &out) || out.empty()) return usage_error(bundle_command, "needs -o FILE.tar");
   const std::string dump = args.operands()[0];
   const std::string root = real_path(dump);
   struct stat st;
