@@ -1,6 +1,7 @@
 // replay_kernel: definitions (see replay_kernel.hpp and the public replay.hpp).
 #pragma once
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../core/format.hpp"
 #include "../util/log.hpp"
@@ -67,6 +68,38 @@ PROBE_API int kernel_count() noexcept {
   int n = 0;
   for (const kernel_entry* k = __atomic_load_n(&kernel_head(), __ATOMIC_ACQUIRE); k; k = k->next) ++n;
   return n;
+}
+
+PROBE_API bool replay_buffer::allocate(size_t bytes) noexcept {
+  release();
+  n_ = bytes;
+  if (bytes >= k_huge) {
+    // Twice the alignment more than needed, then the unaligned ends unmapped.
+    const size_t want = (bytes + k_huge - 1) / k_huge * k_huge;
+    void* raw = mmap(nullptr, want + k_huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw != MAP_FAILED) {
+      char* base = static_cast<char*>(raw);
+      char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(base) + k_huge - 1) & ~(uintptr_t{k_huge} - 1));
+      if (aligned > base) munmap(base, static_cast<size_t>(aligned - base));
+      const size_t tail = static_cast<size_t>(base + want + k_huge - (aligned + want));
+      if (tail) munmap(aligned + want, tail);
+#if defined(MADV_HUGEPAGE)
+      madvise(aligned, want, MADV_HUGEPAGE);  // a hint: without huge pages it works the same
+#endif
+      p_ = aligned;
+      mapped_ = want;
+      return true;
+    }
+  }
+  p_ = calloc(bytes ? bytes : 1, 1);
+  return p_ != nullptr;
+}
+
+PROBE_API void replay_buffer::release() noexcept {
+  if (mapped_) munmap(p_, mapped_);
+  else free(p_);
+  p_ = nullptr;
+  n_ = mapped_ = 0;
 }
 
 namespace replay_names {
