@@ -770,26 +770,6 @@ struct list_of<C, void_t<decltype(declval_<const C&>().data()), decltype(declval
   using elem = typename strip_cv<typename strip_ref<decltype(*declval_<const C&>().data())>::type>::type;
 };
 
-inline attr_arg make_attr(bool b) noexcept {
-  attr_arg a;
-  a.kind = attr_kind::boolean;
-  a.i = b;
-  return a;
-}
-inline attr_arg make_attr(double d) noexcept {
-  attr_arg a;
-  a.kind = attr_kind::real;
-  a.d = d;
-  return a;
-}
-inline attr_arg make_attr(float f) noexcept { return make_attr(static_cast<double>(f)); }
-template <class I, class = typename enable_if<dtype_is_integer(dtype_of<I>::value)>::type>
-attr_arg make_attr(I v) noexcept {
-  attr_arg a;
-  a.kind = attr_kind::integer;
-  a.i = static_cast<int64_t>(v);
-  return a;
-}
 inline attr_arg make_text_attr(const char* s, size_t n) noexcept {
   attr_arg a;
   a.kind = attr_kind::text;
@@ -797,7 +777,6 @@ inline attr_arg make_text_attr(const char* s, size_t n) noexcept {
   a.n = s ? n : 0;
   return a;
 }
-inline attr_arg make_attr(const char* s) noexcept { return make_text_attr(s, s ? __builtin_strlen(s) : 0); }
 template <class I>
 attr_arg make_int_list_attr(const I* p, size_t n) noexcept {
   static_assert(dtype_is_integer(dtype_of<I>::value),
@@ -810,14 +789,28 @@ attr_arg make_int_list_attr(const I* p, size_t n) noexcept {
   a.elem_signed = I(-1) < I(0);
   return a;
 }
-// Strings and lists alike have data() and size(): char elements make a string.
-template <class C, class = typename enable_if<list_of<C>::value>::type>
-attr_arg make_attr(const C& c) noexcept {
-  using E = typename list_of<C>::elem;
-  if constexpr (same_type<E, char>::value)
-    return make_text_attr(c.data(), static_cast<size_t>(c.size()));
-  else
-    return make_int_list_attr(c.data(), static_cast<size_t>(c.size()));
+// One template, its kinds told apart at compile time (an overload set costs every TU more).
+template <class T>
+attr_arg make_attr(const T& v) noexcept {
+  attr_arg a;
+  if constexpr (same_type<T, bool>::value) {
+    a.kind = attr_kind::boolean;
+    a.i = v;
+  } else if constexpr (dtype_is_integer(dtype_of<T>::value)) {
+    a.i = static_cast<int64_t>(v);
+  } else if constexpr (dtype_is_float(dtype_of<T>::value)) {
+    a.kind = attr_kind::real;
+    a.d = static_cast<double>(v);
+  } else if constexpr (list_of<T>::value) {  // strings and lists alike: char elements make a string
+    if constexpr (same_type<typename list_of<T>::elem, char>::value)
+      a = make_text_attr(v.data(), static_cast<size_t>(v.size()));
+    else
+      a = make_int_list_attr(v.data(), static_cast<size_t>(v.size()));
+  } else {  // const char*, or a string literal
+    const char* s = v;
+    a = make_text_attr(s, s ? __builtin_strlen(s) : 0);
+  }
+  return a;
 }
 }  // namespace detail
 
