@@ -9,6 +9,8 @@
 //     the same loop unmarked. Target: <= 1 ns more.
 // The directory is $BENCH_DIR (default /tmp). Arguments "replay", "off" run only that part.
 #include <probe/probe.hpp>
+#include <probe/core/context.hpp>
+#include <probe/effects/replay_kernel.hpp>
 #include <probe/effects/replay_run.hpp>
 #include <probe/formats/npy.hpp>
 
