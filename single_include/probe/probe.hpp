@@ -7974,8 +7974,6 @@ PROBE_END_NAMESPACE
 
 // ---- probe/core/tolerance_impl.hpp ----
 // tolerance: definitions (see tolerance.hpp).
-#include <math.h>
-
 // ---- probe/core/tolerance.hpp ----
 // Whether two tensors agree within a tolerance: numpy's allclose rule with the per-dtype
 // default tolerances, NaN and Inf rules and error figures of `probe compare`, in the library
@@ -8112,6 +8110,11 @@ inline void to_doubles(dtype t, const void* raw, size_t n, double* out) noexcept
   }
 }
 
+// Compiler builtins, not <math.h>: it would cost every header-only TU ~90 ms.
+inline bool finite_(double v) noexcept { return __builtin_isfinite(v); }
+inline bool nan_(double v) noexcept { return __builtin_isnan(v); }
+inline double abs_(double v) noexcept { return __builtin_fabs(v); }
+
 // One block of pairs, judged as probe compare's element path judges them.
 inline void judge(const double* x, const double* y, size_t n, int64_t first_index, double atol, double rtol,
                   double floor, bool equal_nan, bool inf_equal, closeness& c) noexcept {
@@ -8119,8 +8122,8 @@ inline void judge(const double* x, const double* y, size_t n, int64_t first_inde
   for (size_t i = 0; i < n; ++i) {
     const double a = x[i], b = y[i];
     const int64_t index = first_index + static_cast<int64_t>(i);
-    if (isfinite(a) && isfinite(b)) {
-      const double e = fabs(a - b), ab = fabs(b);
+    if (finite_(a) && finite_(b)) {
+      const double e = abs_(a - b), ab = abs_(b);
       const double tol = atol + rtol * ab;
       const double rel = e / (ab > floor ? ab : floor), ratio = e / tol;
       if (e > c.max_abs) c.max_abs = e;
@@ -8134,8 +8137,8 @@ inline void judge(const double* x, const double* y, size_t n, int64_t first_inde
       continue;
     }
     bool ok;
-    if (isnan(a) || isnan(b)) {
-      ok = isnan(a) && isnan(b) && equal_nan;
+    if (nan_(a) || nan_(b)) {
+      ok = nan_(a) && nan_(b) && equal_nan;
       if (!ok) c.nan_mismatch += 1;
     } else {
       ok = inf_equal && a == b;
@@ -8158,7 +8161,7 @@ inline bool judge_passing(const double* x, const double* y, size_t n, double ato
   double max_e = 0, max_rel = 0, max_ratio = 0;
   bool bad = false;
   for (size_t i = 0; i < n; ++i) {
-    const double e = fabs(x[i] - y[i]), ab = fabs(y[i]);
+    const double e = abs_(x[i] - y[i]), ab = abs_(y[i]);
     const double tol = atol + rtol * ab;
     bad |= !(e <= tol);  // a failure, a NaN or an infinity
     const double rel = e / (ab > floor ? ab : floor), ratio = e / tol;
@@ -9922,10 +9925,9 @@ PROBE_END_NAMESPACE
 #include <errno.h>
 #include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include <algorithm>
 
 // ---- probe/formats/snapshot.hpp ----
 // Reading snapshots: the folders the dump writes with --probe_dump_snapshots
@@ -10073,13 +10075,23 @@ inline bool read_tensor(const json::value& v, const char* side, size_t index, te
   return true;
 }
 
+inline int compare_names(const void* a, const void* b) noexcept {
+  return strcmp(*static_cast<const char* const*>(a), *static_cast<const char* const*>(b));
+}
+
+// The visible entries of dir, sorted (op_000012 after op_000011). qsort, not <algorithm>:
+// that header would cost every header-only TU more than this whole file.
 inline void sorted_children(const std::string& dir, std::vector<std::string>* out) {
+  std::vector<std::string> names;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') out->push_back(e->d_name);
+      if (e->d_name[0] != '.') names.push_back(e->d_name);
     closedir(d);
   }
-  std::sort(out->begin(), out->end());
+  std::vector<const char*> order;
+  for (const std::string& n : names) order.push_back(n.c_str());
+  if (!order.empty()) qsort(order.data(), order.size(), sizeof(const char*), compare_names);
+  for (const char* n : order) out->push_back(n);
 }
 
 // Snapshot folders directly under dir (dir is a snapshots/ folder or holds some).
@@ -15978,6 +15990,64 @@ PROBE_API int kernel_count() noexcept;
 }  // namespace detail
 PROBE_END_NAMESPACE
 
+// ---- probe/effects/replay_report.hpp ----
+// What replaying snapshots found, and how it is told: one row per snapshot (its outputs
+// compared with the recorded ones, or its error), as the table and answer replay prints, and
+// as one JSON line (how a child process running a snapshot hands its row back). Internal header.
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct replay_output_row {
+  std::string slot;
+  std::string shape;    // "float32[8,64]"
+  std::string result;   // ok, MISMATCH, finite, NONFINITE, not recorded
+  bool compared = false;
+  closeness c;          // when compared
+  std::string worst_at;  // "[3,17]": the worst failing element
+  int64_t nan = 0, inf = 0;  // fake data: non-finite values in the output
+  double min = 0, max = 0, mean = 0;  // fake data: of its finite values (the same seed, the same figures)
+  std::string written;  // the .npy a mismatching output was written to
+};
+
+enum class replay_outcome : uint8_t { ok, mismatch, error };
+
+struct replay_row {
+  std::string dir, key, type, status;  // the snapshot: folder, op#occurrence, op type, status
+  std::string kernel;                   // the name the kernel was found under
+  replay_outcome outcome = replay_outcome::ok;
+  std::string error;  // one line, when outcome is error
+  bool isolated = false;  // ran in a child process
+  std::vector<replay_output_row> outputs;
+  std::vector<int64_t> times_ns;  // --probe_replay_iterations: each timed run of the kernel
+};
+
+struct replay_report {
+  std::vector<replay_row> rows;
+  bool fake_data = false;
+  // 0 every output within tolerance (fake data: finite), 1 a mismatch, 2 an error.
+  int exit_code() const noexcept;
+};
+
+PROBE_API std::string replay_row_json(const replay_row& r);
+PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r);
+
+// The table (one line per output, errors in words), the timings, and the answer.
+PROBE_API std::string replay_text(const replay_report& r);
+
+// "1.25 us", "3.4 ms"
+PROBE_API std::string duration_text(int64_t ns);
+
+// The shortest text that reads back as v ("1e-05", "0.25").
+PROBE_API std::string shortest_text(double v);
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -16220,7 +16290,7 @@ PROBE_API const attr_value* replay_attr(replay_state* s, const char* name, bool 
   switch (a->kind) {
     case attr_kind::boolean: was = a->i ? "true" : "false"; break;
     case attr_kind::integer: was = std::to_string(a->i); break;
-    case attr_kind::real: was = format("{}", a->d); break;
+    case attr_kind::real: was = shortest_text(a->d); break;
     case attr_kind::text: was = "\"" + std::string(a->text, a->n) + "\""; break;
     case attr_kind::ints: was = a->list_ok ? "a list of " + std::to_string(a->n) + " integers" : "a list"; break;
   }
@@ -16246,8 +16316,6 @@ PROBE_END_NAMESPACE
 
 // ---- probe/effects/replay_data_impl.hpp ----
 // replay_data: definitions (see replay_data.hpp).
-#include <math.h>
-
 // ---- probe/effects/replay_data.hpp ----
 // The values a replayed kernel reads: a snapshot's recorded tensors, read from its .npy files
 // and checked against what snapshot.json says, or fake ones (--probe_replay_fake_data):
@@ -16328,17 +16396,17 @@ PROBE_API tensor fake_tensor(const snapshot::tensor_entry& t, const std::string&
   for (char c : op_key + "/" + t.slot) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   fake::rng g{h};
   const bool integer = dtype_is_integer(t.type);
-  const bool ranged = t.have_stats && t.stats.finite > 0 && isfinite(t.stats.min) && isfinite(t.stats.max);
+  const bool ranged = t.have_stats && t.stats.finite > 0 && __builtin_isfinite(t.stats.min) && __builtin_isfinite(t.stats.max);
   double lo = ranged ? t.stats.min : integer ? (dtype_is_unsigned_int(t.type) ? 0 : -8) : -1;
   double hi = ranged ? t.stats.max : integer ? 8 : 1;
   if (integer) {
-    lo = ceil(lo);
-    hi = floor(hi);
+    lo = __builtin_ceil(lo);
+    hi = __builtin_floor(hi);
     if (hi < lo) hi = lo;
   }
   const double span = hi - lo;
   auto real = [&] { return lo + span * g.unit(); };
-  auto whole = [&] { return lo + floor((span + 1) * g.unit()); };
+  auto whole = [&] { return lo + __builtin_floor((span + 1) * g.unit()); };
   tensor out(t.type, dims(t.shape, static_cast<size_t>(t.ndim)));
   const int64_t n = out.numel();
   void* p = out.data();
@@ -16372,62 +16440,10 @@ PROBE_END_NAMESPACE
 
 // ---- probe/effects/replay_report_impl.hpp ----
 // replay_report: definitions (see replay_report.hpp).
-#include <algorithm>
+#include <stdlib.h>
 
-// ---- probe/effects/replay_report.hpp ----
-// What replaying snapshots found, and how it is told: one row per snapshot (its outputs
-// compared with the recorded ones, or its error), as the table and answer replay prints, and
-// as one JSON line (how a child process running a snapshot hands its row back). Internal header.
-#include <stdint.h>
-
-#include <string>
-#include <vector>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-struct replay_output_row {
-  std::string slot;
-  std::string shape;    // "float32[8,64]"
-  std::string result;   // ok, MISMATCH, finite, NONFINITE, not recorded
-  bool compared = false;
-  closeness c;          // when compared
-  std::string worst_at;  // "[3,17]": the worst failing element
-  int64_t nan = 0, inf = 0;  // fake data: non-finite values in the output
-  double min = 0, max = 0, mean = 0;  // fake data: of its finite values (the same seed, the same figures)
-  std::string written;  // the .npy a mismatching output was written to
-};
-
-enum class replay_outcome : uint8_t { ok, mismatch, error };
-
-struct replay_row {
-  std::string dir, key, type, status;  // the snapshot: folder, op#occurrence, op type, status
-  std::string kernel;                   // the name the kernel was found under
-  replay_outcome outcome = replay_outcome::ok;
-  std::string error;  // one line, when outcome is error
-  bool isolated = false;  // ran in a child process
-  std::vector<replay_output_row> outputs;
-  std::vector<int64_t> times_ns;  // --probe_replay_iterations: each timed run of the kernel
-};
-
-struct replay_report {
-  std::vector<replay_row> rows;
-  bool fake_data = false;
-  // 0 every output within tolerance (fake data: finite), 1 a mismatch, 2 an error.
-  int exit_code() const noexcept;
-};
-
-PROBE_API std::string replay_row_json(const replay_row& r);
-PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r);
-
-// The table (one line per output, errors in words), the timings, and the answer.
-PROBE_API std::string replay_text(const replay_report& r);
-
-// "1.25 us", "3.4 ms"
-PROBE_API std::string duration_text(int64_t ns);
-
-}  // namespace detail
-PROBE_END_NAMESPACE
+#include <stdarg.h>
+#include <stdio.h>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -16509,15 +16525,40 @@ PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r) {
   return true;
 }
 
+namespace replay_table {
+// The report is assembled with snprintf: probe::format's templates, instantiated for each
+// combination of argument types, would cost every header-only TU far more than this text.
+PROBE_PRINTF_LIKE(1, 2) inline std::string text(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return std::string(buf, n < 0 ? 0 : static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n) : sizeof buf - 1);
+}
+inline std::string num(long long v) { return std::to_string(v); }
+}  // namespace replay_table
+
+PROBE_API std::string shortest_text(double v) {
+  char b[shortest_text_capacity];
+  return std::string(b, write_shortest(b, v));
+}
+
 PROBE_API std::string duration_text(int64_t ns) {
+  using replay_table::text;
   const double v = static_cast<double>(ns);
-  if (ns < 1000) return format("{} ns", ns);
-  if (ns < 1000000) return format("{:.3g} us", v * 1e-3);
-  if (ns < 1000000000) return format("{:.3g} ms", v * 1e-6);
-  return format("{:.3g} s", v * 1e-9);
+  if (ns < 1000) return text("%lld ns", static_cast<long long>(ns));
+  if (ns < 1000000) return text("%.3g us", v * 1e-3);
+  if (ns < 1000000000) return text("%.3g ms", v * 1e-6);
+  return text("%.3g s", v * 1e-9);
 }
 
 namespace replay_table {
+
+inline int compare_times(const void* a, const void* b) noexcept {
+  const int64_t x = *static_cast<const int64_t*>(a), y = *static_cast<const int64_t*>(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
 
 inline std::string pad(const std::string& s, size_t w) {
   const size_t cols = text_columns(s);
@@ -16526,24 +16567,25 @@ inline std::string pad(const std::string& s, size_t w) {
 
 inline std::string detail_of(const replay_output_row& o) {
   if (o.compared && o.c.comparable) {
-    std::string s = format("max abs err {:.4g}, max rel err {:.4g}, {} of {} fail", o.c.max_abs, o.c.max_rel, o.c.fail,
-                           o.c.count);
+    std::string s = text("max abs err %.4g, max rel err %.4g, %lld of %lld fail", o.c.max_abs, o.c.max_rel,
+                         static_cast<long long>(o.c.fail), static_cast<long long>(o.c.count));
     if (!o.worst_at.empty()) s += ", worst at " + o.worst_at;
     if (o.c.nan_mismatch || o.c.inf_mismatch)
-      s += format(", {} NaN and {} Inf disagreements", o.c.nan_mismatch, o.c.inf_mismatch);
-    s += format(" (atol {:.3g}, rtol {:.3g})", o.c.tol.atol, o.c.tol.rtol);
+      s += ", " + num(o.c.nan_mismatch) + " NaN and " + num(o.c.inf_mismatch) + " Inf disagreements";
+    s += text(" (atol %.3g, rtol %.3g)", o.c.tol.atol, o.c.tol.rtol);
     if (!o.written.empty()) s += "; replayed values in " + printable(o.written);
     return s;
   }
   if (o.result == "finite" || o.result == "NONFINITE")
-    return format("{} NaN, {} Inf; min {:.6g} max {:.6g} mean {:.6g}", o.nan, o.inf, o.min, o.max, o.mean);
+    return text("%lld NaN, %lld Inf; min %.6g max %.6g mean %.6g", static_cast<long long>(o.nan),
+                static_cast<long long>(o.inf), o.min, o.max, o.mean);
   return "not compared (the snapshot recorded no such output)";
 }
 
 inline std::string names(const std::vector<const replay_row*>& rows) {
   std::string s;
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (i == 8) return s + format(" and {} more", rows.size() - 8);
+    if (i == 8) return s + " and " + num(static_cast<long long>(rows.size() - 8)) + " more";
     s += (i ? ", " : "") + printable(rows[i]->key) + " (" + printable(rows[i]->type) + ")";
   }
   return s;
@@ -16552,14 +16594,16 @@ inline std::string names(const std::vector<const replay_row*>& rows) {
 }  // namespace replay_table
 
 PROBE_API std::string replay_text(const replay_report& r) {
+  using replay_table::num;
   using replay_table::pad;
   size_t wk = 6, wt = 4;
   for (const replay_row& row : r.rows) {
-    wk = std::max(wk, text_columns(printable(row.key)));
-    wt = std::max(wt, text_columns(printable(row.type)));
+    const size_t k = text_columns(printable(row.key)), t = text_columns(printable(row.type));
+    wk = k > wk ? k : wk;
+    wt = t > wt ? t : wt;
   }
-  wk = std::min<size_t>(wk, 40);
-  wt = std::min<size_t>(wt, 24);
+  wk = wk < 40 ? wk : 40;
+  wt = wt < 24 ? wt : 24;
   std::string out = pad("op", wk) + "  " + pad("type", wt) + "  " + pad("recorded", 9) + "  " + pad("result", 9) + "  " +
                     (r.fake_data ? "output (fake inputs: NaN/Inf check)" : "output vs recorded") + "\n";
   std::vector<const replay_row*> bad, failed;
@@ -16580,29 +16624,32 @@ PROBE_API std::string replay_text(const replay_report& r) {
   }
   for (const replay_row& row : r.rows)
     if (row.outcome != replay_outcome::error && row.status != "complete")
-      out += format("note: {} was recorded with status {} (the op {}); its replay ran to the end\n", printable(row.key),
-                    row.status, row.status == "running" ? "never ended" : "threw");
+      out += "note: " + printable(row.key) + " was recorded with status " + row.status + " (the op " +
+             (row.status == "running" ? "never ended" : "threw") + "); its replay ran to the end\n";
   for (const replay_row& row : r.rows) {
     if (row.times_ns.empty()) continue;
     std::vector<int64_t> t = row.times_ns;
-    std::sort(t.begin(), t.end());
-    const size_t p95 = std::min(t.size() - 1, (t.size() * 95 + 99) / 100 - 1);
-    out += format("timing {} ({}): {} runs of the kernel alone: min {}, median {}, p95 {}\n", printable(row.key),
-                  printable(row.type), t.size(), duration_text(t.front()), duration_text(t[t.size() / 2]),
-                  duration_text(t[p95]));
+    qsort(t.data(), t.size(), sizeof(int64_t), replay_table::compare_times);
+    const size_t rank = (t.size() * 95 + 99) / 100 - 1;  // nearest rank
+    const size_t p95 = rank < t.size() - 1 ? rank : t.size() - 1;
+    out += "timing " + printable(row.key) + " (" + printable(row.type) + "): " + num(static_cast<long long>(t.size())) +
+           " runs of the kernel alone: min " + duration_text(t.front()) + ", median " + duration_text(t[t.size() / 2]) +
+           ", p95 " + duration_text(t[p95]) + "\n";
   }
-  const size_t n = r.rows.size();
+  const std::string n = num(static_cast<long long>(r.rows.size()));
+  const bool one = r.rows.size() == 1;
   if (!failed.empty()) {
-    out += format("replay: {} of {} ops could not be replayed: {}", failed.size(), n, replay_table::names(failed));
-    out += bad.empty() ? ".\n" : format("; {} mismatch: {}.\n", bad.size(), replay_table::names(bad));
+    out += "replay: " + num(static_cast<long long>(failed.size())) + " of " + n +
+           " ops could not be replayed: " + replay_table::names(failed);
+    out += bad.empty() ? ".\n" : "; " + num(static_cast<long long>(bad.size())) + " mismatch: " + replay_table::names(bad) + ".\n";
   } else if (!bad.empty()) {
-    out += format("replay: {} of {} ops {}: {}.\n", bad.size(), n,
-                  r.fake_data ? "give NaN or Inf on fake inputs" : "mismatch their recorded outputs",
-                  replay_table::names(bad));
+    out += "replay: " + num(static_cast<long long>(bad.size())) + " of " + n + " ops " +
+           (r.fake_data ? "give NaN or Inf on fake inputs" : "mismatch their recorded outputs") + ": " +
+           replay_table::names(bad) + ".\n";
   } else {
-    out += format("replay: {} {}.\n", n == 1 ? std::string("the op") : format("all {} ops", n),
-                  r.fake_data ? (n == 1 ? "gives finite outputs on fake inputs" : "give finite outputs on fake inputs")
-                              : (n == 1 ? "is within tolerance" : "within tolerance"));
+    out += "replay: " + (one ? std::string("the op") : "all " + n + " ops") + " " +
+           (r.fake_data ? (one ? "gives finite outputs on fake inputs" : "give finite outputs on fake inputs")
+                        : (one ? "is within tolerance" : "within tolerance")) + ".\n";
   }
   return out;
 }
@@ -16977,8 +17024,8 @@ PROBE_API int replay_main(const options& o) noexcept {
     head += s.fake_data ? ", fake inputs (seed " + std::to_string(s.seed) + ")" : ", recorded inputs";
     if (s.reference) head += ", reference kernels";
     if (s.tol.atol >= 0 || s.tol.rtol >= 0)
-      head += ", atol " + (s.tol.atol >= 0 ? format("{}", s.tol.atol) : std::string("by dtype")) + ", rtol " +
-              (s.tol.rtol >= 0 ? format("{}", s.tol.rtol) : std::string("by dtype"));
+      head += ", atol " + (s.tol.atol >= 0 ? shortest_text(s.tol.atol) : std::string("by dtype")) + ", rtol " +
+              (s.tol.rtol >= 0 ? shortest_text(s.tol.rtol) : std::string("by dtype"));
     const std::string text = head + "\n" + replay_text(r);
     fputs(text.c_str(), stdout);
     fflush(stdout);

@@ -1,7 +1,5 @@
 // replay_data: definitions (see replay_data.hpp).
 #pragma once
-#include <math.h>
-
 #include "../core/half.hpp"
 #include "../formats/npy.hpp"
 #include "../util/fs.hpp"
@@ -64,17 +62,17 @@ PROBE_API tensor fake_tensor(const snapshot::tensor_entry& t, const std::string&
   for (char c : op_key + "/" + t.slot) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   fake::rng g{h};
   const bool integer = dtype_is_integer(t.type);
-  const bool ranged = t.have_stats && t.stats.finite > 0 && isfinite(t.stats.min) && isfinite(t.stats.max);
+  const bool ranged = t.have_stats && t.stats.finite > 0 && __builtin_isfinite(t.stats.min) && __builtin_isfinite(t.stats.max);
   double lo = ranged ? t.stats.min : integer ? (dtype_is_unsigned_int(t.type) ? 0 : -8) : -1;
   double hi = ranged ? t.stats.max : integer ? 8 : 1;
   if (integer) {
-    lo = ceil(lo);
-    hi = floor(hi);
+    lo = __builtin_ceil(lo);
+    hi = __builtin_floor(hi);
     if (hi < lo) hi = lo;
   }
   const double span = hi - lo;
   auto real = [&] { return lo + span * g.unit(); };
-  auto whole = [&] { return lo + floor((span + 1) * g.unit()); };
+  auto whole = [&] { return lo + __builtin_floor((span + 1) * g.unit()); };
   tensor out(t.type, dims(t.shape, static_cast<size_t>(t.ndim)));
   const int64_t n = out.numel();
   void* p = out.data();

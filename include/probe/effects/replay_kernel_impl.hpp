@@ -3,9 +3,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../core/format.hpp"
 #include "../util/log.hpp"
 #include "replay_kernel.hpp"
+#include "replay_report.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -249,7 +249,7 @@ PROBE_API const attr_value* replay_attr(replay_state* s, const char* name, bool 
   switch (a->kind) {
     case attr_kind::boolean: was = a->i ? "true" : "false"; break;
     case attr_kind::integer: was = std::to_string(a->i); break;
-    case attr_kind::real: was = format("{}", a->d); break;
+    case attr_kind::real: was = shortest_text(a->d); break;
     case attr_kind::text: was = "\"" + std::string(a->text, a->n) + "\""; break;
     case attr_kind::ints: was = a->list_ok ? "a list of " + std::to_string(a->n) + " integers" : "a list"; break;
   }

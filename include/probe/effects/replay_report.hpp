@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../core/tolerance.hpp"
+#include "../util/float_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -51,6 +52,9 @@ PROBE_API std::string replay_text(const replay_report& r);
 
 // "1.25 us", "3.4 ms"
 PROBE_API std::string duration_text(int64_t ns);
+
+// The shortest text that reads back as v ("1e-05", "0.25").
+PROBE_API std::string shortest_text(double v);
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -1,8 +1,10 @@
 // replay_report: definitions (see replay_report.hpp).
 #pragma once
-#include <algorithm>
+#include <stdlib.h>
 
-#include "../core/format.hpp"
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "../formats/json_read.hpp"
 #include "../formats/json_write.hpp"
 #include "../util/text.hpp"
@@ -88,15 +90,40 @@ PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r) {
   return true;
 }
 
+namespace replay_table {
+// The report is assembled with snprintf: probe::format's templates, instantiated for each
+// combination of argument types, would cost every header-only TU far more than this text.
+PROBE_PRINTF_LIKE(1, 2) inline std::string text(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return std::string(buf, n < 0 ? 0 : static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n) : sizeof buf - 1);
+}
+inline std::string num(long long v) { return std::to_string(v); }
+}  // namespace replay_table
+
+PROBE_API std::string shortest_text(double v) {
+  char b[shortest_text_capacity];
+  return std::string(b, write_shortest(b, v));
+}
+
 PROBE_API std::string duration_text(int64_t ns) {
+  using replay_table::text;
   const double v = static_cast<double>(ns);
-  if (ns < 1000) return format("{} ns", ns);
-  if (ns < 1000000) return format("{:.3g} us", v * 1e-3);
-  if (ns < 1000000000) return format("{:.3g} ms", v * 1e-6);
-  return format("{:.3g} s", v * 1e-9);
+  if (ns < 1000) return text("%lld ns", static_cast<long long>(ns));
+  if (ns < 1000000) return text("%.3g us", v * 1e-3);
+  if (ns < 1000000000) return text("%.3g ms", v * 1e-6);
+  return text("%.3g s", v * 1e-9);
 }
 
 namespace replay_table {
+
+inline int compare_times(const void* a, const void* b) noexcept {
+  const int64_t x = *static_cast<const int64_t*>(a), y = *static_cast<const int64_t*>(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
 
 inline std::string pad(const std::string& s, size_t w) {
   const size_t cols = text_columns(s);
@@ -105,24 +132,25 @@ inline std::string pad(const std::string& s, size_t w) {
 
 inline std::string detail_of(const replay_output_row& o) {
   if (o.compared && o.c.comparable) {
-    std::string s = format("max abs err {:.4g}, max rel err {:.4g}, {} of {} fail", o.c.max_abs, o.c.max_rel, o.c.fail,
-                           o.c.count);
+    std::string s = text("max abs err %.4g, max rel err %.4g, %lld of %lld fail", o.c.max_abs, o.c.max_rel,
+                         static_cast<long long>(o.c.fail), static_cast<long long>(o.c.count));
     if (!o.worst_at.empty()) s += ", worst at " + o.worst_at;
     if (o.c.nan_mismatch || o.c.inf_mismatch)
-      s += format(", {} NaN and {} Inf disagreements", o.c.nan_mismatch, o.c.inf_mismatch);
-    s += format(" (atol {:.3g}, rtol {:.3g})", o.c.tol.atol, o.c.tol.rtol);
+      s += ", " + num(o.c.nan_mismatch) + " NaN and " + num(o.c.inf_mismatch) + " Inf disagreements";
+    s += text(" (atol %.3g, rtol %.3g)", o.c.tol.atol, o.c.tol.rtol);
     if (!o.written.empty()) s += "; replayed values in " + printable(o.written);
     return s;
   }
   if (o.result == "finite" || o.result == "NONFINITE")
-    return format("{} NaN, {} Inf; min {:.6g} max {:.6g} mean {:.6g}", o.nan, o.inf, o.min, o.max, o.mean);
+    return text("%lld NaN, %lld Inf; min %.6g max %.6g mean %.6g", static_cast<long long>(o.nan),
+                static_cast<long long>(o.inf), o.min, o.max, o.mean);
   return "not compared (the snapshot recorded no such output)";
 }
 
 inline std::string names(const std::vector<const replay_row*>& rows) {
   std::string s;
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (i == 8) return s + format(" and {} more", rows.size() - 8);
+    if (i == 8) return s + " and " + num(static_cast<long long>(rows.size() - 8)) + " more";
     s += (i ? ", " : "") + printable(rows[i]->key) + " (" + printable(rows[i]->type) + ")";
   }
   return s;
@@ -131,14 +159,16 @@ inline std::string names(const std::vector<const replay_row*>& rows) {
 }  // namespace replay_table
 
 PROBE_API std::string replay_text(const replay_report& r) {
+  using replay_table::num;
   using replay_table::pad;
   size_t wk = 6, wt = 4;
   for (const replay_row& row : r.rows) {
-    wk = std::max(wk, text_columns(printable(row.key)));
-    wt = std::max(wt, text_columns(printable(row.type)));
+    const size_t k = text_columns(printable(row.key)), t = text_columns(printable(row.type));
+    wk = k > wk ? k : wk;
+    wt = t > wt ? t : wt;
   }
-  wk = std::min<size_t>(wk, 40);
-  wt = std::min<size_t>(wt, 24);
+  wk = wk < 40 ? wk : 40;
+  wt = wt < 24 ? wt : 24;
   std::string out = pad("op", wk) + "  " + pad("type", wt) + "  " + pad("recorded", 9) + "  " + pad("result", 9) + "  " +
                     (r.fake_data ? "output (fake inputs: NaN/Inf check)" : "output vs recorded") + "\n";
   std::vector<const replay_row*> bad, failed;
@@ -159,29 +189,32 @@ PROBE_API std::string replay_text(const replay_report& r) {
   }
   for (const replay_row& row : r.rows)
     if (row.outcome != replay_outcome::error && row.status != "complete")
-      out += format("note: {} was recorded with status {} (the op {}); its replay ran to the end\n", printable(row.key),
-                    row.status, row.status == "running" ? "never ended" : "threw");
+      out += "note: " + printable(row.key) + " was recorded with status " + row.status + " (the op " +
+             (row.status == "running" ? "never ended" : "threw") + "); its replay ran to the end\n";
   for (const replay_row& row : r.rows) {
     if (row.times_ns.empty()) continue;
     std::vector<int64_t> t = row.times_ns;
-    std::sort(t.begin(), t.end());
-    const size_t p95 = std::min(t.size() - 1, (t.size() * 95 + 99) / 100 - 1);
-    out += format("timing {} ({}): {} runs of the kernel alone: min {}, median {}, p95 {}\n", printable(row.key),
-                  printable(row.type), t.size(), duration_text(t.front()), duration_text(t[t.size() / 2]),
-                  duration_text(t[p95]));
+    qsort(t.data(), t.size(), sizeof(int64_t), replay_table::compare_times);
+    const size_t rank = (t.size() * 95 + 99) / 100 - 1;  // nearest rank
+    const size_t p95 = rank < t.size() - 1 ? rank : t.size() - 1;
+    out += "timing " + printable(row.key) + " (" + printable(row.type) + "): " + num(static_cast<long long>(t.size())) +
+           " runs of the kernel alone: min " + duration_text(t.front()) + ", median " + duration_text(t[t.size() / 2]) +
+           ", p95 " + duration_text(t[p95]) + "\n";
   }
-  const size_t n = r.rows.size();
+  const std::string n = num(static_cast<long long>(r.rows.size()));
+  const bool one = r.rows.size() == 1;
   if (!failed.empty()) {
-    out += format("replay: {} of {} ops could not be replayed: {}", failed.size(), n, replay_table::names(failed));
-    out += bad.empty() ? ".\n" : format("; {} mismatch: {}.\n", bad.size(), replay_table::names(bad));
+    out += "replay: " + num(static_cast<long long>(failed.size())) + " of " + n +
+           " ops could not be replayed: " + replay_table::names(failed);
+    out += bad.empty() ? ".\n" : "; " + num(static_cast<long long>(bad.size())) + " mismatch: " + replay_table::names(bad) + ".\n";
   } else if (!bad.empty()) {
-    out += format("replay: {} of {} ops {}: {}.\n", bad.size(), n,
-                  r.fake_data ? "give NaN or Inf on fake inputs" : "mismatch their recorded outputs",
-                  replay_table::names(bad));
+    out += "replay: " + num(static_cast<long long>(bad.size())) + " of " + n + " ops " +
+           (r.fake_data ? "give NaN or Inf on fake inputs" : "mismatch their recorded outputs") + ": " +
+           replay_table::names(bad) + ".\n";
   } else {
-    out += format("replay: {} {}.\n", n == 1 ? std::string("the op") : format("all {} ops", n),
-                  r.fake_data ? (n == 1 ? "gives finite outputs on fake inputs" : "give finite outputs on fake inputs")
-                              : (n == 1 ? "is within tolerance" : "within tolerance"));
+    out += "replay: " + (one ? std::string("the op") : "all " + n + " ops") + " " +
+           (r.fake_data ? (one ? "gives finite outputs on fake inputs" : "give finite outputs on fake inputs")
+                        : (one ? "is within tolerance" : "within tolerance")) + ".\n";
   }
   return out;
 }

@@ -229,6 +229,9 @@ PROBE_API replay_row replay_isolated(const snapshot::info& snap, const replay_se
       ::close(fds[0]);
       const rlimit no_core{0, 0};  // a crash reproduced on purpose leaves no core file
       setrlimit(RLIMIT_CORE, &no_core);
+      // The host's crash handlers (a test framework's, a backtrace printer) would turn the
+      // crash into an exit status or a report of their own: the signal itself is the answer.
+      for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) signal(sig, SIG_DFL);
       replay_row r = replay_one(snap, s);
       std::string line = replay_row_json(r) + "\n";
       write_all(fds[1], line.data(), line.size());
@@ -325,8 +328,8 @@ PROBE_API int replay_main(const options& o) noexcept {
     head += s.fake_data ? ", fake inputs (seed " + std::to_string(s.seed) + ")" : ", recorded inputs";
     if (s.reference) head += ", reference kernels";
     if (s.tol.atol >= 0 || s.tol.rtol >= 0)
-      head += ", atol " + (s.tol.atol >= 0 ? format("{}", s.tol.atol) : std::string("by dtype")) + ", rtol " +
-              (s.tol.rtol >= 0 ? format("{}", s.tol.rtol) : std::string("by dtype"));
+      head += ", atol " + (s.tol.atol >= 0 ? shortest_text(s.tol.atol) : std::string("by dtype")) + ", rtol " +
+              (s.tol.rtol >= 0 ? shortest_text(s.tol.rtol) : std::string("by dtype"));
     const std::string text = head + "\n" + replay_text(r);
     fputs(text.c_str(), stdout);
     fflush(stdout);

@@ -4,10 +4,9 @@
 #include <errno.h>
 #include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include <algorithm>
 
 #include "../util/fs.hpp"
 #include "json_read.hpp"
@@ -82,13 +81,23 @@ inline bool read_tensor(const json::value& v, const char* side, size_t index, te
   return true;
 }
 
+inline int compare_names(const void* a, const void* b) noexcept {
+  return strcmp(*static_cast<const char* const*>(a), *static_cast<const char* const*>(b));
+}
+
+// The visible entries of dir, sorted (op_000012 after op_000011). qsort, not <algorithm>:
+// that header would cost every header-only TU more than this whole file.
 inline void sorted_children(const std::string& dir, std::vector<std::string>* out) {
+  std::vector<std::string> names;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') out->push_back(e->d_name);
+      if (e->d_name[0] != '.') names.push_back(e->d_name);
     closedir(d);
   }
-  std::sort(out->begin(), out->end());
+  std::vector<const char*> order;
+  for (const std::string& n : names) order.push_back(n.c_str());
+  if (!order.empty()) qsort(order.data(), order.size(), sizeof(const char*), compare_names);
+  for (const char* n : order) out->push_back(n);
 }
 
 // Snapshot folders directly under dir (dir is a snapshots/ folder or holds some).
