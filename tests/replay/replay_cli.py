@@ -135,6 +135,13 @@ try:
     check(err == "probe: replay explode#0: the kernel crashed: SIGSEGV (signal 11, Segmentation fault)\n", f"crash line {err!r}")
     code, out, err = run([PROBE, "replay", "--op-re", "explode", crash, "--", ENGINE])
     check(code == 2 and "SIGSEGV" in out, f"probe replay of the crash: {code}\n{out}{err}")
+    # Recorded as complete, the same crash runs in the engine itself unless --isolate asks.
+    meta["status"] = "complete"
+    json.dump(meta, open(os.path.join(snap, "snapshot.json"), "w"))
+    code, out, err = run([PROBE, "replay", "--op-re", "explode", crash, "--", ENGINE])
+    check(code == 2 and "died of signal 11" in err and "--isolate" in err, f"in-process crash: {code} {err!r}")
+    code, out, err = run([PROBE, "replay", "--isolate", "--op-re", "explode", crash, "--", ENGINE])
+    check(code == 2 and "the kernel crashed: SIGSEGV" in out, f"--isolate: {code}\n{out}{err}")
 
     # 9. Missing kernel, wrong dtype, truncated files: exit 2, one clear line each.
     tail = os.path.join(tmp, "tail")
@@ -193,6 +200,9 @@ try:
     here = run([PROBE, "replay", "--op-re", "norm", naive, "--", ENGINE, "--bug"])
     there = run([PROBE, "replay", "probe-bundle-norm-0", "--", ENGINE, "--bug"], cwd=elsewhere)
     check(here[0] == there[0] == 1 and table_only(here[1]) == table_only(there[1]), f"bundle replay\n{here[1]}\n{there[1]}")
+    code, out, err = run([PROBE, "bundle", naive, "--op", "norm", "--folder", "../bug 1234", "--output", tarball])
+    names = tarfile.open(tarball).getnames()
+    check(code == 0 and all(n.split("/")[0] == ".._bug_1234" for n in names), f"--folder: {code} {names} {err}")
     code, out, err = run([PROBE, "bundle", naive, "--op", "nosuch#0", "-o", tarball])
     check(code == 2 and "no snapshot of op 'nosuch#0'" in err and "norm#0" in err, f"bundle of an unknown op: {err!r}")
 

@@ -27,6 +27,8 @@ namespace {
 const option_spec k_options[] = {
     text("--op", "KEY", "the op execution to bundle, 'op#occurrence' as probe replay --list shows it ('op' alone: #0)"),
     text("--output", "FILE", "the archive to write (a .tar); -o FILE is short for it"),
+    text("--folder", "NAME", "the folder the archive unpacks into ([A-Za-z0-9._-], others become _)")
+        .by_default("probe-bundle-OP-OCCURRENCE"),
 };
 
 int bad_input(const std::string& message) {
@@ -206,7 +208,8 @@ int run_bundle(int argc, char** argv) {
   const std::string run_dir = parent(parent(snap_real));
   const bool run_inside = run_dir == root || run_dir.compare(0, root.size() + 1, root + "/") == 0;
   const manifest_part m = run_inside ? op_lines(run_dir, snap) : manifest_part();
-  const std::string top = "probe-bundle-" + safe_name(snap.op, 80) + "-" + std::to_string(snap.occurrence);
+  std::string top = "probe-bundle-" + safe_name(snap.op, 80) + "-" + std::to_string(snap.occurrence), folder_name;
+  if (args.get("--folder", &folder_name)) top = safe_name(folder_name, 100);
   const std::string folder = "snapshots/" + safe_name(base_name(snap_real), 100);
 
   std::string info;
@@ -225,7 +228,7 @@ int run_bundle(int argc, char** argv) {
   probe::json::write(w, m.run.get("build").is_object() ? m.run.get("build") : probe::json::value::object());
   w.key("run");
   probe::json::write(w, m.run);
-  w.member("bundled_by", version_text());
+  w.member("bundled_by", "probe " PROBE_VERSION_STRING);
   w.end_object();
   info += "\n";
   const std::string readme =

@@ -146,7 +146,9 @@ int run_engine(const std::vector<std::string>& command, const std::string& flags
   ::close(fds[0]);
   if (WIFSIGNALED(status))
     return bad_input(command[0] + " died of signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
-                     ") outside the replay");
+                     ")" + (said.empty() ? "; a kernel that crashes on a snapshot recorded as complete takes the engine "
+                                           "with it: --isolate replays each snapshot in a child process"
+                                         : ""));
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
   if (said.find("probe-replay-exit ") == std::string::npos)
     return bad_input(command[0] + " exited with status " + std::to_string(code) +
