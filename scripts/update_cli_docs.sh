@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the option tables in docs/cli-*.md from the CLI's own tables: each block
+# Regenerates the option tables in docs/cli-*.md and docs/replay.md from the CLI's own
+# tables: each block
 #   <!-- options:VERB -->
 #   ...
 #   <!-- /options -->
@@ -10,6 +11,7 @@
 #            a verb has no table in any doc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+docs="docs/cli-*.md docs/replay.md"
 check=0
 if [ "${1:-}" = "--check" ]; then
   check=1
@@ -25,13 +27,13 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 for verb in $verbs; do
   "$probe" help "$verb" --markdown >"$tmp/$verb.md"
-  if ! grep -q "^<!-- options:$verb -->\$" docs/cli-*.md; then
-    echo "update_cli_docs: no '<!-- options:$verb -->' block in docs/cli-*.md" >&2
+  if ! grep -q "^<!-- options:$verb -->\$" $docs; then
+    echo "update_cli_docs: no '<!-- options:$verb -->' block in $docs" >&2
     status=1
   fi
 done
 
-for doc in docs/cli-*.md; do
+for doc in $docs; do
   # Copies the doc, replacing each block's body with the generated table; an unknown verb
   # or a block left open is an error.
   if ! awk -v dir="$tmp" '

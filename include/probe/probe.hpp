@@ -28,6 +28,7 @@
 #include "effects/breakpoint.hpp"
 #include "effects/print.hpp"
 #include "effects/timing.hpp"
+#include "effects/replay.hpp"
 
 #if PROBE_HAS_IMPLEMENTATION
 #include "wiring/implementation.hpp"

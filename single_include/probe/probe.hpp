@@ -385,6 +385,10 @@ template <bool B>
 struct bool_c {
   static constexpr bool value = B;
 };
+template <class A, class B>
+struct same_type : bool_c<false> {};
+template <class A>
+struct same_type<A, A> : bool_c<true> {};
 template <class T>
 struct strip_cv {
   using type = T;
@@ -814,6 +818,18 @@ PROBE_END_NAMESPACE
   X(integer, trace_max_events, 50000000, "stop recording trace events after N (0 = no limit)")    \
   X(choice, timing_clock, "auto", "timing clock: auto|tsc|monotonic (auto: invariant TSC when trusted)") \
   X(boolean, reference, false, "ask the engine for its reference (naive) kernels")                \
+  X(string, replay, "",                                                                            \
+    "re-run snapshots alone with the registered kernels, then exit 0 match, 1 mismatch, 2 error: PATH is a snapshot, a dump folder or a glob (several: one per line)") \
+  X(string, replay_op_re, "", "replay only snapshots whose 'op#occurrence' matches RE (partial match)") \
+  X(boolean, replay_fake_data, false,                                                              \
+    "replay on seeded random inputs (recorded shapes, dtypes and value ranges); outputs are checked for NaN/Inf, not compared") \
+  X(integer, replay_seed, 0, "seed of --probe_replay_fake_data")                                   \
+  X(integer, replay_iterations, 0, "time N more runs of each kernel alone: min, median, p95 (0 = no timing)") \
+  X(string, replay_atol, "", "absolute tolerance of replayed outputs (default: by dtype, as probe compare)") \
+  X(string, replay_rtol, "", "relative tolerance of replayed outputs (default: by dtype, as probe compare)") \
+  X(boolean, replay_write_mismatches, false, "write each mismatching output as replay.out.SLOT.npy in its snapshot folder") \
+  X(boolean, replay_isolate, false,                                                                \
+    "replay every snapshot in a child process (always done for snapshots of ops that crashed or threw)") \
   X(boolean, strict_flags, false, "make an unknown or malformed flag fatal (exit code 2)")          \
   X(boolean, help, false, "list every flag with its default and meaning")
 
@@ -926,11 +942,26 @@ namespace detail {
 struct op_record;  // defined in core/context_impl.hpp
 enum class io : uint8_t { in = 0, out = 1 };
 
+// An op attribute as the caller gave it (op::attr): a number, a string or a small list of
+// integers, described without copying; op_attr copies it into the op's record.
+enum class attr_kind : uint8_t { boolean, integer, real, text, ints };
+struct attr_arg {
+  attr_kind kind = attr_kind::integer;
+  int64_t i = 0;                // boolean, integer
+  double d = 0;                 // real
+  const char* s = nullptr;      // text (n bytes)
+  const void* list = nullptr;   // ints: n elements of elem_size bytes
+  size_t n = 0;
+  uint8_t elem_size = 0;
+  bool elem_signed = false;
+};
+
 #if !defined(PROBE_DISABLE)
 PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
+PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexcept;
 PROBE_API void op_end(op_record* r) noexcept;
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
 #endif
@@ -942,6 +973,67 @@ template <class S, class = void>
 struct has_c_str : bool_c<false> {};
 template <class S>
 struct has_c_str<S, void_t<decltype(declval_<const S&>().c_str())>> : bool_c<true> {};
+
+// Attribute values: numbers, strings (const char*, std::string, std::string_view) and
+// contiguous lists of integers (std::vector<int>, std::array<int64_t, N>, ...).
+template <class T>
+struct strip_ref {
+  using type = T;
+};
+template <class T>
+struct strip_ref<T&> {
+  using type = T;
+};
+template <class C, class = void>
+struct list_of : bool_c<false> {};
+template <class C>
+struct list_of<C, void_t<decltype(declval_<const C&>().data()), decltype(declval_<const C&>().size())>>
+    : bool_c<true> {
+  using elem = typename strip_cv<typename strip_ref<decltype(*declval_<const C&>().data())>::type>::type;
+};
+
+inline attr_arg make_text_attr(const char* s, size_t n) noexcept {
+  attr_arg a;
+  a.kind = attr_kind::text;
+  a.s = s ? s : "";
+  a.n = s ? n : 0;
+  return a;
+}
+template <class I>
+attr_arg make_int_list_attr(const I* p, size_t n) noexcept {
+  static_assert(dtype_is_integer(dtype_of<I>::value),
+                "probe::op::attr: a list attribute holds integers (pass other data as an input)");
+  attr_arg a;
+  a.kind = attr_kind::ints;
+  a.list = p;
+  a.n = n;
+  a.elem_size = static_cast<uint8_t>(sizeof(I));
+  a.elem_signed = I(-1) < I(0);
+  return a;
+}
+// One template, its kinds told apart at compile time (an overload set costs every TU more).
+template <class T>
+attr_arg make_attr(const T& v) noexcept {
+  attr_arg a;
+  if constexpr (same_type<T, bool>::value) {
+    a.kind = attr_kind::boolean;
+    a.i = v;
+  } else if constexpr (dtype_is_integer(dtype_of<T>::value)) {
+    a.i = static_cast<int64_t>(v);
+  } else if constexpr (dtype_is_float(dtype_of<T>::value)) {
+    a.kind = attr_kind::real;
+    a.d = static_cast<double>(v);
+  } else if constexpr (list_of<T>::value) {  // strings and lists alike: char elements make a string
+    if constexpr (same_type<typename list_of<T>::elem, char>::value)
+      a = make_text_attr(v.data(), static_cast<size_t>(v.size()));
+    else
+      a = make_int_list_attr(v.data(), static_cast<size_t>(v.size()));
+  } else {  // const char*, or a string literal
+    const char* s = v;
+    a = make_text_attr(s, s ? __builtin_strlen(s) : 0);
+  }
+  return a;
+}
 }  // namespace detail
 
 // The step (iteration) recorded with every op; dumps name it, compare can select it.
@@ -964,6 +1056,9 @@ class op {
   template <class T>
   op& output_at_end(const char*, const T&) noexcept { return *this; }
   op& link(const char*, const char*) noexcept { return *this; }
+  template <class T>
+  op& attr(const char*, const T&) noexcept { return *this; }
+  op& attr(const char*, std::initializer_list<int64_t>) noexcept { return *this; }
   bool active() const noexcept { return false; }
   uint64_t sequence() const noexcept { return 0; }
 };
@@ -1006,6 +1101,18 @@ class op {
   // for engines whose buffers the memory-range matching cannot follow.
   op& link(const char* slot, const char* producer_key) noexcept {
     if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_link(r_, slot, producer_key);
+    return *this;
+  }
+  // An attribute of this execution (eps, axis, mode, ...): a number, a string or a small list
+  // of integers. Recorded in the manifest, the text dump and the snapshot, and handed to the
+  // op's kernel on replay; give it before the inputs so that a snapshot of a crash has it.
+  template <class T>
+  op& attr(const char* name, const T& value) noexcept {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_attr(r_, name, detail::make_attr(value));
+    return *this;
+  }
+  op& attr(const char* name, std::initializer_list<int64_t> list) noexcept {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_attr(r_, name, detail::make_int_list_attr(list.begin(), list.size()));
     return *this;
   }
   bool active() const noexcept { return r_ != nullptr; }
@@ -1485,10 +1592,6 @@ struct array_traits<E[N]> {
   using element = E;
   static constexpr size_t size = N;
 };
-template <class A, class B>
-struct same_type : bool_c<false> {};
-template <class A>
-struct same_type<A, A> : bool_c<true> {};
 template <class T>
 struct always_false : bool_c<false> {};
 
@@ -2392,6 +2495,239 @@ PROBE_END_NAMESPACE
 #endif
 
 #endif  // PROBE_SINGLE_EFFECTS_TIMING_HPP
+// ---- probe/effects/replay.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_HPP
+// Kernels that can be replayed: an engine registers one callable per op type (or op name),
+// and --probe_replay re-runs recorded snapshots with it, alone (docs/replay.md).
+//
+//   void layer_norm_replay(probe::replay_context& ctx) {
+//     auto x = ctx.input<float>("x");                        // dtype checked, shape recorded
+//     auto y = ctx.output<float>("y", x.shape());            // allocated by probe
+//     layer_norm(x.data(), y.data(), x.shape(0), x.shape(1), ctx.attr<double>("eps"));
+//   }
+//   PROBE_KERNEL("LayerNorm", layer_norm_replay);           // or probe::register_kernel(...)
+//
+// A check that fails (a slot the snapshot lacks, another dtype, a missing attribute) ends the
+// kernel: replay reports it as one line and exits 2; kernels need no error handling.
+// Registration costs one pointer swap at start-up and nothing on the marking path; under
+// PROBE_DISABLE it compiles to nothing. Light header.
+
+PROBE_BEGIN_NAMESPACE
+
+// A tensor of element type T: contiguous, row-major, on the host. What a replayed kernel
+// reads (T const) and writes.
+template <class T>
+class typed_view {
+ public:
+  typed_view() = default;
+  typed_view(T* data, const tensor_view& v) noexcept : data_(data), v_(v) {}
+
+  T* data() const noexcept { return data_; }
+  int64_t size() const noexcept { return v_.ndim < 0 ? 0 : v_.numel(); }  // elements
+  bool empty() const noexcept { return size() == 0; }
+  int ndim() const noexcept { return v_.ndim; }
+  int64_t shape(int i) const noexcept { return i >= 0 && i < v_.ndim ? v_.shape[i] : 1; }
+  dims shape() const noexcept { return dims(v_.shape, static_cast<size_t>(v_.ndim > 0 ? v_.ndim : 0)); }
+  T& operator[](int64_t i) const noexcept { return data_[i]; }
+  T* begin() const noexcept { return data_; }
+  T* end() const noexcept { return data_ + size(); }
+  const tensor_view& view() const noexcept { return v_; }
+
+ private:
+  T* data_ = nullptr;
+  tensor_view v_;
+};
+
+class replay_context;
+using kernel_fn = void (*)(replay_context&);
+
+namespace detail {
+struct replay_state;  // effects/replay_kernel_impl.hpp
+
+// An attribute as a kernel reads it back from a snapshot.
+struct attr_value {
+  attr_kind kind = attr_kind::integer;
+  bool list_ok = true;  // a list: false when some element is not an integer
+  int64_t i = 0;
+  double d = 0;
+  const char* text = "";
+  size_t n = 0;  // text bytes, or list elements
+  const int64_t* ints = nullptr;
+};
+
+// One registered kernel; static registrations live in the program's data, never freed.
+struct kernel_entry {
+  const char* name;
+  kernel_fn fn;
+  kernel_fn reference;  // for --probe_reference (nullptr: fn, which sees reference_mode())
+  kernel_entry* next;
+};
+
+template <class T>
+struct dependent_false : bool_c<false> {};
+
+#if !defined(PROBE_DISABLE)
+PROBE_API tensor_view replay_input(replay_state* s, const char* slot, dtype want, const dims* expect);
+PROBE_API tensor_view replay_output(replay_state* s, const char* slot, dtype want, const dims* shape);
+// nullptr when absent and not required; absent and required ends the kernel.
+PROBE_API const attr_value* replay_attr(replay_state* s, const char* name, bool required);
+[[noreturn]] PROBE_API void replay_attr_mismatch(replay_state* s, const char* name, const char* wanted);
+PROBE_API bool replay_has(const replay_state* s, int what, const char* name) noexcept;
+PROBE_API const char* replay_op(const replay_state* s, bool type) noexcept;
+PROBE_API void add_kernel(kernel_entry* k) noexcept;
+PROBE_API void add_kernel_copy(const char* name, kernel_fn fn, kernel_fn reference) noexcept;
+
+// The attribute as T: numbers convert when the value fits, strings and lists of integers
+// come out as the caller's own types.
+template <class T>
+T attr_as(replay_state* s, const char* name, const attr_value* a) {
+  if constexpr (same_type<T, bool>::value) {
+    if (a->kind == attr_kind::boolean || a->kind == attr_kind::integer) return a->i != 0;
+    replay_attr_mismatch(s, name, "a boolean");
+  } else if constexpr (dtype_is_integer(dtype_of<T>::value)) {
+    if (a->kind == attr_kind::integer || a->kind == attr_kind::boolean) {
+      const T v = static_cast<T>(a->i);
+      if (static_cast<int64_t>(v) == a->i && (a->i >= 0 || T(-1) < T(0))) return v;
+      replay_attr_mismatch(s, name, "an integer of the kernel's type");
+    }
+    replay_attr_mismatch(s, name, "an integer");
+  } else if constexpr (dtype_is_float(dtype_of<T>::value)) {
+    if (a->kind == attr_kind::integer || a->kind == attr_kind::real) return static_cast<T>(a->kind == attr_kind::real ? a->d : static_cast<double>(a->i));
+    replay_attr_mismatch(s, name, "a number");
+  } else if constexpr (has_c_str<T>::value) {
+    if (a->kind == attr_kind::text) return T(a->text, a->n);
+    replay_attr_mismatch(s, name, "a string");
+  } else if constexpr (list_of<T>::value) {
+    if (a->kind == attr_kind::ints && a->list_ok) return T(a->ints, a->ints + a->n);
+    replay_attr_mismatch(s, name, "a list of integers");
+  } else {
+    static_assert(dependent_false<T>::value,
+                  "replay_context::attr<T>: T is a number, a string type or a container of integers");
+  }
+}
+#endif
+}  // namespace detail
+
+// What a replayed kernel sees: the snapshot's inputs, its attributes, and outputs probe
+// allocates (zero-filled) with the recorded shapes and dtypes.
+class replay_context {
+ public:
+#if defined(PROBE_DISABLE)
+  template <class T>
+  typed_view<const T> input(const char*) const noexcept { return {}; }
+  template <class T>
+  typed_view<const T> input(const char*, const dims&) const noexcept { return {}; }
+  template <class T>
+  typed_view<T> output(const char*) noexcept { return {}; }
+  template <class T>
+  typed_view<T> output(const char*, const dims&) noexcept { return {}; }
+  tensor_view input_view(const char*) const noexcept { return {}; }
+  template <class T>
+  T attr(const char*) const { return T(); }
+  template <class T>
+  T attr(const char*, const T& fallback) const { return fallback; }
+  bool has_attr(const char*) const noexcept { return false; }
+  bool has_input(const char*) const noexcept { return false; }
+  bool has_output(const char*) const noexcept { return false; }
+  const char* op_name() const noexcept { return ""; }
+  const char* op_type() const noexcept { return ""; }
+#else
+  explicit replay_context(detail::replay_state* s) noexcept : s_(s) {}
+
+  // Input `slot` as T: the recorded dtype must be T's. With `expect`, the shape must match
+  // it too (-1 matches any size).
+  template <class T>
+  typed_view<const T> input(const char* slot) const {
+    const tensor_view v = detail::replay_input(s_, slot, dtype_of<T>::value, nullptr);
+    return typed_view<const T>(static_cast<const T*>(v.data), v);
+  }
+  template <class T>
+  typed_view<const T> input(const char* slot, const dims& expect) const {
+    const tensor_view v = detail::replay_input(s_, slot, dtype_of<T>::value, &expect);
+    return typed_view<const T>(static_cast<const T*>(v.data), v);
+  }
+  // Output `slot`, allocated with the recorded shape (which must then be T's dtype). An op
+  // that never finished recorded no outputs: give the shape, as the second form does (it
+  // must match the recorded shape when there is one).
+  template <class T>
+  typed_view<T> output(const char* slot) {
+    const tensor_view v = detail::replay_output(s_, slot, dtype_of<T>::value, nullptr);
+    return typed_view<T>(static_cast<T*>(const_cast<void*>(v.data)), v);
+  }
+  template <class T>
+  typed_view<T> output(const char* slot, const dims& shape) {
+    const tensor_view v = detail::replay_output(s_, slot, dtype_of<T>::value, &shape);
+    return typed_view<T>(static_cast<T*>(const_cast<void*>(v.data)), v);
+  }
+  // Input `slot` whatever its dtype, for kernels that dispatch on it.
+  tensor_view input_view(const char* slot) const {
+    return detail::replay_input(s_, slot, dtype::invalid, nullptr);
+  }
+
+  // Attribute `name` (op.attr) as T: a number type, a string type (std::string) or a
+  // container of integers (std::vector<int>). Absent: the fallback, or the kernel ends.
+  template <class T>
+  T attr(const char* name) const {
+    return detail::attr_as<T>(s_, name, detail::replay_attr(s_, name, true));
+  }
+  template <class T>
+  T attr(const char* name, const T& fallback) const {
+    const detail::attr_value* a = detail::replay_attr(s_, name, false);
+    return a ? detail::attr_as<T>(s_, name, a) : fallback;
+  }
+  bool has_attr(const char* name) const noexcept { return detail::replay_has(s_, 0, name); }
+  bool has_input(const char* slot) const noexcept { return detail::replay_has(s_, 1, slot); }
+  bool has_output(const char* slot) const noexcept { return detail::replay_has(s_, 2, slot); }
+  const char* op_name() const noexcept { return detail::replay_op(s_, false); }
+  const char* op_type() const noexcept { return detail::replay_op(s_, true); }
+
+ private:
+  detail::replay_state* s_;
+#endif
+};
+
+#if defined(PROBE_DISABLE)
+namespace detail {
+struct kernel_fns {
+  kernel_fn fn;
+  kernel_fn reference = nullptr;
+};
+}  // namespace detail
+inline void register_kernel(const char*, kernel_fn, kernel_fn = nullptr) noexcept {}
+// Nothing registered, nothing run: the kernel is only referenced, so it raises no warning.
+#define PROBE_KERNEL(name, ...)                                                                          \
+  [[maybe_unused]] static constexpr ::probe::detail::kernel_fns PROBE_CONCAT(probe_kernel_, __COUNTER__) { \
+    __VA_ARGS__                                                                                           \
+  }
+#else
+// Registers `fn` as the kernel of ops whose name or type is `name` (the name is matched
+// first); `reference`, when given, runs instead under --probe_reference (without it, fn runs
+// and probe::reference_mode() tells it). A later registration of a name replaces an earlier
+// one. The name is copied.
+inline void register_kernel(const char* name, kernel_fn fn, kernel_fn reference = nullptr) noexcept {
+  detail::add_kernel_copy(name, fn, reference);
+}
+
+namespace detail {
+struct kernel_registration {
+  kernel_entry entry;
+  kernel_registration(const char* name, kernel_fn fn, kernel_fn reference = nullptr) noexcept
+      : entry{name, fn, reference, nullptr} {
+    add_kernel(&entry);
+  }
+};
+}  // namespace detail
+
+// At namespace scope: registers the kernel as the program starts (name: a string literal).
+// In a static library, the object file must be linked in for its registration to run.
+#define PROBE_KERNEL(name, ...) \
+  static ::probe::detail::kernel_registration PROBE_CONCAT(probe_kernel_, __COUNTER__) { name, __VA_ARGS__ }
+#endif
+
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_HPP
 
 #if PROBE_HAS_IMPLEMENTATION
 // ---- probe/wiring/implementation.hpp ----
@@ -4908,8 +5244,17 @@ PROBE_API void derive_intent(flag_state& st);
 
 PROBE_API unsigned compute_gate(const flag_state& st);
 
+// The flag words this process was given (PROBE_FLAGS or set_flags, then probe::init's), as
+// the dump's run record lists them.
+PROBE_API std::vector<std::string> flag_tokens();
+
 // Defined by the wiring (probe/detail/wiring.hpp): tells every effect the options changed.
 PROBE_API void apply_options(const options& o) noexcept;
+
+// Defined by the wiring: with --probe_replay, replays the snapshots and ends the process
+// with replay's exit code; otherwise returns at once. Called by probe::init and by the
+// first mark (replay mode keeps every mark on the slow path until then).
+PROBE_API void replay_if_asked() noexcept;
 
 // Parses env + argv tokens from defaults; the caller holds st.m.
 PROBE_API void reparse_locked(flag_state& st);
@@ -5293,6 +5638,8 @@ PROBE_API void derive_intent(flag_state& st) {
 
 PROBE_API unsigned compute_gate(const flag_state& st) {
   const options& o = st.opts;
+  // Replay mode: every mark takes the slow path, where the first one replays and exits.
+  if (o.replay[0]) return gate_unparsed;
   unsigned g = 0;
   const bool frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
   if (o.dump || o.timing || o.break_on_nonfinite || frames) g |= gate_ops;
@@ -5320,6 +5667,14 @@ PROBE_API void reparse_locked(flag_state& st) {
     _exit(2);
   }
   st.parsed = true;
+}
+
+PROBE_API std::vector<std::string> flag_tokens() {
+  flag_state& st = flags();
+  lock_guard<mutex> g(st.m);
+  std::vector<std::string> all = st.env_tokens;
+  all.insert(all.end(), st.argv_tokens.begin(), st.argv_tokens.end());
+  return all;
 }
 
 PROBE_API void publish(flag_state& st) {
@@ -5382,16 +5737,19 @@ PROBE_API void init(int& argc, char** argv) noexcept {
     }
     if (out < argc) argv[out] = nullptr;
     argc = out;
-    if (toks.empty()) return;
-    {
-      detail::lock_guard<detail::mutex> g(st.m);
-      st.argv_tokens = toks;
-      detail::reparse_locked(st);
+    if (!toks.empty()) {
+      {
+        detail::lock_guard<detail::mutex> g(st.m);
+        st.argv_tokens = toks;
+        detail::reparse_locked(st);
+      }
+      detail::publish(st);
     }
-    detail::publish(st);
   } catch (...) {
     detail::log("probe::init: out of memory while reading the command line");
   }
+  // After the command line's flags joined those of PROBE_FLAGS.
+  detail::replay_if_asked();
 }
 
 PROBE_API void set_flags(const char* text) noexcept {
@@ -5425,6 +5783,7 @@ PROBE_API void clear_argv_flags() noexcept {
 
 PROBE_API unsigned gate_slow() noexcept {
   ensure_parsed();
+  replay_if_asked();
   return gate_load();
 }
 
@@ -5574,6 +5933,21 @@ struct recorded_tensor {
   std::string producer;  // key of the op output this input came from ("" if none)
 };
 
+// op::attr(name, value): an attribute, copied out of the caller's value.
+struct op_attribute {
+  std::string name;
+  attr_kind kind = attr_kind::integer;
+  int64_t i = 0;              // boolean, integer
+  double d = 0;               // real
+  std::string text;           // text
+  std::vector<int64_t> ints;  // ints
+};
+
+// Attributes are parameters, not data: past these sizes the attribute is refused (with one
+// message) rather than bloating every manifest line and snapshot.
+constexpr size_t k_attr_text_cap = 4096;
+constexpr size_t k_attr_list_cap = 1024;
+
 // op::link(slot, producer_key): the producer an input slot names explicitly.
 struct explicit_link {
   std::string slot, producer;
@@ -5591,6 +5965,7 @@ struct op_record {
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;
+  std::vector<op_attribute> attrs;  // in the order first given; a name given again replaces its value
   // The listeners this op began with: it reports its tensors and its end to the same ones,
   // even when the options change meanwhile. Listener i keeps its state for this op in scratch[i].
   const struct listener_set* listeners = nullptr;
@@ -5755,6 +6130,8 @@ PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view
 
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
 
+PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexcept;
+
 PROBE_API void op_end(op_record* r) noexcept;
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
@@ -5849,6 +6226,49 @@ PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept {
   try {
     r->links.push_back(explicit_link{slot ? slot : "", producer_key ? producer_key : ""});
+  } catch (...) {
+  }
+}
+
+PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexcept {
+  try {
+    op_attribute at;
+    at.name = name ? name : "";
+    at.kind = a.kind;
+    at.i = a.i;
+    at.d = a.d;
+    if (a.kind == attr_kind::text) {
+      if (a.n > k_attr_text_cap) {
+        log("op %s: attribute '%s' is %zu bytes; attributes hold at most %zu (pass data as an input); not recorded",
+            r->name.c_str(), at.name.c_str(), a.n, k_attr_text_cap);
+        return;
+      }
+      at.text.assign(a.s, a.n);
+    } else if (a.kind == attr_kind::ints) {
+      if (a.n > k_attr_list_cap) {
+        log("op %s: attribute '%s' has %zu elements; attributes hold at most %zu (pass data as an input); not recorded",
+            r->name.c_str(), at.name.c_str(), a.n, k_attr_list_cap);
+        return;
+      }
+      at.ints.resize(a.n);
+      const unsigned char* p = static_cast<const unsigned char*>(a.list);
+      for (size_t k = 0; k < a.n; ++k, p += a.elem_size) {
+        int64_t v = 0;
+        switch (a.elem_size) {
+          case 1: { int8_t x; memcpy(&x, p, 1); v = a.elem_signed ? x : static_cast<uint8_t>(x); break; }
+          case 2: { int16_t x; memcpy(&x, p, 2); v = a.elem_signed ? x : static_cast<uint16_t>(x); break; }
+          case 4: { int32_t x; memcpy(&x, p, 4); v = a.elem_signed ? x : static_cast<uint32_t>(x); break; }
+          default: memcpy(&v, p, 8); break;
+        }
+        at.ints[k] = v;
+      }
+    }
+    for (op_attribute& old : r->attrs)
+      if (old.name == at.name) {
+        old = std::move(at);
+        return;
+      }
+    r->attrs.push_back(std::move(at));
   } catch (...) {
   }
 }
@@ -7999,6 +8419,282 @@ PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err) 
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_CORE_TENSOR_READER_IMPL_HPP
+// ---- probe/core/tolerance_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_TOLERANCE_IMPL_HPP
+#define PROBE_SINGLE_CORE_TOLERANCE_IMPL_HPP
+// tolerance: definitions (see tolerance.hpp).
+// ---- probe/core/tolerance.hpp ----
+#ifndef PROBE_SINGLE_CORE_TOLERANCE_HPP
+#define PROBE_SINGLE_CORE_TOLERANCE_HPP
+// Whether two tensors agree within a tolerance: numpy's allclose rule with the per-dtype
+// default tolerances, NaN and Inf rules and error figures of `probe compare`, in the library
+// so that a replayed op can be judged inside the host binary. probe compare's analysis uses
+// the same tolerance type and defaults (tools/analysis/compare_types.hpp).
+//
+//   probe::closeness c = probe::check_close(probe::view(out), probe::view(expected));
+//   if (!c.pass) ... c.fail, c.max_abs, c.worst_index ...
+//
+// An element passes when |a - b| <= atol + rtol * |b| (b: the reference). A NaN passes only
+// against a NaN (with equal_nan), an infinity only against the same infinity (with
+// inf_equal). Complex tensors are compared per component.
+
+PROBE_BEGIN_NAMESPACE
+
+struct tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
+// Defaults follow the less precise dtype of the pair, so that an f16 run against an f32
+// reference is judged at f16's precision: f64 1e-8/1e-7, f32 1e-5/1e-5, f16 1e-2/1e-2 and
+// bf16 5e-2/5e-2 (about ten and six units of their machine epsilon: a whole graph
+// accumulates several roundings); integers and bool compare exactly.
+inline tolerance default_tolerance(dtype a, dtype b) noexcept {
+  auto rank = [](dtype t) {
+    switch (t) {
+      case dtype::bfloat16: return 0;
+      case dtype::float16: return 1;
+      case dtype::float32: case dtype::complex64: return 2;
+      case dtype::float64: case dtype::complex128: return 3;
+      default: return 4;  // integers and bool
+    }
+  };
+  const int r = rank(a) < rank(b) ? rank(a) : rank(b);
+  switch (r) {
+    case 0: return {5e-2, 5e-2};
+    case 1: return {1e-2, 1e-2};
+    case 2: return {1e-5, 1e-5};
+    case 3: return {1e-8, 1e-7};
+    default: return {0, 0};
+  }
+}
+
+struct closeness {
+  bool comparable = false;  // same shape, kinds that compare (not bool against float, ...), host memory
+  const char* why = "";     // when not comparable: "shape", "dtype" or "memory"
+  tolerance tol;            // what it was judged with
+  int64_t count = 0;        // values compared (complex: components)
+  int64_t fail = 0;         // failing values, NaN/Inf disagreements included
+  int64_t nan_mismatch = 0, inf_mismatch = 0;
+  double max_abs = 0;       // over pairs where both are finite
+  double max_rel = 0;       // max |a-b| / max(|b|, floor): floor = atol, or the smallest normal
+  double worst_ratio = 0;   // max |a-b| / (atol + rtol|b|); +inf for a NaN/Inf disagreement
+  int64_t first_fail = -1;  // flat C-order index of a value (complex: component); -1 if none
+  int64_t worst_fail = -1;
+  bool pass = false;
+};
+
+#if !defined(PROBE_DISABLE)
+// a: under test, b: the reference. A negative atol or rtol takes the dtype default.
+PROBE_API closeness check_close(const tensor_view& a, const tensor_view& b, tolerance asked = {-1, -1},
+                                bool equal_nan = true, bool inf_equal = false) noexcept;
+#endif
+
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_TOLERANCE_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+namespace close_impl {
+
+inline dtype component_type(dtype t) noexcept {
+  return t == dtype::complex64 ? dtype::float32 : t == dtype::complex128 ? dtype::float64 : t;
+}
+
+// Mantissa bits of a float type (0: not a float type).
+inline int precision_bits(dtype t) noexcept {
+  switch (t) {
+    case dtype::bfloat16: return 8;
+    case dtype::float16: return 11;
+    case dtype::float32: return 24;
+    case dtype::float64: return 53;
+    default: return 0;
+  }
+}
+
+// |b| below the floor counts as the floor in the relative error: atol when there is one
+// (errors that small pass anyway), else the smallest normal of the less precise float type.
+inline double relative_floor(dtype a, dtype b, double atol) noexcept {
+  if (atol > 0) return atol;
+  const int pa = precision_bits(a), pb = precision_bits(b);
+  if (!pa || !pb) return 1.0;
+  const dtype u = pa <= pb ? a : b;
+  return u == dtype::float16 ? 6.103515625e-05 : u == dtype::float64 ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
+}
+
+// n values of a real component type, from raw memory, as doubles.
+inline void to_doubles(dtype t, const void* raw, size_t n, double* out) noexcept {
+  switch (t) {
+#define PROBE_CLOSE_CASE(DT, CT)                                               \
+  case DT: {                                                                    \
+    const CT* p = static_cast<const CT*>(raw);                                  \
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<double>(p[i]);         \
+    break;                                                                      \
+  }
+    PROBE_CLOSE_CASE(dtype::int8, int8_t)
+    PROBE_CLOSE_CASE(dtype::uint8, uint8_t)
+    PROBE_CLOSE_CASE(dtype::int16, int16_t)
+    PROBE_CLOSE_CASE(dtype::uint16, uint16_t)
+    PROBE_CLOSE_CASE(dtype::int32, int32_t)
+    PROBE_CLOSE_CASE(dtype::uint32, uint32_t)
+    PROBE_CLOSE_CASE(dtype::int64, int64_t)
+    PROBE_CLOSE_CASE(dtype::uint64, uint64_t)
+    PROBE_CLOSE_CASE(dtype::float32, float)
+    PROBE_CLOSE_CASE(dtype::float64, double)
+#undef PROBE_CLOSE_CASE
+    case dtype::boolean: {
+      const uint8_t* p = static_cast<const uint8_t*>(raw);
+      for (size_t i = 0; i < n; ++i) out[i] = p[i] ? 1.0 : 0.0;
+      break;
+    }
+    case dtype::float16: {
+      const uint16_t* p = static_cast<const uint16_t*>(raw);
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<double>(half_bits_to_float(p[i]));
+      break;
+    }
+    case dtype::bfloat16: {
+      const uint16_t* p = static_cast<const uint16_t*>(raw);
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<double>(bfloat16_bits_to_float(p[i]));
+      break;
+    }
+    default:
+      for (size_t i = 0; i < n; ++i) out[i] = 0;
+  }
+}
+
+// Compiler builtins, not <math.h>: it would cost every header-only TU ~90 ms.
+inline bool finite_(double v) noexcept { return __builtin_isfinite(v); }
+inline bool nan_(double v) noexcept { return __builtin_isnan(v); }
+inline double abs_(double v) noexcept { return __builtin_fabs(v); }
+
+// One block of pairs, judged as probe compare's element path judges them.
+inline void judge(const double* x, const double* y, size_t n, int64_t first_index, double atol, double rtol,
+                  double floor, bool equal_nan, bool inf_equal, closeness& c) noexcept {
+  const double inf = __builtin_inf();
+  for (size_t i = 0; i < n; ++i) {
+    const double a = x[i], b = y[i];
+    const int64_t index = first_index + static_cast<int64_t>(i);
+    if (finite_(a) && finite_(b)) {
+      const double e = abs_(a - b), ab = abs_(b);
+      const double tol = atol + rtol * ab;
+      const double rel = e / (ab > floor ? ab : floor), ratio = e / tol;
+      if (e > c.max_abs) c.max_abs = e;
+      if (rel > c.max_rel) c.max_rel = rel;
+      if (e > tol) {
+        c.fail += 1;
+        if (c.first_fail < 0) c.first_fail = index;
+        if (c.worst_fail < 0 || ratio > c.worst_ratio) c.worst_fail = index;
+      }
+      if (ratio > c.worst_ratio) c.worst_ratio = ratio;
+      continue;
+    }
+    bool ok;
+    if (nan_(a) || nan_(b)) {
+      ok = nan_(a) && nan_(b) && equal_nan;
+      if (!ok) c.nan_mismatch += 1;
+    } else {
+      ok = inf_equal && a == b;
+      if (!ok) c.inf_mismatch += 1;
+    }
+    if (ok) continue;
+    c.fail += 1;
+    if (c.first_fail < 0) c.first_fail = index;
+    if (c.worst_ratio < inf || c.worst_fail < 0) {
+      if (c.worst_ratio < inf) c.worst_fail = index;
+      c.worst_ratio = inf;
+    }
+  }
+}
+
+// The common case, a block where every pair is finite and passes, without a branch per
+// element; false (and nothing counted) when the block needs judge's element path.
+inline bool judge_passing(const double* x, const double* y, size_t n, double atol, double rtol, double floor,
+                          closeness& c) noexcept {
+  double max_e = 0, max_rel = 0, max_ratio = 0;
+  bool bad = false;
+  for (size_t i = 0; i < n; ++i) {
+    const double e = abs_(x[i] - y[i]), ab = abs_(y[i]);
+    const double tol = atol + rtol * ab;
+    bad |= !(e <= tol);  // a failure, a NaN or an infinity
+    const double rel = e / (ab > floor ? ab : floor), ratio = e / tol;
+    max_e = e > max_e ? e : max_e;
+    max_rel = rel > max_rel ? rel : max_rel;
+    max_ratio = ratio > max_ratio ? ratio : max_ratio;
+  }
+  if (bad) return false;
+  if (max_e > c.max_abs) c.max_abs = max_e;
+  if (max_rel > c.max_rel) c.max_rel = max_rel;
+  if (max_ratio > c.worst_ratio) c.worst_ratio = max_ratio;
+  return true;
+}
+
+}  // namespace close_impl
+}  // namespace detail
+
+PROBE_API closeness check_close(const tensor_view& a, const tensor_view& b, tolerance asked, bool equal_nan,
+                                bool inf_equal) noexcept {
+  namespace ci = detail::close_impl;
+  closeness c;
+  if (!a.valid() || !b.valid() || !a.where.is_host() || !b.where.is_host() || (!a.data && a.numel()) ||
+      (!b.data && b.numel())) {
+    c.why = "memory";
+    return c;
+  }
+  bool same_shape = a.ndim == b.ndim;
+  for (int i = 0; same_shape && i < a.ndim; ++i) same_shape = a.shape[i] == b.shape[i];
+  if (!same_shape) {
+    c.why = "shape";
+    return c;
+  }
+  const bool ca = dtype_is_complex(a.type), cb = dtype_is_complex(b.type);
+  const bool ba = a.type == dtype::boolean, bb = b.type == dtype::boolean;
+  if (ca != cb || ba != bb) {
+    c.why = "dtype";
+    return c;
+  }
+  c.comparable = true;
+  const tolerance d = default_tolerance(a.type, b.type);
+  c.tol.atol = asked.atol >= 0 ? asked.atol : d.atol;
+  c.tol.rtol = asked.rtol >= 0 ? asked.rtol : d.rtol;
+  const dtype ea = ci::component_type(a.type), eb = ci::component_type(b.type);
+  const double floor = ci::relative_floor(ea, eb, c.tol.atol);
+  try {
+    // Strided views are gathered first; contiguous ones are read in place.
+    tensor ga, gb;
+    const char* pa = static_cast<const char*>(a.data);
+    const char* pb = static_cast<const char*>(b.data);
+    if (!a.is_contiguous()) {
+      ga = tensor::copy_of(a);
+      pa = static_cast<const char*>(ga.data());
+    }
+    if (!b.is_contiguous()) {
+      gb = tensor::copy_of(b);
+      pb = static_cast<const char*>(gb.data());
+    }
+    const int64_t n = a.numel() * (ca ? 2 : 1);
+    const size_t sa = dtype_size(ea), sb = dtype_size(eb);
+    constexpr size_t k_block = 2048;
+    double x[k_block], y[k_block];
+    for (int64_t at = 0; at < n; at += static_cast<int64_t>(k_block)) {
+      const size_t m = static_cast<size_t>(n - at < static_cast<int64_t>(k_block) ? n - at : static_cast<int64_t>(k_block));
+      ci::to_doubles(ea, pa + static_cast<size_t>(at) * sa, m, x);
+      ci::to_doubles(eb, pb + static_cast<size_t>(at) * sb, m, y);
+      if (!ci::judge_passing(x, y, m, c.tol.atol, c.tol.rtol, floor, c))
+        ci::judge(x, y, m, at, c.tol.atol, c.tol.rtol, floor, equal_nan, inf_equal, c);
+    }
+    c.count = n;
+    c.pass = c.fail == 0;
+  } catch (...) {
+    c.comparable = false;  // out of memory gathering a strided view
+    c.why = "memory";
+  }
+  return c;
+}
+
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_TOLERANCE_IMPL_HPP
 // formats
 // ---- probe/formats/npy_impl.hpp ----
 #ifndef PROBE_SINGLE_FORMATS_NPY_IMPL_HPP
@@ -8569,12 +9265,15 @@ class fd_guard {
 // Opens path and reads and checks its header, sizes included; *fd_out is open on success
 // and may be open on failure (the caller closes it).
 inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so a FIFO named like a data file fails the regular-file check below
+  // instead of waiting in open() for a writer; cleared again before reading.
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return fail(error, "%s: cannot open: %s", path, strerror(errno));
   *fd_out = fd;
   struct stat st;
   if (fstat(fd, &st) != 0) return fail(error, "%s: cannot stat: %s", path, strerror(errno));
   if (!S_ISREG(st.st_mode)) return fail(error, "%s: not a regular file", path);
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   const size_t size = static_cast<size_t>(st.st_size);
   unsigned char prefix[12] = {};
   size_t got = 0;
@@ -9720,6 +10419,328 @@ PROBE_API std::string render_graph_html(const dataflow_graph& g, const std::stri
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_FORMATS_GRAPH_HTML_IMPL_HPP
+// ---- probe/formats/snapshot_impl.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_SNAPSHOT_IMPL_HPP
+#define PROBE_SINGLE_FORMATS_SNAPSHOT_IMPL_HPP
+// snapshot: definitions (see snapshot.hpp).
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+// ---- probe/formats/snapshot.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_SNAPSHOT_HPP
+#define PROBE_SINGLE_FORMATS_SNAPSHOT_HPP
+// Reading snapshots: the folders the dump writes with --probe_dump_snapshots
+// (snapshots/op_000012.norm/{snapshot.json, in.x.npy, out.y.npy}), for replay and the CLI.
+//
+//   std::vector<std::string> dirs;
+//   std::string err;
+//   probe::snapshot::find("/tmp/dump", &dirs, &err);      // a snapshot, a dump folder, a glob
+//   probe::snapshot::info s;
+//   if (!probe::snapshot::read(dirs[0], &s, &err)) ...      // err: one line naming the file
+//
+// snapshot.json: {"format": "probe-snapshot-1", "status": "running|complete|exception",
+// "op", "type", "seq", "step", "occurrence", "attrs": {...}, "inputs": [...], "outputs":
+// [...]}, each tensor {"slot", "key", "file", "dtype", "shape", "stats", "producer"}.
+// Everything read is checked (file names stay in the folder, known dtypes, sane shapes), so
+// a corrupt or hostile snapshot gives an error, never a crash. Internal header.
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace snapshot {
+
+struct tensor_entry {
+  std::string slot, key, file;  // file: a plain name inside the snapshot folder
+  std::string producer;         // inputs: the output key it came from ("" if none)
+  dtype type = dtype::invalid;
+  int ndim = 0;
+  int64_t shape[max_dims] = {};
+  bool have_stats = false;
+  health stats;
+
+  int64_t numel() const noexcept {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; ++i) n *= shape[i];
+    return n;
+  }
+};
+
+struct info {
+  std::string dir;     // the snapshot folder
+  std::string status;  // running (the op never ended: a crash), complete, exception
+  std::string op, type;
+  uint64_t seq = 0, occurrence = 0;
+  int64_t step = 0;
+  json::value attrs;   // an object (empty when the op had none)
+  std::vector<tensor_entry> inputs, outputs;
+
+  std::string key() const { return op + "#" + std::to_string(occurrence); }
+  const tensor_entry* input(const std::string& slot) const noexcept { return find_slot(inputs, slot); }
+  const tensor_entry* output(const std::string& slot) const noexcept { return find_slot(outputs, slot); }
+
+ private:
+  static const tensor_entry* find_slot(const std::vector<tensor_entry>& list, const std::string& slot) noexcept {
+    for (const tensor_entry& t : list)
+      if (t.slot == slot) return &t;
+    return nullptr;
+  }
+};
+
+// Snapshot files larger than this are refused (a snapshot.json lists a few tensors).
+constexpr size_t max_json_bytes = size_t{16} << 20;
+
+// Reads dir/snapshot.json; false with *error ("DIR/snapshot.json: what is wrong").
+PROBE_API bool read(const std::string& dir, info* out, std::string* error);
+
+// The snapshot folders `paths` names, in order: each line of `paths` is a snapshot folder
+// (or its snapshot.json), a dump folder (its snapshots/, rank folders too), a folder of
+// snapshot folders, or a glob of any of these. False with *error for a path that names none.
+PROBE_API bool find(const std::string& paths, std::vector<std::string>* dirs, std::string* error);
+
+// "float32[8,64]"
+PROBE_API std::string describe(const tensor_entry& t);
+
+}  // namespace snapshot
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_FORMATS_SNAPSHOT_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace snapshot {
+namespace detail_ {
+
+inline bool is_file(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+inline dtype dtype_named(const std::string& s) {
+  for (int i = 1; i < dtype_count; ++i)
+    if (s == dtype_name(static_cast<dtype>(i))) return static_cast<dtype>(i);
+  return dtype::invalid;
+}
+
+inline double number_or_nan(const json::value& v) { return v.is_number() ? v.as_double() : __builtin_nan(""); }
+
+inline bool read_stats(const json::value& s, health* h) {
+  if (!s.is_object()) return false;
+  h->valid = true;
+  h->count = s.get_int("count");
+  h->finite = s.get_int("finite");
+  h->min = number_or_nan(s.get("min"));
+  h->max = number_or_nan(s.get("max"));
+  h->mean = number_or_nan(s.get("mean"));
+  h->std = number_or_nan(s.get("std"));
+  h->nan = s.get_int("nan");
+  h->pos_inf = s.get_int("posinf");
+  h->neg_inf = s.get_int("neginf");
+  h->zero = s.get_int("zero");
+  return true;
+}
+
+// A file name the snapshot may name: a plain name inside its folder.
+inline bool plain_name(const std::string& f) {
+  return !f.empty() && f != "." && f != ".." && f.find('/') == std::string::npos && f.find('\0') == std::string::npos;
+}
+
+inline bool read_tensor(const json::value& v, const char* side, size_t index, tensor_entry* t, std::string* why) {
+  const std::string where = std::string(side) + "[" + std::to_string(index) + "]";
+  if (!v.is_object()) return *why = where + " is not an object", false;
+  t->slot = v.get_string("slot");
+  t->key = v.get_string("key");
+  t->file = v.get_string("file");
+  t->producer = v.get_string("producer");
+  if (t->slot.empty()) return *why = where + " has no \"slot\"", false;
+  if (!plain_name(t->file)) return *why = where + " (" + t->slot + "): bad file name '" + t->file + "'", false;
+  const std::string dt = v.get_string("dtype");
+  t->type = dtype_named(dt);
+  if (t->type == dtype::invalid) return *why = where + " (" + t->slot + "): unknown dtype '" + dt + "'", false;
+  const json::value& shape = v.get("shape");
+  if (!shape.is_array() || shape.size() > static_cast<size_t>(max_dims))
+    return *why = where + " (" + t->slot + "): \"shape\" must be a list of at most 8 sizes", false;
+  t->ndim = static_cast<int>(shape.size());
+  int64_t total = 1;
+  for (int i = 0; i < t->ndim; ++i) {
+    const json::value& d = shape[static_cast<size_t>(i)];
+    if (!d.is_integer() || d.as_int() < 0 || d.as_int() > (int64_t{1} << 48))
+      return *why = where + " (" + t->slot + "): bad size in \"shape\"", false;
+    t->shape[i] = d.as_int();
+    if (t->shape[i] && total > (int64_t{1} << 48) / t->shape[i])
+      return *why = where + " (" + t->slot + "): \"shape\" is too large", false;
+    total *= t->shape[i];
+  }
+  t->have_stats = read_stats(v.get("stats"), &t->stats);
+  if (t->have_stats) t->stats.type = t->type;
+  return true;
+}
+
+inline int compare_names(const void* a, const void* b) noexcept {
+  return strcmp(*static_cast<const char* const*>(a), *static_cast<const char* const*>(b));
+}
+
+// The visible entries of dir, sorted (op_000012 after op_000011). qsort, not <algorithm>:
+// that header would cost every header-only TU more than this whole file.
+inline void sorted_children(const std::string& dir, std::vector<std::string>* out) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') names.push_back(e->d_name);
+    closedir(d);
+  }
+  std::vector<const char*> order;
+  for (const std::string& n : names) order.push_back(n.c_str());
+  if (!order.empty()) qsort(order.data(), order.size(), sizeof(const char*), compare_names);
+  for (const char* n : order) out->push_back(n);
+}
+
+// Snapshot folders directly under dir (dir is a snapshots/ folder or holds some).
+inline void children_with_snapshots(const std::string& dir, std::vector<std::string>* out) {
+  std::vector<std::string> names;
+  sorted_children(dir, &names);
+  for (const std::string& n : names) {
+    const std::string sub = detail::join_path(dir, n);
+    if (is_file(detail::join_path(sub, "snapshot.json"))) out->push_back(sub);
+  }
+}
+
+// One path without glob characters; false when it names no snapshot.
+inline bool expand(const std::string& path, std::vector<std::string>* dirs) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const size_t base = p.rfind('/');
+  if ((base == std::string::npos ? p : p.substr(base + 1)) == "snapshot.json" && is_file(p)) {
+    dirs->push_back(base == std::string::npos ? "." : base == 0 ? "/" : p.substr(0, base));
+    return true;
+  }
+  if (!detail::is_dir(p)) return false;
+  if (is_file(detail::join_path(p, "snapshot.json"))) {
+    dirs->push_back(p);
+    return true;
+  }
+  const size_t before = dirs->size();
+  // A dump folder: its snapshots/, or each rank folder's.
+  const std::string own = detail::join_path(p, "snapshots");
+  if (detail::is_dir(own)) {
+    children_with_snapshots(own, dirs);
+  } else {
+    std::vector<std::string> names;
+    sorted_children(p, &names);
+    for (const std::string& n : names) {
+      const std::string sub = detail::join_path(detail::join_path(p, n), "snapshots");
+      if (detail::is_dir(sub)) children_with_snapshots(sub, dirs);
+    }
+  }
+  // A folder of snapshot folders (a snapshots/ folder itself).
+  if (dirs->size() == before) children_with_snapshots(p, dirs);
+  return dirs->size() > before;
+}
+
+}  // namespace detail_
+
+PROBE_API bool read(const std::string& dir, info* out, std::string* error) {
+  const std::string path = detail::join_path(dir, "snapshot.json");
+  try {
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f) return *error = path + ": cannot open: " + strerror(errno), false;
+    std::string text;
+    char buf[1 << 14];
+    size_t n;
+    while (text.size() <= max_json_bytes && (n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    const bool failed = ferror(f) != 0;
+    fclose(f);
+    if (failed) return *error = path + ": read error", false;
+    if (text.size() > max_json_bytes) return *error = path + ": larger than 16 MiB, not a snapshot", false;
+    json::value doc;
+    std::string why;
+    if (!json::parse(text, doc, &why) || !doc.is_object())
+      return *error = path + ": " + (why.empty() ? "not a JSON object" : why + " (truncated or corrupt)"), false;
+    if (doc.get_string("format").compare(0, 15, "probe-snapshot-") != 0)
+      return *error = path + ": not a probe snapshot (no \"format\": \"probe-snapshot-1\")", false;
+    info s;
+    s.dir = dir;
+    s.status = doc.get_string("status");
+    if (s.status != "running" && s.status != "complete" && s.status != "exception")
+      return *error = path + ": unknown status '" + s.status + "'", false;
+    s.op = doc.get_string("op");
+    s.type = doc.get_string("type");
+    s.seq = static_cast<uint64_t>(doc.get_int("seq"));
+    s.step = doc.get_int("step");
+    s.occurrence = static_cast<uint64_t>(doc.get_int("occurrence"));
+    const json::value& attrs = doc.get("attrs");
+    if (!attrs.is_null() && !attrs.is_object()) return *error = path + ": \"attrs\" is not an object", false;
+    s.attrs = attrs.is_object() ? attrs : json::value::object();
+    for (int side = 0; side < 2; ++side) {
+      const char* name = side ? "outputs" : "inputs";
+      const json::value& list = doc.get(name);
+      if (!list.is_array() && !list.is_null()) return *error = path + ": \"" + name + "\" is not a list", false;
+      for (size_t i = 0; i < list.size(); ++i) {
+        tensor_entry t;
+        if (!detail_::read_tensor(list[i], name, i, &t, &why)) return *error = path + ": " + why, false;
+        (side ? s.outputs : s.inputs).push_back(std::move(t));
+      }
+    }
+    *out = std::move(s);
+    return true;
+  } catch (...) {
+    *error = path + ": out of memory";
+    return false;
+  }
+}
+
+PROBE_API bool find(const std::string& paths, std::vector<std::string>* dirs, std::string* error) {
+  try {
+    size_t at = 0;
+    while (at <= paths.size()) {
+      size_t end = paths.find('\n', at);
+      if (end == std::string::npos) end = paths.size();
+      const std::string p = paths.substr(at, end - at);
+      at = end + 1;
+      if (p.empty()) continue;
+      if (p.find_first_of("*?[") != std::string::npos) {
+        glob_t g;
+        memset(&g, 0, sizeof g);
+        const int rc = glob(p.c_str(), 0, nullptr, &g);
+        bool any = false;
+        for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) any = detail_::expand(g.gl_pathv[i], dirs) || any;
+        globfree(&g);
+        if (!any) return *error = p + ": the pattern matches no snapshot", false;
+        continue;
+      }
+      if (!detail_::expand(p, dirs)) {
+        struct stat st;
+        if (::stat(p.c_str(), &st) != 0) return *error = p + ": " + strerror(errno), false;
+        return *error = p + ": holds no snapshot (snapshot.json), dump folder with snapshots/, or folder of snapshots", false;
+      }
+    }
+    if (dirs->empty()) return *error = "no snapshot path given", false;
+    return true;
+  } catch (...) {
+    *error = "out of memory listing snapshots";
+    return false;
+  }
+}
+
+PROBE_API std::string describe(const tensor_entry& t) {
+  std::string s = dtype_name(t.type);
+  s += '[';
+  for (int i = 0; i < t.ndim; ++i) {
+    if (i) s += ',';
+    s += std::to_string(t.shape[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace snapshot
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_FORMATS_SNAPSHOT_IMPL_HPP
 // effects
 // ---- probe/effects/dump_impl.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_DUMP_IMPL_HPP
@@ -9836,6 +10857,7 @@ PROBE_END_NAMESPACE
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -9911,7 +10933,18 @@ PROBE_API void append_health(std::string& o, const health& h);
 // One manifest line, newline included.
 PROBE_API std::string render_tensor_record(const tensor_record& rec);
 
-PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked);
+// The run record: where, which probe, how it was built, and the flags the run was given.
+PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked,
+                                        const std::vector<std::string>& flags = {});
+
+// An op's attributes as a JSON object: numbers, strings, lists of integers.
+PROBE_API void write_attrs_json(json::writer& w, const std::vector<op_attribute>& attrs);
+
+// The manifest's "attrs" record of an op execution that has attributes, newline included.
+PROBE_API std::string render_attrs_record(const op_record& r);
+
+// "eps=1e-05 axis=1 mode=\"same\" dims=[1,2]" (the text dump, the CLI).
+PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs);
 
 PROBE_API std::string render_budget_record(const std::string& why, uint64_t seq, uint64_t ops, uint64_t bytes);
 
@@ -10363,7 +11396,7 @@ class dump_effect final : public op_listener {
       c->html = o.dump_as_html;
       c->max_bytes = o.dump_max_bytes;
       c->max_ops = o.dump_max_ops;
-      c->flags_text = o.dump_to;
+      c->flags = flag_tokens();
       const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
       c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
       c->queue_bytes = o.dump_queue_bytes;
@@ -10484,6 +11517,7 @@ class dump_effect final : public op_listener {
     state = 0;
     try {
       if (active()) {
+        if (!r.attrs.empty() && current(*d)) write_manifest_line(*d, render_attrs_record(r));
         if (d->cfg->text && current(*d)) write_text(r, *d);
         if (d->cfg->snapshots) end_snapshot(r, *d, std::uncaught_exceptions() > 0);
       }
@@ -10514,7 +11548,8 @@ class dump_effect final : public op_listener {
   struct dump_config {
     bool on = false, to_stdout = false, text = false, npy = false, snapshots = false, dot = false,
          html = false;
-    std::string base, flags_text;
+    std::string base;
+    std::vector<std::string> flags;  // the run's flag words, for the run record
     uint64_t max_bytes = 0;
     int64_t max_ops = 0;
     int threads = 0;           // background writers for small files (0: none)
@@ -10606,7 +11641,7 @@ class dump_effect final : public op_listener {
       fail_locked(ENOMEM, dir_.path);
       return false;
     }
-    write_line_locked(render_run_record(dir_.path, cfg_->base));
+    write_line_locked(render_run_record(dir_.path, cfg_->base, cfg_->flags));
     return !failed();
   }
 
@@ -10938,7 +11973,8 @@ PROBE_END_NAMESPACE
 // Snapshots: snapshots/op_000012.conv1/{snapshot.json, in.x.npy, out.y.npy}, one folder per
 // op execution, enough to re-run that op with the data it really saw. snapshot.json is
 // rewritten (atomically) as tensors arrive: inputs are on disk before the computation runs,
-// so a crash inside the op keeps them, with "status": "running".
+// so a crash inside the op keeps them, with "status": "running". Each tensor carries its
+// health stats (the value ranges replay's fake data draws from) and the op its attributes.
 // Internal header (member functions of dump_effect).
 
 PROBE_BEGIN_NAMESPACE
@@ -10963,6 +11999,12 @@ inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const t
     w.key("shape").begin_array();
     for (int i = 0; i < rec.ndim; ++i) w.value(static_cast<long long>(rec.shape[i]));
     w.end_array();
+    // Value ranges: what replay's fake data draws from.
+    if (rec.have_stats) {
+      std::string h;
+      append_health(h, rec.stats);
+      w.key("stats").raw(h);
+    }
     if (rec.is_input) {
       w.key("producer");
       if (rec.producer.empty()) w.null(); else w.value(rec.producer);
@@ -10982,11 +12024,14 @@ inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, con
   if (d.snapshot_dir.empty()) return;
   try {
     std::string text;
-    json::writer w(text);
+    json::writer w(text, json::writer::nonfinite::tokens);  // an attribute keeps a NaN or an infinity
     w.begin_object().member("format", "probe-snapshot-1").member("status", status);
     w.member("op", r.name).member("type", r.type);
     w.member("seq", static_cast<unsigned long long>(r.seq)).member("step", static_cast<long long>(r.step));
     w.member("occurrence", static_cast<unsigned long long>(r.occurrence));
+    // The attributes given so far: all of them once the inputs are in, if given first.
+    w.key("attrs");
+    write_attrs_json(w, r.attrs);
     w.key("inputs").begin_array();
     for (const auto& i : d.snapshot_inputs) w.raw(i);
     w.end_array().key("outputs").begin_array();
@@ -11215,7 +12260,8 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   return o;
 }
 
-PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked) {
+PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked,
+                                        const std::vector<std::string>& flags) {
   std::string line;
   json::writer w(line);
   char host[256] = "";
@@ -11228,6 +12274,28 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
   if (ri.rank >= 0) w.value(ri.rank); else w.null();
   w.member("world", ri.world);
   w.member("start_time", static_cast<double>(wall_ns()) * 1e-9);
+  w.key("flags").begin_array();
+  for (const std::string& f : flags) w.value(f);
+  w.end_array();
+  // How probe was built into the program, for bug reports (probe bundle copies this record).
+  w.key("build").begin_object();
+#if defined(__clang__)
+  w.member("compiler", "clang " __clang_version__);
+#elif defined(__GNUC__)
+  w.member("compiler", "gcc " __VERSION__);
+#endif
+  w.member("cplusplus", static_cast<long long>(__cplusplus));
+#if defined(PROBE_SEPARATE_IMPLEMENTATION)
+  w.member("mode", "compiled");
+#else
+  w.member("mode", "header-only");
+#endif
+#if defined(PROBE_WITH_CUDA)
+  w.member("cuda", true);
+#else
+  w.member("cuda", false);
+#endif
+  w.end_object();
   w.end_object();
   line += '\n';
   return line;
@@ -11259,7 +12327,67 @@ PROBE_API std::string render_text_header(const op_record& r) {
   if (!r.type.empty()) s += " [" + printable(r.type) + "]";
   s += format(" step {} #{} thread {}", r.step, r.occurrence, r.thread);
   if (r.parent) s += format(" in op {}", r.parent->seq);
-  return s + "\n";
+  s += "\n";
+  if (!r.attrs.empty()) s += "attrs " + attrs_text(r.attrs) + "\n";
+  return s;
+}
+
+PROBE_API void write_attrs_json(json::writer& w, const std::vector<op_attribute>& attrs) {
+  w.begin_object();
+  for (const op_attribute& a : attrs) {
+    w.key(a.name);
+    switch (a.kind) {
+      case attr_kind::boolean: w.value(a.i != 0); break;
+      case attr_kind::integer: w.value(static_cast<long long>(a.i)); break;
+      case attr_kind::real: w.value(a.d); break;
+      case attr_kind::text: w.value(a.text); break;
+      case attr_kind::ints:
+        w.begin_array();
+        for (int64_t v : a.ints) w.value(static_cast<long long>(v));
+        w.end_array();
+        break;
+    }
+  }
+  w.end_object();
+}
+
+PROBE_API std::string render_attrs_record(const op_record& r) {
+  std::string line;
+  // NaN and infinities as Python's tokens: an attribute keeps its value (readers accept them).
+  json::writer w(line, json::writer::nonfinite::tokens);
+  w.begin_object().member("record", "attrs").member("seq", static_cast<unsigned long long>(r.seq));
+  w.member("op", r.name).member("type", r.type).member("occurrence", static_cast<unsigned long long>(r.occurrence));
+  w.member("key", r.name + "#" + std::to_string(r.occurrence));
+  w.key("attrs");
+  write_attrs_json(w, r.attrs);
+  w.end_object();
+  line += '\n';
+  return line;
+}
+
+PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs) {
+  std::string s;
+  for (const op_attribute& a : attrs) {
+    if (!s.empty()) s += ' ';
+    s += printable(a.name) + "=";
+    switch (a.kind) {
+      case attr_kind::boolean: s += a.i ? "true" : "false"; break;
+      case attr_kind::integer: s += std::to_string(a.i); break;
+      case attr_kind::real: s += format("{}", a.d); break;
+      case attr_kind::text: {
+        std::string q;
+        json::write_string(q, a.text);  // quoted and escaped: one line whatever it holds
+        s += q;
+        break;
+      }
+      case attr_kind::ints:
+        s += '[';
+        for (size_t i = 0; i < a.ints.size(); ++i) s += (i ? "," : "") + std::to_string(a.ints[i]);
+        s += ']';
+        break;
+    }
+  }
+  return s;
 }
 
 PROBE_API std::string render_text_tensor(const tensor_record& rec, const health& h, bool have_stats,
@@ -12627,7 +13755,8 @@ inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std
     if (step < 0 && stop < start) len = (start - stop - 1) / (-step) + 1;
     if (len > 0) offset += start * stride;
     r.shape[out] = len;
-    r.strides[out++] = stride * step;
+    // One element or none: the stride is never used to step, and stride * step could overflow.
+    r.strides[out++] = len > 1 ? stride * step : stride;
   }
   r.ndim = static_cast<int8_t>(out);
   for (int d = out; d < max_dims; ++d) r.shape[d] = r.strides[d] = 0;
@@ -15413,6 +16542,1173 @@ PROBE_API double clock_frequency() noexcept { return 1e9 / ticks_to_ns(1.0); }
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_TIMING_CLOCK_IMPL_HPP
+// ---- probe/effects/replay_kernel_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_KERNEL_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_KERNEL_IMPL_HPP
+// replay_kernel: definitions (see replay_kernel.hpp and the public replay.hpp).
+#include <string.h>
+#include <sys/mman.h>
+
+// ---- probe/effects/replay_kernel.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_KERNEL_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_KERNEL_HPP
+// What a replayed kernel runs against: the registry of kernels, and the state behind a
+// replay_context (the snapshot, its inputs, the outputs the kernel asked for, its
+// attributes). The checks a kernel's requests fail throw replay_failure, which the replay
+// runner catches (effects/replay_run.hpp). Internal header.
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Why a kernel's request could not be met: one line, the op's key first. Not a
+// std::exception, so a kernel's own catch (const std::exception&) does not swallow it.
+struct replay_failure {
+  std::string message;
+};
+
+// Output memory, zeroed. Large outputs are mapped on 2 MiB boundaries with transparent huge
+// pages asked for: the kernel's first writes then fault in 512 times fewer pages (on a 64 MiB
+// output that is most of what a replay costs beyond the kernel and the compare). Small ones
+// come from calloc.
+class replay_buffer {
+ public:
+  static constexpr size_t k_huge = size_t{2} << 20;
+
+  replay_buffer() = default;
+  replay_buffer(const replay_buffer&) = delete;
+  replay_buffer& operator=(const replay_buffer&) = delete;
+  replay_buffer(replay_buffer&& o) noexcept : p_(o.p_), n_(o.n_), mapped_(o.mapped_) { o.p_ = nullptr, o.n_ = 0; }
+  replay_buffer& operator=(replay_buffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = o.p_, n_ = o.n_, mapped_ = o.mapped_;
+      o.p_ = nullptr, o.n_ = 0;
+    }
+    return *this;
+  }
+  ~replay_buffer() { release(); }
+  bool allocate(size_t bytes) noexcept;
+  void* data() const noexcept { return p_; }
+  size_t size() const noexcept { return n_; }
+
+ private:
+  void release() noexcept;
+  void* p_ = nullptr;
+  size_t n_ = 0;
+  size_t mapped_ = 0;  // bytes mapped at p_ (0: from calloc)
+};
+
+struct replay_output_buffer {
+  std::string slot;
+  const snapshot::tensor_entry* recorded = nullptr;  // nullptr: the snapshot has no such output
+  tensor_view view;
+  replay_buffer memory;
+};
+
+struct replay_attr_slot {
+  std::string name;
+  attr_value value;
+  std::string text;
+  std::vector<int64_t> ints;
+};
+
+struct replay_state {
+  const snapshot::info* snap = nullptr;
+  std::vector<tensor> inputs;  // parallel to snap->inputs: recorded or fake values
+  std::vector<replay_output_buffer> outputs;  // in the order the kernel asked for them
+  std::vector<replay_attr_slot> attrs;
+
+  // The snapshot's attributes, as kernels read them.
+  void load_attrs();
+  [[noreturn]] void fail(const std::string& what) const;
+};
+
+// The kernel for an op: registered under its name, else under its type; nullptr if none.
+// *matched says which name it was found under.
+PROBE_API const kernel_entry* find_kernel(const std::string& op, const std::string& type, std::string* matched) noexcept;
+
+// How many kernels are registered (for messages).
+PROBE_API int kernel_count() noexcept;
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_KERNEL_HPP
+// ---- probe/effects/replay_report.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_REPORT_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_REPORT_HPP
+// What replaying snapshots found, and how it is told: one row per snapshot (its outputs
+// compared with the recorded ones, or its error), as the table and answer replay prints, and
+// as one JSON line (how a child process running a snapshot hands its row back). Internal header.
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct replay_output_row {
+  std::string slot;
+  std::string shape;    // "float32[8,64]"
+  std::string result;   // ok, MISMATCH, finite, NONFINITE, not recorded
+  bool compared = false;
+  closeness c;          // when compared
+  std::string worst_at;  // "[3,17]": the worst failing element
+  int64_t nan = 0, inf = 0;  // fake data: non-finite values in the output
+  double min = 0, max = 0, mean = 0;  // fake data: of its finite values (the same seed, the same figures)
+  std::string written;  // the .npy a mismatching output was written to
+};
+
+enum class replay_outcome : uint8_t { ok, mismatch, error };
+
+struct replay_row {
+  std::string dir, key, type, status;  // the snapshot: folder, op#occurrence, op type, status
+  std::string kernel;                   // the name the kernel was found under
+  replay_outcome outcome = replay_outcome::ok;
+  std::string error;  // one line, when outcome is error
+  bool isolated = false;  // ran in a child process
+  std::vector<replay_output_row> outputs;
+  std::vector<int64_t> times_ns;  // --probe_replay_iterations: each timed run of the kernel
+};
+
+struct replay_report {
+  std::vector<replay_row> rows;
+  bool fake_data = false;
+  // 0 every output within tolerance (fake data: finite), 1 a mismatch, 2 an error.
+  int exit_code() const noexcept;
+};
+
+PROBE_API std::string replay_row_json(const replay_row& r);
+PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r);
+
+// The table (one line per output, errors in words), the timings, and the answer.
+PROBE_API std::string replay_text(const replay_report& r);
+
+// "1.25 us", "3.4 ms"
+PROBE_API std::string duration_text(int64_t ns);
+
+// The shortest text that reads back as v ("1e-05", "0.25").
+PROBE_API std::string shortest_text(double v);
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_REPORT_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// The registry: a list pushed at the front with one compare-and-swap, so that static
+// registrations work whatever order the program's initializers run in (the head is
+// constant-initialized) and lookups need no lock. Entries are never removed.
+inline kernel_entry*& kernel_head() noexcept {
+  static kernel_entry* head = nullptr;
+  return head;
+}
+
+PROBE_API void add_kernel(kernel_entry* k) noexcept {
+  if (!k || !k->name || !k->fn) return;
+  kernel_entry*& head = kernel_head();
+  kernel_entry* old = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
+  do {
+    k->next = old;
+  } while (!__atomic_compare_exchange_n(&head, &old, k, true, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+}
+
+PROBE_API void add_kernel_copy(const char* name, kernel_fn fn, kernel_fn reference) noexcept {
+  if (!name || !fn) {
+    log("register_kernel: a kernel needs a name and a function; ignored");
+    return;
+  }
+  const size_t n = strlen(name);
+  char* copy = static_cast<char*>(malloc(n + 1));
+  kernel_entry* k = static_cast<kernel_entry*>(malloc(sizeof(kernel_entry)));
+  if (!copy || !k) {
+    free(copy);
+    free(k);
+    log("register_kernel(\"%s\"): out of memory; not registered", name);
+    return;
+  }
+  memcpy(copy, name, n + 1);
+  *k = kernel_entry{copy, fn, reference, nullptr};
+  add_kernel(k);
+}
+
+PROBE_API const kernel_entry* find_kernel(const std::string& op, const std::string& type, std::string* matched) noexcept {
+  const kernel_entry* head = __atomic_load_n(&kernel_head(), __ATOMIC_ACQUIRE);
+  // The most recent registration of a name wins: it is the nearest the head.
+  for (int pass = 0; pass < 2; ++pass) {
+    const std::string& want = pass == 0 ? op : type;
+    if (want.empty()) continue;
+    for (const kernel_entry* k = head; k; k = k->next)
+      if (want == k->name) {
+        try {
+          if (matched) *matched = want;
+        } catch (...) {
+        }
+        return k;
+      }
+  }
+  return nullptr;
+}
+
+PROBE_API int kernel_count() noexcept {
+  int n = 0;
+  for (const kernel_entry* k = __atomic_load_n(&kernel_head(), __ATOMIC_ACQUIRE); k; k = k->next) ++n;
+  return n;
+}
+
+PROBE_API bool replay_buffer::allocate(size_t bytes) noexcept {
+  release();
+  n_ = bytes;
+  if (bytes >= k_huge) {
+    // Twice the alignment more than needed, then the unaligned ends unmapped.
+    const size_t want = (bytes + k_huge - 1) / k_huge * k_huge;
+    void* raw = mmap(nullptr, want + k_huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw != MAP_FAILED) {
+      char* base = static_cast<char*>(raw);
+      char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(base) + k_huge - 1) & ~(uintptr_t{k_huge} - 1));
+      if (aligned > base) munmap(base, static_cast<size_t>(aligned - base));
+      const size_t tail = static_cast<size_t>(base + want + k_huge - (aligned + want));
+      if (tail) munmap(aligned + want, tail);
+#if defined(MADV_HUGEPAGE)
+      madvise(aligned, want, MADV_HUGEPAGE);  // a hint: without huge pages it works the same
+#endif
+      p_ = aligned;
+      mapped_ = want;
+      return true;
+    }
+  }
+  p_ = calloc(bytes ? bytes : 1, 1);
+  return p_ != nullptr;
+}
+
+PROBE_API void replay_buffer::release() noexcept {
+  if (mapped_) munmap(p_, mapped_);
+  else free(p_);
+  p_ = nullptr;
+  n_ = mapped_ = 0;
+}
+
+namespace replay_names {
+inline std::string shape(const int64_t* s, int n) {
+  std::string t = "[";
+  for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(s[i]);
+  return t + "]";
+}
+inline std::string of(dtype t, const int64_t* s, int n) { return dtype_name(t) + shape(s, n); }
+inline std::string dims_text(const dims& d) {
+  std::string t = "[";
+  for (int i = 0; i < d.size(); ++i) t += (i ? "," : "") + (d[i] < 0 ? std::string("*") : std::to_string(d[i]));
+  return t + "]";
+}
+inline bool same_shape(const int64_t* s, int n, const dims& d, bool wildcards) {
+  if (d.too_many() || d.size() != n) return false;
+  for (int i = 0; i < n; ++i)
+    if (s[i] != d[i] && !(wildcards && d[i] < 0)) return false;
+  return true;
+}
+}  // namespace replay_names
+
+PROBE_API void replay_state::fail(const std::string& what) const {
+  throw replay_failure{what};
+}
+
+PROBE_API void replay_state::load_attrs() {
+  attrs.clear();
+  const json::value& a = snap->attrs;
+  attrs.reserve(a.size());  // attr_value points into its own slot: no reallocation after
+  for (size_t i = 0; i < a.size(); ++i) {
+    const json::value& v = a[i];
+    replay_attr_slot s;
+    s.name = a.key(i);
+    attr_value& out = s.value;
+    switch (v.type()) {
+      case json::value::kind::boolean:
+        out.kind = attr_kind::boolean;
+        out.i = v.as_bool() ? 1 : 0;
+        break;
+      case json::value::kind::number:
+        out.kind = v.is_integer() ? attr_kind::integer : attr_kind::real;
+        out.i = v.as_int();
+        out.d = v.as_double();
+        break;
+      case json::value::kind::string:
+        out.kind = attr_kind::text;
+        s.text = v.as_string();
+        break;
+      case json::value::kind::array:
+        out.kind = attr_kind::ints;
+        for (size_t k = 0; k < v.size(); ++k) {
+          out.list_ok = out.list_ok && v[k].is_integer();
+          s.ints.push_back(v[k].as_int());
+        }
+        break;
+      default:
+        out.kind = attr_kind::text;  // null or an object: no kernel type reads it
+        out.list_ok = false;
+        s.text = "";
+        break;
+    }
+    attrs.push_back(std::move(s));
+    replay_attr_slot& kept = attrs.back();
+    kept.value.text = kept.text.c_str();
+    kept.value.n = kept.value.kind == attr_kind::ints ? kept.ints.size() : kept.text.size();
+    kept.value.ints = kept.ints.data();
+  }
+}
+
+PROBE_API tensor_view replay_input(replay_state* s, const char* slot, dtype want, const dims* expect) {
+  const std::string name = slot ? slot : "";
+  const snapshot::info& snap = *s->snap;
+  for (size_t i = 0; i < snap.inputs.size(); ++i) {
+    const snapshot::tensor_entry& t = snap.inputs[i];
+    if (t.slot != name) continue;
+    if (want != dtype::invalid && want != t.type)
+      s->fail("input '" + name + "' is " + snapshot::describe(t) + "; the kernel reads it as " +
+              (want == dtype::invalid ? "an unknown type" : dtype_name(want)));
+    if (expect && !replay_names::same_shape(t.shape, t.ndim, *expect, true))
+      s->fail("input '" + name + "' is " + snapshot::describe(t) + "; the kernel expects shape " +
+              replay_names::dims_text(*expect));
+    return s->inputs[i].view();
+  }
+  std::string have;
+  for (const snapshot::tensor_entry& t : snap.inputs) have += (have.empty() ? "" : ", ") + t.slot;
+  s->fail("the kernel asks for input '" + name + "'; the snapshot has " + (have.empty() ? "no inputs" : have));
+}
+
+PROBE_API tensor_view replay_output(replay_state* s, const char* slot, dtype want, const dims* shape) {
+  const std::string name = slot ? slot : "";
+  if (want == dtype::invalid) s->fail("output '" + name + "': the kernel's element type has no probe dtype");
+  for (replay_output_buffer& o : s->outputs)
+    if (o.slot == name) {
+      // Asked again (iterations, or twice in one run): the same memory, if it is the same.
+      if (o.view.type != want || (shape && !replay_names::same_shape(o.view.shape, o.view.ndim, *shape, false)))
+        s->fail("output '" + name + "' asked for again as another type or shape");
+      return o.view;
+    }
+  const snapshot::tensor_entry* rec = s->snap->output(name);
+  int ndim = 0;
+  int64_t dims_[max_dims] = {};
+  if (rec) {
+    if (rec->type != want)
+      s->fail("output '" + name + "' was recorded as " + snapshot::describe(*rec) + "; the kernel writes " + dtype_name(want));
+    if (shape && !replay_names::same_shape(rec->shape, rec->ndim, *shape, false))
+      s->fail("output '" + name + "' was recorded as " + snapshot::describe(*rec) + "; the kernel gives shape " +
+              replay_names::dims_text(*shape));
+    ndim = rec->ndim;
+    for (int i = 0; i < ndim; ++i) dims_[i] = rec->shape[i];
+  } else if (shape) {
+    if (shape->too_many()) s->fail("output '" + name + "': more than 8 dimensions");
+    ndim = shape->size();
+    for (int i = 0; i < ndim; ++i) {
+      if ((*shape)[i] < 0) s->fail("output '" + name + "': negative size in its shape");
+      dims_[i] = (*shape)[i];
+    }
+  } else {
+    s->fail(s->snap->status == "complete"
+                ? "the snapshot has no output '" + name + "'; give its shape (ctx.output<T>(\"" + name + "\", shape))"
+                : "output '" + name + "' was not recorded (the op did not finish); give its shape (ctx.output<T>(\"" +
+                      name + "\", shape))");
+  }
+  replay_output_buffer o;
+  o.slot = name;
+  o.recorded = rec;
+  o.view = view_raw(nullptr, want, dims(dims_, static_cast<size_t>(ndim)));
+  if (!o.memory.allocate(o.view.nbytes())) s->fail("out of memory for output '" + name + "'");
+  o.view.data = o.memory.data();
+  s->outputs.push_back(std::move(o));
+  return s->outputs.back().view;
+}
+
+PROBE_API const attr_value* replay_attr(replay_state* s, const char* name, bool required) {
+  const std::string n = name ? name : "";
+  for (const replay_attr_slot& a : s->attrs)
+    if (a.name == n) return &a.value;
+  if (!required) return nullptr;
+  std::string have;
+  for (const replay_attr_slot& a : s->attrs) have += (have.empty() ? "" : ", ") + a.name;
+  s->fail("the kernel asks for attribute '" + n + "'; the snapshot has " + (have.empty() ? "none (op.attr records them)" : have));
+}
+
+[[noreturn]] PROBE_API void replay_attr_mismatch(replay_state* s, const char* name, const char* wanted) {
+  const attr_value* a = replay_attr(s, name, true);
+  std::string was;
+  switch (a->kind) {
+    case attr_kind::boolean: was = a->i ? "true" : "false"; break;
+    case attr_kind::integer: was = std::to_string(a->i); break;
+    case attr_kind::real: was = shortest_text(a->d); break;
+    case attr_kind::text: was = "\"" + std::string(a->text, a->n) + "\""; break;
+    case attr_kind::ints: was = a->list_ok ? "a list of " + std::to_string(a->n) + " integers" : "a list"; break;
+  }
+  s->fail(std::string("attribute '") + (name ? name : "") + "' is " + was + "; the kernel reads it as " + wanted);
+}
+
+PROBE_API bool replay_has(const replay_state* s, int what, const char* name) noexcept {
+  if (!s || !name) return false;
+  if (what == 1) return s->snap->input(name) != nullptr;
+  if (what == 2) return s->snap->output(name) != nullptr;
+  for (const replay_attr_slot& a : s->attrs)
+    if (a.name == name) return true;
+  return false;
+}
+
+PROBE_API const char* replay_op(const replay_state* s, bool type) noexcept {
+  if (!s) return "";
+  return type ? s->snap->type.c_str() : s->snap->op.c_str();
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_KERNEL_IMPL_HPP
+// ---- probe/effects/replay_data_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_DATA_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_DATA_IMPL_HPP
+// replay_data: definitions (see replay_data.hpp).
+// ---- probe/effects/replay_data.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_DATA_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_DATA_HPP
+// The values a replayed kernel reads: a snapshot's recorded tensors, read from its .npy files
+// and checked against what snapshot.json says, or fake ones (--probe_replay_fake_data):
+// seeded uniform values with the recorded shape and dtype, in the range the recorded stats
+// give. Internal header.
+#include <stdint.h>
+
+#include <string>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Reads snapshot tensor t of the folder dir; false with *error ("DIR/in.x.npy: truncated
+// while reading the data", "... holds float64[8], snapshot.json records float32[8]").
+PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) noexcept;
+
+// Uniform values in [min, max] of the recorded stats ([-1, 1] without them; integers in
+// [-8, 8], unsigned ones in [0, 8]); the same seed and names give the same values.
+PROBE_API tensor fake_tensor(const snapshot::tensor_entry& t, const std::string& op_key, uint64_t seed);
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_DATA_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) noexcept {
+  try {
+    const std::string path = join_path(dir, t.file);
+    std::string why;
+    tensor v = npy::read(path, &why);
+    if (v.empty()) {
+      *error = why;
+      return false;
+    }
+    bool same = v.type() == t.type && v.ndim() == t.ndim;
+    for (int i = 0; same && i < t.ndim; ++i) same = v.shape(i) == t.shape[i];
+    if (!same) {
+      snapshot::tensor_entry held = t;
+      held.type = v.type();
+      held.ndim = v.ndim();
+      for (int i = 0; i < v.ndim(); ++i) held.shape[i] = v.shape(i);
+      *error = path + " holds " + snapshot::describe(held) + ", snapshot.json records " + snapshot::describe(t);
+      return false;
+    }
+    *out = std::move(v);
+    return true;
+  } catch (...) {
+    *error = "out of memory reading " + t.file;
+    return false;
+  }
+}
+
+namespace fake {
+
+// splitmix64: small, fast, and the same sequence on every platform.
+struct rng {
+  uint64_t s;
+  uint64_t next() noexcept {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
+};
+
+template <class T, class Make>
+void fill(void* data, int64_t n, Make make) {
+  T* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) p[i] = make();
+}
+
+}  // namespace fake
+
+PROBE_API tensor fake_tensor(const snapshot::tensor_entry& t, const std::string& op_key, uint64_t seed) {
+  uint64_t h = 1469598103934665603ull ^ seed;  // FNV-1a of the key and slot, from the seed
+  for (char c : op_key + "/" + t.slot) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  fake::rng g{h};
+  const bool integer = dtype_is_integer(t.type);
+  const bool ranged = t.have_stats && t.stats.finite > 0 && __builtin_isfinite(t.stats.min) && __builtin_isfinite(t.stats.max);
+  double lo = ranged ? t.stats.min : integer ? (dtype_is_unsigned_int(t.type) ? 0 : -8) : -1;
+  double hi = ranged ? t.stats.max : integer ? 8 : 1;
+  if (integer) {
+    lo = __builtin_ceil(lo);
+    hi = __builtin_floor(hi);
+    if (hi < lo) hi = lo;
+  }
+  const double span = hi - lo;
+  auto real = [&] { return lo + span * g.unit(); };
+  auto whole = [&] { return lo + __builtin_floor((span + 1) * g.unit()); };
+  tensor out(t.type, dims(t.shape, static_cast<size_t>(t.ndim)));
+  const int64_t n = out.numel();
+  void* p = out.data();
+  switch (t.type) {
+    case dtype::boolean: fake::fill<uint8_t>(p, n, [&] { return static_cast<uint8_t>(g.next() >> 63); }); break;
+    case dtype::int8: fake::fill<int8_t>(p, n, [&] { return static_cast<int8_t>(whole()); }); break;
+    case dtype::int16: fake::fill<int16_t>(p, n, [&] { return static_cast<int16_t>(whole()); }); break;
+    case dtype::int32: fake::fill<int32_t>(p, n, [&] { return static_cast<int32_t>(whole()); }); break;
+    case dtype::int64: fake::fill<int64_t>(p, n, [&] { return static_cast<int64_t>(whole()); }); break;
+    case dtype::uint8: fake::fill<uint8_t>(p, n, [&] { return static_cast<uint8_t>(whole()); }); break;
+    case dtype::uint16: fake::fill<uint16_t>(p, n, [&] { return static_cast<uint16_t>(whole()); }); break;
+    case dtype::uint32: fake::fill<uint32_t>(p, n, [&] { return static_cast<uint32_t>(whole()); }); break;
+    case dtype::uint64: fake::fill<uint64_t>(p, n, [&] { return static_cast<uint64_t>(whole()); }); break;
+    case dtype::float16:
+      fake::fill<uint16_t>(p, n, [&] { return float_to_half_bits(static_cast<float>(real())); });
+      break;
+    case dtype::bfloat16:
+      fake::fill<uint16_t>(p, n, [&] { return float_to_bfloat16_bits(static_cast<float>(real())); });
+      break;
+    case dtype::float32: fake::fill<float>(p, n, [&] { return static_cast<float>(real()); }); break;
+    case dtype::float64: fake::fill<double>(p, n, real); break;
+    case dtype::complex64: fake::fill<float>(p, 2 * n, [&] { return static_cast<float>(real()); }); break;
+    case dtype::complex128: fake::fill<double>(p, 2 * n, real); break;
+    default: break;
+  }
+  return out;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_DATA_IMPL_HPP
+// ---- probe/effects/replay_report_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_REPORT_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_REPORT_IMPL_HPP
+// replay_report: definitions (see replay_report.hpp).
+#include <stdlib.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_API int replay_report::exit_code() const noexcept {
+  int code = 0;
+  for (const replay_row& r : rows) {
+    if (r.outcome == replay_outcome::error) return 2;
+    if (r.outcome == replay_outcome::mismatch) code = 1;
+  }
+  return code;
+}
+
+PROBE_API std::string replay_row_json(const replay_row& r) {
+  std::string out;
+  json::writer w(out, json::writer::nonfinite::tokens);
+  w.begin_object().member("dir", r.dir).member("key", r.key).member("type", r.type).member("status", r.status);
+  w.member("kernel", r.kernel).member("outcome", static_cast<int>(r.outcome)).member("error", r.error);
+  w.key("outputs").begin_array();
+  for (const replay_output_row& o : r.outputs) {
+    w.begin_object().member("slot", o.slot).member("shape", o.shape).member("result", o.result);
+    w.member("compared", o.compared).member("comparable", o.c.comparable);
+    w.member("count", static_cast<long long>(o.c.count)).member("fail", static_cast<long long>(o.c.fail));
+    w.member("nan_mismatch", static_cast<long long>(o.c.nan_mismatch));
+    w.member("inf_mismatch", static_cast<long long>(o.c.inf_mismatch));
+    w.member("max_abs", o.c.max_abs).member("max_rel", o.c.max_rel).member("worst_ratio", o.c.worst_ratio);
+    w.member("atol", o.c.tol.atol).member("rtol", o.c.tol.rtol).member("pass", o.c.pass);
+    w.member("worst_at", o.worst_at).member("nan", static_cast<long long>(o.nan)).member("inf", static_cast<long long>(o.inf));
+    w.member("min", o.min).member("max", o.max).member("mean", o.mean);
+    w.member("written", o.written).end_object();
+  }
+  w.end_array().key("times_ns").begin_array();
+  for (int64_t t : r.times_ns) w.value(static_cast<long long>(t));
+  w.end_array().end_object();
+  return out;
+}
+
+PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r) {
+  json::value v;
+  if (!json::parse(text, v) || !v.is_object()) return false;
+  r->dir = v.get_string("dir");
+  r->key = v.get_string("key");
+  r->type = v.get_string("type");
+  r->status = v.get_string("status");
+  r->kernel = v.get_string("kernel");
+  const int64_t outcome = v.get_int("outcome", 2);
+  r->outcome = outcome == 0 ? replay_outcome::ok : outcome == 1 ? replay_outcome::mismatch : replay_outcome::error;
+  r->error = v.get_string("error");
+  const json::value& outs = v.get("outputs");
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const json::value& o = outs[i];
+    replay_output_row row;
+    row.slot = o.get_string("slot");
+    row.shape = o.get_string("shape");
+    row.result = o.get_string("result");
+    row.compared = o.get("compared").as_bool();
+    row.c.comparable = o.get("comparable").as_bool();
+    row.c.count = o.get_int("count");
+    row.c.fail = o.get_int("fail");
+    row.c.nan_mismatch = o.get_int("nan_mismatch");
+    row.c.inf_mismatch = o.get_int("inf_mismatch");
+    row.c.max_abs = o.get_double("max_abs");
+    row.c.max_rel = o.get_double("max_rel");
+    row.c.worst_ratio = o.get_double("worst_ratio");
+    row.c.tol.atol = o.get_double("atol");
+    row.c.tol.rtol = o.get_double("rtol");
+    row.c.pass = o.get("pass").as_bool();
+    row.worst_at = o.get_string("worst_at");
+    row.nan = o.get_int("nan");
+    row.inf = o.get_int("inf");
+    row.min = o.get_double("min");
+    row.max = o.get_double("max");
+    row.mean = o.get_double("mean");
+    row.written = o.get_string("written");
+    r->outputs.push_back(std::move(row));
+  }
+  const json::value& times = v.get("times_ns");
+  for (size_t i = 0; i < times.size(); ++i) r->times_ns.push_back(times[i].as_int());
+  return true;
+}
+
+namespace replay_table {
+// The report is assembled with snprintf: probe::format's templates, instantiated for each
+// combination of argument types, would cost every header-only TU far more than this text.
+PROBE_PRINTF_LIKE(1, 2) inline std::string text(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return std::string(buf, n < 0 ? 0 : static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n) : sizeof buf - 1);
+}
+inline std::string num(long long v) { return std::to_string(v); }
+}  // namespace replay_table
+
+PROBE_API std::string shortest_text(double v) {
+  char b[shortest_text_capacity];
+  return std::string(b, write_shortest(b, v));
+}
+
+PROBE_API std::string duration_text(int64_t ns) {
+  using replay_table::text;
+  const double v = static_cast<double>(ns);
+  if (ns < 1000) return text("%lld ns", static_cast<long long>(ns));
+  if (ns < 1000000) return text("%.3g us", v * 1e-3);
+  if (ns < 1000000000) return text("%.3g ms", v * 1e-6);
+  return text("%.3g s", v * 1e-9);
+}
+
+namespace replay_table {
+
+inline int compare_times(const void* a, const void* b) noexcept {
+  const int64_t x = *static_cast<const int64_t*>(a), y = *static_cast<const int64_t*>(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+inline std::string pad(const std::string& s, size_t w) {
+  const size_t cols = text_columns(s);
+  return cols >= w ? s : s + std::string(w - cols, ' ');
+}
+
+inline std::string detail_of(const replay_output_row& o) {
+  if (o.compared && o.c.comparable) {
+    std::string s = text("max abs err %.4g, max rel err %.4g, %lld of %lld fail", o.c.max_abs, o.c.max_rel,
+                         static_cast<long long>(o.c.fail), static_cast<long long>(o.c.count));
+    if (!o.worst_at.empty()) s += ", worst at " + o.worst_at;
+    if (o.c.nan_mismatch || o.c.inf_mismatch)
+      s += ", " + num(o.c.nan_mismatch) + " NaN and " + num(o.c.inf_mismatch) + " Inf disagreements";
+    s += text(" (atol %.3g, rtol %.3g)", o.c.tol.atol, o.c.tol.rtol);
+    if (!o.written.empty()) s += "; replayed values in " + printable(o.written);
+    return s;
+  }
+  if (o.result == "finite" || o.result == "NONFINITE")
+    return text("%lld NaN, %lld Inf; min %.6g max %.6g mean %.6g", static_cast<long long>(o.nan),
+                static_cast<long long>(o.inf), o.min, o.max, o.mean);
+  return "not compared (the snapshot recorded no such output)";
+}
+
+inline std::string names(const std::vector<const replay_row*>& rows) {
+  std::string s;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i == 8) return s + " and " + num(static_cast<long long>(rows.size() - 8)) + " more";
+    s += (i ? ", " : "") + printable(rows[i]->key) + " (" + printable(rows[i]->type) + ")";
+  }
+  return s;
+}
+
+}  // namespace replay_table
+
+PROBE_API std::string replay_text(const replay_report& r) {
+  using replay_table::num;
+  using replay_table::pad;
+  size_t wk = 6, wt = 4;
+  for (const replay_row& row : r.rows) {
+    const size_t k = text_columns(printable(row.key)), t = text_columns(printable(row.type));
+    wk = k > wk ? k : wk;
+    wt = t > wt ? t : wt;
+  }
+  wk = wk < 40 ? wk : 40;
+  wt = wt < 24 ? wt : 24;
+  std::string out = pad("op", wk) + "  " + pad("type", wt) + "  " + pad("recorded", 9) + "  " + pad("result", 9) + "  " +
+                    (r.fake_data ? "output (fake inputs: NaN/Inf check)" : "output vs recorded") + "\n";
+  std::vector<const replay_row*> bad, failed;
+  for (const replay_row& row : r.rows) {
+    const std::string head = pad(printable(row.key), wk) + "  " + pad(printable(row.type), wt) + "  " + pad(row.status, 9) + "  ";
+    if (row.outcome == replay_outcome::error) {
+      failed.push_back(&row);
+      out += head + pad("ERROR", 9) + "  " + printable(row.error) + "\n";
+      continue;
+    }
+    if (row.outcome == replay_outcome::mismatch) bad.push_back(&row);
+    if (row.outputs.empty()) out += head + pad("ok", 9) + "  (the kernel wrote no output)\n";
+    for (size_t i = 0; i < row.outputs.size(); ++i) {
+      const replay_output_row& o = row.outputs[i];
+      out += (i == 0 ? head : std::string(wk + wt + 15, ' ')) + pad(o.result, 9) + "  " + printable(o.slot) + " " +
+             o.shape + ": " + replay_table::detail_of(o) + "\n";
+    }
+  }
+  for (const replay_row& row : r.rows)
+    if (row.outcome != replay_outcome::error && row.status != "complete")
+      out += "note: " + printable(row.key) + " was recorded with status " + row.status + " (the op " +
+             (row.status == "running" ? "never ended" : "threw") + "); its replay ran to the end\n";
+  for (const replay_row& row : r.rows) {
+    if (row.times_ns.empty()) continue;
+    std::vector<int64_t> t = row.times_ns;
+    qsort(t.data(), t.size(), sizeof(int64_t), replay_table::compare_times);
+    const size_t rank = (t.size() * 95 + 99) / 100 - 1;  // nearest rank
+    const size_t p95 = rank < t.size() - 1 ? rank : t.size() - 1;
+    out += "timing " + printable(row.key) + " (" + printable(row.type) + "): " + num(static_cast<long long>(t.size())) +
+           " runs of the kernel alone: min " + duration_text(t.front()) + ", median " + duration_text(t[t.size() / 2]) +
+           ", p95 " + duration_text(t[p95]) + "\n";
+  }
+  const std::string n = num(static_cast<long long>(r.rows.size()));
+  const bool one = r.rows.size() == 1;
+  if (!failed.empty()) {
+    out += "replay: " + num(static_cast<long long>(failed.size())) + " of " + n +
+           " ops could not be replayed: " + replay_table::names(failed);
+    out += bad.empty() ? ".\n" : "; " + num(static_cast<long long>(bad.size())) + " mismatch: " + replay_table::names(bad) + ".\n";
+  } else if (!bad.empty()) {
+    out += "replay: " + num(static_cast<long long>(bad.size())) + " of " + n + " ops " +
+           (r.fake_data ? "give NaN or Inf on fake inputs" : "mismatch their recorded outputs") + ": " +
+           replay_table::names(bad) + ".\n";
+  } else {
+    out += "replay: " + (one ? std::string("the op") : "all " + n + " ops") + " " +
+           (r.fake_data ? (one ? "gives finite outputs on fake inputs" : "give finite outputs on fake inputs")
+                        : (one ? "is within tolerance" : "within tolerance")) + ".\n";
+  }
+  return out;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_REPORT_IMPL_HPP
+// ---- probe/effects/replay_run_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_RUN_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_RUN_IMPL_HPP
+// replay_run: definitions (see replay_run.hpp).
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <exception>
+
+// ---- probe/effects/replay_run.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_REPLAY_RUN_HPP
+#define PROBE_SINGLE_EFFECTS_REPLAY_RUN_HPP
+// Replay mode (--probe_replay): every selected snapshot re-runs its op alone with the
+// registered kernel, on its recorded inputs (or fake ones), and its outputs are compared
+// with the recorded ones as probe compare would. Snapshots of ops that crashed or threw
+// (status running or exception) run in a child process, so a crash is reported, not
+// suffered. The wiring calls replay_main at probe::init or the first mark, then exits with
+// its code. Internal header.
+#include <stdint.h>
+
+#include <string>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct replay_settings {
+  std::string paths;  // snapshot paths, one per line
+  std::string op_re;  // partial match on "op#occurrence"
+  bool fake_data = false;
+  uint64_t seed = 0;
+  int64_t iterations = 0;
+  tolerance tol{-1, -1};  // negative: the dtype default
+  bool write_mismatches = false;
+  bool isolate = false;
+  bool reference = false;  // --probe_reference: the kernel's reference form
+};
+
+// The settings the flags ask for; false with *error for a malformed tolerance.
+PROBE_API bool replay_settings_from(const options& o, replay_settings* s, std::string* error);
+
+// Replays one snapshot in this process. Never throws; a crash in the kernel is this
+// process's crash (replay_isolated survives it).
+PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_settings& s) noexcept;
+
+// Replays one snapshot in a child process; its crash (signal) or exit becomes an error row.
+PROBE_API replay_row replay_isolated(const snapshot::info& snap, const replay_settings& s) noexcept;
+
+// Finds, filters and replays every snapshot the settings name. *error: why none could be
+// (no snapshot found, a bad filter); rows for those that could.
+PROBE_API replay_report replay_all(const replay_settings& s, std::string* error) noexcept;
+
+// Replay mode: replays, prints the table and answer on stdout (errors one line each through
+// the log), and returns the exit code: 0 within tolerance, 1 mismatch, 2 error.
+PROBE_API int replay_main(const options& o) noexcept;
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_RUN_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+namespace replay_impl {
+
+inline bool parse_tolerance(const char* text, const char* flag, double* out, std::string* error) {
+  if (!text || !*text) return true;
+  char* end = nullptr;
+  errno = 0;
+  const double v = strtod(text, &end);
+  if (end == text || *end || errno || !(v >= 0) || v > 1e300) {
+    *error = std::string("bad value '") + text + "' for --probe_" + flag + ": expects a number >= 0, such as 1e-5";
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+// Runs the kernel once; false with *why when it threw.
+inline bool run_kernel(kernel_fn fn, replay_context& ctx, std::string* why) noexcept {
+  try {
+    try {
+      fn(ctx);
+      return true;
+    } catch (const replay_failure& f) {
+      *why = f.message;
+    } catch (const std::exception& e) {
+      *why = std::string("the kernel threw: ") + e.what();
+    } catch (...) {
+      *why = "the kernel threw an exception that is not a std::exception";
+    }
+  } catch (...) {
+    *why = "out of memory";
+  }
+  return false;
+}
+
+inline const char* signal_abbrev(int sig) noexcept {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGPIPE: return "SIGPIPE";
+    default: return "signal";
+  }
+}
+
+inline std::string index_text(int64_t flat, const tensor_view& v, bool complex_parts) {
+  int64_t shape[max_dims + 1];
+  int n = v.ndim;
+  for (int i = 0; i < n; ++i) shape[i] = v.shape[i];
+  if (complex_parts) shape[n++] = 2;
+  int64_t idx[max_dims + 1] = {};
+  for (int d = n - 1; d >= 0; --d) {
+    const int64_t s = shape[d] > 0 ? shape[d] : 1;
+    idx[d] = flat % s;
+    flat /= s;
+  }
+  std::string t = "[";
+  for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(idx[i]);
+  return t + "]";
+}
+
+// An output the kernel wrote, judged: against the recorded one, or (fake inputs) for NaN/Inf.
+inline bool judge_output(const snapshot::info& snap, replay_output_buffer& o, const replay_settings& s, replay_output_row* row,
+                         std::string* error) {
+  row->slot = o.slot;
+  row->shape = dtype_name(o.view.type) + replay_names::shape(o.view.shape, o.view.ndim);
+  if (s.fake_data) {
+    const health h = compute_health(o.view);
+    row->nan = h.nan;
+    row->inf = h.pos_inf + h.neg_inf;
+    row->min = h.min;
+    row->max = h.max;
+    row->mean = h.mean;
+    row->result = h.nonfinite() ? "NONFINITE" : "finite";
+    return true;
+  }
+  if (!o.recorded) {
+    row->result = "new";
+    return true;
+  }
+  tensor recorded;
+  if (!read_recorded(snap.dir, *o.recorded, &recorded, error)) return false;
+  row->compared = true;
+  row->c = check_close(o.view, recorded.view(), s.tol);
+  row->result = row->c.pass ? "ok" : "MISMATCH";
+  if (row->c.worst_fail >= 0) row->worst_at = index_text(row->c.worst_fail, o.view, dtype_is_complex(o.view.type));
+  if (!row->c.pass && s.write_mismatches) {
+    const std::string path = join_path(snap.dir, "replay." + o.recorded->file);
+    std::string why;
+    if (npy::write(path, o.view, &why))
+      row->written = path;
+    else
+      log("replay %s: cannot write the replayed output: %s", snap.key().c_str(), why.c_str());
+  }
+  return true;
+}
+
+}  // namespace replay_impl
+
+PROBE_API bool replay_settings_from(const options& o, replay_settings* s, std::string* error) {
+  s->paths = o.replay ? o.replay : "";
+  s->op_re = o.replay_op_re ? o.replay_op_re : "";
+  s->fake_data = o.replay_fake_data;
+  s->seed = static_cast<uint64_t>(o.replay_seed);
+  s->iterations = o.replay_iterations;
+  s->write_mismatches = o.replay_write_mismatches;
+  s->isolate = o.replay_isolate;
+  s->reference = o.reference;
+  return replay_impl::parse_tolerance(o.replay_atol, "replay_atol", &s->tol.atol, error) &&
+         replay_impl::parse_tolerance(o.replay_rtol, "replay_rtol", &s->tol.rtol, error);
+}
+
+PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_settings& s) noexcept {
+  replay_row row;
+  try {
+    row.dir = snap.dir;
+    row.key = snap.key();
+    row.type = snap.type;
+    row.status = snap.status;
+    auto failed = [&](const std::string& why) {
+      row.outcome = replay_outcome::error;
+      row.error = why;
+      return row;
+    };
+    const kernel_entry* k = find_kernel(snap.op, snap.type, &row.kernel);
+    if (!k)
+      return failed("no kernel registered for op '" + snap.op + "' or type '" + snap.type + "' (PROBE_KERNEL(\"" +
+                    (snap.type.empty() ? snap.op : snap.type) + "\", fn) registers one; " +
+                    std::to_string(kernel_count()) + " registered)");
+    const kernel_fn fn = s.reference && k->reference ? k->reference : k->fn;
+    replay_state st;
+    st.snap = &snap;
+    st.load_attrs();
+    st.inputs.reserve(snap.inputs.size());
+    for (const snapshot::tensor_entry& t : snap.inputs) {
+      if (s.fake_data) {
+        st.inputs.push_back(fake_tensor(t, row.key, s.seed));
+        continue;
+      }
+      tensor v;
+      std::string why;
+      if (!read_recorded(snap.dir, t, &v, &why)) return failed("input '" + t.slot + "': " + why);
+      st.inputs.push_back(std::move(v));
+    }
+    replay_context ctx(&st);
+    std::string why;
+    if (!replay_impl::run_kernel(fn, ctx, &why)) return failed(why);
+    // A finished op's outputs must all be written again; one that crashed or threw recorded
+    // what it got to, and those are compared.
+    if (snap.status == "complete")
+      for (const snapshot::tensor_entry& t : snap.outputs) {
+        bool written = false;
+        for (const replay_output_buffer& o : st.outputs) written = written || o.slot == t.slot;
+        if (!written) return failed("the kernel wrote no output '" + t.slot + "' (ctx.output<T>(\"" + t.slot + "\"))");
+      }
+    for (replay_output_buffer& o : st.outputs) {
+      replay_output_row out;
+      if (!replay_impl::judge_output(snap, o, s, &out, &why)) return failed("output '" + o.slot + "': " + why);
+      if (out.result == "MISMATCH" || out.result == "NONFINITE") row.outcome = replay_outcome::mismatch;
+      row.outputs.push_back(std::move(out));
+    }
+    // The kernel alone, on the same memory: nothing else is timed.
+    for (int64_t i = 0; i < s.iterations; ++i) {
+      const int64_t t0 = mono_ns();
+      if (!replay_impl::run_kernel(fn, ctx, &why)) return failed("timed run " + std::to_string(i + 1) + ": " + why);
+      row.times_ns.push_back(mono_ns() - t0);
+    }
+  } catch (...) {
+    row.outcome = replay_outcome::error;
+    row.error = "out of memory";
+  }
+  return row;
+}
+
+PROBE_API replay_row replay_isolated(const snapshot::info& snap, const replay_settings& s) noexcept {
+  replay_row row;
+  try {
+    row.dir = snap.dir;
+    row.key = snap.key();
+    row.type = snap.type;
+    row.status = snap.status;
+    row.isolated = true;
+    row.outcome = replay_outcome::error;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      row.error = std::string("cannot start the replay process: pipe: ") + strerror(errno);
+      return row;
+    }
+    fflush(nullptr);  // nothing buffered is written twice
+    const pid_t pid = fork();
+    if (pid < 0) {
+      row.error = std::string("cannot start the replay process: fork: ") + strerror(errno);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      return row;
+    }
+    if (pid == 0) {
+      ::close(fds[0]);
+      const rlimit no_core{0, 0};  // a crash reproduced on purpose leaves no core file
+      setrlimit(RLIMIT_CORE, &no_core);
+      // The host's crash handlers (a test framework's, a backtrace printer) would turn the
+      // crash into an exit status or a report of their own: the signal itself is the answer.
+      for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) signal(sig, SIG_DFL);
+      replay_row r = replay_one(snap, s);
+      std::string line = replay_row_json(r) + "\n";
+      write_all(fds[1], line.data(), line.size());
+      fflush(nullptr);
+      _exit(0);
+    }
+    ::close(fds[1]);
+    std::string text;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fds[0], buf, sizeof buf);
+      if (n > 0) text.append(buf, static_cast<size_t>(n));
+      else if (n == 0 || errno != EINTR) break;
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status)) {
+      const int sig = WTERMSIG(status);
+      row.error = "the kernel crashed: " + std::string(replay_impl::signal_abbrev(sig)) + " (signal " +
+                  std::to_string(sig) + ", " + strsignal(sig) + ")";
+      return row;
+    }
+    replay_row child;
+    if (!replay_row_from_json(text, &child)) {
+      row.error = "the replay process exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                  " before reporting";
+      return row;
+    }
+    child.isolated = true;
+    return child;
+  } catch (...) {
+    row.error = "out of memory";
+    return row;
+  }
+}
+
+PROBE_API replay_report replay_all(const replay_settings& s, std::string* error) noexcept {
+  replay_report r;
+  r.fake_data = s.fake_data;
+  try {
+    std::vector<std::string> dirs;
+    if (!snapshot::find(s.paths, &dirs, error)) return r;
+    regex re;
+    std::string why;
+    if (!s.op_re.empty() && !re.compile(s.op_re, &why)) {
+      *error = "--probe_replay_op_re: " + why;
+      return r;
+    }
+    for (const std::string& dir : dirs) {
+      snapshot::info snap;
+      if (!snapshot::read(dir, &snap, &why)) {
+        const size_t slash = dir.rfind('/');
+        const std::string folder = slash == std::string::npos ? dir : dir.substr(slash + 1);
+        if (!re.search(folder)) continue;
+        replay_row bad;
+        bad.dir = dir;
+        bad.key = folder;
+        bad.type = "?";
+        bad.status = "?";
+        bad.outcome = replay_outcome::error;
+        bad.error = "unreadable snapshot: " + why;
+        r.rows.push_back(std::move(bad));
+        continue;
+      }
+      if (!re.search(snap.key())) continue;
+      const bool isolate = s.isolate || snap.status != "complete";
+      r.rows.push_back(isolate ? replay_isolated(snap, s) : replay_one(snap, s));
+    }
+    if (r.rows.empty()) *error = "no snapshot matches --probe_replay_op_re=" + s.op_re;
+  } catch (...) {
+    *error = "out of memory";
+  }
+  return r;
+}
+
+PROBE_API int replay_main(const options& o) noexcept {
+  try {
+    replay_settings s;
+    std::string error;
+    if (!replay_settings_from(o, &s, &error)) {
+      log("replay: %s", error.c_str());
+      return 2;
+    }
+    const replay_report r = replay_all(s, &error);
+    if (r.rows.empty()) {
+      log("replay: %s", error.c_str());
+      return 2;
+    }
+    for (const replay_row& row : r.rows)
+      if (row.outcome == replay_outcome::error) log("replay %s: %s", row.key.c_str(), row.error.c_str());
+    std::string head = "probe replay: " + std::to_string(r.rows.size()) + " snapshot" + (r.rows.size() == 1 ? "" : "s");
+    head += s.fake_data ? ", fake inputs (seed " + std::to_string(s.seed) + ")" : ", recorded inputs";
+    if (s.reference) head += ", reference kernels";
+    if (s.tol.atol >= 0 || s.tol.rtol >= 0)
+      head += ", atol " + (s.tol.atol >= 0 ? shortest_text(s.tol.atol) : std::string("by dtype")) + ", rtol " +
+              (s.tol.rtol >= 0 ? shortest_text(s.tol.rtol) : std::string("by dtype"));
+    const std::string text = head + "\n" + replay_text(r);
+    fputs(text.c_str(), stdout);
+    fflush(stdout);
+    return r.exit_code();
+  } catch (...) {
+    log("replay: out of memory");
+    return 2;
+  }
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_REPLAY_RUN_IMPL_HPP
 #if defined(PROBE_WITH_CUDA) || defined(PROBE_WITH_DEVICE_TIMING)
 // ---- probe/effects/device_timing_impl.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_DEVICE_TIMING_IMPL_HPP
@@ -15888,7 +18184,9 @@ PROBE_END_NAMESPACE
 // flush and at exit. The only place that knows every effect, so core never includes
 // effects: core declares apply_options (core/flags.hpp) and flush (core/lifecycle.hpp), and
 // this file, at the top of the house, defines them.
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <new>
 
@@ -15906,6 +18204,12 @@ inline void at_exit_handler() noexcept {
 PROBE_API void apply_options(const options& o) noexcept {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
+  if (o.replay[0]) {
+    // Replay mode runs no effect: the first mark (or probe::init) replays and exits.
+    static const listener_set none;
+    set_op_listeners(&none, false);
+    return;
+  }
   print_apply_options(o);
 
   // Listeners run in this order for every op event. A fresh set each time, never freed: ops
@@ -15923,6 +18227,25 @@ PROBE_API void apply_options(const options& o) noexcept {
   set->count = n;
   reset_op_counters();
   set_op_listeners(set, o.dump);
+}
+
+PROBE_API void replay_if_asked() noexcept {
+  const options& o = options_ref();
+  if (!o.replay[0]) return;
+  // Once: marks made by the kernels (or by other threads meanwhile) return at once.
+  static int started = 0;
+  if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL)) return;
+  __atomic_store_n(&g_gate, 0u, __ATOMIC_RELEASE);
+  const int code = replay_main(o);
+  // `probe replay` learns that the engine replayed (and did not just exit 0) through this.
+  if (const char* fd_text = getenv("PROBE_REPLAY_STATUS_FD")) {
+    const int fd = atoi(fd_text);
+    char line[40];
+    const int n = snprintf(line, sizeof line, "probe-replay-exit %d\n", code);
+    if (fd > 2 && n > 0) write_all(fd, line, static_cast<size_t>(n));
+  }
+  fflush(nullptr);
+  _exit(code);  // the host's own exit handlers would run on a program that never got going
 }
 
 }  // namespace detail

@@ -121,7 +121,7 @@ with tempfile.TemporaryDirectory() as tmp:
             code, out, err = probe(*regress, option, "/dev/stdout")
             check(code == 0 and len(out) > 100, f"{option} /dev/stdout piped: exit {code}, {len(out)} bytes, {err!r}")
         code, out, _ = probe(*regress, "--json", "/dev/stdout")
-        check(json.loads(out).get("options", {}).get("min_points") == 3, "the JSON on /dev/stdout parses")
+        check("min_points" in json.loads(out).get("options", {}), "the JSON on /dev/stdout parses")
         code, out, _ = probe("compare", ref, ref, "--quiet", "--json", "/dev/stdout")
         check(code == 0 and isinstance(json.loads(out), dict), f"compare --json /dev/stdout: {code} {out[:200]!r}")
     for option, start in (("--svg", "<"), ("--html", "<!")):
@@ -147,7 +147,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("old" * 100000)
     code, _, _ = probe(*regress, "--json", report)
     with open(report) as f:
-        check(code == 0 and json.load(f)["options"]["min_points"] == 3, "--json to a regular file")
+        check(code == 0 and "min_points" in json.load(f)["options"], "--json to a regular file")
 
     # --- escape sequences and bidi controls in every name a file holds
     evil = "ev" + ESC + "[2J" + RLO + "il"

@@ -50,11 +50,12 @@ struct parse_result {
 };
 
 parse_result parse(std::vector<const char*> words, operand_kind operands = operand_kind::words) {
-  static command_spec specs[] = {spec(operand_kind::words), spec(operand_kind::command_after_dashdash)};
+  static command_spec specs[] = {spec(operand_kind::words), spec(operand_kind::command_after_dashdash),
+                                 spec(operand_kind::words_then_command)};
   words.insert(words.begin(), "demo");
   parse_result r;
-  r.status = parse_command_line(specs[operands == operand_kind::words ? 0 : 1], static_cast<int>(words.size()),
-                                words.data(), &r.options, &r.error);
+  r.status = parse_command_line(specs[static_cast<int>(operands)], static_cast<int>(words.size()), words.data(),
+                                &r.options, &r.error);
   return r;
 }
 
@@ -64,7 +65,8 @@ std::string error_of(std::vector<const char*> words, operand_kind operands = ope
   return r.error;
 }
 
-const command_spec* const k_verbs[] = {&regress_command, &bisect_run_command, &compare_command, &show_command};
+const command_spec* const k_verbs[] = {&regress_command, &bisect_run_command, &compare_command, &show_command,
+                                       &replay_command,  &bundle_command};
 
 const option_spec& option_of(const command_spec& c, const std::string& name) {
   for (size_t i = 0; i < c.option_count; ++i)
@@ -153,6 +155,17 @@ TEST_CASE("options: a command after --, and nothing else, where the verb runs on
   CHECK(r.options.operands().empty());
   CHECK(error_of({"./bench"}, operand_kind::command_after_dashdash) ==
         "unexpected './bench': the command goes after --");
+}
+
+TEST_CASE("options: operands, then a command after --, where the verb takes both") {
+  const parse_result r = parse({"dir1", "--on", "dir2", "--", "./engine", "--on"}, operand_kind::words_then_command);
+  REQUIRE(r.status == parse_status::ok);
+  CHECK(r.options.operands() == std::vector<std::string>{"dir1", "dir2"});
+  CHECK(r.options.command() == std::vector<std::string>{"./engine", "--on"});
+  CHECK(r.options.given("--on"));
+  const parse_result none = parse({"dir1"}, operand_kind::words_then_command);
+  REQUIRE(none.status == parse_status::ok);
+  CHECK(none.options.command().empty());
 }
 
 TEST_CASE("options: reading an option the table lacks, or as the wrong kind, is a programming error") {

@@ -37,11 +37,13 @@ std::vector<std::string> list_dir(const std::string& d) {
 // A manifest line without what differs from run to run (times, pid, directory).
 std::string stable(const std::string& line) {
   std::string s = line;
-  for (const char* key : {"\"wall_time\":", "\"start_time\":", "\"end_time\":", "\"pid\":", "\"dir\":", "\"dump_to\":"}) {
+  for (const char* key : {"\"wall_time\":", "\"start_time\":", "\"end_time\":", "\"pid\":", "\"dir\":", "\"dump_to\":",
+                          "\"flags\":"}) {
     const size_t at = s.find(key);
     if (at == std::string::npos) continue;
     size_t end = at + std::strlen(key);
     if (s[end] == '"') end = s.find('"', end + 1) + 1;
+    else if (s[end] == '[') end = s.find(']', end) + 1;  // the run's flags name the folder and the threads
     else end = s.find_first_of(",}", end);
     s.erase(at, end - at);
   }

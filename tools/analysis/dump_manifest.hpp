@@ -21,6 +21,7 @@
 #include <probe/core/stats.hpp>
 #include <probe/formats/json.hpp>
 #include "npy_file.hpp"
+#include <probe/util/text.hpp>
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -48,12 +49,30 @@ struct dump_tensor {
   std::string op_key() const { return op + "#" + std::to_string(occurrence); }
 };
 
+// An "attrs" record: the attributes an op execution was given (op.attr).
+struct dump_attrs {
+  uint64_t seq = 0;
+  std::string key;     // "op#occurrence"
+  json::value attrs;   // an object
+};
+
+// "eps=1e-05 axis=1 mode=\"rows\"": each member as name=JSON, names made printable.
+inline std::string attrs_text(const json::value& attrs) {
+  std::string s;
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    if (i) s += ' ';
+    s += detail::printable(attrs.key(i)) + "=" + json::to_string(attrs[i]);
+  }
+  return s;
+}
+
 // One run folder: its manifest's records.
 struct dump_run {
   std::string dir;       // the folder holding manifest.jsonl
   std::string name;      // "" for a single run, else the subfolder name (rank_0003)
   bool has_run_record = false, has_end = false;
   std::vector<dump_tensor> tensors;
+  std::vector<dump_attrs> attrs;
   std::vector<std::string> notes;  // budget records, a dropped partial last line
 };
 
@@ -185,6 +204,12 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       }
       t.line = line_no;
       run->tensors.push_back(std::move(t));
+    } else if (kind == "attrs") {
+      dump_attrs a;
+      a.seq = static_cast<uint64_t>(v.get_int("seq"));
+      a.key = v.get_string("key");
+      a.attrs = v.get("attrs");
+      if (a.attrs.is_object()) run->attrs.push_back(std::move(a));
     } else if (kind == "run") {
       run->has_run_record = true;
     } else if (kind == "end") {

@@ -20,6 +20,8 @@ const verb k_verbs[] = {
     {&bisect_run_command, run_bisect_run},
     {&compare_command, run_compare},
     {&show_command, run_show},
+    {&replay_command, run_replay},
+    {&bundle_command, run_bundle},
 };
 
 int usage(FILE* out) {

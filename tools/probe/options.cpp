@@ -207,7 +207,7 @@ parse_status parse_command_line(const command_spec& spec, int argc, const char* 
     const std::string word = argv[i];
     if (word == "--") {
       std::vector<std::string> rest(argv + i + 1, argv + argc);
-      if (spec.operands == operand_kind::command_after_dashdash) {
+      if (spec.operands != operand_kind::words) {
         out->set_command(std::move(rest));
       } else {
         for (std::string& w : rest) out->add_operand(std::move(w));  // even those starting with -

@@ -84,8 +84,9 @@ constexpr option_spec number(const char* name, const char* metavar, const char* 
 }
 
 // What a verb takes besides options: operands (files, folders), or a command after `--`
-// (bisect-run: a word before `--` that is not an option is a mistake).
-enum class operand_kind { words, command_after_dashdash };
+// (bisect-run: a word before `--` that is not an option is a mistake), or both (replay:
+// operands, then `--` and a command).
+enum class operand_kind { words, command_after_dashdash, words_then_command };
 
 struct command_spec {
   const char* verb;     // "regress"

@@ -114,7 +114,15 @@ int show_manifest(const std::string& dir, const pa::compare_settings& s, bool he
     std::stable_sort(order.begin(), order.end(), [](const pa::dump_tensor* a, const pa::dump_tensor* b) {
       return a->seq != b->seq ? a->seq < b->seq : a->is_input && !b->is_input;
     });
+    size_t next_attrs = 0;  // attrs records in seq order, shown before their op's first tensor
+    std::vector<const pa::dump_attrs*> attrs;
+    for (const pa::dump_attrs& a : run.attrs) attrs.push_back(&a);
+    std::stable_sort(attrs.begin(), attrs.end(), [](const pa::dump_attrs* a, const pa::dump_attrs* b) { return a->seq < b->seq; });
     for (const pa::dump_tensor* t : order) {
+      for (; next_attrs < attrs.size() && attrs[next_attrs]->seq <= t->seq; ++next_attrs)
+        if (attrs[next_attrs]->seq == t->seq)
+          out += std::string(8, ' ') + probe::detail::printable(attrs[next_attrs]->key) + " attrs: " +
+                 pa::attrs_text(attrs[next_attrs]->attrs) + "\n";
       char seq[24];
       snprintf(seq, sizeof seq, "%6llu", static_cast<unsigned long long>(t->seq));
       std::string key = probe::detail::printable(t->key);
@@ -141,6 +149,7 @@ int show_snapshot(const std::string& dir, bool full) {
                     probe::detail::printable(doc.get_string("type")) + "] seq " +
                     std::to_string(doc.get_int("seq")) + " step " + std::to_string(doc.get_int("step")) + " #" +
                     std::to_string(doc.get_int("occurrence")) + ", status " + doc.get_string("status") + "\n";
+  if (doc.get("attrs").size()) out += "attrs " + pa::attrs_text(doc.get("attrs")) + "\n";
   for (const char* side : {"inputs", "outputs"}) {
     const probe::json::value& list = doc.get(side);
     for (size_t i = 0; i < list.size(); ++i) {

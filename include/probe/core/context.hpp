@@ -25,6 +25,21 @@ struct recorded_tensor {
   std::string producer;  // key of the op output this input came from ("" if none)
 };
 
+// op::attr(name, value): an attribute, copied out of the caller's value.
+struct op_attribute {
+  std::string name;
+  attr_kind kind = attr_kind::integer;
+  int64_t i = 0;              // boolean, integer
+  double d = 0;               // real
+  std::string text;           // text
+  std::vector<int64_t> ints;  // ints
+};
+
+// Attributes are parameters, not data: past these sizes the attribute is refused (with one
+// message) rather than bloating every manifest line and snapshot.
+constexpr size_t k_attr_text_cap = 4096;
+constexpr size_t k_attr_list_cap = 1024;
+
 // op::link(slot, producer_key): the producer an input slot names explicitly.
 struct explicit_link {
   std::string slot, producer;
@@ -42,6 +57,7 @@ struct op_record {
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;
+  std::vector<op_attribute> attrs;  // in the order first given; a name given again replaces its value
   // The listeners this op began with: it reports its tensors and its end to the same ones,
   // even when the options change meanwhile. Listener i keeps its state for this op in scratch[i].
   const struct listener_set* listeners = nullptr;
@@ -205,6 +221,8 @@ PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_
 PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept;
 
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
+
+PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexcept;
 
 PROBE_API void op_end(op_record* r) noexcept;
 

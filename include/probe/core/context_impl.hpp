@@ -91,6 +91,49 @@ PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key)
   }
 }
 
+PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexcept {
+  try {
+    op_attribute at;
+    at.name = name ? name : "";
+    at.kind = a.kind;
+    at.i = a.i;
+    at.d = a.d;
+    if (a.kind == attr_kind::text) {
+      if (a.n > k_attr_text_cap) {
+        log("op %s: attribute '%s' is %zu bytes; attributes hold at most %zu (pass data as an input); not recorded",
+            r->name.c_str(), at.name.c_str(), a.n, k_attr_text_cap);
+        return;
+      }
+      at.text.assign(a.s, a.n);
+    } else if (a.kind == attr_kind::ints) {
+      if (a.n > k_attr_list_cap) {
+        log("op %s: attribute '%s' has %zu elements; attributes hold at most %zu (pass data as an input); not recorded",
+            r->name.c_str(), at.name.c_str(), a.n, k_attr_list_cap);
+        return;
+      }
+      at.ints.resize(a.n);
+      const unsigned char* p = static_cast<const unsigned char*>(a.list);
+      for (size_t k = 0; k < a.n; ++k, p += a.elem_size) {
+        int64_t v = 0;
+        switch (a.elem_size) {
+          case 1: { int8_t x; memcpy(&x, p, 1); v = a.elem_signed ? x : static_cast<uint8_t>(x); break; }
+          case 2: { int16_t x; memcpy(&x, p, 2); v = a.elem_signed ? x : static_cast<uint16_t>(x); break; }
+          case 4: { int32_t x; memcpy(&x, p, 4); v = a.elem_signed ? x : static_cast<uint32_t>(x); break; }
+          default: memcpy(&v, p, 8); break;
+        }
+        at.ints[k] = v;
+      }
+    }
+    for (op_attribute& old : r->attrs)
+      if (old.name == at.name) {
+        old = std::move(at);
+        return;
+      }
+    r->attrs.push_back(std::move(at));
+  } catch (...) {
+  }
+}
+
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view);
   r->mono_end_ns = mono_ns();

@@ -101,6 +101,10 @@ template <bool B>
 struct bool_c {
   static constexpr bool value = B;
 };
+template <class A, class B>
+struct same_type : bool_c<false> {};
+template <class A>
+struct same_type<A, A> : bool_c<true> {};
 template <class T>
 struct strip_cv {
   using type = T;

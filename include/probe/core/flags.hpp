@@ -122,8 +122,17 @@ PROBE_API void derive_intent(flag_state& st);
 
 PROBE_API unsigned compute_gate(const flag_state& st);
 
+// The flag words this process was given (PROBE_FLAGS or set_flags, then probe::init's), as
+// the dump's run record lists them.
+PROBE_API std::vector<std::string> flag_tokens();
+
 // Defined by the wiring (probe/detail/wiring.hpp): tells every effect the options changed.
 PROBE_API void apply_options(const options& o) noexcept;
+
+// Defined by the wiring: with --probe_replay, replays the snapshots and ends the process
+// with replay's exit code; otherwise returns at once. Called by probe::init and by the
+// first mark (replay mode keeps every mark on the slow path until then).
+PROBE_API void replay_if_asked() noexcept;
 
 // Parses env + argv tokens from defaults; the caller holds st.m.
 PROBE_API void reparse_locked(flag_state& st);

@@ -360,6 +360,8 @@ PROBE_API void derive_intent(flag_state& st) {
 
 PROBE_API unsigned compute_gate(const flag_state& st) {
   const options& o = st.opts;
+  // Replay mode: every mark takes the slow path, where the first one replays and exits.
+  if (o.replay[0]) return gate_unparsed;
   unsigned g = 0;
   const bool frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
   if (o.dump || o.timing || o.break_on_nonfinite || frames) g |= gate_ops;
@@ -387,6 +389,14 @@ PROBE_API void reparse_locked(flag_state& st) {
     _exit(2);
   }
   st.parsed = true;
+}
+
+PROBE_API std::vector<std::string> flag_tokens() {
+  flag_state& st = flags();
+  lock_guard<mutex> g(st.m);
+  std::vector<std::string> all = st.env_tokens;
+  all.insert(all.end(), st.argv_tokens.begin(), st.argv_tokens.end());
+  return all;
 }
 
 PROBE_API void publish(flag_state& st) {
@@ -449,16 +459,19 @@ PROBE_API void init(int& argc, char** argv) noexcept {
     }
     if (out < argc) argv[out] = nullptr;
     argc = out;
-    if (toks.empty()) return;
-    {
-      detail::lock_guard<detail::mutex> g(st.m);
-      st.argv_tokens = toks;
-      detail::reparse_locked(st);
+    if (!toks.empty()) {
+      {
+        detail::lock_guard<detail::mutex> g(st.m);
+        st.argv_tokens = toks;
+        detail::reparse_locked(st);
+      }
+      detail::publish(st);
     }
-    detail::publish(st);
   } catch (...) {
     detail::log("probe::init: out of memory while reading the command line");
   }
+  // After the command line's flags joined those of PROBE_FLAGS.
+  detail::replay_if_asked();
 }
 
 PROBE_API void set_flags(const char* text) noexcept {
@@ -492,6 +505,7 @@ PROBE_API void clear_argv_flags() noexcept {
 
 PROBE_API unsigned gate_slow() noexcept {
   ensure_parsed();
+  replay_if_asked();
   return gate_load();
 }
 

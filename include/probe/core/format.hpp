@@ -365,10 +365,6 @@ struct array_traits<E[N]> {
   using element = E;
   static constexpr size_t size = N;
 };
-template <class A, class B>
-struct same_type : bool_c<false> {};
-template <class A>
-struct same_type<A, A> : bool_c<true> {};
 template <class T>
 struct always_false : bool_c<false> {};
 

@@ -10,11 +10,26 @@ namespace detail {
 struct op_record;  // defined in core/context_impl.hpp
 enum class io : uint8_t { in = 0, out = 1 };
 
+// An op attribute as the caller gave it (op::attr): a number, a string or a small list of
+// integers, described without copying; op_attr copies it into the op's record.
+enum class attr_kind : uint8_t { boolean, integer, real, text, ints };
+struct attr_arg {
+  attr_kind kind = attr_kind::integer;
+  int64_t i = 0;                // boolean, integer
+  double d = 0;                 // real
+  const char* s = nullptr;      // text (n bytes)
+  const void* list = nullptr;   // ints: n elements of elem_size bytes
+  size_t n = 0;
+  uint8_t elem_size = 0;
+  bool elem_signed = false;
+};
+
 #if !defined(PROBE_DISABLE)
 PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
+PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexcept;
 PROBE_API void op_end(op_record* r) noexcept;
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
 #endif
@@ -26,6 +41,67 @@ template <class S, class = void>
 struct has_c_str : bool_c<false> {};
 template <class S>
 struct has_c_str<S, void_t<decltype(declval_<const S&>().c_str())>> : bool_c<true> {};
+
+// Attribute values: numbers, strings (const char*, std::string, std::string_view) and
+// contiguous lists of integers (std::vector<int>, std::array<int64_t, N>, ...).
+template <class T>
+struct strip_ref {
+  using type = T;
+};
+template <class T>
+struct strip_ref<T&> {
+  using type = T;
+};
+template <class C, class = void>
+struct list_of : bool_c<false> {};
+template <class C>
+struct list_of<C, void_t<decltype(declval_<const C&>().data()), decltype(declval_<const C&>().size())>>
+    : bool_c<true> {
+  using elem = typename strip_cv<typename strip_ref<decltype(*declval_<const C&>().data())>::type>::type;
+};
+
+inline attr_arg make_text_attr(const char* s, size_t n) noexcept {
+  attr_arg a;
+  a.kind = attr_kind::text;
+  a.s = s ? s : "";
+  a.n = s ? n : 0;
+  return a;
+}
+template <class I>
+attr_arg make_int_list_attr(const I* p, size_t n) noexcept {
+  static_assert(dtype_is_integer(dtype_of<I>::value),
+                "probe::op::attr: a list attribute holds integers (pass other data as an input)");
+  attr_arg a;
+  a.kind = attr_kind::ints;
+  a.list = p;
+  a.n = n;
+  a.elem_size = static_cast<uint8_t>(sizeof(I));
+  a.elem_signed = I(-1) < I(0);
+  return a;
+}
+// One template, its kinds told apart at compile time (an overload set costs every TU more).
+template <class T>
+attr_arg make_attr(const T& v) noexcept {
+  attr_arg a;
+  if constexpr (same_type<T, bool>::value) {
+    a.kind = attr_kind::boolean;
+    a.i = v;
+  } else if constexpr (dtype_is_integer(dtype_of<T>::value)) {
+    a.i = static_cast<int64_t>(v);
+  } else if constexpr (dtype_is_float(dtype_of<T>::value)) {
+    a.kind = attr_kind::real;
+    a.d = static_cast<double>(v);
+  } else if constexpr (list_of<T>::value) {  // strings and lists alike: char elements make a string
+    if constexpr (same_type<typename list_of<T>::elem, char>::value)
+      a = make_text_attr(v.data(), static_cast<size_t>(v.size()));
+    else
+      a = make_int_list_attr(v.data(), static_cast<size_t>(v.size()));
+  } else {  // const char*, or a string literal
+    const char* s = v;
+    a = make_text_attr(s, s ? __builtin_strlen(s) : 0);
+  }
+  return a;
+}
 }  // namespace detail
 
 // The step (iteration) recorded with every op; dumps name it, compare can select it.
@@ -48,6 +124,9 @@ class op {
   template <class T>
   op& output_at_end(const char*, const T&) noexcept { return *this; }
   op& link(const char*, const char*) noexcept { return *this; }
+  template <class T>
+  op& attr(const char*, const T&) noexcept { return *this; }
+  op& attr(const char*, std::initializer_list<int64_t>) noexcept { return *this; }
   bool active() const noexcept { return false; }
   uint64_t sequence() const noexcept { return 0; }
 };
@@ -90,6 +169,18 @@ class op {
   // for engines whose buffers the memory-range matching cannot follow.
   op& link(const char* slot, const char* producer_key) noexcept {
     if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_link(r_, slot, producer_key);
+    return *this;
+  }
+  // An attribute of this execution (eps, axis, mode, ...): a number, a string or a small list
+  // of integers. Recorded in the manifest, the text dump and the snapshot, and handed to the
+  // op's kernel on replay; give it before the inputs so that a snapshot of a crash has it.
+  template <class T>
+  op& attr(const char* name, const T& value) noexcept {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_attr(r_, name, detail::make_attr(value));
+    return *this;
+  }
+  op& attr(const char* name, std::initializer_list<int64_t> list) noexcept {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_attr(r_, name, detail::make_int_list_attr(list.begin(), list.size()));
     return *this;
   }
   bool active() const noexcept { return r_ != nullptr; }

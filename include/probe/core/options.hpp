@@ -36,6 +36,18 @@
   X(integer, trace_max_events, 50000000, "stop recording trace events after N (0 = no limit)")    \
   X(choice, timing_clock, "auto", "timing clock: auto|tsc|monotonic (auto: invariant TSC when trusted)") \
   X(boolean, reference, false, "ask the engine for its reference (naive) kernels")                \
+  X(string, replay, "",                                                                            \
+    "re-run snapshots alone with the registered kernels, then exit 0 match, 1 mismatch, 2 error: PATH is a snapshot, a dump folder or a glob (several: one per line)") \
+  X(string, replay_op_re, "", "replay only snapshots whose 'op#occurrence' matches RE (partial match)") \
+  X(boolean, replay_fake_data, false,                                                              \
+    "replay on seeded random inputs (recorded shapes, dtypes and value ranges); outputs are checked for NaN/Inf, not compared") \
+  X(integer, replay_seed, 0, "seed of --probe_replay_fake_data")                                   \
+  X(integer, replay_iterations, 0, "time N more runs of each kernel alone: min, median, p95 (0 = no timing)") \
+  X(string, replay_atol, "", "absolute tolerance of replayed outputs (default: by dtype, as probe compare)") \
+  X(string, replay_rtol, "", "relative tolerance of replayed outputs (default: by dtype, as probe compare)") \
+  X(boolean, replay_write_mismatches, false, "write each mismatching output as replay.out.SLOT.npy in its snapshot folder") \
+  X(boolean, replay_isolate, false,                                                                \
+    "replay every snapshot in a child process (always done for snapshots of ops that crashed or threw)") \
   X(boolean, strict_flags, false, "make an unknown or malformed flag fatal (exit code 2)")          \
   X(boolean, help, false, "list every flag with its default and meaning")
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../core/context.hpp"
+#include "../core/flags.hpp"
 #include "../core/options.hpp"
 #include "../util/fs.hpp"
 #include "../util/log.hpp"
@@ -61,7 +62,7 @@ class dump_effect final : public op_listener {
       c->html = o.dump_as_html;
       c->max_bytes = o.dump_max_bytes;
       c->max_ops = o.dump_max_ops;
-      c->flags_text = o.dump_to;
+      c->flags = flag_tokens();
       const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
       c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
       c->queue_bytes = o.dump_queue_bytes;
@@ -182,6 +183,7 @@ class dump_effect final : public op_listener {
     state = 0;
     try {
       if (active()) {
+        if (!r.attrs.empty() && current(*d)) write_manifest_line(*d, render_attrs_record(r));
         if (d->cfg->text && current(*d)) write_text(r, *d);
         if (d->cfg->snapshots) end_snapshot(r, *d, std::uncaught_exceptions() > 0);
       }
@@ -212,7 +214,8 @@ class dump_effect final : public op_listener {
   struct dump_config {
     bool on = false, to_stdout = false, text = false, npy = false, snapshots = false, dot = false,
          html = false;
-    std::string base, flags_text;
+    std::string base;
+    std::vector<std::string> flags;  // the run's flag words, for the run record
     uint64_t max_bytes = 0;
     int64_t max_ops = 0;
     int threads = 0;           // background writers for small files (0: none)
@@ -304,7 +307,7 @@ class dump_effect final : public op_listener {
       fail_locked(ENOMEM, dir_.path);
       return false;
     }
-    write_line_locked(render_run_record(dir_.path, cfg_->base));
+    write_line_locked(render_run_record(dir_.path, cfg_->base, cfg_->flags));
     return !failed();
   }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "../core/context.hpp"
 #include "../core/format.hpp"
@@ -90,7 +91,18 @@ PROBE_API void append_health(std::string& o, const health& h);
 // One manifest line, newline included.
 PROBE_API std::string render_tensor_record(const tensor_record& rec);
 
-PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked);
+// The run record: where, which probe, how it was built, and the flags the run was given.
+PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked,
+                                        const std::vector<std::string>& flags = {});
+
+// An op's attributes as a JSON object: numbers, strings, lists of integers.
+PROBE_API void write_attrs_json(json::writer& w, const std::vector<op_attribute>& attrs);
+
+// The manifest's "attrs" record of an op execution that has attributes, newline included.
+PROBE_API std::string render_attrs_record(const op_record& r);
+
+// "eps=1e-05 axis=1 mode=\"same\" dims=[1,2]" (the text dump, the CLI).
+PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs);
 
 PROBE_API std::string render_budget_record(const std::string& why, uint64_t seq, uint64_t ops, uint64_t bytes);
 

@@ -102,7 +102,8 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   return o;
 }
 
-PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked) {
+PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked,
+                                        const std::vector<std::string>& flags) {
   std::string line;
   json::writer w(line);
   char host[256] = "";
@@ -115,6 +116,28 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
   if (ri.rank >= 0) w.value(ri.rank); else w.null();
   w.member("world", ri.world);
   w.member("start_time", static_cast<double>(wall_ns()) * 1e-9);
+  w.key("flags").begin_array();
+  for (const std::string& f : flags) w.value(f);
+  w.end_array();
+  // How probe was built into the program, for bug reports (probe bundle copies this record).
+  w.key("build").begin_object();
+#if defined(__clang__)
+  w.member("compiler", "clang " __clang_version__);
+#elif defined(__GNUC__)
+  w.member("compiler", "gcc " __VERSION__);
+#endif
+  w.member("cplusplus", static_cast<long long>(__cplusplus));
+#if defined(PROBE_SEPARATE_IMPLEMENTATION)
+  w.member("mode", "compiled");
+#else
+  w.member("mode", "header-only");
+#endif
+#if defined(PROBE_WITH_CUDA)
+  w.member("cuda", true);
+#else
+  w.member("cuda", false);
+#endif
+  w.end_object();
   w.end_object();
   line += '\n';
   return line;
@@ -146,7 +169,67 @@ PROBE_API std::string render_text_header(const op_record& r) {
   if (!r.type.empty()) s += " [" + printable(r.type) + "]";
   s += format(" step {} #{} thread {}", r.step, r.occurrence, r.thread);
   if (r.parent) s += format(" in op {}", r.parent->seq);
-  return s + "\n";
+  s += "\n";
+  if (!r.attrs.empty()) s += "attrs " + attrs_text(r.attrs) + "\n";
+  return s;
+}
+
+PROBE_API void write_attrs_json(json::writer& w, const std::vector<op_attribute>& attrs) {
+  w.begin_object();
+  for (const op_attribute& a : attrs) {
+    w.key(a.name);
+    switch (a.kind) {
+      case attr_kind::boolean: w.value(a.i != 0); break;
+      case attr_kind::integer: w.value(static_cast<long long>(a.i)); break;
+      case attr_kind::real: w.value(a.d); break;
+      case attr_kind::text: w.value(a.text); break;
+      case attr_kind::ints:
+        w.begin_array();
+        for (int64_t v : a.ints) w.value(static_cast<long long>(v));
+        w.end_array();
+        break;
+    }
+  }
+  w.end_object();
+}
+
+PROBE_API std::string render_attrs_record(const op_record& r) {
+  std::string line;
+  // NaN and infinities as Python's tokens: an attribute keeps its value (readers accept them).
+  json::writer w(line, json::writer::nonfinite::tokens);
+  w.begin_object().member("record", "attrs").member("seq", static_cast<unsigned long long>(r.seq));
+  w.member("op", r.name).member("type", r.type).member("occurrence", static_cast<unsigned long long>(r.occurrence));
+  w.member("key", r.name + "#" + std::to_string(r.occurrence));
+  w.key("attrs");
+  write_attrs_json(w, r.attrs);
+  w.end_object();
+  line += '\n';
+  return line;
+}
+
+PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs) {
+  std::string s;
+  for (const op_attribute& a : attrs) {
+    if (!s.empty()) s += ' ';
+    s += printable(a.name) + "=";
+    switch (a.kind) {
+      case attr_kind::boolean: s += a.i ? "true" : "false"; break;
+      case attr_kind::integer: s += std::to_string(a.i); break;
+      case attr_kind::real: s += format("{}", a.d); break;
+      case attr_kind::text: {
+        std::string q;
+        json::write_string(q, a.text);  // quoted and escaped: one line whatever it holds
+        s += q;
+        break;
+      }
+      case attr_kind::ints:
+        s += '[';
+        for (size_t i = 0; i < a.ints.size(); ++i) s += (i ? "," : "") + std::to_string(a.ints[i]);
+        s += ']';
+        break;
+    }
+  }
+  return s;
 }
 
 PROBE_API std::string render_text_tensor(const tensor_record& rec, const health& h, bool have_stats,

@@ -1,7 +1,8 @@
 // Snapshots: snapshots/op_000012.conv1/{snapshot.json, in.x.npy, out.y.npy}, one folder per
 // op execution, enough to re-run that op with the data it really saw. snapshot.json is
 // rewritten (atomically) as tensors arrive: inputs are on disk before the computation runs,
-// so a crash inside the op keeps them, with "status": "running".
+// so a crash inside the op keeps them, with "status": "running". Each tensor carries its
+// health stats (the value ranges replay's fake data draws from) and the op its attributes.
 // Internal header (member functions of dump_effect).
 #pragma once
 #include "dump_impl.hpp"
@@ -28,6 +29,12 @@ inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const t
     w.key("shape").begin_array();
     for (int i = 0; i < rec.ndim; ++i) w.value(static_cast<long long>(rec.shape[i]));
     w.end_array();
+    // Value ranges: what replay's fake data draws from.
+    if (rec.have_stats) {
+      std::string h;
+      append_health(h, rec.stats);
+      w.key("stats").raw(h);
+    }
     if (rec.is_input) {
       w.key("producer");
       if (rec.producer.empty()) w.null(); else w.value(rec.producer);
@@ -47,11 +54,14 @@ inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, con
   if (d.snapshot_dir.empty()) return;
   try {
     std::string text;
-    json::writer w(text);
+    json::writer w(text, json::writer::nonfinite::tokens);  // an attribute keeps a NaN or an infinity
     w.begin_object().member("format", "probe-snapshot-1").member("status", status);
     w.member("op", r.name).member("type", r.type);
     w.member("seq", static_cast<unsigned long long>(r.seq)).member("step", static_cast<long long>(r.step));
     w.member("occurrence", static_cast<unsigned long long>(r.occurrence));
+    // The attributes given so far: all of them once the inputs are in, if given first.
+    w.key("attrs");
+    write_attrs_json(w, r.attrs);
     w.key("inputs").begin_array();
     for (const auto& i : d.snapshot_inputs) w.raw(i);
     w.end_array().key("outputs").begin_array();

@@ -15,12 +15,14 @@
 #include "../core/format_tensor_impl.hpp"
 #include "../core/stats_impl.hpp"
 #include "../core/tensor_reader_impl.hpp"
+#include "../core/tolerance_impl.hpp"
 // formats
 #include "../formats/npy_impl.hpp"
 #include "../formats/json_read_impl.hpp"
 #include "../formats/graph_impl.hpp"
 #include "../formats/dot_impl.hpp"
 #include "../formats/graph_html_impl.hpp"
+#include "../formats/snapshot_impl.hpp"
 // effects
 #include "../effects/dump_impl.hpp"
 #include "../effects/dump_async_impl.hpp"
@@ -40,6 +42,10 @@
 #include "../effects/timing_aggregate_impl.hpp"
 #include "../effects/timing_buffer_impl.hpp"
 #include "../effects/timing_clock_impl.hpp"
+#include "../effects/replay_kernel_impl.hpp"
+#include "../effects/replay_data_impl.hpp"
+#include "../effects/replay_report_impl.hpp"
+#include "../effects/replay_run_impl.hpp"
 #if defined(PROBE_WITH_CUDA) || defined(PROBE_WITH_DEVICE_TIMING)
 #include "../effects/device_timing_impl.hpp"  // device op timing (CUDA events, or a test's fake)
 #endif

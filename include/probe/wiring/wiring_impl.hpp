@@ -3,7 +3,9 @@
 // effects: core declares apply_options (core/flags.hpp) and flush (core/lifecycle.hpp), and
 // this file, at the top of the house, defines them.
 #pragma once
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <new>
 
@@ -11,9 +13,11 @@
 #include "../core/flags.hpp"
 #include "../core/lifecycle.hpp"
 #include "../core/options.hpp"
+#include "../util/fs.hpp"
 #include "../effects/breakpoint_stop.hpp"
 #include "../effects/dump.hpp"
 #include "../effects/print_sink.hpp"
+#include "../effects/replay_run.hpp"
 #include "../effects/timing_control.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -30,6 +34,12 @@ inline void at_exit_handler() noexcept {
 PROBE_API void apply_options(const options& o) noexcept {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
+  if (o.replay[0]) {
+    // Replay mode runs no effect: the first mark (or probe::init) replays and exits.
+    static const listener_set none;
+    set_op_listeners(&none, false);
+    return;
+  }
   print_apply_options(o);
 
   // Listeners run in this order for every op event. A fresh set each time, never freed: ops
@@ -47,6 +57,25 @@ PROBE_API void apply_options(const options& o) noexcept {
   set->count = n;
   reset_op_counters();
   set_op_listeners(set, o.dump);
+}
+
+PROBE_API void replay_if_asked() noexcept {
+  const options& o = options_ref();
+  if (!o.replay[0]) return;
+  // Once: marks made by the kernels (or by other threads meanwhile) return at once.
+  static int started = 0;
+  if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL)) return;
+  __atomic_store_n(&g_gate, 0u, __ATOMIC_RELEASE);
+  const int code = replay_main(o);
+  // `probe replay` learns that the engine replayed (and did not just exit 0) through this.
+  if (const char* fd_text = getenv("PROBE_REPLAY_STATUS_FD")) {
+    const int fd = atoi(fd_text);
+    char line[40];
+    const int n = snprintf(line, sizeof line, "probe-replay-exit %d\n", code);
+    if (fd > 2 && n > 0) write_all(fd, line, static_cast<size_t>(n));
+  }
+  fflush(nullptr);
+  _exit(code);  // the host's own exit handlers would run on a program that never got going
 }
 
 }  // namespace detail

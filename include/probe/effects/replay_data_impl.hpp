@@ -1,0 +1,105 @@
+// replay_data: definitions (see replay_data.hpp).
+#pragma once
+#include "../core/half.hpp"
+#include "../formats/npy.hpp"
+#include "../util/fs.hpp"
+#include "replay_data.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) noexcept {
+  try {
+    const std::string path = join_path(dir, t.file);
+    std::string why;
+    tensor v = npy::read(path, &why);
+    if (v.empty()) {
+      *error = why;
+      return false;
+    }
+    bool same = v.type() == t.type && v.ndim() == t.ndim;
+    for (int i = 0; same && i < t.ndim; ++i) same = v.shape(i) == t.shape[i];
+    if (!same) {
+      snapshot::tensor_entry held = t;
+      held.type = v.type();
+      held.ndim = v.ndim();
+      for (int i = 0; i < v.ndim(); ++i) held.shape[i] = v.shape(i);
+      *error = path + " holds " + snapshot::describe(held) + ", snapshot.json records " + snapshot::describe(t);
+      return false;
+    }
+    *out = std::move(v);
+    return true;
+  } catch (...) {
+    *error = "out of memory reading " + t.file;
+    return false;
+  }
+}
+
+namespace fake {
+
+// splitmix64: small, fast, and the same sequence on every platform.
+struct rng {
+  uint64_t s;
+  uint64_t next() noexcept {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
+};
+
+template <class T, class Make>
+void fill(void* data, int64_t n, Make make) {
+  T* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) p[i] = make();
+}
+
+}  // namespace fake
+
+PROBE_API tensor fake_tensor(const snapshot::tensor_entry& t, const std::string& op_key, uint64_t seed) {
+  uint64_t h = 1469598103934665603ull ^ seed;  // FNV-1a of the key and slot, from the seed
+  for (char c : op_key + "/" + t.slot) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  fake::rng g{h};
+  const bool integer = dtype_is_integer(t.type);
+  const bool ranged = t.have_stats && t.stats.finite > 0 && __builtin_isfinite(t.stats.min) && __builtin_isfinite(t.stats.max);
+  double lo = ranged ? t.stats.min : integer ? (dtype_is_unsigned_int(t.type) ? 0 : -8) : -1;
+  double hi = ranged ? t.stats.max : integer ? 8 : 1;
+  if (integer) {
+    lo = __builtin_ceil(lo);
+    hi = __builtin_floor(hi);
+    if (hi < lo) hi = lo;
+  }
+  const double span = hi - lo;
+  auto real = [&] { return lo + span * g.unit(); };
+  auto whole = [&] { return lo + __builtin_floor((span + 1) * g.unit()); };
+  tensor out(t.type, dims(t.shape, static_cast<size_t>(t.ndim)));
+  const int64_t n = out.numel();
+  void* p = out.data();
+  switch (t.type) {
+    case dtype::boolean: fake::fill<uint8_t>(p, n, [&] { return static_cast<uint8_t>(g.next() >> 63); }); break;
+    case dtype::int8: fake::fill<int8_t>(p, n, [&] { return static_cast<int8_t>(whole()); }); break;
+    case dtype::int16: fake::fill<int16_t>(p, n, [&] { return static_cast<int16_t>(whole()); }); break;
+    case dtype::int32: fake::fill<int32_t>(p, n, [&] { return static_cast<int32_t>(whole()); }); break;
+    case dtype::int64: fake::fill<int64_t>(p, n, [&] { return static_cast<int64_t>(whole()); }); break;
+    case dtype::uint8: fake::fill<uint8_t>(p, n, [&] { return static_cast<uint8_t>(whole()); }); break;
+    case dtype::uint16: fake::fill<uint16_t>(p, n, [&] { return static_cast<uint16_t>(whole()); }); break;
+    case dtype::uint32: fake::fill<uint32_t>(p, n, [&] { return static_cast<uint32_t>(whole()); }); break;
+    case dtype::uint64: fake::fill<uint64_t>(p, n, [&] { return static_cast<uint64_t>(whole()); }); break;
+    case dtype::float16:
+      fake::fill<uint16_t>(p, n, [&] { return float_to_half_bits(static_cast<float>(real())); });
+      break;
+    case dtype::bfloat16:
+      fake::fill<uint16_t>(p, n, [&] { return float_to_bfloat16_bits(static_cast<float>(real())); });
+      break;
+    case dtype::float32: fake::fill<float>(p, n, [&] { return static_cast<float>(real()); }); break;
+    case dtype::float64: fake::fill<double>(p, n, real); break;
+    case dtype::complex64: fake::fill<float>(p, 2 * n, [&] { return static_cast<float>(real()); }); break;
+    case dtype::complex128: fake::fill<double>(p, 2 * n, real); break;
+    default: break;
+  }
+  return out;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

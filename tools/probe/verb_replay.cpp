@@ -1,0 +1,218 @@
+// probe replay: re-run snapshots alone, in the engine that recorded them (its registered
+// kernels), by running the engine with the replay flags; or list snapshots.
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <probe/formats/snapshot.hpp>
+#include <probe/util/text.hpp>
+
+#include "analysis/dump_manifest.hpp"
+#include "options.hpp"
+#include "verbs.hpp"
+
+extern char** environ;
+
+namespace probe_cli {
+namespace {
+
+const option_spec k_options[] = {
+    flag("--list", "list the snapshots the operands hold (op, type, status, shapes, attributes); run nothing"),
+    text("--op-re", "RE", "replay only snapshots whose 'op#occurrence' matches RE (a partial match)"),
+    flag("--reference", "run each kernel's reference form (the engine sees --probe_reference)"),
+    flag("--fake-data",
+         "seeded random inputs with the recorded shapes, dtypes and value ranges; outputs are checked for NaN/Inf"),
+    integer("--seed", "N", 0, 1e18, "seed of --fake-data").by_default("0"),
+    integer("--iterations", "N", 0, 1e9, "time N more runs of each kernel alone: min, median, p95")
+        .by_default("0: no timing"),
+    number("--atol", "X", 0, 1e300, "absolute tolerance of every output").by_default("by dtype, as probe compare"),
+    number("--rtol", "X", 0, 1e300, "relative tolerance of every output").by_default("by dtype, as probe compare"),
+    flag("--write-mismatches", "write each mismatching output as replay.out.SLOT.npy in its snapshot folder"),
+    flag("--isolate", "replay every snapshot in a child process (always done for ops that crashed or threw)"),
+};
+
+int bad_input(const std::string& message) {
+  fprintf(stderr, "probe replay: %s\n", message.c_str());
+  return 2;
+}
+
+// One flag word for PROBE_FLAGS, double-quoted: spaces, quotes and newlines survive.
+std::string flag_word(const std::string& name, const std::string& value) {
+  std::string s = "\"--probe_" + name + "=";
+  for (char c : value) {
+    if (c == '"' || c == '\\') s += '\\';
+    if (c == '\n') {
+      s += "\\n";
+      continue;
+    }
+    s += c;
+  }
+  return s + "\"";
+}
+
+std::string io_text(const std::vector<probe::snapshot::tensor_entry>& list) {
+  std::string s;
+  for (const auto& t : list) s += (s.empty() ? "" : ", ") + probe::detail::printable(t.slot) + " " + probe::snapshot::describe(t);
+  return s.empty() ? "-" : s;
+}
+
+int list_snapshots(const std::vector<std::string>& operands) {
+  struct line {
+    std::string folder, key, type, status, io, attrs;
+  };
+  std::vector<line> lines;
+  int code = 0;
+  for (const std::string& p : operands) {
+    std::vector<std::string> dirs;
+    std::string error;
+    if (!probe::snapshot::find(p, &dirs, &error)) return bad_input(error);
+    for (const std::string& d : dirs) {
+      probe::snapshot::info s;
+      if (!probe::snapshot::read(d, &s, &error)) {
+        lines.push_back({probe::detail::printable(d), "?", "?", "unreadable", probe::detail::printable(error), ""});
+        code = 2;
+        continue;
+      }
+      lines.push_back({probe::detail::printable(d), probe::detail::printable(s.key()), probe::detail::printable(s.type),
+                       s.status, io_text(s.inputs) + " -> " + io_text(s.outputs),
+                       s.attrs.size() ? "  " + probe::analysis::attrs_text(s.attrs) : std::string()});
+    }
+  }
+  size_t w[4] = {8, 6, 4, 8};
+  for (const line& l : lines) {
+    w[0] = std::max(w[0], probe::detail::text_columns(l.folder));
+    w[1] = std::max(w[1], probe::detail::text_columns(l.key));
+    w[2] = std::max(w[2], probe::detail::text_columns(l.type));
+    w[3] = std::max(w[3], l.status.size());
+  }
+  auto pad = [](const std::string& s, size_t n) {
+    const size_t c = probe::detail::text_columns(s);
+    return c >= n ? s : s + std::string(n - c, ' ');
+  };
+  std::string out = pad("snapshot", w[0]) + "  " + pad("op", w[1]) + "  " + pad("type", w[2]) + "  " + pad("status", w[3]) +
+                    "  inputs -> outputs  attributes\n";
+  for (const line& l : lines)
+    out += pad(l.folder, w[0]) + "  " + pad(l.key, w[1]) + "  " + pad(l.type, w[2]) + "  " + pad(l.status, w[3]) + "  " +
+           l.io + l.attrs + "\n";
+  out += std::to_string(lines.size()) + " snapshot" + (lines.size() == 1 ? "" : "s") + "\n";
+  fputs(out.c_str(), stdout);
+  return code;
+}
+
+// Runs the engine with PROBE_FLAGS extended by the replay flags; its exit code, or 2 when it
+// died or exited without replaying.
+int run_engine(const std::vector<std::string>& command, const std::string& flags) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return bad_input(std::string("pipe: ") + strerror(errno));
+  fcntl(fds[1], F_SETFD, 0);  // the engine inherits the write end: the replay reports through it
+  std::vector<std::string> env;
+  const char* old = getenv("PROBE_FLAGS");
+  for (char** e = environ; *e; ++e)
+    if (strncmp(*e, "PROBE_FLAGS=", 12) != 0 && strncmp(*e, "PROBE_REPLAY_STATUS_FD=", 23) != 0) env.push_back(*e);
+  env.push_back("PROBE_FLAGS=" + std::string(old ? old : "") + " " + flags);
+  env.push_back("PROBE_REPLAY_STATUS_FD=" + std::to_string(fds[1]));
+  std::vector<char*> envp, argv;
+  for (std::string& e : env) envp.push_back(&e[0]);
+  envp.push_back(nullptr);
+  std::vector<std::string> words = command;
+  for (std::string& a : words) argv.push_back(&a[0]);
+  argv.push_back(nullptr);
+  fflush(stdout);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    return bad_input("cannot run " + command[0] + ": " + strerror(rc));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  // What the replay reported; read without waiting (a process the engine left behind could
+  // hold the pipe open).
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  std::string said;
+  char buf[256];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  if (WIFSIGNALED(status))
+    return bad_input(command[0] + " died of signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+                     ")" + (said.empty() ? "; a kernel that crashes on a snapshot recorded as complete takes the engine "
+                                           "with it: --isolate replays each snapshot in a child process"
+                                         : ""));
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  if (said.find("probe-replay-exit ") == std::string::npos)
+    return bad_input(command[0] + " exited with status " + std::to_string(code) +
+                     " without replaying: it must call probe::init(argc, argv) or mark an op, with probe built in "
+                     "(not PROBE_DISABLE)");
+  return code;
+}
+
+}  // namespace
+
+const command_spec replay_command = {
+    "replay",
+    "re-run snapshots alone with the engine's registered kernels",
+    "probe replay [options] SNAPSHOT... -- ENGINE [ARGS...]\n"
+    "probe replay --list SNAPSHOT...",
+    "Runs ENGINE with the replay flags (--probe_replay=SNAPSHOT...): at probe::init, or its first\n"
+    "mark, the engine re-runs each selected snapshot's op alone with the kernel it registered\n"
+    "(PROBE_KERNEL), compares the outputs with the recorded ones as probe compare would, prints\n"
+    "a table and an answer, and exits; probe replay forwards its exit code. A SNAPSHOT is a\n"
+    "snapshot folder, a dump folder (its snapshots/), an unpacked probe bundle, or a glob.\n"
+    "Snapshots of ops that crashed or threw (status running or exception) run in a child\n"
+    "process: their crash is reported, with its signal. Tolerances as probe compare: an element\n"
+    "fails when |a - b| > atol + rtol * |b|, with per-dtype defaults.\n",
+    k_options,
+    sizeof k_options / sizeof k_options[0],
+    "exit: 0 every output within tolerance (fake data: finite), 1 a mismatch, 2 an op that could not be\n"
+    "      replayed (no kernel, unreadable snapshot, a crash) or bad input",
+    2,
+    "",
+    operand_kind::words_then_command,
+};
+
+int run_replay(int argc, char** argv) {
+  parsed_options args;
+  int exit_code = 0;
+  if (!read_command_line(replay_command, argc, argv, &args, &exit_code)) return exit_code;
+  const std::vector<std::string>& snapshots = args.operands();
+  if (snapshots.empty()) return usage_error(replay_command, "needs at least one SNAPSHOT; see --help");
+  if (args.given("--list")) {
+    if (!args.command().empty()) return usage_error(replay_command, "--list runs no engine: leave out '-- ENGINE'");
+    return list_snapshots(snapshots);
+  }
+  if (args.command().empty()) return usage_error(replay_command, "needs the engine to run: -- ENGINE [ARGS...]");
+  std::string paths, error;
+  for (const std::string& s : snapshots) {
+    if (s.find('\n') != std::string::npos) return bad_input("a SNAPSHOT path holds a newline");
+    paths += (paths.empty() ? "" : "\n") + s;
+  }
+  std::vector<std::string> dirs;
+  if (!probe::snapshot::find(paths, &dirs, &error)) return bad_input(error);  // before starting the engine
+
+  std::string flags = flag_word("replay", paths), value;
+  if (args.get("--op-re", &value)) flags += " " + flag_word("replay_op_re", value);
+  if (args.given("--reference")) flags += " --probe_reference";
+  if (args.given("--fake-data")) flags += " --probe_replay_fake_data";
+  long long n = 0;
+  if (args.get("--seed", &n)) flags += " --probe_replay_seed=" + std::to_string(n);
+  if (args.get("--iterations", &n)) flags += " --probe_replay_iterations=" + std::to_string(n);
+  // Tolerances as given: the engine parses the same text.
+  if (args.given("--atol")) flags += " " + flag_word("replay_atol", args.values("--atol").back());
+  if (args.given("--rtol")) flags += " " + flag_word("replay_rtol", args.values("--rtol").back());
+  if (args.given("--write-mismatches")) flags += " --probe_replay_write_mismatches";
+  if (args.given("--isolate")) flags += " --probe_replay_isolate";
+  return run_engine(args.command(), flags);
+}
+
+}  // namespace probe_cli
