@@ -88,6 +88,7 @@ void initialize(lattice& L) {
 // BGK collision at every fluid cell, in place.
 void collide(lattice& L) {
   probe::op op("collide", "BGK");
+  op.attr("omega", static_cast<double>(L.omega));
   op.input("f", probe::view(L.f.data(), {L.shape[0], L.shape[1]}));
   const int extra = slowdown_percent();
   for (size_t i = 0; i < L.cells; ++i) {
