@@ -3,12 +3,14 @@
 // distribution arrays, each time step is a PROBE_SCOPE, and the run ends with the MLUPS line
 // a nightly job greps.
 //
-//   ./lbm [--size N] [--steps S] [--cavity] [--bug]
+//   ./lbm [--size N] [--steps S] [--repeat R] [--cavity] [--bug]
 //
 // Periodic box (default): a decaying shear wave. --cavity: a lid-driven cavity, whose walls
 // are bounce-back cells written by their own kernel in the same array the collision writes
 // at the fluid cells. --bug plants an error in the bounce-back kernel. The collision can be
 // made slower by LBM_COLLIDE_SLOWDOWN_PERCENT (lbm_config.hpp, or the environment).
+// --repeat R runs the simulation R times and reports the best rate, as nightly benchmark
+// jobs do to keep other load out of the number.
 #include <probe/probe.hpp>
 
 #include <chrono>
@@ -63,6 +65,7 @@ void equilibrium(float rho, float ux, float uy, float uz, float* feq) {
 
 void initialize(lattice& L) {
   L.cells = static_cast<size_t>(L.n) * L.n * L.n;
+  L.wall_cells.clear();
   L.f.assign(Q * L.cells, 0.0f);
   L.g.assign(Q * L.cells, 0.0f);
   L.solid.assign(L.cells, 0);
@@ -175,33 +178,38 @@ double kinetic_energy(const lattice& L) {
 int main(int argc, char** argv) {
   probe::init(argc, argv);
   lattice L;
-  int steps = 100;
+  int steps = 100, repeat = 1;
   bool bug = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--size" && i + 1 < argc) L.n = std::atoi(argv[++i]);
     else if (a == "--steps" && i + 1 < argc) steps = std::atoi(argv[++i]);
+    else if (a == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
     else if (a == "--cavity") L.cavity = true;
     else if (a == "--bug") bug = true;
     else {
-      std::fprintf(stderr, "usage: lbm [--size N] [--steps S] [--cavity] [--bug]\n");
+      std::fprintf(stderr, "usage: lbm [--size N] [--steps S] [--repeat R] [--cavity] [--bug]\n");
       return 2;
     }
   }
-  if (L.n < 4 || steps < 1) {
-    std::fprintf(stderr, "lbm: --size must be at least 4 and --steps at least 1\n");
+  if (L.n < 4 || steps < 1 || repeat < 1) {
+    std::fprintf(stderr, "lbm: --size must be at least 4, --steps and --repeat at least 1\n");
     return 2;
   }
-  initialize(L);
-  const auto start = std::chrono::steady_clock::now();
-  for (int step = 0; step < steps; ++step) {
-    PROBE_SCOPE("lbm_step");
-    probe::set_step(step);
-    collide(L);
-    if (L.cavity) bounce_back(L, bug && step >= 2);
-    stream(L);
+  double seconds = 0;
+  for (int r = 0; r < repeat; ++r) {
+    initialize(L);
+    const auto start = std::chrono::steady_clock::now();
+    for (int step = 0; step < steps; ++step) {
+      PROBE_SCOPE("lbm_step");
+      probe::set_step(step);
+      collide(L);
+      if (L.cavity) bounce_back(L, bug && step >= 2);
+      stream(L);
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    seconds = r == 0 || s < seconds ? s : seconds;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double energy = kinetic_energy(L);
   probe::print("kinetic energy after {} steps: {:.6e}", steps, energy);
   probe::effects_barrier();
