@@ -3520,6 +3520,83 @@ inline void append_us(std::string& out, int64_t ns) {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_UTIL_INT_TEXT_HPP
+// ---- probe/util/io_signals.hpp ----
+#ifndef PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
+#define PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
+// Writes that cannot kill the host. A write past RLIMIT_FSIZE raises SIGXFSZ and a write to a
+// pipe whose reader is gone raises SIGPIPE; both terminate a process that keeps the default
+// action. probe's own writes block the two around the write, so the write fails with EFBIG
+// or EPIPE instead (one message, the effect turns itself off), and take back the signal they
+// raised before unblocking, so it is never delivered later. probe's background threads block
+// every signal for good (background_thread.hpp) and skip the mask changes. Internal header.
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Guards active on this thread (a background thread holds one for its whole life).
+inline thread_local int t_io_signal_depth = 0;
+// A guarded write failed in a way that raises one of the signals.
+inline thread_local bool t_io_signal_raised = false;
+
+// Called by the writers (fs.hpp) with a failed write's errno.
+inline void note_io_error(int err) noexcept {
+  if (err == EFBIG || err == EPIPE) t_io_signal_raised = true;
+}
+
+class io_signal_guard {
+ public:
+  io_signal_guard() noexcept {
+    sigemptyset(&old_);
+    if (t_io_signal_depth++ > 0) return;  // nested, or a background thread
+    t_io_signal_raised = false;
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    sigaddset(&s, SIGPIPE);
+    active_ = pthread_sigmask(SIG_BLOCK, &s, &old_) == 0;
+  }
+  ~io_signal_guard() {
+    --t_io_signal_depth;
+    if (!active_) return;
+    if (t_io_signal_raised) {
+      // Take the signals our writes raised, unless the program blocks them itself (then a
+      // pending one may be its own, and stays pending as it would have without probe).
+      sigset_t mine;
+      sigemptyset(&mine);
+      if (!sigismember(&old_, SIGXFSZ)) sigaddset(&mine, SIGXFSZ);
+      if (!sigismember(&old_, SIGPIPE)) sigaddset(&mine, SIGPIPE);
+      const timespec zero = {0, 0};
+      for (int k = 0; k < 4; ++k) {
+        sigset_t pending;
+        if (sigpending(&pending) != 0) break;
+        if (!(sigismember(&mine, SIGXFSZ) && sigismember(&pending, SIGXFSZ)) &&
+            !(sigismember(&mine, SIGPIPE) && sigismember(&pending, SIGPIPE)))
+          break;
+        if (sigtimedwait(&mine, nullptr, &zero) < 0 && errno != EINTR) break;
+      }
+      t_io_signal_raised = false;
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  io_signal_guard(const io_signal_guard&) = delete;
+  io_signal_guard& operator=(const io_signal_guard&) = delete;
+
+ private:
+  sigset_t old_;
+  bool active_ = false;
+};
+
+// For threads that block every signal for their whole life: guards cost nothing there.
+inline void io_signals_blocked_for_good() noexcept { t_io_signal_depth = 1; }
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -3529,6 +3606,11 @@ PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept;
 
 // Writes two buffers with one system call where possible (a header and its data).
 PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t nb) noexcept;
+
+// Appends one record (a manifest line) to an O_APPEND descriptor that only this process's
+// holder of its lock writes: whole, or (when the rest does not fit) not at all. Returns 0 or
+// an errno value.
+PROBE_API int append_whole(int fd, const void* buf, size_t n) noexcept;
 
 // mkdir -p; returns 0 or an errno value.
 PROBE_API int make_dirs(const std::string& path, mode_t mode = 0777) noexcept;
@@ -3739,6 +3821,29 @@ class atomic_file {
 // Writes a whole file atomically; returns 0 or an errno value.
 
 PROBE_API int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept;
+// The same, `name` (no '/') relative to the open directory `dirfd`.
+PROBE_API int write_file_atomic_at(int dirfd, const char* name, const void* data, size_t n) noexcept;
+
+// Folders and files probe makes inside a folder it holds open: relative to its descriptor,
+// so a path walk cannot be redirected, and never through a symbolic link planted there.
+
+// Creates (if missing) and opens the folder `name` (no '/') in `dirfd`: *out is its
+// descriptor. A symbolic link there is refused (ELOOP), as is anything not a folder
+// (ENOTDIR). Returns 0 or an errno value.
+PROBE_API int open_subdir(int dirfd, const char* name, int* out) noexcept;
+
+// A fresh, empty regular file `name` in `dirfd`, opened for appending: whatever had the name
+// (an earlier run's file, a link to a file elsewhere, a FIFO) is removed first, never
+// truncated or written through. Returns 0 or an errno value.
+PROBE_API int create_fresh_at(int dirfd, const char* name, int flags, int* out) noexcept;
+
+// Opens the regular file `name` in `dirfd` (created if missing) for reading and writing
+// without following a symbolic link or waiting on a FIFO: what a lock file needs. A link or
+// a non-regular file there is removed and the file created anew. Returns 0 or an errno value.
+PROBE_API int open_regular_at(int dirfd, const char* name, int* out) noexcept;
+
+// Whether the folder held open by `dirfd` was removed (it has no name any more).
+PROBE_API bool dir_removed(int dirfd) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
@@ -3749,6 +3854,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept {
+  io_signal_guard quiet;  // EFBIG/EPIPE instead of a signal that ends the program
   const char* p = static_cast<const char*>(buf);
   while (n > 0) {
     // Large writes in 1 GiB pieces: some kernels cap a single write near 2 GiB.
@@ -3756,6 +3862,7 @@ PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept {
     const ssize_t w = ::write(fd, p, piece);
     if (w < 0) {
       if (errno == EINTR) continue;
+      note_io_error(errno);
       return errno;
     }
     if (w == 0) return EIO;
@@ -3766,11 +3873,15 @@ PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept {
 }
 
 PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t nb) noexcept {
+  io_signal_guard quiet;
   iovec iov[2] = {{const_cast<void*>(a), na}, {const_cast<void*>(b), nb}};
   if (na + nb < (size_t(1) << 30)) {
     const ssize_t w = ::writev(fd, iov, 2);
     if (w == static_cast<ssize_t>(na + nb)) return 0;
-    if (w < 0 && errno != EINTR) return errno;
+    if (w < 0 && errno != EINTR) {
+      note_io_error(errno);
+      return errno;
+    }
     // Short write: finish piecewise from where it stopped.
     size_t done = w > 0 ? static_cast<size_t>(w) : 0;
     if (done < na) {
@@ -3781,6 +3892,30 @@ PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t
   }
   if (int e = write_all(fd, a, na)) return e;
   return write_all(fd, b, nb);
+}
+
+PROBE_API int append_whole(int fd, const void* buf, size_t n) noexcept {
+  io_signal_guard quiet;
+  const char* p = static_cast<const char*>(buf);
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t w = ::write(fd, p + done, n - done);
+    if (w > 0) {
+      done += static_cast<size_t>(w);
+      continue;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    const int e = w < 0 ? errno : EIO;
+    note_io_error(e);
+    // The start of the record is in the file, its end is not (a file-size limit, a full
+    // disk): take it back, so that the file holds whole records only.
+    if (done > 0) {
+      const off_t end = ::lseek(fd, 0, SEEK_END);
+      if (end >= static_cast<off_t>(done)) (void)!::ftruncate(fd, end - static_cast<off_t>(done));
+    }
+    return e;
+  }
+  return 0;
 }
 
 PROBE_API int make_dirs(const std::string& path, mode_t mode) noexcept {
@@ -3826,6 +3961,68 @@ PROBE_API int write_file_atomic(const std::string& path, const void* data, size_
   if (int e = f.open(path)) return e;
   if (int e = write_all(f.fd(), data, n)) return e;
   return f.commit();
+}
+
+PROBE_API int write_file_atomic_at(int dirfd, const char* name, const void* data, size_t n) noexcept {
+  atomic_file f;
+  try {
+    if (int e = f.open_at(dirfd, name)) return e;
+  } catch (...) {
+    return ENOMEM;
+  }
+  if (int e = write_all(f.fd(), data, n)) return e;
+  return f.commit();
+}
+
+PROBE_API int open_subdir(int dirfd, const char* name, int* out) noexcept {
+  *out = -1;
+  if (::mkdirat(dirfd, name, 0777) != 0 && errno != EEXIST) return errno;
+  const int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    struct stat st;
+    if (e == ENOTDIR && ::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) return ELOOP;
+    return e;
+  }
+  *out = fd;
+  return 0;
+}
+
+PROBE_API int create_fresh_at(int dirfd, const char* name, int flags, int* out) noexcept {
+  *out = -1;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (::unlinkat(dirfd, name, 0) != 0 && errno != ENOENT) return errno;
+    const int fd = ::openat(dirfd, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      *out = fd;
+      return 0;
+    }
+    if (errno != EEXIST) return errno;  // another name appeared meanwhile: remove it again
+  }
+  return EEXIST;
+}
+
+PROBE_API int open_regular_at(int dirfd, const char* name, int* out) noexcept {
+  *out = -1;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const int fd = ::openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    struct stat st;
+    if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      *out = fd;
+      return 0;
+    }
+    const int e = fd >= 0 ? EINVAL : errno;
+    if (fd >= 0) ::close(fd);
+    // ELOOP: a symbolic link; ENXIO: a FIFO without a reader; EINVAL: something else.
+    if (e != ELOOP && e != ENXIO && e != EINVAL && e != EISDIR) return e;
+    if (e == EISDIR || ::unlinkat(dirfd, name, 0) != 0) return e == EINVAL ? EEXIST : e;
+  }
+  return EEXIST;
+}
+
+PROBE_API bool dir_removed(int dirfd) noexcept {
+  struct stat st;
+  return dirfd >= 0 && ::fstat(dirfd, &st) == 0 && st.st_nlink == 0;
 }
 
 }  // namespace detail
@@ -6145,7 +6342,20 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API op_context& context() {
-  static op_context* c = new op_context();  // never destroyed: ops may run during exit
+  static op_context* c = [] {
+    op_context* p = new op_context();  // never destroyed: ops may run during exit
+    // A forked child numbers its ops afresh (its dump is a run of its own); the lock is
+    // held across fork so that the child never inherits it taken.
+    pthread_atfork([] { context().m.lock(); }, [] { context().m.unlock(); },
+                   [] {
+                     op_context& k = context();
+                     k.next_seq = 0;
+                     k.occurrences.clear();
+                     k.producers.clear();
+                     k.m.unlock();
+                   });
+    return p;
+  }();
   return *c;
 }
 
@@ -10833,16 +11043,20 @@ PROBE_API rank_info detect_rank() noexcept;
 // A directory this process owns for the run: `base`, or base/rank_NNNN with several ranks,
 // or a private base/<host>_<pid> when another live process already dumps into it. Ownership
 // is an flock on ".probe.lock", released by the kernel when the process dies.
+// The folder given is followed if it is a symbolic link (the user named it); the folders probe
+// makes inside it (rank_NNNN, <host>_<pid>) are opened relative to it and never through a
+// link planted under their name. A forked child (`own` true) always takes a private folder.
 struct run_dir {
   std::string path;
+  int fd = -1;       // the run directory, open: every file of the run is made relative to it
   int lock_fd = -1;
   std::string note;  // why the path differs from what was asked, if it does
 };
 
-PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept;
+PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept;
 
-// Returns 0 or an errno value (with the failing path in *where).
-PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where);
+// Returns 0 or an errno value (with the failing path, and why, in *where).
+PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own = false);
 
 }  // namespace detail
 PROBE_END_NAMESPACE
@@ -11031,6 +11245,7 @@ class stats_worker {
       delete fresh;
       return nullptr;
     }
+    fresh->forked_from_ = w;  // kept reachable: its memory is the parent's
     w = fresh;  // a worker from before a fork is left alone: its thread exists only in the parent
     return w;
   }
@@ -11073,6 +11288,7 @@ class stats_worker {
   health result_;
   bool pending_ = false;  // a job was handed over and its result is not ready yet
   pid_t pid_;
+  stats_worker* forked_from_ = nullptr;
   thread th_;
 };
 
@@ -11142,6 +11358,7 @@ inline void become_background_thread(const char* name) noexcept {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  io_signals_blocked_for_good();
 #if defined(__linux__)
   pthread_setname_np(pthread_self(), name);
 #else
@@ -11284,9 +11501,11 @@ class dump_writers {
     if (!w || w->pid_ != cached_pid()) {
       // One from before a fork is left alone: its threads exist only in the parent, and its
       // locks may have been held there when the process forked.
+      dump_writers* parents = w;
       w = new (std::nothrow) dump_writers();
       if (!w) return nullptr;
       w->pid_ = cached_pid();
+      w->forked_from_ = parents;
       __atomic_store_n(&g_dump_writers, w, __ATOMIC_RELEASE);
     }
     while (w->started_ < want && !w->start_failed_) {
@@ -11356,6 +11575,9 @@ class dump_writers {
   int started_ = 0;    // written under start()'s lock, read atomically
   bool start_failed_ = false;
   pid_t pid_ = 0;
+  // In a forked child: the parent's writers, whose queued jobs stay reachable (the parent
+  // writes and frees them; the child must not).
+  dump_writers* forked_from_ = nullptr;
   lane_state lanes_[k_max_threads];
 };
 
@@ -11411,6 +11633,7 @@ class dump_effect final : public op_listener {
     // (a few hundred bytes per set_flags call).
     if (cfg_ != &off_ && can_retire) retired_.push_back(cfg_);  // else: leaked, never freed early
     __atomic_store_n(&cfg_, c ? c : &off_, __ATOMIC_RELEASE);
+    forked_ = false;  // the configuration is this process's own now
     stopped_ = false;
     __atomic_store_n(&fail_ticket_, ~uint64_t(0), __ATOMIC_RELEASE);
     __atomic_store_n(&failed_, false, __ATOMIC_RELEASE);
@@ -11482,26 +11705,30 @@ class dump_effect final : public op_listener {
           if (queue_tensor(r, t, *d, rec, *w)) return;
       }
       const std::string file_name = c.npy ? tensor_file_name(r.seq, r.name, in, t.slot, ".npy") : std::string();
-      const std::string snap_name =
-          c.snapshots ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy" : std::string();
-      // Tensor files are named relative to the open run directory: no path walk per file.
-      const int dirfd = !file_name.empty() && d->dir_fd && d->dir_fd->fd >= 0 ? d->dir_fd->fd : AT_FDCWD;
+      const std::string snap_name = c.snapshots && d->snapshot_fd >= 0
+                                        ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy"
+                                        : std::string();
+      // Files are named relative to the open run (or snapshot) directory: no path walk per
+      // file, and nothing a link planted in the folder could redirect.
+      const int dirfd = d->dir_fd ? d->dir_fd->fd : -1;
+      if ((!file_name.empty() || !snap_name.empty()) && dirfd < 0) return;
       // One read of the tensor writes one file; a snapshot's copy is a hard link to it.
-      const std::string primary = dirfd != AT_FDCWD && snap_name.empty() ? std::string()
-                                  : !file_name.empty()                   ? join_path(d->dir, file_name)
-                                  : !snap_name.empty()                   ? join_path(d->snapshot_dir, snap_name)
-                                                                         : std::string();
-      dump_result res = dump_tensor(t.view, dirfd, dirfd != AT_FDCWD ? file_name : primary, c.text ? k_text_values : 0);
-      if (res.io_error) return fail(*d, res.io_error, primary.empty() ? join_path(d->dir, file_name) : primary);
+      const bool in_run = !file_name.empty();
+      const int primary_fd = in_run ? dirfd : d->snapshot_fd;
+      const std::string& primary = in_run ? file_name : snap_name;
+      dump_result res = dump_tensor(t.view, primary.empty() ? AT_FDCWD : primary_fd, primary, c.text ? k_text_values : 0);
+      if (res.io_error)
+        return fail(*d, res.io_error, join_path(in_run ? d->dir : d->snapshot_dir, primary));
       rec.stats = res.stats;
       rec.have_stats = res.read_ok;
       rec.note = res.note;
       if (res.written && !file_name.empty()) rec.file = file_name;
       if (res.written && !snap_name.empty()) {
-        const std::string snap_path = join_path(d->snapshot_dir, snap_name);
-        if (!file_name.empty() && ::link(primary.c_str(), snap_path.c_str()) != 0 &&
-            !npy::write(snap_path, t.view))
-          return fail(*d, errno ? errno : EIO, snap_path);
+        if (in_run && ::linkat(dirfd, file_name.c_str(), d->snapshot_fd, snap_name.c_str(), 0) != 0) {
+          const dump_result copy = dump_tensor(t.view, d->snapshot_fd, snap_name, 0);
+          if (!copy.written)
+            return fail(*d, copy.io_error ? copy.io_error : EIO, join_path(d->snapshot_dir, snap_name));
+        }
         snapshot_tensor(r, *d, rec, snap_name);
       }
       write_manifest_line(*d, render_tensor_record(rec));
@@ -11532,6 +11759,26 @@ class dump_effect final : public op_listener {
     lock_guard<mutex> g(m_);
     if (!opened_ || failed()) return;
     write_graphs_locked();
+  }
+
+  // fork(): the locks are held across it, so that the child never inherits one taken. The
+  // child lets go of its parent's run (descriptors closed, nothing written into it) and
+  // opens a run of its own, in a private folder, at its next op; ops it inherited in flight
+  // write nothing more. Its writer threads are made anew on first use (dump_writer.hpp).
+  void before_fork() noexcept {
+    m_.lock();
+    line_m_.lock();
+  }
+  void after_fork_parent() noexcept {
+    line_m_.unlock();
+    m_.unlock();
+  }
+  void after_fork_child() noexcept {
+    line_m_.unlock();
+    forked_ = true;
+    run_pid_ = 0;  // not this process's run: closing it writes nothing
+    close_run_locked(false);
+    m_.unlock();
   }
 
   // At exit: flush, then close the run.
@@ -11580,14 +11827,18 @@ class dump_effect final : public op_listener {
     op_dump() = default;
     op_dump(const op_dump&) = delete;
     op_dump& operator=(const op_dump&) = delete;
-    ~op_dump() { open_dir::unref(dir_fd); }
+    ~op_dump() {
+      open_dir::unref(dir_fd);
+      if (snapshot_fd >= 0) ::close(snapshot_fd);
+    }
     const dump_config* cfg = nullptr;
     std::string dir;   // the run's directory
     open_dir* dir_fd = nullptr;  // the same, open (null or fd -1: use paths)
     uint64_t run = 0;  // which run (run_): lines and failures of a closed run are dropped
     std::string stem;  // "op_000012.conv1"
     std::string text;  // text io-dump body, written at on_end
-    std::string snapshot_dir;                     // absolute path of snapshots/op_000012.conv1
+    std::string snapshot_dir;                     // path of snapshots/op_000012.conv1 (messages)
+    int snapshot_fd = -1;                         // the same, open
     std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
@@ -11619,19 +11870,27 @@ class dump_effect final : public op_listener {
     }
     if (cfg_->to_stdout) return true;
     std::string where;
-    if (int e = open_run_dir(cfg_->base, &dir_, &where)) {
+    if (int e = open_run_dir(cfg_->base, &dir_, &where, forked_)) {
       fail_locked(e, where);
       return false;
     }
     if (!dir_.note.empty()) log("%s", dir_.note.c_str());
     dir_fd_ = new (std::nothrow) open_dir();
+    if (!dir_fd_) {
+      ::close(dir_.fd);
+      fail_locked(ENOMEM, dir_.path);
+      return false;
+    }
+    dir_fd_->fd = dir_.fd;
+    __atomic_store_n(&run_dir_fd_, dir_.fd, __ATOMIC_RELEASE);
     try {
-      if (dir_fd_) dir_fd_->path = dir_.path;
-      if (dir_fd_) dir_fd_->fd = ::open(dir_.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      dir_fd_->path = dir_.path;
       const std::string manifest = join_path(dir_.path, "manifest.jsonl");
-      const int fd = ::open(manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-      if (fd < 0) {
-        fail_locked(errno, manifest);
+      int fd = -1;
+      // A fresh file: an earlier run's manifest, or a link planted under its name, is
+      // replaced, never truncated or written through.
+      if (int e = create_fresh_at(dir_.fd, "manifest.jsonl", O_WRONLY | O_APPEND, &fd)) {
+        fail_locked(e, manifest);
         return false;
       }
       lock_guard<mutex> g(line_m_);
@@ -11677,7 +11936,12 @@ class dump_effect final : public op_listener {
     }
     if (__atomic_exchange_n(&failed_, true, __ATOMIC_ACQ_REL)) return;
     __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
-    log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
+    // Whatever the error says (ENOENT, EPERM, ...), a folder removed under the run is the cause.
+    if (dir_removed(__atomic_load_n(&run_dir_fd_, __ATOMIC_ACQUIRE)))
+      log("dumping turned off: the dump folder was removed while the program ran (%s); the program continues "
+          "without dumps", path.c_str());
+    else
+      log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
   }
   void fail_locked(int err, const std::string& path) noexcept { fail(err, path); }
   // An op's I/O error turns off the run it belongs to, not one opened since.
@@ -11702,7 +11966,7 @@ class dump_effect final : public op_listener {
   // process leaves only whole lines behind. line_m_ held.
   void append_line(const std::string& line) noexcept {
     if (manifest_fd_ < 0) return;
-    if (int e = write_all(manifest_fd_, line.data(), line.size())) fail(e, manifest_path_);
+    if (int e = append_whole(manifest_fd_, line.data(), line.size())) fail(e, manifest_path_);
   }
 
   void append_text(op_dump& d, const tensor_record& rec, const dump_result& res) {
@@ -11715,16 +11979,18 @@ class dump_effect final : public op_listener {
     if (d.cfg->to_stdout) {
       const std::string block = "==== probe begin " + name + " ====\n" + body + "==== probe end " + name + " ====\n";
       lock_guard<mutex> g(m_);
+      // A closed pipe (its reader gone) fails with EPIPE here instead of killing the program.
+      io_signal_guard quiet;
       fflush(stdout);
-      if (write_all(1, block.data(), block.size()) != 0) {
+      if (int e = write_all(1, block.data(), block.size())) {
         // stdout closed or full: nothing else to tell, stop quietly after one message.
-        fail_locked(errno ? errno : EIO, "stdout");
+        fail_locked(e, "stdout");
       }
       return;
     }
     if (queue_text(r, d, name, body)) return;
-    const std::string path = join_path(d.dir, name);
-    if (int e = write_file_atomic(path, body.data(), body.size())) fail(d, e, path);
+    if (!d.dir_fd || d.dir_fd->fd < 0) return;
+    if (int e = write_file_atomic_at(d.dir_fd->fd, name.c_str(), body.data(), body.size())) fail(d, e, join_path(d.dir, name));
   }
 
   void add_graph_tensor(op_dump& d, const tensor_record& rec) {
@@ -11772,24 +12038,27 @@ class dump_effect final : public op_listener {
   int manifest_fd_ = -1;             // written under m_ and line_m_
   std::string manifest_path_;
   open_dir* dir_fd_ = nullptr;  // the run directory, open
+  int run_dir_fd_ = -1;         // its descriptor while the run is open (messages only)
+  bool forked_ = false;         // this process is a forked child of the one that configured dumping
   uint64_t ops_ = 0, bytes_ = 0;
   dataflow_graph graph_;
 };
 
 inline void dump_effect::write_graphs_locked() noexcept {
   const dump_config& c = *cfg_;
-  if (!(c.dot || c.html) || c.to_stdout) return;
+  if (!(c.dot || c.html) || c.to_stdout || !dir_fd_ || dir_fd_->fd < 0) return;
+  const int dirfd = dir_fd_->fd;
   try {
     graph_.link();
     if (c.dot) {
       const std::string text = render_dot(graph_);
-      const std::string path = join_path(dir_.path, "graph.dot");
-      if (int e = write_file_atomic(path, text.data(), text.size())) return fail_locked(e, path);
+      if (int e = write_file_atomic_at(dirfd, "graph.dot", text.data(), text.size()))
+        return fail_locked(e, join_path(dir_.path, "graph.dot"));
     }
     if (c.html) {
       const std::string text = render_graph_html(graph_, "probe dump: " + dir_.path);
-      const std::string path = join_path(dir_.path, "graph.html");
-      if (int e = write_file_atomic(path, text.data(), text.size())) return fail_locked(e, path);
+      if (int e = write_file_atomic_at(dirfd, "graph.html", text.data(), text.size()))
+        return fail_locked(e, join_path(dir_.path, "graph.html"));
     }
   } catch (...) {
   }
@@ -11811,6 +12080,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   }
   if (ours && !failed()) write_graphs_locked();
   if (dir_.lock_fd >= 0) ::close(dir_.lock_fd);
+  __atomic_store_n(&run_dir_fd_, -1, __ATOMIC_RELEASE);
   open_dir::unref(dir_fd_);
   dir_fd_ = nullptr;
   dir_ = run_dir{};
@@ -11821,7 +12091,12 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
 }
 
 inline dump_effect& dump_instance() noexcept {
-  static dump_effect* d = new dump_effect();  // never destroyed: ops may run during exit
+  static dump_effect* d = [] {
+    dump_effect* p = new dump_effect();  // never destroyed: ops may run during exit
+    pthread_atfork([] { dump_instance().before_fork(); }, [] { dump_instance().after_fork_parent(); },
+                   [] { dump_instance().after_fork_child(); });
+    return p;
+  }();
   return *d;
 }
 
@@ -11982,8 +12257,19 @@ namespace detail {
 
 inline void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept {
   try {
-    d.snapshot_dir = join_path(join_path(d.dir, "snapshots"), d.stem);
-    if (int e = make_dirs(d.snapshot_dir)) return fail(d, e, d.snapshot_dir);
+    // Relative to the open run directory, never through a link: a run directory removed
+    // meanwhile is not made again, and a planted snapshots/ link leads nowhere.
+    const std::string snapshots = join_path(d.dir, "snapshots");
+    if (!d.dir_fd || d.dir_fd->fd < 0) return;
+    int top = -1;
+    if (int e = open_subdir(d.dir_fd->fd, "snapshots", &top)) return fail(d, e, snapshots);
+    d.snapshot_dir = join_path(snapshots, d.stem);
+    const int e = open_subdir(top, d.stem.c_str(), &d.snapshot_fd);
+    ::close(top);
+    if (e) {
+      d.snapshot_dir.clear();
+      return fail(d, e, join_path(snapshots, d.stem));
+    }
     write_snapshot_json(r, d, "running");
   } catch (...) {
   }
@@ -12021,7 +12307,7 @@ inline void dump_effect::end_snapshot(const op_record& r, op_dump& d, bool unwin
 }
 
 inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept {
-  if (d.snapshot_dir.empty()) return;
+  if (d.snapshot_fd < 0) return;
   try {
     std::string text;
     json::writer w(text, json::writer::nonfinite::tokens);  // an attribute keeps a NaN or an infinity
@@ -12038,8 +12324,8 @@ inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, con
     for (const auto& o : d.snapshot_outputs) w.raw(o);
     w.end_array().end_object();
     text += '\n';
-    const std::string path = join_path(d.snapshot_dir, "snapshot.json");
-    if (int e = write_file_atomic(path, text.data(), text.size())) fail(d, e, path);
+    if (int e = write_file_atomic_at(d.snapshot_fd, "snapshot.json", text.data(), text.size()))
+      fail(d, e, join_path(d.snapshot_dir, "snapshot.json"));
   } catch (...) {
   }
 }
@@ -12109,10 +12395,9 @@ PROBE_API rank_info detect_rank() noexcept {
   return r;
 }
 
-PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept {
-  const std::string lock = join_path(dir, ".probe.lock");
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0) return errno;
+PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept {
+  int fd = -1;
+  if (int e = open_regular_at(dirfd, ".probe.lock", &fd)) return e;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     ::close(fd);
@@ -12122,32 +12407,56 @@ PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept {
   return 0;
 }
 
-PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where) {
+namespace {
+// Opens (creating it) the folder `name` that probe makes inside `parent`.
+inline int open_made_dir(int parent, const std::string& parent_path, const std::string& name, std::string* path,
+                         int* fd, std::string* where) {
+  *path = join_path(parent_path, name);
+  *where = *path;
+  const int e = open_subdir(parent, name.c_str(), fd);
+  if (e == ELOOP) *where = *path + " is a symbolic link, which probe does not follow in a folder it makes";
+  return e;
+}
+}  // namespace
+
+PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own) {
+  *where = base;
+  if (int e = make_dirs(base)) return e;
+  // The folder given is the user's: followed even if it is a link.
+  int base_fd = ::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (base_fd < 0) return errno;
   std::string dir = base;
+  int fd = base_fd;
   const rank_info r = detect_rank();
   if (r.rank >= 0 && r.world > 1) {
     char sub[32];
     snprintf(sub, sizeof sub, "rank_%04d", r.rank);
-    dir = join_path(base, sub);
+    const int e = open_made_dir(base_fd, base, sub, &dir, &fd, where);
+    ::close(base_fd);
+    if (e) return e;
   }
-  *where = dir;
-  if (int e = make_dirs(dir)) return e;
-  int fd = -1;
-  int e = lock_dir(dir, &fd);
+  int lock = -1;
+  int e = own ? EWOULDBLOCK : lock_dir(fd, &lock);
   if (e == EWOULDBLOCK) {
     char host[128] = "host";
     gethostname(host, sizeof host - 1);
-    const std::string own = join_path(dir, sanitize_name(host, 64) + "_" + std::to_string(getpid()));
-    *where = own;
-    if (int e2 = make_dirs(own)) return e2;
-    e = lock_dir(own, &fd);
-    if (e == 0)
-      out->note = dir + " holds another process's live dump; this process writes to " + own;
-    dir = own;
+    std::string mine;
+    int mine_fd = -1;
+    e = open_made_dir(fd, dir, sanitize_name(host, 64) + "_" + std::to_string(getpid()), &mine, &mine_fd, where);
+    if (!e) e = lock_dir(mine_fd, &lock);
+    if (e == 0 && !own) out->note = dir + " holds another process's live dump; this process writes to " + mine;
+    ::close(fd);
+    fd = mine_fd;
+    dir = mine;
   }
-  if (e) return e;
+  if (e) {
+    if (fd >= 0) ::close(fd);
+    return e;
+  }
+  *where = dir;
   out->path = dir;
-  out->lock_fd = fd;
+  out->fd = fd;
+  out->lock_fd = lock;
   return 0;
 }
 
@@ -12425,6 +12734,7 @@ namespace detail {
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
                                    char* copy_to, size_t copy_bytes) noexcept {
   dump_result res;
+  io_signal_guard quiet;  // once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ)
   try {
     tensor_reader reader;
     if (!reader.open(v)) {
@@ -12770,6 +13080,9 @@ struct effect_queue {
   int worker_state = 0;  // atomic: 0 not started, 1 running, 2 could not start
   thread worker;
   int sync = 0;          // atomic: set by the exit drain; callers then run effects themselves
+  // In a forked child: the parent's queue, whose records the child never runs but keeps
+  // reachable (they are the parent's to free, in the parent).
+  effect_queue* forked_from = nullptr;
 };
 
 inline effect_queue* g_effect_queue = nullptr;
@@ -13349,7 +13662,10 @@ PROBE_API effect_queue& effect_queue_ref() noexcept {
 
 PROBE_API void effect_queue_after_fork() noexcept {
   effect_queue* fresh = new (std::nothrow) effect_queue();
-  if (fresh) __atomic_store_n(&g_effect_queue, fresh, __ATOMIC_RELEASE);
+  if (fresh) {
+    fresh->forked_from = g_effect_queue;
+    __atomic_store_n(&g_effect_queue, fresh, __ATOMIC_RELEASE);
+  }
   t_effect_consumer = false;
 }
 

@@ -155,9 +155,11 @@ class dump_writers {
     if (!w || w->pid_ != cached_pid()) {
       // One from before a fork is left alone: its threads exist only in the parent, and its
       // locks may have been held there when the process forked.
+      dump_writers* parents = w;
       w = new (std::nothrow) dump_writers();
       if (!w) return nullptr;
       w->pid_ = cached_pid();
+      w->forked_from_ = parents;
       __atomic_store_n(&g_dump_writers, w, __ATOMIC_RELEASE);
     }
     while (w->started_ < want && !w->start_failed_) {
@@ -227,6 +229,9 @@ class dump_writers {
   int started_ = 0;    // written under start()'s lock, read atomically
   bool start_failed_ = false;
   pid_t pid_ = 0;
+  // In a forked child: the parent's writers, whose queued jobs stay reachable (the parent
+  // writes and frees them; the child must not).
+  dump_writers* forked_from_ = nullptr;
   lane_state lanes_[k_max_threads];
 };
 

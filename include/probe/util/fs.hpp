@@ -16,6 +16,7 @@
 
 #include "config.hpp"
 #include "int_text.hpp"
+#include "io_signals.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -25,6 +26,11 @@ PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept;
 
 // Writes two buffers with one system call where possible (a header and its data).
 PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t nb) noexcept;
+
+// Appends one record (a manifest line) to an O_APPEND descriptor that only this process's
+// holder of its lock writes: whole, or (when the rest does not fit) not at all. Returns 0 or
+// an errno value.
+PROBE_API int append_whole(int fd, const void* buf, size_t n) noexcept;
 
 // mkdir -p; returns 0 or an errno value.
 PROBE_API int make_dirs(const std::string& path, mode_t mode = 0777) noexcept;
@@ -237,6 +243,29 @@ class atomic_file {
 // Writes a whole file atomically; returns 0 or an errno value.
 
 PROBE_API int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept;
+// The same, `name` (no '/') relative to the open directory `dirfd`.
+PROBE_API int write_file_atomic_at(int dirfd, const char* name, const void* data, size_t n) noexcept;
+
+// Folders and files probe makes inside a folder it holds open: relative to its descriptor,
+// so a path walk cannot be redirected, and never through a symbolic link planted there.
+
+// Creates (if missing) and opens the folder `name` (no '/') in `dirfd`: *out is its
+// descriptor. A symbolic link there is refused (ELOOP), as is anything not a folder
+// (ENOTDIR). Returns 0 or an errno value.
+PROBE_API int open_subdir(int dirfd, const char* name, int* out) noexcept;
+
+// A fresh, empty regular file `name` in `dirfd`, opened for appending: whatever had the name
+// (an earlier run's file, a link to a file elsewhere, a FIFO) is removed first, never
+// truncated or written through. Returns 0 or an errno value.
+PROBE_API int create_fresh_at(int dirfd, const char* name, int flags, int* out) noexcept;
+
+// Opens the regular file `name` in `dirfd` (created if missing) for reading and writing
+// without following a symbolic link or waiting on a FIFO: what a lock file needs. A link or
+// a non-regular file there is removed and the file created anew. Returns 0 or an errno value.
+PROBE_API int open_regular_at(int dirfd, const char* name, int* out) noexcept;
+
+// Whether the folder held open by `dirfd` was removed (it has no name any more).
+PROBE_API bool dir_removed(int dirfd) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
