@@ -5188,6 +5188,7 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
 #define PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
 // flags: definitions (see flags.hpp).
+#include <sys/stat.h>
 #include <unistd.h>
 
 // ---- probe/core/flags.hpp ----
@@ -5202,6 +5203,85 @@ PROBE_END_NAMESPACE
 #include <string>
 #include <vector>
 
+// ---- probe/util/string_table.hpp ----
+#ifndef PROBE_SINGLE_UTIL_STRING_TABLE_HPP
+#define PROBE_SINGLE_UTIL_STRING_TABLE_HPP
+// A string -> uint64_t hash table (open addressing, linear probing) for the few maps the
+// implementation keeps: op occurrences, interned names, graph outputs. std::map would add
+// ~100 ms to every TU that includes probe.hpp in header-only mode; this adds almost nothing
+// (std::string is complete anyway, std::vector is cheap).
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class string_table {
+ public:
+  // The value for key, inserted as 0 when missing (like std::map::operator[]).
+  uint64_t& operator[](const std::string& key) {
+    if ((count_ + 1) * 4 > slots_.size() * 3) grow();
+    slot& s = slots_[probe_for(key, slots_)];
+    if (!s.used) {
+      s.used = true;
+      s.key = key;
+      s.value = 0;
+      ++count_;
+    }
+    return s.value;
+  }
+  // nullptr when missing.
+  const uint64_t* find(const std::string& key) const noexcept {
+    if (slots_.empty()) return nullptr;
+    const slot& s = slots_[probe_for(key, slots_)];
+    return s.used ? &s.value : nullptr;
+  }
+  size_t size() const noexcept { return count_; }
+  void clear() {
+    slots_.clear();
+    count_ = 0;
+  }
+
+ private:
+  struct slot {
+    std::string key;
+    uint64_t value = 0;
+    bool used = false;
+  };
+  static uint64_t hash(const std::string& s) noexcept {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
+  }
+  // The slot holding key, or the empty slot where it belongs.
+  static size_t probe_for(const std::string& key, const std::vector<slot>& slots) noexcept {
+    const size_t mask = slots.size() - 1;
+    size_t i = static_cast<size_t>(hash(key)) & mask;
+    while (slots[i].used && slots[i].key != key) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
+    for (slot& s : slots_)
+      if (s.used) {
+        slot& d = bigger[probe_for(s.key, bigger)];
+        d.used = true;
+        d.key.swap(s.key);
+        d.value = s.value;
+      }
+    slots_.swap(bigger);
+  }
+
+  std::vector<slot> slots_;  // size is 0 or a power of two
+  size_t count_ = 0;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_STRING_TABLE_HPP
 // ---- probe/util/sync.hpp ----
 #ifndef PROBE_SINGLE_UTIL_SYNC_HPP
 #define PROBE_SINGLE_UTIL_SYNC_HPP
@@ -5355,23 +5435,59 @@ inline const flag_info k_flags[] = {PROBE_FLAG_LIST(PROBE_FLAG_INFO)};
 constexpr int k_flag_count = static_cast<int>(sizeof(k_flags) / sizeof(k_flags[0]));
 
 // Strings referenced by options live for the whole process: options_ref() hands out
-// pointers that must stay valid even after set_flags() replaces the options.
+// pointers that must stay valid even after set_flags() replaces the options. Each distinct
+// string is kept once, so a program that sets the same flags again and again (a test suite,
+// an engine switching modes) does not grow.
+struct interned_strings {
+  static_mutex m;
+  string_table* table = nullptr;  // text -> its kept copy (a char*)
+};
+inline interned_strings g_interned;
 inline const char* intern(const std::string& s) {
-  using keep_list = std::vector<char*>;
-  static static_mutex m;
-  static keep_list* keep = new keep_list();
-  lock_guard<static_mutex> g(m);
+  lock_guard<static_mutex> g(g_interned.m);
+  if (!g_interned.table) g_interned.table = new string_table();
+  if (const uint64_t* kept = g_interned.table->find(s)) return reinterpret_cast<const char*>(static_cast<uintptr_t>(*kept));
   char* p = static_cast<char*>(malloc(s.size() + 1));
   if (!p) return "";
   memcpy(p, s.c_str(), s.size() + 1);
-  keep->push_back(p);
+  (*g_interned.table)[s] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
   return p;
 }
+// Distinct strings kept so far (tests).
+inline size_t interned_count() {
+  lock_guard<static_mutex> g(g_interned.m);
+  return g_interned.table ? g_interned.table->size() : 0;
+}
+
+// Field by field: the same flags set again publish nothing new.
+inline bool same_options(const options& a, const options& b) noexcept {
+#define PROBE_SAME_boolean(name) a.name == b.name
+#define PROBE_SAME_string(name) strcmp(a.name, b.name) == 0
+#define PROBE_SAME_size(name) a.name == b.name
+#define PROBE_SAME_integer(name) a.name == b.name
+#define PROBE_SAME_choice(name) strcmp(a.name, b.name) == 0
+#define PROBE_SAME_FIELD(kind, name, def, help) \
+  if (!(PROBE_SAME_##kind(name))) return false;
+  PROBE_FLAG_LIST(PROBE_SAME_FIELD)
+#undef PROBE_SAME_FIELD
+  return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as;
+}
+
+// Published sets of options: immutable once published, never freed (options_ref() hands
+// them out), and kept once each however often the same flags are set again.
+struct published_options {
+  options opts;
+  unsigned gate = 0;  // the marks' gate for them
+  published_options* next = nullptr;
+};
 
 struct flag_state {
   mutex m;
   std::vector<std::string> said;  // messages already printed: a re-parse does not repeat them
-  options opts;
+  options opts;                   // being parsed (under m); readers use `current`
+  const published_options* current = nullptr;  // the published options (atomic pointer)
+  published_options* published = nullptr;  // every set published so far (under m)
+  std::vector<std::string> reading;      // flags files being read (an inclusion cycle)
   bool given[k_flag_count] = {};
   std::vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
   std::vector<std::string> argv_tokens;  // from probe::init
@@ -5677,6 +5793,19 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
     ++r.bad;
     return;
   }
+  // A file that includes itself, directly or through others: said once, read once.
+  struct stat id;
+  std::string key;
+  if (::stat(path.c_str(), &id) == 0) {
+    key = std::to_string(static_cast<unsigned long long>(id.st_dev)) + ":" +
+          std::to_string(static_cast<unsigned long long>(id.st_ino));
+    for (const std::string& k : st.reading)
+      if (k == key) {
+        flag_log("flags file '%s' includes itself (a cycle of flags files); the inclusion is ignored", path.c_str());
+        ++r.bad;
+        return;
+      }
+  }
   FILE* f = fopen(path.c_str(), "rb");
   if (!f) {
     flag_log("cannot read flags file '%s': %s (a flag value that does not start with '-' is read "
@@ -5717,7 +5846,14 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
     ++r.bad;
     return;
   }
-  parse_tokens(st, toks, depth + 1, r);
+  st.reading.push_back(key);
+  try {
+    parse_tokens(st, toks, depth + 1, r);
+  } catch (...) {
+    st.reading.pop_back();
+    throw;
+  }
+  st.reading.pop_back();
 }
 
 PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
@@ -5847,6 +5983,23 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   return g;
 }
 
+// Publishes st.opts as an immutable object (an equal one published before is reused).
+// Under st.m.
+inline void publish_locked(flag_state& st) {
+  const unsigned gate = compute_gate(st);
+  for (published_options* p = st.published; p; p = p->next)
+    if (p->gate == gate && same_options(p->opts, st.opts)) {
+      __atomic_store_n(&st.current, p, __ATOMIC_RELEASE);
+      return;
+    }
+  published_options* p = new published_options();
+  p->opts = st.opts;
+  p->gate = gate;
+  p->next = st.published;
+  st.published = p;
+  __atomic_store_n(&st.current, p, __ATOMIC_RELEASE);
+}
+
 PROBE_API void reparse_locked(flag_state& st) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
@@ -5863,7 +6016,8 @@ PROBE_API void reparse_locked(flag_state& st) {
     fflush(stdout);
     _exit(2);
   }
-  st.parsed = true;
+  publish_locked(st);
+  __atomic_store_n(&st.parsed, true, __ATOMIC_RELEASE);
 }
 
 PROBE_API std::vector<std::string> flag_tokens() {
@@ -5874,9 +6028,13 @@ PROBE_API std::vector<std::string> flag_tokens() {
   return all;
 }
 
+// Hands the published options to the effects, then opens the gate for them. Outside st.m
+// (effects may read the flags); what is applied is the latest published set.
 PROBE_API void publish(flag_state& st) {
-  apply_options(st.opts);
-  __atomic_store_n(&g_gate, compute_gate(st), __ATOMIC_RELEASE);
+  const published_options* p = __atomic_load_n(&st.current, __ATOMIC_ACQUIRE);
+  if (!p) return;
+  apply_options(p->opts);
+  __atomic_store_n(&g_gate, p->gate, __ATOMIC_RELEASE);
 }
 
 PROBE_API void ensure_parsed() noexcept {
@@ -5894,7 +6052,7 @@ PROBE_API void ensure_parsed() noexcept {
       } catch (...) {
         log("could not parse PROBE_FLAGS (out of memory); every effect stays off");
         st.opts = options{};
-        st.parsed = true;
+        __atomic_store_n(&st.parsed, true, __ATOMIC_RELEASE);
       }
       now = true;
     }
@@ -5906,7 +6064,10 @@ PROBE_API void ensure_parsed() noexcept {
 
 PROBE_API const options& options_ref() noexcept {
   detail::ensure_parsed();
-  return detail::flags().opts;
+  // The published object, never the one being parsed: another thread may set flags now.
+  const detail::published_options* p = __atomic_load_n(&detail::flags().current, __ATOMIC_ACQUIRE);
+  static const options defaults{};
+  return p ? p->opts : defaults;
 }
 
 PROBE_API void init(int& argc, char** argv) noexcept {
@@ -6004,85 +6165,6 @@ PROBE_END_NAMESPACE
 #include <string>
 
 #include <vector>
-// ---- probe/util/string_table.hpp ----
-#ifndef PROBE_SINGLE_UTIL_STRING_TABLE_HPP
-#define PROBE_SINGLE_UTIL_STRING_TABLE_HPP
-// A string -> uint64_t hash table (open addressing, linear probing) for the few maps the
-// implementation keeps: op occurrences, interned names, graph outputs. std::map would add
-// ~100 ms to every TU that includes probe.hpp in header-only mode; this adds almost nothing
-// (std::string is complete anyway, std::vector is cheap).
-#include <stdint.h>
-
-#include <string>
-#include <vector>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-class string_table {
- public:
-  // The value for key, inserted as 0 when missing (like std::map::operator[]).
-  uint64_t& operator[](const std::string& key) {
-    if ((count_ + 1) * 4 > slots_.size() * 3) grow();
-    slot& s = slots_[probe_for(key, slots_)];
-    if (!s.used) {
-      s.used = true;
-      s.key = key;
-      s.value = 0;
-      ++count_;
-    }
-    return s.value;
-  }
-  // nullptr when missing.
-  const uint64_t* find(const std::string& key) const noexcept {
-    if (slots_.empty()) return nullptr;
-    const slot& s = slots_[probe_for(key, slots_)];
-    return s.used ? &s.value : nullptr;
-  }
-  size_t size() const noexcept { return count_; }
-  void clear() {
-    slots_.clear();
-    count_ = 0;
-  }
-
- private:
-  struct slot {
-    std::string key;
-    uint64_t value = 0;
-    bool used = false;
-  };
-  static uint64_t hash(const std::string& s) noexcept {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h;
-  }
-  // The slot holding key, or the empty slot where it belongs.
-  static size_t probe_for(const std::string& key, const std::vector<slot>& slots) noexcept {
-    const size_t mask = slots.size() - 1;
-    size_t i = static_cast<size_t>(hash(key)) & mask;
-    while (slots[i].used && slots[i].key != key) i = (i + 1) & mask;
-    return i;
-  }
-  void grow() {
-    std::vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
-    for (slot& s : slots_)
-      if (s.used) {
-        slot& d = bigger[probe_for(s.key, bigger)];
-        d.used = true;
-        d.key.swap(s.key);
-        d.value = s.value;
-      }
-    slots_.swap(bigger);
-  }
-
-  std::vector<slot> slots_;  // size is 0 or a power of two
-  size_t count_ = 0;
-};
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_UTIL_STRING_TABLE_HPP
 // ---- probe/util/thread_id.hpp ----
 #ifndef PROBE_SINGLE_UTIL_THREAD_ID_HPP
 #define PROBE_SINGLE_UTIL_THREAD_ID_HPP
@@ -11605,33 +11687,24 @@ class dump_effect final : public op_listener {
     dump_config* c = nullptr;
     bool can_retire = false;
     try {
-      retired_.reserve(retired_.size() + 1);  // so that retiring below cannot fail
+      std::vector<std::string> flags = flag_tokens();
+      // The same options set again reuse their configuration: a program that switches
+      // between a few sets of flags keeps a few configurations, however often it switches.
+      for (size_t i = 0; i < retired_.size(); ++i)
+        if (same_options(retired_[i]->src, o) && retired_[i]->flags == flags) {
+          c = retired_[i];
+          retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      if (retired_.size() == retired_.capacity()) retired_.reserve(retired_.size() * 2 + 4);  // retiring cannot fail
       can_retire = true;
-      c = new dump_config();
-      c->on = o.dump;
-      c->to_stdout = o.dump_to_stdout;
-      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
-      c->text = o.dump_as_text;
-      c->npy = o.dump_as_npy && !o.dump_stats_only;
-      c->snapshots = o.dump_snapshots;
-      c->dot = o.dump_as_dot;
-      c->html = o.dump_as_html;
-      c->max_bytes = o.dump_max_bytes;
-      c->max_ops = o.dump_max_ops;
-      c->flags = flag_tokens();
-      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
-      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
-      c->queue_bytes = o.dump_queue_bytes;
-      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
-      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
-      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+      if (!c) c = make_config(o, std::move(flags));
     } catch (...) {
-      delete c;
       c = nullptr;
     }
-    // The old configuration may still be read by ops in flight; it is kept until exit
-    // (a few hundred bytes per set_flags call).
-    if (cfg_ != &off_ && can_retire) retired_.push_back(cfg_);  // else: leaked, never freed early
+    // The old configuration may still be read by ops in flight; it is kept (until exit) for
+    // them and for the next time the same options come back.
+    if (cfg_ != &off_ && cfg_ != c && can_retire) retired_.push_back(cfg_);  // else: out of memory, never freed
     __atomic_store_n(&cfg_, c ? c : &off_, __ATOMIC_RELEASE);
     forked_ = false;  // the configuration is this process's own now
     stopped_ = false;
@@ -11797,6 +11870,7 @@ class dump_effect final : public op_listener {
          html = false;
     std::string base;
     std::vector<std::string> flags;  // the run's flag words, for the run record
+    options src;                     // what it was made from (the same options reuse it)
     uint64_t max_bytes = 0;
     int64_t max_ops = 0;
     int threads = 0;           // background writers for small files (0: none)
@@ -11842,6 +11916,34 @@ class dump_effect final : public op_listener {
     std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
+
+  dump_config* make_config(const options& o, std::vector<std::string> flags) {
+    dump_config* c = new dump_config();
+    try {
+      c->src = o;
+      c->on = o.dump;
+      c->to_stdout = o.dump_to_stdout;
+      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
+      c->text = o.dump_as_text;
+      c->npy = o.dump_as_npy && !o.dump_stats_only;
+      c->snapshots = o.dump_snapshots;
+      c->dot = o.dump_as_dot;
+      c->html = o.dump_as_html;
+      c->max_bytes = o.dump_max_bytes;
+      c->max_ops = o.dump_max_ops;
+      c->flags = std::move(flags);
+      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
+      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
+      c->queue_bytes = o.dump_queue_bytes;
+      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
+      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
+      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+    } catch (...) {
+      delete c;
+      throw;
+    }
+    return c;
+  }
 
   void compile_filter(const char* pattern, const char* flag, regex& out) {
     if (!pattern || !*pattern) return;
@@ -18484,7 +18586,7 @@ PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges)
   __atomic_store_n(&g_device_timing, static_cast<device_timing*>(timing), __ATOMIC_RELEASE);
   // Installed after the flags were read (static initialization order): listen to ops now.
   flag_state& f = flags();
-  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(f.opts);
+  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(options_ref());
 }
 
 }  // namespace detail
@@ -18517,6 +18619,31 @@ inline void at_exit_handler() noexcept {
   ::probe::flush();
 }
 
+// Published listener sets are never freed (ops begun under one keep using it) and stay
+// reachable from this list; an equal set published before is reused, so setting flags again
+// and again does not grow the process.
+struct kept_listener_set {
+  listener_set set;
+  kept_listener_set* next = nullptr;
+};
+inline kept_listener_set* g_listener_sets = nullptr;
+
+inline const listener_set* keep_listener_set(const listener_set& s) noexcept {
+  static static_mutex m;
+  lock_guard<static_mutex> g(m);
+  for (kept_listener_set* k = g_listener_sets; k; k = k->next) {
+    bool same = k->set.count == s.count;
+    for (int i = 0; same && i < s.count; ++i) same = k->set.list[i] == s.list[i];
+    if (same) return &k->set;
+  }
+  kept_listener_set* k = new (std::nothrow) kept_listener_set();
+  if (!k) return nullptr;
+  k->set = s;
+  k->next = g_listener_sets;
+  g_listener_sets = k;
+  return &k->set;
+}
+
 PROBE_API void apply_options(const options& o) noexcept {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
@@ -18528,21 +18655,19 @@ PROBE_API void apply_options(const options& o) noexcept {
   }
   print_apply_options(o);
 
-  // Listeners run in this order for every op event. A fresh set each time, never freed: ops
-  // begun under the previous one keep using it (it is small and options change rarely).
-  listener_set* set = new (std::nothrow) listener_set();
-  if (!set) return;
+  // Listeners run in this order for every op event.
+  listener_set next;
   const int cap = listener_set::k_capacity;
   int n = 0;
   // Timing first, so op durations do not include other listeners' end-of-op work.
-  n = timing_apply_options(o, set->list, n, cap);
+  n = timing_apply_options(o, next.list, n, cap);
   op_listener* dump = dump_configure(o);
-  if (o.dump && n < cap) set->list[n++] = dump;
+  if (o.dump && n < cap) next.list[n++] = dump;
   // After the dump, so a non-finite output is on disk before its breakpoint stops.
-  n = breakpoint_apply_options(o, set->list, n, cap);
-  set->count = n;
+  n = breakpoint_apply_options(o, next.list, n, cap);
+  next.count = n;
   reset_op_counters();
-  set_op_listeners(set, o.dump);
+  if (const listener_set* set = keep_listener_set(next)) set_op_listeners(set, o.dump);
 }
 
 PROBE_API void replay_if_asked() noexcept {

@@ -49,33 +49,24 @@ class dump_effect final : public op_listener {
     dump_config* c = nullptr;
     bool can_retire = false;
     try {
-      retired_.reserve(retired_.size() + 1);  // so that retiring below cannot fail
+      std::vector<std::string> flags = flag_tokens();
+      // The same options set again reuse their configuration: a program that switches
+      // between a few sets of flags keeps a few configurations, however often it switches.
+      for (size_t i = 0; i < retired_.size(); ++i)
+        if (same_options(retired_[i]->src, o) && retired_[i]->flags == flags) {
+          c = retired_[i];
+          retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      if (retired_.size() == retired_.capacity()) retired_.reserve(retired_.size() * 2 + 4);  // retiring cannot fail
       can_retire = true;
-      c = new dump_config();
-      c->on = o.dump;
-      c->to_stdout = o.dump_to_stdout;
-      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
-      c->text = o.dump_as_text;
-      c->npy = o.dump_as_npy && !o.dump_stats_only;
-      c->snapshots = o.dump_snapshots;
-      c->dot = o.dump_as_dot;
-      c->html = o.dump_as_html;
-      c->max_bytes = o.dump_max_bytes;
-      c->max_ops = o.dump_max_ops;
-      c->flags = flag_tokens();
-      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
-      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
-      c->queue_bytes = o.dump_queue_bytes;
-      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
-      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
-      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+      if (!c) c = make_config(o, std::move(flags));
     } catch (...) {
-      delete c;
       c = nullptr;
     }
-    // The old configuration may still be read by ops in flight; it is kept until exit
-    // (a few hundred bytes per set_flags call).
-    if (cfg_ != &off_ && can_retire) retired_.push_back(cfg_);  // else: leaked, never freed early
+    // The old configuration may still be read by ops in flight; it is kept (until exit) for
+    // them and for the next time the same options come back.
+    if (cfg_ != &off_ && cfg_ != c && can_retire) retired_.push_back(cfg_);  // else: out of memory, never freed
     __atomic_store_n(&cfg_, c ? c : &off_, __ATOMIC_RELEASE);
     forked_ = false;  // the configuration is this process's own now
     stopped_ = false;
@@ -241,6 +232,7 @@ class dump_effect final : public op_listener {
          html = false;
     std::string base;
     std::vector<std::string> flags;  // the run's flag words, for the run record
+    options src;                     // what it was made from (the same options reuse it)
     uint64_t max_bytes = 0;
     int64_t max_ops = 0;
     int threads = 0;           // background writers for small files (0: none)
@@ -286,6 +278,34 @@ class dump_effect final : public op_listener {
     std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
+
+  dump_config* make_config(const options& o, std::vector<std::string> flags) {
+    dump_config* c = new dump_config();
+    try {
+      c->src = o;
+      c->on = o.dump;
+      c->to_stdout = o.dump_to_stdout;
+      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
+      c->text = o.dump_as_text;
+      c->npy = o.dump_as_npy && !o.dump_stats_only;
+      c->snapshots = o.dump_snapshots;
+      c->dot = o.dump_as_dot;
+      c->html = o.dump_as_html;
+      c->max_bytes = o.dump_max_bytes;
+      c->max_ops = o.dump_max_ops;
+      c->flags = std::move(flags);
+      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
+      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
+      c->queue_bytes = o.dump_queue_bytes;
+      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
+      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
+      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+    } catch (...) {
+      delete c;
+      throw;
+    }
+    return c;
+  }
 
   void compile_filter(const char* pattern, const char* flag, regex& out) {
     if (!pattern || !*pattern) return;
