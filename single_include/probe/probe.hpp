@@ -641,6 +641,19 @@ class dims {
   bool overflow_ = false;
 };
 
+// Elements in a shape: 0 when a dimension is 0, whatever the others (their product may not
+// fit in int64_t); INT64_MAX when the count itself does not fit.
+namespace detail {
+inline int64_t shape_numel(const int64_t* shape, int ndim) noexcept {
+  for (int i = 0; i < ndim; ++i)
+    if (shape[i] == 0) return 0;
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i)
+    if (__builtin_mul_overflow(n, shape[i], &n)) return INT64_MAX;
+  return n;
+}
+}  // namespace detail
+
 struct tensor_view {
   const void* data = nullptr;
   dtype type = dtype::invalid;
@@ -651,18 +664,14 @@ struct tensor_view {
   void* stream = nullptr;          // cudaStream_t for device views, when known
 
   bool valid() const noexcept { return ndim >= 0 && type != dtype::invalid; }
-  int64_t numel() const noexcept {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; ++i) n *= shape[i];
-    return n;
-  }
+  int64_t numel() const noexcept { return detail::shape_numel(shape, ndim); }
   size_t itemsize() const noexcept { return dtype_size(type); }
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * itemsize(); }
   bool is_contiguous() const noexcept {
     int64_t expect = 1;
     for (int i = ndim - 1; i >= 0; --i) {
       if (shape[i] != 1 && strides[i] != expect) return false;
-      expect *= shape[i];
+      if (__builtin_mul_overflow(expect, shape[i], &expect)) return numel() == 0;
     }
     return true;
   }
@@ -8451,11 +8460,7 @@ class tensor {
   int ndim() const noexcept { return ndim_; }
   int64_t shape(int i) const noexcept { return shape_[i]; }
   const int64_t* shape() const noexcept { return shape_; }
-  int64_t numel() const noexcept {
-    int64_t n = 1;
-    for (int i = 0; i < ndim_; ++i) n *= shape_[i];
-    return n;
-  }
+  int64_t numel() const noexcept { return detail::shape_numel(shape_, ndim_); }
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * dtype_size(type_); }
   bool empty() const noexcept { return type_ == dtype::invalid; }
   void* data() noexcept { return storage_.data(); }
@@ -10552,6 +10557,18 @@ PROBE_API std::string dot_escape(const std::string& s) {
   return o;
 }
 
+// Labels stay readable and the file stays small whatever the engine names things: a label
+// keeps its first k_dot_label_cap bytes (whole UTF-8 characters) and says it was cut.
+constexpr size_t k_dot_label_cap = 512;
+inline std::string capped_label(std::string s) {
+  if (s.size() <= k_dot_label_cap) return s;
+  size_t n = k_dot_label_cap;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  s.resize(n);
+  s += "...";
+  return s;
+}
+
 PROBE_API std::string render_dot(const dataflow_graph& g) {
   std::string o = "digraph probe {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", "
                   "fillcolor=\"#eef3fb\", fontname=\"Helvetica\", fontsize=10];\n"
@@ -10562,13 +10579,13 @@ PROBE_API std::string render_dot(const dataflow_graph& g) {
     for (const graph_tensor& t : n.outputs) label += "\n" + t.slot + ": " + t.dtype + t.shape;
     char id[32];
     snprintf(id, sizeof id, "n%llu", static_cast<unsigned long long>(n.seq));
-    o += "  " + std::string(id) + " [label=\"" + dot_escape(label) + "\"];\n";
+    o += "  " + std::string(id) + " [label=\"" + dot_escape(capped_label(label)) + "\"];\n";
   }
   for (const graph_edge& e : g.edges) {
     char ids[64];
     snprintf(ids, sizeof ids, "n%llu -> n%llu", static_cast<unsigned long long>(g.nodes[e.from].seq),
              static_cast<unsigned long long>(g.nodes[e.to].seq));
-    o += "  " + std::string(ids) + " [label=\"" + dot_escape(e.label) + "\"];\n";
+    o += "  " + std::string(ids) + " [label=\"" + dot_escape(capped_label(e.label)) + "\"];\n";
   }
   if (g.dropped_nodes)
     o += "  note [shape=note, fillcolor=\"#fff4d6\", label=\"" + std::to_string(g.dropped_nodes) +
@@ -15251,6 +15268,7 @@ class chrome_trace_writer {
   bool open(const std::string& path) {
     abandon();
     path_ = path;
+    error_.clear();
     if (const int e = file_.open(path)) return fail("cannot create a file next to", path, e);
     buf_ = "{\"traceEvents\":[\n";
     first_ = true;
@@ -15355,8 +15373,9 @@ class chrome_trace_writer {
     }
     return !e;
   }
+  // The first error is the one to tell (a full disk), not what failed after it.
   bool fail(const char* what, const std::string& file, int err) {
-    error_ = std::string(what) + " " + file + ": " + strerror(err);
+    if (error_.empty()) error_ = std::string(what) + " " + file + ": " + strerror(err);
     return false;
   }
 

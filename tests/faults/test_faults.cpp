@@ -277,6 +277,13 @@ TEST_CASE("faults: a full disk (ENOSPC): one message, whole lines, complete file
     CHECK(count(r.out, "dumping turned off") == 1);
     CHECK(count(r.out, "No space left on device") == 1);
     CHECK(check_dump(run) == 0);
-    std::system(("rm -rf '" + run + "'").c_str());
+    CHECK(std::system(("rm -rf '" + run + "'").c_str()) == 0);
   }
+  // A trace that does not fit names the same error.
+  { std::ofstream(dir + "/fill") << std::string(200 << 10, 'x'); }
+  const result r = run_child("--probe_trace_to=" + dir + "/trace.json", {"steps", "3000"});
+  INFO(r.out);
+  CHECK(r.rc == 0);
+  CHECK(count(r.out, "No space left on device") == 1);
+  CHECK_FALSE(exists(dir + "/trace.json"));
 }
