@@ -704,7 +704,7 @@ inline tensor_view view_raw(const void* data, dtype t, const dims& shape) noexce
   for (int i = v.ndim - 1; i >= 0; --i) {
     v.shape[i] = shape[i];
     v.strides[i] = s;
-    s *= shape[i];
+    if (__builtin_mul_overflow(s, shape[i], &s)) s = INT64_MAX;  // only a 0 dimension makes that a view
   }
   return v;
 }
@@ -3649,6 +3649,56 @@ inline int g_atomic_file_mode = 0;
 inline int atomic_file_mode() noexcept { return __atomic_load_n(&g_atomic_file_mode, __ATOMIC_RELAXED); }
 inline void learn_atomic_file_mode(int bit) noexcept { __atomic_fetch_or(&g_atomic_file_mode, bit, __ATOMIC_RELAXED); }
 
+// A file name kept by atomic_file: in place when it fits (every name relative to a dump's run
+// directory does), so that a file being written holds no heap memory of its own (a child
+// forked meanwhile has no copy of the writing thread's stack to find it through).
+class file_name_buf {
+ public:
+  const char* c_str() const noexcept { return long_.empty() ? short_ : long_.c_str(); }
+  size_t size() const noexcept { return long_.empty() ? n_ : long_.size(); }
+  bool empty() const noexcept { return size() == 0; }
+  void clear() noexcept {
+    n_ = 0;
+    short_[0] = '\0';
+    long_.clear();
+  }
+  // Pieces joined; false when out of memory.
+  bool assign(const char* a, size_t na, const char* b = "", size_t nb = 0, const char* c = "", size_t nc = 0,
+              const char* d = "", size_t nd = 0) noexcept {
+    clear();
+    const size_t n = na + nb + nc + nd;
+    char* out = short_;
+    if (n >= sizeof short_) {
+      try {
+        long_.resize(n);
+      } catch (...) {
+        return false;
+      }
+      out = &long_[0];
+    }
+    memcpy(out, a, na);
+    memcpy(out + na, b, nb);
+    memcpy(out + na + nb, c, nc);
+    memcpy(out + na + nb + nc, d, nd);
+    if (out == short_) {
+      short_[n] = '\0';
+      n_ = n;
+    }
+    return true;
+  }
+  size_t rfind_slash() const noexcept {
+    const char* p = c_str();
+    for (size_t i = size(); i > 0; --i)
+      if (p[i - 1] == '/') return i - 1;
+    return static_cast<size_t>(-1);
+  }
+
+ private:
+  char short_[256] = "";
+  size_t n_ = 0;
+  std::string long_;
+};
+
 class atomic_file {
  public:
   atomic_file() = default;
@@ -3664,11 +3714,7 @@ class atomic_file {
   int open_at(int dirfd, const std::string& name) noexcept {
     abandon();
     dirfd_ = dirfd;
-    try {
-      final_ = name;
-    } catch (...) {
-      return ENOMEM;
-    }
+    if (!final_.assign(name.data(), name.size())) return ENOMEM;
 #if defined(O_TMPFILE)
     if (!(atomic_file_mode() & k_atomic_named_only)) {
       const size_t slash = name.rfind('/');
@@ -3743,8 +3789,8 @@ class atomic_file {
   // "<dir>/.<name>.tmp.<pid>.<n>" in tmp_, within NAME_MAX whatever the final name's length.
   bool make_temp_name() noexcept {
     try {
-      const size_t slash = final_.rfind('/');
-      const size_t base = slash == std::string::npos ? 0 : slash + 1;
+      const size_t slash = final_.rfind_slash();
+      const size_t base = slash == static_cast<size_t>(-1) ? 0 : slash + 1;
       const size_t stem = final_.size() - base > 200 ? 200 : final_.size() - base;
       static unsigned counter = 0;
       const unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
@@ -3753,9 +3799,7 @@ class atomic_file {
       end = put_uint(end, static_cast<unsigned long long>(cached_pid()));
       *end++ = '.';
       end = put_uint(end, n);
-      tmp_.reserve(base + stem + 48);
-      tmp_.assign(final_, 0, base).append(1, '.').append(final_, base, stem).append(tag, static_cast<size_t>(end - tag));
-      return true;
+      return tmp_.assign(final_.c_str(), base, ".", 1, final_.c_str() + base, stem, tag, static_cast<size_t>(end - tag));
     } catch (...) {
       tmp_.clear();
       return false;
@@ -3824,7 +3868,7 @@ class atomic_file {
   int fd_ = -1;
   int dirfd_ = AT_FDCWD;
   bool unnamed_ = false;  // fd_ is an O_TMPFILE
-  std::string final_, tmp_;
+  file_name_buf final_, tmp_;
 };
 
 // Writes a whole file atomically; returns 0 or an errno value.
@@ -7547,7 +7591,14 @@ class layout {
       for (int64_t i = trailing; i > 1; --i) s += indent + item(n - i) + line_sep;
       s += indent + item(n - 1);
     }
-    return "[" + s.substr(static_cast<size_t>(hanging)) + "]";
+    // Appended piece by piece: GCC 12 at -O3 -std=c++20 warns (-Wrestrict) on
+    // "[" + s.substr(...) inside libstdc++, which would fail a user's -Werror build.
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '[';
+    out.append(s, static_cast<size_t>(hanging), std::string::npos);
+    out += ']';
+    return out;
   }
 
   const tensor_view& v_;
@@ -11584,6 +11635,7 @@ class dump_writers {
   struct lane_state {
     dump_writers* pool = nullptr;
     dump_job *head = nullptr, *tail = nullptr;
+    dump_job* writing = nullptr;    // the batch its thread writes now (see main)
     uint64_t pushed = 0, done = 0;  // jobs queued and finished on this lane, ever
     uint64_t drain_at = 0;          // a drain waits until done reaches this
     bool idle = false;              // its thread waits for work
@@ -11642,12 +11694,16 @@ class dump_writers {
       uint64_t cost = 0, n = 0;
       while (batch) {
         dump_job* j = batch;
+        // The batch stays reachable from the lane while it is written: a child forked now
+        // has no copy of this thread's stack, only of the lane (leak checkers see the jobs).
+        __atomic_store_n(&l.writing, j, __ATOMIC_RELAXED);
         batch = j->next;
         cost += j->cost;
         ++n;
         j->write(*j);
         dump_job::destroy(j);
       }
+      __atomic_store_n(&l.writing, static_cast<dump_job*>(nullptr), __ATOMIC_RELAXED);
       w.m_.lock();
       w.queued_ -= cost;
       w.jobs_ -= n;

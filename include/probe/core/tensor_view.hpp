@@ -110,7 +110,7 @@ inline tensor_view view_raw(const void* data, dtype t, const dims& shape) noexce
   for (int i = v.ndim - 1; i >= 0; --i) {
     v.shape[i] = shape[i];
     v.strides[i] = s;
-    s *= shape[i];
+    if (__builtin_mul_overflow(s, shape[i], &s)) s = INT64_MAX;  // only a 0 dimension makes that a view
   }
   return v;
 }

@@ -139,6 +139,7 @@ class dump_writers {
   struct lane_state {
     dump_writers* pool = nullptr;
     dump_job *head = nullptr, *tail = nullptr;
+    dump_job* writing = nullptr;    // the batch its thread writes now (see main)
     uint64_t pushed = 0, done = 0;  // jobs queued and finished on this lane, ever
     uint64_t drain_at = 0;          // a drain waits until done reaches this
     bool idle = false;              // its thread waits for work
@@ -197,12 +198,16 @@ class dump_writers {
       uint64_t cost = 0, n = 0;
       while (batch) {
         dump_job* j = batch;
+        // The batch stays reachable from the lane while it is written: a child forked now
+        // has no copy of this thread's stack, only of the lane (leak checkers see the jobs).
+        __atomic_store_n(&l.writing, j, __ATOMIC_RELAXED);
         batch = j->next;
         cost += j->cost;
         ++n;
         j->write(*j);
         dump_job::destroy(j);
       }
+      __atomic_store_n(&l.writing, static_cast<dump_job*>(nullptr), __ATOMIC_RELAXED);
       w.m_.lock();
       w.queued_ -= cost;
       w.jobs_ -= n;

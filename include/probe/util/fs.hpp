@@ -62,6 +62,56 @@ inline int g_atomic_file_mode = 0;
 inline int atomic_file_mode() noexcept { return __atomic_load_n(&g_atomic_file_mode, __ATOMIC_RELAXED); }
 inline void learn_atomic_file_mode(int bit) noexcept { __atomic_fetch_or(&g_atomic_file_mode, bit, __ATOMIC_RELAXED); }
 
+// A file name kept by atomic_file: in place when it fits (every name relative to a dump's run
+// directory does), so that a file being written holds no heap memory of its own (a child
+// forked meanwhile has no copy of the writing thread's stack to find it through).
+class file_name_buf {
+ public:
+  const char* c_str() const noexcept { return long_.empty() ? short_ : long_.c_str(); }
+  size_t size() const noexcept { return long_.empty() ? n_ : long_.size(); }
+  bool empty() const noexcept { return size() == 0; }
+  void clear() noexcept {
+    n_ = 0;
+    short_[0] = '\0';
+    long_.clear();
+  }
+  // Pieces joined; false when out of memory.
+  bool assign(const char* a, size_t na, const char* b = "", size_t nb = 0, const char* c = "", size_t nc = 0,
+              const char* d = "", size_t nd = 0) noexcept {
+    clear();
+    const size_t n = na + nb + nc + nd;
+    char* out = short_;
+    if (n >= sizeof short_) {
+      try {
+        long_.resize(n);
+      } catch (...) {
+        return false;
+      }
+      out = &long_[0];
+    }
+    memcpy(out, a, na);
+    memcpy(out + na, b, nb);
+    memcpy(out + na + nb, c, nc);
+    memcpy(out + na + nb + nc, d, nd);
+    if (out == short_) {
+      short_[n] = '\0';
+      n_ = n;
+    }
+    return true;
+  }
+  size_t rfind_slash() const noexcept {
+    const char* p = c_str();
+    for (size_t i = size(); i > 0; --i)
+      if (p[i - 1] == '/') return i - 1;
+    return static_cast<size_t>(-1);
+  }
+
+ private:
+  char short_[256] = "";
+  size_t n_ = 0;
+  std::string long_;
+};
+
 class atomic_file {
  public:
   atomic_file() = default;
@@ -77,11 +127,7 @@ class atomic_file {
   int open_at(int dirfd, const std::string& name) noexcept {
     abandon();
     dirfd_ = dirfd;
-    try {
-      final_ = name;
-    } catch (...) {
-      return ENOMEM;
-    }
+    if (!final_.assign(name.data(), name.size())) return ENOMEM;
 #if defined(O_TMPFILE)
     if (!(atomic_file_mode() & k_atomic_named_only)) {
       const size_t slash = name.rfind('/');
@@ -156,8 +202,8 @@ class atomic_file {
   // "<dir>/.<name>.tmp.<pid>.<n>" in tmp_, within NAME_MAX whatever the final name's length.
   bool make_temp_name() noexcept {
     try {
-      const size_t slash = final_.rfind('/');
-      const size_t base = slash == std::string::npos ? 0 : slash + 1;
+      const size_t slash = final_.rfind_slash();
+      const size_t base = slash == static_cast<size_t>(-1) ? 0 : slash + 1;
       const size_t stem = final_.size() - base > 200 ? 200 : final_.size() - base;
       static unsigned counter = 0;
       const unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
@@ -166,9 +212,7 @@ class atomic_file {
       end = put_uint(end, static_cast<unsigned long long>(cached_pid()));
       *end++ = '.';
       end = put_uint(end, n);
-      tmp_.reserve(base + stem + 48);
-      tmp_.assign(final_, 0, base).append(1, '.').append(final_, base, stem).append(tag, static_cast<size_t>(end - tag));
-      return true;
+      return tmp_.assign(final_.c_str(), base, ".", 1, final_.c_str() + base, stem, tag, static_cast<size_t>(end - tag));
     } catch (...) {
       tmp_.clear();
       return false;
@@ -237,7 +281,7 @@ class atomic_file {
   int fd_ = -1;
   int dirfd_ = AT_FDCWD;
   bool unnamed_ = false;  // fd_ is an O_TMPFILE
-  std::string final_, tmp_;
+  file_name_buf final_, tmp_;
 };
 
 // Writes a whole file atomically; returns 0 or an errno value.
