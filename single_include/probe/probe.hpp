@@ -641,6 +641,19 @@ class dims {
   bool overflow_ = false;
 };
 
+// Elements in a shape: 0 when a dimension is 0, whatever the others (their product may not
+// fit in int64_t); INT64_MAX when the count itself does not fit.
+namespace detail {
+inline int64_t shape_numel(const int64_t* shape, int ndim) noexcept {
+  for (int i = 0; i < ndim; ++i)
+    if (shape[i] == 0) return 0;
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i)
+    if (__builtin_mul_overflow(n, shape[i], &n)) return INT64_MAX;
+  return n;
+}
+}  // namespace detail
+
 struct tensor_view {
   const void* data = nullptr;
   dtype type = dtype::invalid;
@@ -651,18 +664,14 @@ struct tensor_view {
   void* stream = nullptr;          // cudaStream_t for device views, when known
 
   bool valid() const noexcept { return ndim >= 0 && type != dtype::invalid; }
-  int64_t numel() const noexcept {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; ++i) n *= shape[i];
-    return n;
-  }
+  int64_t numel() const noexcept { return detail::shape_numel(shape, ndim); }
   size_t itemsize() const noexcept { return dtype_size(type); }
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * itemsize(); }
   bool is_contiguous() const noexcept {
     int64_t expect = 1;
     for (int i = ndim - 1; i >= 0; --i) {
       if (shape[i] != 1 && strides[i] != expect) return false;
-      expect *= shape[i];
+      if (__builtin_mul_overflow(expect, shape[i], &expect)) return numel() == 0;
     }
     return true;
   }
@@ -695,7 +704,7 @@ inline tensor_view view_raw(const void* data, dtype t, const dims& shape) noexce
   for (int i = v.ndim - 1; i >= 0; --i) {
     v.shape[i] = shape[i];
     v.strides[i] = s;
-    s *= shape[i];
+    if (__builtin_mul_overflow(s, shape[i], &s)) s = INT64_MAX;  // only a 0 dimension makes that a view
   }
   return v;
 }
@@ -3520,6 +3529,83 @@ inline void append_us(std::string& out, int64_t ns) {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_UTIL_INT_TEXT_HPP
+// ---- probe/util/io_signals.hpp ----
+#ifndef PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
+#define PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
+// Writes that cannot kill the host. A write past RLIMIT_FSIZE raises SIGXFSZ and a write to a
+// pipe whose reader is gone raises SIGPIPE; both terminate a process that keeps the default
+// action. probe's own writes block the two around the write, so the write fails with EFBIG
+// or EPIPE instead (one message, the effect turns itself off), and take back the signal they
+// raised before unblocking, so it is never delivered later. probe's background threads block
+// every signal for good (background_thread.hpp) and skip the mask changes. Internal header.
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Guards active on this thread (a background thread holds one for its whole life).
+inline thread_local int t_io_signal_depth = 0;
+// A guarded write failed in a way that raises one of the signals.
+inline thread_local bool t_io_signal_raised = false;
+
+// Called by the writers (fs.hpp) with a failed write's errno.
+inline void note_io_error(int err) noexcept {
+  if (err == EFBIG || err == EPIPE) t_io_signal_raised = true;
+}
+
+class io_signal_guard {
+ public:
+  io_signal_guard() noexcept {
+    sigemptyset(&old_);
+    if (t_io_signal_depth++ > 0) return;  // nested, or a background thread
+    t_io_signal_raised = false;
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    sigaddset(&s, SIGPIPE);
+    active_ = pthread_sigmask(SIG_BLOCK, &s, &old_) == 0;
+  }
+  ~io_signal_guard() {
+    --t_io_signal_depth;
+    if (!active_) return;
+    if (t_io_signal_raised) {
+      // Take the signals our writes raised, unless the program blocks them itself (then a
+      // pending one may be its own, and stays pending as it would have without probe).
+      sigset_t mine;
+      sigemptyset(&mine);
+      if (!sigismember(&old_, SIGXFSZ)) sigaddset(&mine, SIGXFSZ);
+      if (!sigismember(&old_, SIGPIPE)) sigaddset(&mine, SIGPIPE);
+      const timespec zero = {0, 0};
+      for (int k = 0; k < 4; ++k) {
+        sigset_t pending;
+        if (sigpending(&pending) != 0) break;
+        if (!(sigismember(&mine, SIGXFSZ) && sigismember(&pending, SIGXFSZ)) &&
+            !(sigismember(&mine, SIGPIPE) && sigismember(&pending, SIGPIPE)))
+          break;
+        if (sigtimedwait(&mine, nullptr, &zero) < 0 && errno != EINTR) break;
+      }
+      t_io_signal_raised = false;
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  io_signal_guard(const io_signal_guard&) = delete;
+  io_signal_guard& operator=(const io_signal_guard&) = delete;
+
+ private:
+  sigset_t old_;
+  bool active_ = false;
+};
+
+// For threads that block every signal for their whole life: guards cost nothing there.
+inline void io_signals_blocked_for_good() noexcept { t_io_signal_depth = 1; }
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -3529,6 +3615,11 @@ PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept;
 
 // Writes two buffers with one system call where possible (a header and its data).
 PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t nb) noexcept;
+
+// Appends one record (a manifest line) to an O_APPEND descriptor that only this process's
+// holder of its lock writes: whole, or (when the rest does not fit) not at all. Returns 0 or
+// an errno value.
+PROBE_API int append_whole(int fd, const void* buf, size_t n) noexcept;
 
 // mkdir -p; returns 0 or an errno value.
 PROBE_API int make_dirs(const std::string& path, mode_t mode = 0777) noexcept;
@@ -3558,6 +3649,56 @@ inline int g_atomic_file_mode = 0;
 inline int atomic_file_mode() noexcept { return __atomic_load_n(&g_atomic_file_mode, __ATOMIC_RELAXED); }
 inline void learn_atomic_file_mode(int bit) noexcept { __atomic_fetch_or(&g_atomic_file_mode, bit, __ATOMIC_RELAXED); }
 
+// A file name kept by atomic_file: in place when it fits (every name relative to a dump's run
+// directory does), so that a file being written holds no heap memory of its own (a child
+// forked meanwhile has no copy of the writing thread's stack to find it through).
+class file_name_buf {
+ public:
+  const char* c_str() const noexcept { return long_.empty() ? short_ : long_.c_str(); }
+  size_t size() const noexcept { return long_.empty() ? n_ : long_.size(); }
+  bool empty() const noexcept { return size() == 0; }
+  void clear() noexcept {
+    n_ = 0;
+    short_[0] = '\0';
+    long_.clear();
+  }
+  // Pieces joined; false when out of memory.
+  bool assign(const char* a, size_t na, const char* b = "", size_t nb = 0, const char* c = "", size_t nc = 0,
+              const char* d = "", size_t nd = 0) noexcept {
+    clear();
+    const size_t n = na + nb + nc + nd;
+    char* out = short_;
+    if (n >= sizeof short_) {
+      try {
+        long_.resize(n);
+      } catch (...) {
+        return false;
+      }
+      out = &long_[0];
+    }
+    memcpy(out, a, na);
+    memcpy(out + na, b, nb);
+    memcpy(out + na + nb, c, nc);
+    memcpy(out + na + nb + nc, d, nd);
+    if (out == short_) {
+      short_[n] = '\0';
+      n_ = n;
+    }
+    return true;
+  }
+  size_t rfind_slash() const noexcept {
+    const char* p = c_str();
+    for (size_t i = size(); i > 0; --i)
+      if (p[i - 1] == '/') return i - 1;
+    return static_cast<size_t>(-1);
+  }
+
+ private:
+  char short_[256] = "";
+  size_t n_ = 0;
+  std::string long_;
+};
+
 class atomic_file {
  public:
   atomic_file() = default;
@@ -3573,11 +3714,7 @@ class atomic_file {
   int open_at(int dirfd, const std::string& name) noexcept {
     abandon();
     dirfd_ = dirfd;
-    try {
-      final_ = name;
-    } catch (...) {
-      return ENOMEM;
-    }
+    if (!final_.assign(name.data(), name.size())) return ENOMEM;
 #if defined(O_TMPFILE)
     if (!(atomic_file_mode() & k_atomic_named_only)) {
       const size_t slash = name.rfind('/');
@@ -3652,8 +3789,8 @@ class atomic_file {
   // "<dir>/.<name>.tmp.<pid>.<n>" in tmp_, within NAME_MAX whatever the final name's length.
   bool make_temp_name() noexcept {
     try {
-      const size_t slash = final_.rfind('/');
-      const size_t base = slash == std::string::npos ? 0 : slash + 1;
+      const size_t slash = final_.rfind_slash();
+      const size_t base = slash == static_cast<size_t>(-1) ? 0 : slash + 1;
       const size_t stem = final_.size() - base > 200 ? 200 : final_.size() - base;
       static unsigned counter = 0;
       const unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
@@ -3662,9 +3799,7 @@ class atomic_file {
       end = put_uint(end, static_cast<unsigned long long>(cached_pid()));
       *end++ = '.';
       end = put_uint(end, n);
-      tmp_.reserve(base + stem + 48);
-      tmp_.assign(final_, 0, base).append(1, '.').append(final_, base, stem).append(tag, static_cast<size_t>(end - tag));
-      return true;
+      return tmp_.assign(final_.c_str(), base, ".", 1, final_.c_str() + base, stem, tag, static_cast<size_t>(end - tag));
     } catch (...) {
       tmp_.clear();
       return false;
@@ -3733,12 +3868,35 @@ class atomic_file {
   int fd_ = -1;
   int dirfd_ = AT_FDCWD;
   bool unnamed_ = false;  // fd_ is an O_TMPFILE
-  std::string final_, tmp_;
+  file_name_buf final_, tmp_;
 };
 
 // Writes a whole file atomically; returns 0 or an errno value.
 
 PROBE_API int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept;
+// The same, `name` (no '/') relative to the open directory `dirfd`.
+PROBE_API int write_file_atomic_at(int dirfd, const char* name, const void* data, size_t n) noexcept;
+
+// Folders and files probe makes inside a folder it holds open: relative to its descriptor,
+// so a path walk cannot be redirected, and never through a symbolic link planted there.
+
+// Creates (if missing) and opens the folder `name` (no '/') in `dirfd`: *out is its
+// descriptor. A symbolic link there is refused (ELOOP), as is anything not a folder
+// (ENOTDIR). Returns 0 or an errno value.
+PROBE_API int open_subdir(int dirfd, const char* name, int* out) noexcept;
+
+// A fresh, empty regular file `name` in `dirfd`, opened for appending: whatever had the name
+// (an earlier run's file, a link to a file elsewhere, a FIFO) is removed first, never
+// truncated or written through. Returns 0 or an errno value.
+PROBE_API int create_fresh_at(int dirfd, const char* name, int flags, int* out) noexcept;
+
+// Opens the regular file `name` in `dirfd` (created if missing) for reading and writing
+// without following a symbolic link or waiting on a FIFO: what a lock file needs. A link or
+// a non-regular file there is removed and the file created anew. Returns 0 or an errno value.
+PROBE_API int open_regular_at(int dirfd, const char* name, int* out) noexcept;
+
+// Whether the folder held open by `dirfd` was removed (it has no name any more).
+PROBE_API bool dir_removed(int dirfd) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
@@ -3749,6 +3907,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept {
+  io_signal_guard quiet;  // EFBIG/EPIPE instead of a signal that ends the program
   const char* p = static_cast<const char*>(buf);
   while (n > 0) {
     // Large writes in 1 GiB pieces: some kernels cap a single write near 2 GiB.
@@ -3756,6 +3915,7 @@ PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept {
     const ssize_t w = ::write(fd, p, piece);
     if (w < 0) {
       if (errno == EINTR) continue;
+      note_io_error(errno);
       return errno;
     }
     if (w == 0) return EIO;
@@ -3766,11 +3926,15 @@ PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept {
 }
 
 PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t nb) noexcept {
+  io_signal_guard quiet;
   iovec iov[2] = {{const_cast<void*>(a), na}, {const_cast<void*>(b), nb}};
   if (na + nb < (size_t(1) << 30)) {
     const ssize_t w = ::writev(fd, iov, 2);
     if (w == static_cast<ssize_t>(na + nb)) return 0;
-    if (w < 0 && errno != EINTR) return errno;
+    if (w < 0 && errno != EINTR) {
+      note_io_error(errno);
+      return errno;
+    }
     // Short write: finish piecewise from where it stopped.
     size_t done = w > 0 ? static_cast<size_t>(w) : 0;
     if (done < na) {
@@ -3781,6 +3945,30 @@ PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t
   }
   if (int e = write_all(fd, a, na)) return e;
   return write_all(fd, b, nb);
+}
+
+PROBE_API int append_whole(int fd, const void* buf, size_t n) noexcept {
+  io_signal_guard quiet;
+  const char* p = static_cast<const char*>(buf);
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t w = ::write(fd, p + done, n - done);
+    if (w > 0) {
+      done += static_cast<size_t>(w);
+      continue;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    const int e = w < 0 ? errno : EIO;
+    note_io_error(e);
+    // The start of the record is in the file, its end is not (a file-size limit, a full
+    // disk): take it back, so that the file holds whole records only.
+    if (done > 0) {
+      const off_t end = ::lseek(fd, 0, SEEK_END);
+      if (end >= static_cast<off_t>(done)) (void)!::ftruncate(fd, end - static_cast<off_t>(done));
+    }
+    return e;
+  }
+  return 0;
 }
 
 PROBE_API int make_dirs(const std::string& path, mode_t mode) noexcept {
@@ -3826,6 +4014,68 @@ PROBE_API int write_file_atomic(const std::string& path, const void* data, size_
   if (int e = f.open(path)) return e;
   if (int e = write_all(f.fd(), data, n)) return e;
   return f.commit();
+}
+
+PROBE_API int write_file_atomic_at(int dirfd, const char* name, const void* data, size_t n) noexcept {
+  atomic_file f;
+  try {
+    if (int e = f.open_at(dirfd, name)) return e;
+  } catch (...) {
+    return ENOMEM;
+  }
+  if (int e = write_all(f.fd(), data, n)) return e;
+  return f.commit();
+}
+
+PROBE_API int open_subdir(int dirfd, const char* name, int* out) noexcept {
+  *out = -1;
+  if (::mkdirat(dirfd, name, 0777) != 0 && errno != EEXIST) return errno;
+  const int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    struct stat st;
+    if (e == ENOTDIR && ::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) return ELOOP;
+    return e;
+  }
+  *out = fd;
+  return 0;
+}
+
+PROBE_API int create_fresh_at(int dirfd, const char* name, int flags, int* out) noexcept {
+  *out = -1;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (::unlinkat(dirfd, name, 0) != 0 && errno != ENOENT) return errno;
+    const int fd = ::openat(dirfd, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      *out = fd;
+      return 0;
+    }
+    if (errno != EEXIST) return errno;  // another name appeared meanwhile: remove it again
+  }
+  return EEXIST;
+}
+
+PROBE_API int open_regular_at(int dirfd, const char* name, int* out) noexcept {
+  *out = -1;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const int fd = ::openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    struct stat st;
+    if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      *out = fd;
+      return 0;
+    }
+    const int e = fd >= 0 ? EINVAL : errno;
+    if (fd >= 0) ::close(fd);
+    // ELOOP: a symbolic link; ENXIO: a FIFO without a reader; EINVAL: something else.
+    if (e != ELOOP && e != ENXIO && e != EINVAL && e != EISDIR) return e;
+    if (e == EISDIR || ::unlinkat(dirfd, name, 0) != 0) return e == EINVAL ? EEXIST : e;
+  }
+  return EEXIST;
+}
+
+PROBE_API bool dir_removed(int dirfd) noexcept {
+  struct stat st;
+  return dirfd >= 0 && ::fstat(dirfd, &st) == 0 && st.st_nlink == 0;
 }
 
 }  // namespace detail
@@ -4991,6 +5241,7 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
 #define PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
 // flags: definitions (see flags.hpp).
+#include <sys/stat.h>
 #include <unistd.h>
 
 // ---- probe/core/flags.hpp ----
@@ -5005,6 +5256,85 @@ PROBE_END_NAMESPACE
 #include <string>
 #include <vector>
 
+// ---- probe/util/string_table.hpp ----
+#ifndef PROBE_SINGLE_UTIL_STRING_TABLE_HPP
+#define PROBE_SINGLE_UTIL_STRING_TABLE_HPP
+// A string -> uint64_t hash table (open addressing, linear probing) for the few maps the
+// implementation keeps: op occurrences, interned names, graph outputs. std::map would add
+// ~100 ms to every TU that includes probe.hpp in header-only mode; this adds almost nothing
+// (std::string is complete anyway, std::vector is cheap).
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class string_table {
+ public:
+  // The value for key, inserted as 0 when missing (like std::map::operator[]).
+  uint64_t& operator[](const std::string& key) {
+    if ((count_ + 1) * 4 > slots_.size() * 3) grow();
+    slot& s = slots_[probe_for(key, slots_)];
+    if (!s.used) {
+      s.used = true;
+      s.key = key;
+      s.value = 0;
+      ++count_;
+    }
+    return s.value;
+  }
+  // nullptr when missing.
+  const uint64_t* find(const std::string& key) const noexcept {
+    if (slots_.empty()) return nullptr;
+    const slot& s = slots_[probe_for(key, slots_)];
+    return s.used ? &s.value : nullptr;
+  }
+  size_t size() const noexcept { return count_; }
+  void clear() {
+    slots_.clear();
+    count_ = 0;
+  }
+
+ private:
+  struct slot {
+    std::string key;
+    uint64_t value = 0;
+    bool used = false;
+  };
+  static uint64_t hash(const std::string& s) noexcept {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
+  }
+  // The slot holding key, or the empty slot where it belongs.
+  static size_t probe_for(const std::string& key, const std::vector<slot>& slots) noexcept {
+    const size_t mask = slots.size() - 1;
+    size_t i = static_cast<size_t>(hash(key)) & mask;
+    while (slots[i].used && slots[i].key != key) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
+    for (slot& s : slots_)
+      if (s.used) {
+        slot& d = bigger[probe_for(s.key, bigger)];
+        d.used = true;
+        d.key.swap(s.key);
+        d.value = s.value;
+      }
+    slots_.swap(bigger);
+  }
+
+  std::vector<slot> slots_;  // size is 0 or a power of two
+  size_t count_ = 0;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_STRING_TABLE_HPP
 // ---- probe/util/sync.hpp ----
 #ifndef PROBE_SINGLE_UTIL_SYNC_HPP
 #define PROBE_SINGLE_UTIL_SYNC_HPP
@@ -5158,23 +5488,59 @@ inline const flag_info k_flags[] = {PROBE_FLAG_LIST(PROBE_FLAG_INFO)};
 constexpr int k_flag_count = static_cast<int>(sizeof(k_flags) / sizeof(k_flags[0]));
 
 // Strings referenced by options live for the whole process: options_ref() hands out
-// pointers that must stay valid even after set_flags() replaces the options.
+// pointers that must stay valid even after set_flags() replaces the options. Each distinct
+// string is kept once, so a program that sets the same flags again and again (a test suite,
+// an engine switching modes) does not grow.
+struct interned_strings {
+  static_mutex m;
+  string_table* table = nullptr;  // text -> its kept copy (a char*)
+};
+inline interned_strings g_interned;
 inline const char* intern(const std::string& s) {
-  using keep_list = std::vector<char*>;
-  static static_mutex m;
-  static keep_list* keep = new keep_list();
-  lock_guard<static_mutex> g(m);
+  lock_guard<static_mutex> g(g_interned.m);
+  if (!g_interned.table) g_interned.table = new string_table();
+  if (const uint64_t* kept = g_interned.table->find(s)) return reinterpret_cast<const char*>(static_cast<uintptr_t>(*kept));
   char* p = static_cast<char*>(malloc(s.size() + 1));
   if (!p) return "";
   memcpy(p, s.c_str(), s.size() + 1);
-  keep->push_back(p);
+  (*g_interned.table)[s] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
   return p;
 }
+// Distinct strings kept so far (tests).
+inline size_t interned_count() {
+  lock_guard<static_mutex> g(g_interned.m);
+  return g_interned.table ? g_interned.table->size() : 0;
+}
+
+// Field by field: the same flags set again publish nothing new.
+inline bool same_options(const options& a, const options& b) noexcept {
+#define PROBE_SAME_boolean(name) a.name == b.name
+#define PROBE_SAME_string(name) strcmp(a.name, b.name) == 0
+#define PROBE_SAME_size(name) a.name == b.name
+#define PROBE_SAME_integer(name) a.name == b.name
+#define PROBE_SAME_choice(name) strcmp(a.name, b.name) == 0
+#define PROBE_SAME_FIELD(kind, name, def, help) \
+  if (!(PROBE_SAME_##kind(name))) return false;
+  PROBE_FLAG_LIST(PROBE_SAME_FIELD)
+#undef PROBE_SAME_FIELD
+  return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as;
+}
+
+// Published sets of options: immutable once published, never freed (options_ref() hands
+// them out), and kept once each however often the same flags are set again.
+struct published_options {
+  options opts;
+  unsigned gate = 0;  // the marks' gate for them
+  published_options* next = nullptr;
+};
 
 struct flag_state {
   mutex m;
   std::vector<std::string> said;  // messages already printed: a re-parse does not repeat them
-  options opts;
+  options opts;                   // being parsed (under m); readers use `current`
+  const published_options* current = nullptr;  // the published options (atomic pointer)
+  published_options* published = nullptr;  // every set published so far (under m)
+  std::vector<std::string> reading;      // flags files being read (an inclusion cycle)
   bool given[k_flag_count] = {};
   std::vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
   std::vector<std::string> argv_tokens;  // from probe::init
@@ -5480,6 +5846,19 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
     ++r.bad;
     return;
   }
+  // A file that includes itself, directly or through others: said once, read once.
+  struct stat id;
+  std::string key;
+  if (::stat(path.c_str(), &id) == 0) {
+    key = std::to_string(static_cast<unsigned long long>(id.st_dev)) + ":" +
+          std::to_string(static_cast<unsigned long long>(id.st_ino));
+    for (const std::string& k : st.reading)
+      if (k == key) {
+        flag_log("flags file '%s' includes itself (a cycle of flags files); the inclusion is ignored", path.c_str());
+        ++r.bad;
+        return;
+      }
+  }
   FILE* f = fopen(path.c_str(), "rb");
   if (!f) {
     flag_log("cannot read flags file '%s': %s (a flag value that does not start with '-' is read "
@@ -5520,7 +5899,14 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
     ++r.bad;
     return;
   }
-  parse_tokens(st, toks, depth + 1, r);
+  st.reading.push_back(key);
+  try {
+    parse_tokens(st, toks, depth + 1, r);
+  } catch (...) {
+    st.reading.pop_back();
+    throw;
+  }
+  st.reading.pop_back();
 }
 
 PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
@@ -5650,6 +6036,23 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   return g;
 }
 
+// Publishes st.opts as an immutable object (an equal one published before is reused).
+// Under st.m.
+inline void publish_locked(flag_state& st) {
+  const unsigned gate = compute_gate(st);
+  for (published_options* p = st.published; p; p = p->next)
+    if (p->gate == gate && same_options(p->opts, st.opts)) {
+      __atomic_store_n(&st.current, p, __ATOMIC_RELEASE);
+      return;
+    }
+  published_options* p = new published_options();
+  p->opts = st.opts;
+  p->gate = gate;
+  p->next = st.published;
+  st.published = p;
+  __atomic_store_n(&st.current, p, __ATOMIC_RELEASE);
+}
+
 PROBE_API void reparse_locked(flag_state& st) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
@@ -5666,7 +6069,8 @@ PROBE_API void reparse_locked(flag_state& st) {
     fflush(stdout);
     _exit(2);
   }
-  st.parsed = true;
+  publish_locked(st);
+  __atomic_store_n(&st.parsed, true, __ATOMIC_RELEASE);
 }
 
 PROBE_API std::vector<std::string> flag_tokens() {
@@ -5677,9 +6081,13 @@ PROBE_API std::vector<std::string> flag_tokens() {
   return all;
 }
 
+// Hands the published options to the effects, then opens the gate for them. Outside st.m
+// (effects may read the flags); what is applied is the latest published set.
 PROBE_API void publish(flag_state& st) {
-  apply_options(st.opts);
-  __atomic_store_n(&g_gate, compute_gate(st), __ATOMIC_RELEASE);
+  const published_options* p = __atomic_load_n(&st.current, __ATOMIC_ACQUIRE);
+  if (!p) return;
+  apply_options(p->opts);
+  __atomic_store_n(&g_gate, p->gate, __ATOMIC_RELEASE);
 }
 
 PROBE_API void ensure_parsed() noexcept {
@@ -5697,7 +6105,7 @@ PROBE_API void ensure_parsed() noexcept {
       } catch (...) {
         log("could not parse PROBE_FLAGS (out of memory); every effect stays off");
         st.opts = options{};
-        st.parsed = true;
+        __atomic_store_n(&st.parsed, true, __ATOMIC_RELEASE);
       }
       now = true;
     }
@@ -5709,7 +6117,10 @@ PROBE_API void ensure_parsed() noexcept {
 
 PROBE_API const options& options_ref() noexcept {
   detail::ensure_parsed();
-  return detail::flags().opts;
+  // The published object, never the one being parsed: another thread may set flags now.
+  const detail::published_options* p = __atomic_load_n(&detail::flags().current, __ATOMIC_ACQUIRE);
+  static const options defaults{};
+  return p ? p->opts : defaults;
 }
 
 PROBE_API void init(int& argc, char** argv) noexcept {
@@ -5807,85 +6218,6 @@ PROBE_END_NAMESPACE
 #include <string>
 
 #include <vector>
-// ---- probe/util/string_table.hpp ----
-#ifndef PROBE_SINGLE_UTIL_STRING_TABLE_HPP
-#define PROBE_SINGLE_UTIL_STRING_TABLE_HPP
-// A string -> uint64_t hash table (open addressing, linear probing) for the few maps the
-// implementation keeps: op occurrences, interned names, graph outputs. std::map would add
-// ~100 ms to every TU that includes probe.hpp in header-only mode; this adds almost nothing
-// (std::string is complete anyway, std::vector is cheap).
-#include <stdint.h>
-
-#include <string>
-#include <vector>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-class string_table {
- public:
-  // The value for key, inserted as 0 when missing (like std::map::operator[]).
-  uint64_t& operator[](const std::string& key) {
-    if ((count_ + 1) * 4 > slots_.size() * 3) grow();
-    slot& s = slots_[probe_for(key, slots_)];
-    if (!s.used) {
-      s.used = true;
-      s.key = key;
-      s.value = 0;
-      ++count_;
-    }
-    return s.value;
-  }
-  // nullptr when missing.
-  const uint64_t* find(const std::string& key) const noexcept {
-    if (slots_.empty()) return nullptr;
-    const slot& s = slots_[probe_for(key, slots_)];
-    return s.used ? &s.value : nullptr;
-  }
-  size_t size() const noexcept { return count_; }
-  void clear() {
-    slots_.clear();
-    count_ = 0;
-  }
-
- private:
-  struct slot {
-    std::string key;
-    uint64_t value = 0;
-    bool used = false;
-  };
-  static uint64_t hash(const std::string& s) noexcept {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h;
-  }
-  // The slot holding key, or the empty slot where it belongs.
-  static size_t probe_for(const std::string& key, const std::vector<slot>& slots) noexcept {
-    const size_t mask = slots.size() - 1;
-    size_t i = static_cast<size_t>(hash(key)) & mask;
-    while (slots[i].used && slots[i].key != key) i = (i + 1) & mask;
-    return i;
-  }
-  void grow() {
-    std::vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
-    for (slot& s : slots_)
-      if (s.used) {
-        slot& d = bigger[probe_for(s.key, bigger)];
-        d.used = true;
-        d.key.swap(s.key);
-        d.value = s.value;
-      }
-    slots_.swap(bigger);
-  }
-
-  std::vector<slot> slots_;  // size is 0 or a power of two
-  size_t count_ = 0;
-};
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_UTIL_STRING_TABLE_HPP
 // ---- probe/util/thread_id.hpp ----
 #ifndef PROBE_SINGLE_UTIL_THREAD_ID_HPP
 #define PROBE_SINGLE_UTIL_THREAD_ID_HPP
@@ -6145,7 +6477,20 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API op_context& context() {
-  static op_context* c = new op_context();  // never destroyed: ops may run during exit
+  static op_context* c = [] {
+    op_context* p = new op_context();  // never destroyed: ops may run during exit
+    // A forked child numbers its ops afresh (its dump is a run of its own); the lock is
+    // held across fork so that the child never inherits it taken.
+    pthread_atfork([] { context().m.lock(); }, [] { context().m.unlock(); },
+                   [] {
+                     op_context& k = context();
+                     k.next_seq = 0;
+                     k.occurrences.clear();
+                     k.producers.clear();
+                     k.m.unlock();
+                   });
+    return p;
+  }();
   return *c;
 }
 
@@ -7246,7 +7591,14 @@ class layout {
       for (int64_t i = trailing; i > 1; --i) s += indent + item(n - i) + line_sep;
       s += indent + item(n - 1);
     }
-    return "[" + s.substr(static_cast<size_t>(hanging)) + "]";
+    // Appended piece by piece: GCC 12 at -O3 -std=c++20 warns (-Wrestrict) on
+    // "[" + s.substr(...) inside libstdc++, which would fail a user's -Werror build.
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '[';
+    out.append(s, static_cast<size_t>(hanging), std::string::npos);
+    out += ']';
+    return out;
   }
 
   const tensor_view& v_;
@@ -8159,11 +8511,7 @@ class tensor {
   int ndim() const noexcept { return ndim_; }
   int64_t shape(int i) const noexcept { return shape_[i]; }
   const int64_t* shape() const noexcept { return shape_; }
-  int64_t numel() const noexcept {
-    int64_t n = 1;
-    for (int i = 0; i < ndim_; ++i) n *= shape_[i];
-    return n;
-  }
+  int64_t numel() const noexcept { return detail::shape_numel(shape_, ndim_); }
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * dtype_size(type_); }
   bool empty() const noexcept { return type_ == dtype::invalid; }
   void* data() noexcept { return storage_.data(); }
@@ -10260,6 +10608,18 @@ PROBE_API std::string dot_escape(const std::string& s) {
   return o;
 }
 
+// Labels stay readable and the file stays small whatever the engine names things: a label
+// keeps its first k_dot_label_cap bytes (whole UTF-8 characters) and says it was cut.
+constexpr size_t k_dot_label_cap = 512;
+inline std::string capped_label(std::string s) {
+  if (s.size() <= k_dot_label_cap) return s;
+  size_t n = k_dot_label_cap;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  s.resize(n);
+  s += "...";
+  return s;
+}
+
 PROBE_API std::string render_dot(const dataflow_graph& g) {
   std::string o = "digraph probe {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", "
                   "fillcolor=\"#eef3fb\", fontname=\"Helvetica\", fontsize=10];\n"
@@ -10270,13 +10630,13 @@ PROBE_API std::string render_dot(const dataflow_graph& g) {
     for (const graph_tensor& t : n.outputs) label += "\n" + t.slot + ": " + t.dtype + t.shape;
     char id[32];
     snprintf(id, sizeof id, "n%llu", static_cast<unsigned long long>(n.seq));
-    o += "  " + std::string(id) + " [label=\"" + dot_escape(label) + "\"];\n";
+    o += "  " + std::string(id) + " [label=\"" + dot_escape(capped_label(label)) + "\"];\n";
   }
   for (const graph_edge& e : g.edges) {
     char ids[64];
     snprintf(ids, sizeof ids, "n%llu -> n%llu", static_cast<unsigned long long>(g.nodes[e.from].seq),
              static_cast<unsigned long long>(g.nodes[e.to].seq));
-    o += "  " + std::string(ids) + " [label=\"" + dot_escape(e.label) + "\"];\n";
+    o += "  " + std::string(ids) + " [label=\"" + dot_escape(capped_label(e.label)) + "\"];\n";
   }
   if (g.dropped_nodes)
     o += "  note [shape=note, fillcolor=\"#fff4d6\", label=\"" + std::to_string(g.dropped_nodes) +
@@ -10833,16 +11193,20 @@ PROBE_API rank_info detect_rank() noexcept;
 // A directory this process owns for the run: `base`, or base/rank_NNNN with several ranks,
 // or a private base/<host>_<pid> when another live process already dumps into it. Ownership
 // is an flock on ".probe.lock", released by the kernel when the process dies.
+// The folder given is followed if it is a symbolic link (the user named it); the folders probe
+// makes inside it (rank_NNNN, <host>_<pid>) are opened relative to it and never through a
+// link planted under their name. A forked child (`own` true) always takes a private folder.
 struct run_dir {
   std::string path;
+  int fd = -1;       // the run directory, open: every file of the run is made relative to it
   int lock_fd = -1;
   std::string note;  // why the path differs from what was asked, if it does
 };
 
-PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept;
+PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept;
 
-// Returns 0 or an errno value (with the failing path in *where).
-PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where);
+// Returns 0 or an errno value (with the failing path, and why, in *where).
+PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own = false);
 
 }  // namespace detail
 PROBE_END_NAMESPACE
@@ -11031,6 +11395,7 @@ class stats_worker {
       delete fresh;
       return nullptr;
     }
+    fresh->forked_from_ = w;  // kept reachable: its memory is the parent's
     w = fresh;  // a worker from before a fork is left alone: its thread exists only in the parent
     return w;
   }
@@ -11073,6 +11438,7 @@ class stats_worker {
   health result_;
   bool pending_ = false;  // a job was handed over and its result is not ready yet
   pid_t pid_;
+  stats_worker* forked_from_ = nullptr;
   thread th_;
 };
 
@@ -11142,6 +11508,7 @@ inline void become_background_thread(const char* name) noexcept {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  io_signals_blocked_for_good();
 #if defined(__linux__)
   pthread_setname_np(pthread_self(), name);
 #else
@@ -11268,6 +11635,7 @@ class dump_writers {
   struct lane_state {
     dump_writers* pool = nullptr;
     dump_job *head = nullptr, *tail = nullptr;
+    dump_job* writing = nullptr;    // the batch its thread writes now (see main)
     uint64_t pushed = 0, done = 0;  // jobs queued and finished on this lane, ever
     uint64_t drain_at = 0;          // a drain waits until done reaches this
     bool idle = false;              // its thread waits for work
@@ -11284,9 +11652,11 @@ class dump_writers {
     if (!w || w->pid_ != cached_pid()) {
       // One from before a fork is left alone: its threads exist only in the parent, and its
       // locks may have been held there when the process forked.
+      dump_writers* parents = w;
       w = new (std::nothrow) dump_writers();
       if (!w) return nullptr;
       w->pid_ = cached_pid();
+      w->forked_from_ = parents;
       __atomic_store_n(&g_dump_writers, w, __ATOMIC_RELEASE);
     }
     while (w->started_ < want && !w->start_failed_) {
@@ -11324,12 +11694,16 @@ class dump_writers {
       uint64_t cost = 0, n = 0;
       while (batch) {
         dump_job* j = batch;
+        // The batch stays reachable from the lane while it is written: a child forked now
+        // has no copy of this thread's stack, only of the lane (leak checkers see the jobs).
+        __atomic_store_n(&l.writing, j, __ATOMIC_RELAXED);
         batch = j->next;
         cost += j->cost;
         ++n;
         j->write(*j);
         dump_job::destroy(j);
       }
+      __atomic_store_n(&l.writing, static_cast<dump_job*>(nullptr), __ATOMIC_RELAXED);
       w.m_.lock();
       w.queued_ -= cost;
       w.jobs_ -= n;
@@ -11356,6 +11730,9 @@ class dump_writers {
   int started_ = 0;    // written under start()'s lock, read atomically
   bool start_failed_ = false;
   pid_t pid_ = 0;
+  // In a forked child: the parent's writers, whose queued jobs stay reachable (the parent
+  // writes and frees them; the child must not).
+  dump_writers* forked_from_ = nullptr;
   lane_state lanes_[k_max_threads];
 };
 
@@ -11383,34 +11760,26 @@ class dump_effect final : public op_listener {
     dump_config* c = nullptr;
     bool can_retire = false;
     try {
-      retired_.reserve(retired_.size() + 1);  // so that retiring below cannot fail
+      std::vector<std::string> flags = flag_tokens();
+      // The same options set again reuse their configuration: a program that switches
+      // between a few sets of flags keeps a few configurations, however often it switches.
+      for (size_t i = 0; i < retired_.size(); ++i)
+        if (same_options(retired_[i]->src, o) && retired_[i]->flags == flags) {
+          c = retired_[i];
+          retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      if (retired_.size() == retired_.capacity()) retired_.reserve(retired_.size() * 2 + 4);  // retiring cannot fail
       can_retire = true;
-      c = new dump_config();
-      c->on = o.dump;
-      c->to_stdout = o.dump_to_stdout;
-      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
-      c->text = o.dump_as_text;
-      c->npy = o.dump_as_npy && !o.dump_stats_only;
-      c->snapshots = o.dump_snapshots;
-      c->dot = o.dump_as_dot;
-      c->html = o.dump_as_html;
-      c->max_bytes = o.dump_max_bytes;
-      c->max_ops = o.dump_max_ops;
-      c->flags = flag_tokens();
-      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
-      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
-      c->queue_bytes = o.dump_queue_bytes;
-      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
-      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
-      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+      if (!c) c = make_config(o, std::move(flags));
     } catch (...) {
-      delete c;
       c = nullptr;
     }
-    // The old configuration may still be read by ops in flight; it is kept until exit
-    // (a few hundred bytes per set_flags call).
-    if (cfg_ != &off_ && can_retire) retired_.push_back(cfg_);  // else: leaked, never freed early
+    // The old configuration may still be read by ops in flight; it is kept (until exit) for
+    // them and for the next time the same options come back.
+    if (cfg_ != &off_ && cfg_ != c && can_retire) retired_.push_back(cfg_);  // else: out of memory, never freed
     __atomic_store_n(&cfg_, c ? c : &off_, __ATOMIC_RELEASE);
+    forked_ = false;  // the configuration is this process's own now
     stopped_ = false;
     __atomic_store_n(&fail_ticket_, ~uint64_t(0), __ATOMIC_RELEASE);
     __atomic_store_n(&failed_, false, __ATOMIC_RELEASE);
@@ -11482,26 +11851,30 @@ class dump_effect final : public op_listener {
           if (queue_tensor(r, t, *d, rec, *w)) return;
       }
       const std::string file_name = c.npy ? tensor_file_name(r.seq, r.name, in, t.slot, ".npy") : std::string();
-      const std::string snap_name =
-          c.snapshots ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy" : std::string();
-      // Tensor files are named relative to the open run directory: no path walk per file.
-      const int dirfd = !file_name.empty() && d->dir_fd && d->dir_fd->fd >= 0 ? d->dir_fd->fd : AT_FDCWD;
+      const std::string snap_name = c.snapshots && d->snapshot_fd >= 0
+                                        ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy"
+                                        : std::string();
+      // Files are named relative to the open run (or snapshot) directory: no path walk per
+      // file, and nothing a link planted in the folder could redirect.
+      const int dirfd = d->dir_fd ? d->dir_fd->fd : -1;
+      if ((!file_name.empty() || !snap_name.empty()) && dirfd < 0) return;
       // One read of the tensor writes one file; a snapshot's copy is a hard link to it.
-      const std::string primary = dirfd != AT_FDCWD && snap_name.empty() ? std::string()
-                                  : !file_name.empty()                   ? join_path(d->dir, file_name)
-                                  : !snap_name.empty()                   ? join_path(d->snapshot_dir, snap_name)
-                                                                         : std::string();
-      dump_result res = dump_tensor(t.view, dirfd, dirfd != AT_FDCWD ? file_name : primary, c.text ? k_text_values : 0);
-      if (res.io_error) return fail(*d, res.io_error, primary.empty() ? join_path(d->dir, file_name) : primary);
+      const bool in_run = !file_name.empty();
+      const int primary_fd = in_run ? dirfd : d->snapshot_fd;
+      const std::string& primary = in_run ? file_name : snap_name;
+      dump_result res = dump_tensor(t.view, primary.empty() ? AT_FDCWD : primary_fd, primary, c.text ? k_text_values : 0);
+      if (res.io_error)
+        return fail(*d, res.io_error, join_path(in_run ? d->dir : d->snapshot_dir, primary));
       rec.stats = res.stats;
       rec.have_stats = res.read_ok;
       rec.note = res.note;
       if (res.written && !file_name.empty()) rec.file = file_name;
       if (res.written && !snap_name.empty()) {
-        const std::string snap_path = join_path(d->snapshot_dir, snap_name);
-        if (!file_name.empty() && ::link(primary.c_str(), snap_path.c_str()) != 0 &&
-            !npy::write(snap_path, t.view))
-          return fail(*d, errno ? errno : EIO, snap_path);
+        if (in_run && ::linkat(dirfd, file_name.c_str(), d->snapshot_fd, snap_name.c_str(), 0) != 0) {
+          const dump_result copy = dump_tensor(t.view, d->snapshot_fd, snap_name, 0);
+          if (!copy.written)
+            return fail(*d, copy.io_error ? copy.io_error : EIO, join_path(d->snapshot_dir, snap_name));
+        }
         snapshot_tensor(r, *d, rec, snap_name);
       }
       write_manifest_line(*d, render_tensor_record(rec));
@@ -11534,6 +11907,26 @@ class dump_effect final : public op_listener {
     write_graphs_locked();
   }
 
+  // fork(): the locks are held across it, so that the child never inherits one taken. The
+  // child lets go of its parent's run (descriptors closed, nothing written into it) and
+  // opens a run of its own, in a private folder, at its next op; ops it inherited in flight
+  // write nothing more. Its writer threads are made anew on first use (dump_writer.hpp).
+  void before_fork() noexcept {
+    m_.lock();
+    line_m_.lock();
+  }
+  void after_fork_parent() noexcept {
+    line_m_.unlock();
+    m_.unlock();
+  }
+  void after_fork_child() noexcept {
+    line_m_.unlock();
+    forked_ = true;
+    run_pid_ = 0;  // not this process's run: closing it writes nothing
+    close_run_locked(false);
+    m_.unlock();
+  }
+
   // At exit: flush, then close the run.
   void finish() noexcept {
     drain_writers();
@@ -11550,6 +11943,7 @@ class dump_effect final : public op_listener {
          html = false;
     std::string base;
     std::vector<std::string> flags;  // the run's flag words, for the run record
+    options src;                     // what it was made from (the same options reuse it)
     uint64_t max_bytes = 0;
     int64_t max_ops = 0;
     int threads = 0;           // background writers for small files (0: none)
@@ -11580,17 +11974,49 @@ class dump_effect final : public op_listener {
     op_dump() = default;
     op_dump(const op_dump&) = delete;
     op_dump& operator=(const op_dump&) = delete;
-    ~op_dump() { open_dir::unref(dir_fd); }
+    ~op_dump() {
+      open_dir::unref(dir_fd);
+      if (snapshot_fd >= 0) ::close(snapshot_fd);
+    }
     const dump_config* cfg = nullptr;
     std::string dir;   // the run's directory
     open_dir* dir_fd = nullptr;  // the same, open (null or fd -1: use paths)
     uint64_t run = 0;  // which run (run_): lines and failures of a closed run are dropped
     std::string stem;  // "op_000012.conv1"
     std::string text;  // text io-dump body, written at on_end
-    std::string snapshot_dir;                     // absolute path of snapshots/op_000012.conv1
+    std::string snapshot_dir;                     // path of snapshots/op_000012.conv1 (messages)
+    int snapshot_fd = -1;                         // the same, open
     std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
+
+  dump_config* make_config(const options& o, std::vector<std::string> flags) {
+    dump_config* c = new dump_config();
+    try {
+      c->src = o;
+      c->on = o.dump;
+      c->to_stdout = o.dump_to_stdout;
+      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
+      c->text = o.dump_as_text;
+      c->npy = o.dump_as_npy && !o.dump_stats_only;
+      c->snapshots = o.dump_snapshots;
+      c->dot = o.dump_as_dot;
+      c->html = o.dump_as_html;
+      c->max_bytes = o.dump_max_bytes;
+      c->max_ops = o.dump_max_ops;
+      c->flags = std::move(flags);
+      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
+      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
+      c->queue_bytes = o.dump_queue_bytes;
+      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
+      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
+      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+    } catch (...) {
+      delete c;
+      throw;
+    }
+    return c;
+  }
 
   void compile_filter(const char* pattern, const char* flag, regex& out) {
     if (!pattern || !*pattern) return;
@@ -11619,19 +12045,27 @@ class dump_effect final : public op_listener {
     }
     if (cfg_->to_stdout) return true;
     std::string where;
-    if (int e = open_run_dir(cfg_->base, &dir_, &where)) {
+    if (int e = open_run_dir(cfg_->base, &dir_, &where, forked_)) {
       fail_locked(e, where);
       return false;
     }
     if (!dir_.note.empty()) log("%s", dir_.note.c_str());
     dir_fd_ = new (std::nothrow) open_dir();
+    if (!dir_fd_) {
+      ::close(dir_.fd);
+      fail_locked(ENOMEM, dir_.path);
+      return false;
+    }
+    dir_fd_->fd = dir_.fd;
+    __atomic_store_n(&run_dir_fd_, dir_.fd, __ATOMIC_RELEASE);
     try {
-      if (dir_fd_) dir_fd_->path = dir_.path;
-      if (dir_fd_) dir_fd_->fd = ::open(dir_.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      dir_fd_->path = dir_.path;
       const std::string manifest = join_path(dir_.path, "manifest.jsonl");
-      const int fd = ::open(manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-      if (fd < 0) {
-        fail_locked(errno, manifest);
+      int fd = -1;
+      // A fresh file: an earlier run's manifest, or a link planted under its name, is
+      // replaced, never truncated or written through.
+      if (int e = create_fresh_at(dir_.fd, "manifest.jsonl", O_WRONLY | O_APPEND, &fd)) {
+        fail_locked(e, manifest);
         return false;
       }
       lock_guard<mutex> g(line_m_);
@@ -11677,7 +12111,12 @@ class dump_effect final : public op_listener {
     }
     if (__atomic_exchange_n(&failed_, true, __ATOMIC_ACQ_REL)) return;
     __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
-    log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
+    // Whatever the error says (ENOENT, EPERM, ...), a folder removed under the run is the cause.
+    if (dir_removed(__atomic_load_n(&run_dir_fd_, __ATOMIC_ACQUIRE)))
+      log("dumping turned off: the dump folder was removed while the program ran (%s); the program continues "
+          "without dumps", path.c_str());
+    else
+      log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
   }
   void fail_locked(int err, const std::string& path) noexcept { fail(err, path); }
   // An op's I/O error turns off the run it belongs to, not one opened since.
@@ -11702,7 +12141,7 @@ class dump_effect final : public op_listener {
   // process leaves only whole lines behind. line_m_ held.
   void append_line(const std::string& line) noexcept {
     if (manifest_fd_ < 0) return;
-    if (int e = write_all(manifest_fd_, line.data(), line.size())) fail(e, manifest_path_);
+    if (int e = append_whole(manifest_fd_, line.data(), line.size())) fail(e, manifest_path_);
   }
 
   void append_text(op_dump& d, const tensor_record& rec, const dump_result& res) {
@@ -11715,16 +12154,18 @@ class dump_effect final : public op_listener {
     if (d.cfg->to_stdout) {
       const std::string block = "==== probe begin " + name + " ====\n" + body + "==== probe end " + name + " ====\n";
       lock_guard<mutex> g(m_);
+      // A closed pipe (its reader gone) fails with EPIPE here instead of killing the program.
+      io_signal_guard quiet;
       fflush(stdout);
-      if (write_all(1, block.data(), block.size()) != 0) {
+      if (int e = write_all(1, block.data(), block.size())) {
         // stdout closed or full: nothing else to tell, stop quietly after one message.
-        fail_locked(errno ? errno : EIO, "stdout");
+        fail_locked(e, "stdout");
       }
       return;
     }
     if (queue_text(r, d, name, body)) return;
-    const std::string path = join_path(d.dir, name);
-    if (int e = write_file_atomic(path, body.data(), body.size())) fail(d, e, path);
+    if (!d.dir_fd || d.dir_fd->fd < 0) return;
+    if (int e = write_file_atomic_at(d.dir_fd->fd, name.c_str(), body.data(), body.size())) fail(d, e, join_path(d.dir, name));
   }
 
   void add_graph_tensor(op_dump& d, const tensor_record& rec) {
@@ -11772,24 +12213,27 @@ class dump_effect final : public op_listener {
   int manifest_fd_ = -1;             // written under m_ and line_m_
   std::string manifest_path_;
   open_dir* dir_fd_ = nullptr;  // the run directory, open
+  int run_dir_fd_ = -1;         // its descriptor while the run is open (messages only)
+  bool forked_ = false;         // this process is a forked child of the one that configured dumping
   uint64_t ops_ = 0, bytes_ = 0;
   dataflow_graph graph_;
 };
 
 inline void dump_effect::write_graphs_locked() noexcept {
   const dump_config& c = *cfg_;
-  if (!(c.dot || c.html) || c.to_stdout) return;
+  if (!(c.dot || c.html) || c.to_stdout || !dir_fd_ || dir_fd_->fd < 0) return;
+  const int dirfd = dir_fd_->fd;
   try {
     graph_.link();
     if (c.dot) {
       const std::string text = render_dot(graph_);
-      const std::string path = join_path(dir_.path, "graph.dot");
-      if (int e = write_file_atomic(path, text.data(), text.size())) return fail_locked(e, path);
+      if (int e = write_file_atomic_at(dirfd, "graph.dot", text.data(), text.size()))
+        return fail_locked(e, join_path(dir_.path, "graph.dot"));
     }
     if (c.html) {
       const std::string text = render_graph_html(graph_, "probe dump: " + dir_.path);
-      const std::string path = join_path(dir_.path, "graph.html");
-      if (int e = write_file_atomic(path, text.data(), text.size())) return fail_locked(e, path);
+      if (int e = write_file_atomic_at(dirfd, "graph.html", text.data(), text.size()))
+        return fail_locked(e, join_path(dir_.path, "graph.html"));
     }
   } catch (...) {
   }
@@ -11811,6 +12255,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   }
   if (ours && !failed()) write_graphs_locked();
   if (dir_.lock_fd >= 0) ::close(dir_.lock_fd);
+  __atomic_store_n(&run_dir_fd_, -1, __ATOMIC_RELEASE);
   open_dir::unref(dir_fd_);
   dir_fd_ = nullptr;
   dir_ = run_dir{};
@@ -11821,7 +12266,12 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
 }
 
 inline dump_effect& dump_instance() noexcept {
-  static dump_effect* d = new dump_effect();  // never destroyed: ops may run during exit
+  static dump_effect* d = [] {
+    dump_effect* p = new dump_effect();  // never destroyed: ops may run during exit
+    pthread_atfork([] { dump_instance().before_fork(); }, [] { dump_instance().after_fork_parent(); },
+                   [] { dump_instance().after_fork_child(); });
+    return p;
+  }();
   return *d;
 }
 
@@ -11982,8 +12432,19 @@ namespace detail {
 
 inline void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept {
   try {
-    d.snapshot_dir = join_path(join_path(d.dir, "snapshots"), d.stem);
-    if (int e = make_dirs(d.snapshot_dir)) return fail(d, e, d.snapshot_dir);
+    // Relative to the open run directory, never through a link: a run directory removed
+    // meanwhile is not made again, and a planted snapshots/ link leads nowhere.
+    const std::string snapshots = join_path(d.dir, "snapshots");
+    if (!d.dir_fd || d.dir_fd->fd < 0) return;
+    int top = -1;
+    if (int e = open_subdir(d.dir_fd->fd, "snapshots", &top)) return fail(d, e, snapshots);
+    d.snapshot_dir = join_path(snapshots, d.stem);
+    const int e = open_subdir(top, d.stem.c_str(), &d.snapshot_fd);
+    ::close(top);
+    if (e) {
+      d.snapshot_dir.clear();
+      return fail(d, e, join_path(snapshots, d.stem));
+    }
     write_snapshot_json(r, d, "running");
   } catch (...) {
   }
@@ -12021,7 +12482,7 @@ inline void dump_effect::end_snapshot(const op_record& r, op_dump& d, bool unwin
 }
 
 inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept {
-  if (d.snapshot_dir.empty()) return;
+  if (d.snapshot_fd < 0) return;
   try {
     std::string text;
     json::writer w(text, json::writer::nonfinite::tokens);  // an attribute keeps a NaN or an infinity
@@ -12038,8 +12499,8 @@ inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, con
     for (const auto& o : d.snapshot_outputs) w.raw(o);
     w.end_array().end_object();
     text += '\n';
-    const std::string path = join_path(d.snapshot_dir, "snapshot.json");
-    if (int e = write_file_atomic(path, text.data(), text.size())) fail(d, e, path);
+    if (int e = write_file_atomic_at(d.snapshot_fd, "snapshot.json", text.data(), text.size()))
+      fail(d, e, join_path(d.snapshot_dir, "snapshot.json"));
   } catch (...) {
   }
 }
@@ -12109,10 +12570,9 @@ PROBE_API rank_info detect_rank() noexcept {
   return r;
 }
 
-PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept {
-  const std::string lock = join_path(dir, ".probe.lock");
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0) return errno;
+PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept {
+  int fd = -1;
+  if (int e = open_regular_at(dirfd, ".probe.lock", &fd)) return e;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     ::close(fd);
@@ -12122,32 +12582,56 @@ PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept {
   return 0;
 }
 
-PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where) {
+namespace {
+// Opens (creating it) the folder `name` that probe makes inside `parent`.
+inline int open_made_dir(int parent, const std::string& parent_path, const std::string& name, std::string* path,
+                         int* fd, std::string* where) {
+  *path = join_path(parent_path, name);
+  *where = *path;
+  const int e = open_subdir(parent, name.c_str(), fd);
+  if (e == ELOOP) *where = *path + " is a symbolic link, which probe does not follow in a folder it makes";
+  return e;
+}
+}  // namespace
+
+PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own) {
+  *where = base;
+  if (int e = make_dirs(base)) return e;
+  // The folder given is the user's: followed even if it is a link.
+  int base_fd = ::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (base_fd < 0) return errno;
   std::string dir = base;
+  int fd = base_fd;
   const rank_info r = detect_rank();
   if (r.rank >= 0 && r.world > 1) {
     char sub[32];
     snprintf(sub, sizeof sub, "rank_%04d", r.rank);
-    dir = join_path(base, sub);
+    const int e = open_made_dir(base_fd, base, sub, &dir, &fd, where);
+    ::close(base_fd);
+    if (e) return e;
   }
-  *where = dir;
-  if (int e = make_dirs(dir)) return e;
-  int fd = -1;
-  int e = lock_dir(dir, &fd);
+  int lock = -1;
+  int e = own ? EWOULDBLOCK : lock_dir(fd, &lock);
   if (e == EWOULDBLOCK) {
     char host[128] = "host";
     gethostname(host, sizeof host - 1);
-    const std::string own = join_path(dir, sanitize_name(host, 64) + "_" + std::to_string(getpid()));
-    *where = own;
-    if (int e2 = make_dirs(own)) return e2;
-    e = lock_dir(own, &fd);
-    if (e == 0)
-      out->note = dir + " holds another process's live dump; this process writes to " + own;
-    dir = own;
+    std::string mine;
+    int mine_fd = -1;
+    e = open_made_dir(fd, dir, sanitize_name(host, 64) + "_" + std::to_string(getpid()), &mine, &mine_fd, where);
+    if (!e) e = lock_dir(mine_fd, &lock);
+    if (e == 0 && !own) out->note = dir + " holds another process's live dump; this process writes to " + mine;
+    ::close(fd);
+    fd = mine_fd;
+    dir = mine;
   }
-  if (e) return e;
+  if (e) {
+    if (fd >= 0) ::close(fd);
+    return e;
+  }
+  *where = dir;
   out->path = dir;
-  out->lock_fd = fd;
+  out->fd = fd;
+  out->lock_fd = lock;
   return 0;
 }
 
@@ -12425,6 +12909,7 @@ namespace detail {
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
                                    char* copy_to, size_t copy_bytes) noexcept {
   dump_result res;
+  io_signal_guard quiet;  // once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ)
   try {
     tensor_reader reader;
     if (!reader.open(v)) {
@@ -12770,6 +13255,9 @@ struct effect_queue {
   int worker_state = 0;  // atomic: 0 not started, 1 running, 2 could not start
   thread worker;
   int sync = 0;          // atomic: set by the exit drain; callers then run effects themselves
+  // In a forked child: the parent's queue, whose records the child never runs but keeps
+  // reachable (they are the parent's to free, in the parent).
+  effect_queue* forked_from = nullptr;
 };
 
 inline effect_queue* g_effect_queue = nullptr;
@@ -13349,7 +13837,10 @@ PROBE_API effect_queue& effect_queue_ref() noexcept {
 
 PROBE_API void effect_queue_after_fork() noexcept {
   effect_queue* fresh = new (std::nothrow) effect_queue();
-  if (fresh) __atomic_store_n(&g_effect_queue, fresh, __ATOMIC_RELEASE);
+  if (fresh) {
+    fresh->forked_from = g_effect_queue;
+    __atomic_store_n(&g_effect_queue, fresh, __ATOMIC_RELEASE);
+  }
   t_effect_consumer = false;
 }
 
@@ -14833,6 +15324,7 @@ class chrome_trace_writer {
   bool open(const std::string& path) {
     abandon();
     path_ = path;
+    error_.clear();
     if (const int e = file_.open(path)) return fail("cannot create a file next to", path, e);
     buf_ = "{\"traceEvents\":[\n";
     first_ = true;
@@ -14937,8 +15429,9 @@ class chrome_trace_writer {
     }
     return !e;
   }
+  // The first error is the one to tell (a full disk), not what failed after it.
   bool fail(const char* what, const std::string& file, int err) {
-    error_ = std::string(what) + " " + file + ": " + strerror(err);
+    if (error_.empty()) error_ = std::string(what) + " " + file + ": " + strerror(err);
     return false;
   }
 
@@ -18168,7 +18661,7 @@ PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges)
   __atomic_store_n(&g_device_timing, static_cast<device_timing*>(timing), __ATOMIC_RELEASE);
   // Installed after the flags were read (static initialization order): listen to ops now.
   flag_state& f = flags();
-  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(f.opts);
+  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(options_ref());
 }
 
 }  // namespace detail
@@ -18201,6 +18694,31 @@ inline void at_exit_handler() noexcept {
   ::probe::flush();
 }
 
+// Published listener sets are never freed (ops begun under one keep using it) and stay
+// reachable from this list; an equal set published before is reused, so setting flags again
+// and again does not grow the process.
+struct kept_listener_set {
+  listener_set set;
+  kept_listener_set* next = nullptr;
+};
+inline kept_listener_set* g_listener_sets = nullptr;
+
+inline const listener_set* keep_listener_set(const listener_set& s) noexcept {
+  static static_mutex m;
+  lock_guard<static_mutex> g(m);
+  for (kept_listener_set* k = g_listener_sets; k; k = k->next) {
+    bool same = k->set.count == s.count;
+    for (int i = 0; same && i < s.count; ++i) same = k->set.list[i] == s.list[i];
+    if (same) return &k->set;
+  }
+  kept_listener_set* k = new (std::nothrow) kept_listener_set();
+  if (!k) return nullptr;
+  k->set = s;
+  k->next = g_listener_sets;
+  g_listener_sets = k;
+  return &k->set;
+}
+
 PROBE_API void apply_options(const options& o) noexcept {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
@@ -18212,21 +18730,19 @@ PROBE_API void apply_options(const options& o) noexcept {
   }
   print_apply_options(o);
 
-  // Listeners run in this order for every op event. A fresh set each time, never freed: ops
-  // begun under the previous one keep using it (it is small and options change rarely).
-  listener_set* set = new (std::nothrow) listener_set();
-  if (!set) return;
+  // Listeners run in this order for every op event.
+  listener_set next;
   const int cap = listener_set::k_capacity;
   int n = 0;
   // Timing first, so op durations do not include other listeners' end-of-op work.
-  n = timing_apply_options(o, set->list, n, cap);
+  n = timing_apply_options(o, next.list, n, cap);
   op_listener* dump = dump_configure(o);
-  if (o.dump && n < cap) set->list[n++] = dump;
+  if (o.dump && n < cap) next.list[n++] = dump;
   // After the dump, so a non-finite output is on disk before its breakpoint stops.
-  n = breakpoint_apply_options(o, set->list, n, cap);
-  set->count = n;
+  n = breakpoint_apply_options(o, next.list, n, cap);
+  next.count = n;
   reset_op_counters();
-  set_op_listeners(set, o.dump);
+  if (const listener_set* set = keep_listener_set(next)) set_op_listeners(set, o.dump);
 }
 
 PROBE_API void replay_if_asked() noexcept {

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/core/tensor.hpp>
 
 #include <array>
 #include <complex>
@@ -110,4 +111,16 @@ TEST_CASE("view: engine tensors through ADL probe_view") {
   CHECK(probe::is_viewable<engine::Tensor>);
   CHECK(probe::is_viewable<std::vector<double>>);
   CHECK_FALSE(probe::is_viewable<engine::Tensor*>);
+}
+
+TEST_CASE("view: element counts of huge shapes with a 0 dimension are 0, without overflow") {
+  float x = 0;
+  const int64_t big = int64_t(1) << 40;
+  const probe::tensor_view v = probe::view(&x, probe::dims{big, big, big, 0}, probe::dims{0, 0, 0, 1});
+  CHECK(v.numel() == 0);
+  CHECK(v.nbytes() == 0);
+  const probe::tensor_view h = probe::view(&x, probe::dims{big, big, 2}, probe::dims{0, 0, 1});
+  CHECK(h.numel() == INT64_MAX);  // does not fit: saturated, never wrapped to a small count
+  const probe::tensor t(probe::dtype::float32, probe::dims{0, big, big});
+  CHECK(t.numel() == 0);
 }

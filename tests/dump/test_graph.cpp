@@ -97,3 +97,18 @@ TEST_CASE("graph: names that are not UTF-8, or long multi-byte ones, give valid 
   std::ifstream err(d / "err");
   CHECK(std::string((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>()).empty());
 }
+
+TEST_CASE("graph: DOT labels are capped whatever the engine names things") {
+  using probe::detail::graph_node;
+  probe::detail::dataflow_graph g;
+  graph_node n;
+  n.seq = 1;
+  n.name = std::string(100000, 'a');
+  n.type = std::string(50000, 'T');
+  for (int i = 0; i < 2000; ++i) n.outputs.push_back({"y" + std::to_string(i), "float32", "[4]", "", ""});
+  g.nodes.push_back(n);
+  g.link();
+  const std::string dot = probe::detail::render_dot(g);
+  CHECK(dot.size() < 2048);
+  CHECK(dot.find("...\"];") != std::string::npos);
+}

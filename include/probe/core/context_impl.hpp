@@ -6,7 +6,20 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API op_context& context() {
-  static op_context* c = new op_context();  // never destroyed: ops may run during exit
+  static op_context* c = [] {
+    op_context* p = new op_context();  // never destroyed: ops may run during exit
+    // A forked child numbers its ops afresh (its dump is a run of its own); the lock is
+    // held across fork so that the child never inherits it taken.
+    pthread_atfork([] { context().m.lock(); }, [] { context().m.unlock(); },
+                   [] {
+                     op_context& k = context();
+                     k.next_seq = 0;
+                     k.occurrences.clear();
+                     k.producers.clear();
+                     k.m.unlock();
+                   });
+    return p;
+  }();
   return *c;
 }
 

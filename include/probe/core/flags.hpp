@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../util/log.hpp"
+#include "../util/string_table.hpp"
 #include "../util/sync.hpp"
 #include "gate.hpp"
 #include "options.hpp"
@@ -36,23 +37,59 @@ inline const flag_info k_flags[] = {PROBE_FLAG_LIST(PROBE_FLAG_INFO)};
 constexpr int k_flag_count = static_cast<int>(sizeof(k_flags) / sizeof(k_flags[0]));
 
 // Strings referenced by options live for the whole process: options_ref() hands out
-// pointers that must stay valid even after set_flags() replaces the options.
+// pointers that must stay valid even after set_flags() replaces the options. Each distinct
+// string is kept once, so a program that sets the same flags again and again (a test suite,
+// an engine switching modes) does not grow.
+struct interned_strings {
+  static_mutex m;
+  string_table* table = nullptr;  // text -> its kept copy (a char*)
+};
+inline interned_strings g_interned;
 inline const char* intern(const std::string& s) {
-  using keep_list = std::vector<char*>;
-  static static_mutex m;
-  static keep_list* keep = new keep_list();
-  lock_guard<static_mutex> g(m);
+  lock_guard<static_mutex> g(g_interned.m);
+  if (!g_interned.table) g_interned.table = new string_table();
+  if (const uint64_t* kept = g_interned.table->find(s)) return reinterpret_cast<const char*>(static_cast<uintptr_t>(*kept));
   char* p = static_cast<char*>(malloc(s.size() + 1));
   if (!p) return "";
   memcpy(p, s.c_str(), s.size() + 1);
-  keep->push_back(p);
+  (*g_interned.table)[s] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
   return p;
 }
+// Distinct strings kept so far (tests).
+inline size_t interned_count() {
+  lock_guard<static_mutex> g(g_interned.m);
+  return g_interned.table ? g_interned.table->size() : 0;
+}
+
+// Field by field: the same flags set again publish nothing new.
+inline bool same_options(const options& a, const options& b) noexcept {
+#define PROBE_SAME_boolean(name) a.name == b.name
+#define PROBE_SAME_string(name) strcmp(a.name, b.name) == 0
+#define PROBE_SAME_size(name) a.name == b.name
+#define PROBE_SAME_integer(name) a.name == b.name
+#define PROBE_SAME_choice(name) strcmp(a.name, b.name) == 0
+#define PROBE_SAME_FIELD(kind, name, def, help) \
+  if (!(PROBE_SAME_##kind(name))) return false;
+  PROBE_FLAG_LIST(PROBE_SAME_FIELD)
+#undef PROBE_SAME_FIELD
+  return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as;
+}
+
+// Published sets of options: immutable once published, never freed (options_ref() hands
+// them out), and kept once each however often the same flags are set again.
+struct published_options {
+  options opts;
+  unsigned gate = 0;  // the marks' gate for them
+  published_options* next = nullptr;
+};
 
 struct flag_state {
   mutex m;
   std::vector<std::string> said;  // messages already printed: a re-parse does not repeat them
-  options opts;
+  options opts;                   // being parsed (under m); readers use `current`
+  const published_options* current = nullptr;  // the published options (atomic pointer)
+  published_options* published = nullptr;  // every set published so far (under m)
+  std::vector<std::string> reading;      // flags files being read (an inclusion cycle)
   bool given[k_flag_count] = {};
   std::vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
   std::vector<std::string> argv_tokens;  // from probe::init

@@ -1,5 +1,6 @@
 // flags: definitions (see flags.hpp).
 #pragma once
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flags.hpp"
@@ -202,6 +203,19 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
     ++r.bad;
     return;
   }
+  // A file that includes itself, directly or through others: said once, read once.
+  struct stat id;
+  std::string key;
+  if (::stat(path.c_str(), &id) == 0) {
+    key = std::to_string(static_cast<unsigned long long>(id.st_dev)) + ":" +
+          std::to_string(static_cast<unsigned long long>(id.st_ino));
+    for (const std::string& k : st.reading)
+      if (k == key) {
+        flag_log("flags file '%s' includes itself (a cycle of flags files); the inclusion is ignored", path.c_str());
+        ++r.bad;
+        return;
+      }
+  }
   FILE* f = fopen(path.c_str(), "rb");
   if (!f) {
     flag_log("cannot read flags file '%s': %s (a flag value that does not start with '-' is read "
@@ -242,7 +256,14 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
     ++r.bad;
     return;
   }
-  parse_tokens(st, toks, depth + 1, r);
+  st.reading.push_back(key);
+  try {
+    parse_tokens(st, toks, depth + 1, r);
+  } catch (...) {
+    st.reading.pop_back();
+    throw;
+  }
+  st.reading.pop_back();
 }
 
 PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
@@ -372,6 +393,23 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   return g;
 }
 
+// Publishes st.opts as an immutable object (an equal one published before is reused).
+// Under st.m.
+inline void publish_locked(flag_state& st) {
+  const unsigned gate = compute_gate(st);
+  for (published_options* p = st.published; p; p = p->next)
+    if (p->gate == gate && same_options(p->opts, st.opts)) {
+      __atomic_store_n(&st.current, p, __ATOMIC_RELEASE);
+      return;
+    }
+  published_options* p = new published_options();
+  p->opts = st.opts;
+  p->gate = gate;
+  p->next = st.published;
+  st.published = p;
+  __atomic_store_n(&st.current, p, __ATOMIC_RELEASE);
+}
+
 PROBE_API void reparse_locked(flag_state& st) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
@@ -388,7 +426,8 @@ PROBE_API void reparse_locked(flag_state& st) {
     fflush(stdout);
     _exit(2);
   }
-  st.parsed = true;
+  publish_locked(st);
+  __atomic_store_n(&st.parsed, true, __ATOMIC_RELEASE);
 }
 
 PROBE_API std::vector<std::string> flag_tokens() {
@@ -399,9 +438,13 @@ PROBE_API std::vector<std::string> flag_tokens() {
   return all;
 }
 
+// Hands the published options to the effects, then opens the gate for them. Outside st.m
+// (effects may read the flags); what is applied is the latest published set.
 PROBE_API void publish(flag_state& st) {
-  apply_options(st.opts);
-  __atomic_store_n(&g_gate, compute_gate(st), __ATOMIC_RELEASE);
+  const published_options* p = __atomic_load_n(&st.current, __ATOMIC_ACQUIRE);
+  if (!p) return;
+  apply_options(p->opts);
+  __atomic_store_n(&g_gate, p->gate, __ATOMIC_RELEASE);
 }
 
 PROBE_API void ensure_parsed() noexcept {
@@ -419,7 +462,7 @@ PROBE_API void ensure_parsed() noexcept {
       } catch (...) {
         log("could not parse PROBE_FLAGS (out of memory); every effect stays off");
         st.opts = options{};
-        st.parsed = true;
+        __atomic_store_n(&st.parsed, true, __ATOMIC_RELEASE);
       }
       now = true;
     }
@@ -431,7 +474,10 @@ PROBE_API void ensure_parsed() noexcept {
 
 PROBE_API const options& options_ref() noexcept {
   detail::ensure_parsed();
-  return detail::flags().opts;
+  // The published object, never the one being parsed: another thread may set flags now.
+  const detail::published_options* p = __atomic_load_n(&detail::flags().current, __ATOMIC_ACQUIRE);
+  static const options defaults{};
+  return p ? p->opts : defaults;
 }
 
 PROBE_API void init(int& argc, char** argv) noexcept {

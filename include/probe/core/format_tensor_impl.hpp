@@ -276,7 +276,14 @@ class layout {
       for (int64_t i = trailing; i > 1; --i) s += indent + item(n - i) + line_sep;
       s += indent + item(n - 1);
     }
-    return "[" + s.substr(static_cast<size_t>(hanging)) + "]";
+    // Appended piece by piece: GCC 12 at -O3 -std=c++20 warns (-Wrestrict) on
+    // "[" + s.substr(...) inside libstdc++, which would fail a user's -Werror build.
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '[';
+    out.append(s, static_cast<size_t>(hanging), std::string::npos);
+    out += ']';
+    return out;
   }
 
   const tensor_view& v_;

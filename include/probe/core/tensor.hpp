@@ -66,11 +66,7 @@ class tensor {
   int ndim() const noexcept { return ndim_; }
   int64_t shape(int i) const noexcept { return shape_[i]; }
   const int64_t* shape() const noexcept { return shape_; }
-  int64_t numel() const noexcept {
-    int64_t n = 1;
-    for (int i = 0; i < ndim_; ++i) n *= shape_[i];
-    return n;
-  }
+  int64_t numel() const noexcept { return detail::shape_numel(shape_, ndim_); }
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * dtype_size(type_); }
   bool empty() const noexcept { return type_ == dtype::invalid; }
   void* data() noexcept { return storage_.data(); }

@@ -47,6 +47,19 @@ class dims {
   bool overflow_ = false;
 };
 
+// Elements in a shape: 0 when a dimension is 0, whatever the others (their product may not
+// fit in int64_t); INT64_MAX when the count itself does not fit.
+namespace detail {
+inline int64_t shape_numel(const int64_t* shape, int ndim) noexcept {
+  for (int i = 0; i < ndim; ++i)
+    if (shape[i] == 0) return 0;
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i)
+    if (__builtin_mul_overflow(n, shape[i], &n)) return INT64_MAX;
+  return n;
+}
+}  // namespace detail
+
 struct tensor_view {
   const void* data = nullptr;
   dtype type = dtype::invalid;
@@ -57,18 +70,14 @@ struct tensor_view {
   void* stream = nullptr;          // cudaStream_t for device views, when known
 
   bool valid() const noexcept { return ndim >= 0 && type != dtype::invalid; }
-  int64_t numel() const noexcept {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; ++i) n *= shape[i];
-    return n;
-  }
+  int64_t numel() const noexcept { return detail::shape_numel(shape, ndim); }
   size_t itemsize() const noexcept { return dtype_size(type); }
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * itemsize(); }
   bool is_contiguous() const noexcept {
     int64_t expect = 1;
     for (int i = ndim - 1; i >= 0; --i) {
       if (shape[i] != 1 && strides[i] != expect) return false;
-      expect *= shape[i];
+      if (__builtin_mul_overflow(expect, shape[i], &expect)) return numel() == 0;
     }
     return true;
   }
@@ -101,7 +110,7 @@ inline tensor_view view_raw(const void* data, dtype t, const dims& shape) noexce
   for (int i = v.ndim - 1; i >= 0; --i) {
     v.shape[i] = shape[i];
     v.strides[i] = s;
-    s *= shape[i];
+    if (__builtin_mul_overflow(s, shape[i], &s)) s = INT64_MAX;  // only a 0 dimension makes that a view
   }
   return v;
 }

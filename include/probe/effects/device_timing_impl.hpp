@@ -58,7 +58,7 @@ PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges)
   __atomic_store_n(&g_device_timing, static_cast<device_timing*>(timing), __ATOMIC_RELEASE);
   // Installed after the flags were read (static initialization order): listen to ops now.
   flag_state& f = flags();
-  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(f.opts);
+  if (__atomic_load_n(&f.parsed, __ATOMIC_ACQUIRE)) apply_options(options_ref());
 }
 
 }  // namespace detail

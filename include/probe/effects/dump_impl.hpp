@@ -49,34 +49,26 @@ class dump_effect final : public op_listener {
     dump_config* c = nullptr;
     bool can_retire = false;
     try {
-      retired_.reserve(retired_.size() + 1);  // so that retiring below cannot fail
+      std::vector<std::string> flags = flag_tokens();
+      // The same options set again reuse their configuration: a program that switches
+      // between a few sets of flags keeps a few configurations, however often it switches.
+      for (size_t i = 0; i < retired_.size(); ++i)
+        if (same_options(retired_[i]->src, o) && retired_[i]->flags == flags) {
+          c = retired_[i];
+          retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      if (retired_.size() == retired_.capacity()) retired_.reserve(retired_.size() * 2 + 4);  // retiring cannot fail
       can_retire = true;
-      c = new dump_config();
-      c->on = o.dump;
-      c->to_stdout = o.dump_to_stdout;
-      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
-      c->text = o.dump_as_text;
-      c->npy = o.dump_as_npy && !o.dump_stats_only;
-      c->snapshots = o.dump_snapshots;
-      c->dot = o.dump_as_dot;
-      c->html = o.dump_as_html;
-      c->max_bytes = o.dump_max_bytes;
-      c->max_ops = o.dump_max_ops;
-      c->flags = flag_tokens();
-      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
-      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
-      c->queue_bytes = o.dump_queue_bytes;
-      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
-      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
-      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+      if (!c) c = make_config(o, std::move(flags));
     } catch (...) {
-      delete c;
       c = nullptr;
     }
-    // The old configuration may still be read by ops in flight; it is kept until exit
-    // (a few hundred bytes per set_flags call).
-    if (cfg_ != &off_ && can_retire) retired_.push_back(cfg_);  // else: leaked, never freed early
+    // The old configuration may still be read by ops in flight; it is kept (until exit) for
+    // them and for the next time the same options come back.
+    if (cfg_ != &off_ && cfg_ != c && can_retire) retired_.push_back(cfg_);  // else: out of memory, never freed
     __atomic_store_n(&cfg_, c ? c : &off_, __ATOMIC_RELEASE);
+    forked_ = false;  // the configuration is this process's own now
     stopped_ = false;
     __atomic_store_n(&fail_ticket_, ~uint64_t(0), __ATOMIC_RELEASE);
     __atomic_store_n(&failed_, false, __ATOMIC_RELEASE);
@@ -148,26 +140,30 @@ class dump_effect final : public op_listener {
           if (queue_tensor(r, t, *d, rec, *w)) return;
       }
       const std::string file_name = c.npy ? tensor_file_name(r.seq, r.name, in, t.slot, ".npy") : std::string();
-      const std::string snap_name =
-          c.snapshots ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy" : std::string();
-      // Tensor files are named relative to the open run directory: no path walk per file.
-      const int dirfd = !file_name.empty() && d->dir_fd && d->dir_fd->fd >= 0 ? d->dir_fd->fd : AT_FDCWD;
+      const std::string snap_name = c.snapshots && d->snapshot_fd >= 0
+                                        ? (in ? "in." : "out.") + sanitize_name(t.slot, k_slot_name_cap) + ".npy"
+                                        : std::string();
+      // Files are named relative to the open run (or snapshot) directory: no path walk per
+      // file, and nothing a link planted in the folder could redirect.
+      const int dirfd = d->dir_fd ? d->dir_fd->fd : -1;
+      if ((!file_name.empty() || !snap_name.empty()) && dirfd < 0) return;
       // One read of the tensor writes one file; a snapshot's copy is a hard link to it.
-      const std::string primary = dirfd != AT_FDCWD && snap_name.empty() ? std::string()
-                                  : !file_name.empty()                   ? join_path(d->dir, file_name)
-                                  : !snap_name.empty()                   ? join_path(d->snapshot_dir, snap_name)
-                                                                         : std::string();
-      dump_result res = dump_tensor(t.view, dirfd, dirfd != AT_FDCWD ? file_name : primary, c.text ? k_text_values : 0);
-      if (res.io_error) return fail(*d, res.io_error, primary.empty() ? join_path(d->dir, file_name) : primary);
+      const bool in_run = !file_name.empty();
+      const int primary_fd = in_run ? dirfd : d->snapshot_fd;
+      const std::string& primary = in_run ? file_name : snap_name;
+      dump_result res = dump_tensor(t.view, primary.empty() ? AT_FDCWD : primary_fd, primary, c.text ? k_text_values : 0);
+      if (res.io_error)
+        return fail(*d, res.io_error, join_path(in_run ? d->dir : d->snapshot_dir, primary));
       rec.stats = res.stats;
       rec.have_stats = res.read_ok;
       rec.note = res.note;
       if (res.written && !file_name.empty()) rec.file = file_name;
       if (res.written && !snap_name.empty()) {
-        const std::string snap_path = join_path(d->snapshot_dir, snap_name);
-        if (!file_name.empty() && ::link(primary.c_str(), snap_path.c_str()) != 0 &&
-            !npy::write(snap_path, t.view))
-          return fail(*d, errno ? errno : EIO, snap_path);
+        if (in_run && ::linkat(dirfd, file_name.c_str(), d->snapshot_fd, snap_name.c_str(), 0) != 0) {
+          const dump_result copy = dump_tensor(t.view, d->snapshot_fd, snap_name, 0);
+          if (!copy.written)
+            return fail(*d, copy.io_error ? copy.io_error : EIO, join_path(d->snapshot_dir, snap_name));
+        }
         snapshot_tensor(r, *d, rec, snap_name);
       }
       write_manifest_line(*d, render_tensor_record(rec));
@@ -200,6 +196,26 @@ class dump_effect final : public op_listener {
     write_graphs_locked();
   }
 
+  // fork(): the locks are held across it, so that the child never inherits one taken. The
+  // child lets go of its parent's run (descriptors closed, nothing written into it) and
+  // opens a run of its own, in a private folder, at its next op; ops it inherited in flight
+  // write nothing more. Its writer threads are made anew on first use (dump_writer.hpp).
+  void before_fork() noexcept {
+    m_.lock();
+    line_m_.lock();
+  }
+  void after_fork_parent() noexcept {
+    line_m_.unlock();
+    m_.unlock();
+  }
+  void after_fork_child() noexcept {
+    line_m_.unlock();
+    forked_ = true;
+    run_pid_ = 0;  // not this process's run: closing it writes nothing
+    close_run_locked(false);
+    m_.unlock();
+  }
+
   // At exit: flush, then close the run.
   void finish() noexcept {
     drain_writers();
@@ -216,6 +232,7 @@ class dump_effect final : public op_listener {
          html = false;
     std::string base;
     std::vector<std::string> flags;  // the run's flag words, for the run record
+    options src;                     // what it was made from (the same options reuse it)
     uint64_t max_bytes = 0;
     int64_t max_ops = 0;
     int threads = 0;           // background writers for small files (0: none)
@@ -246,17 +263,49 @@ class dump_effect final : public op_listener {
     op_dump() = default;
     op_dump(const op_dump&) = delete;
     op_dump& operator=(const op_dump&) = delete;
-    ~op_dump() { open_dir::unref(dir_fd); }
+    ~op_dump() {
+      open_dir::unref(dir_fd);
+      if (snapshot_fd >= 0) ::close(snapshot_fd);
+    }
     const dump_config* cfg = nullptr;
     std::string dir;   // the run's directory
     open_dir* dir_fd = nullptr;  // the same, open (null or fd -1: use paths)
     uint64_t run = 0;  // which run (run_): lines and failures of a closed run are dropped
     std::string stem;  // "op_000012.conv1"
     std::string text;  // text io-dump body, written at on_end
-    std::string snapshot_dir;                     // absolute path of snapshots/op_000012.conv1
+    std::string snapshot_dir;                     // path of snapshots/op_000012.conv1 (messages)
+    int snapshot_fd = -1;                         // the same, open
     std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
+
+  dump_config* make_config(const options& o, std::vector<std::string> flags) {
+    dump_config* c = new dump_config();
+    try {
+      c->src = o;
+      c->on = o.dump;
+      c->to_stdout = o.dump_to_stdout;
+      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
+      c->text = o.dump_as_text;
+      c->npy = o.dump_as_npy && !o.dump_stats_only;
+      c->snapshots = o.dump_snapshots;
+      c->dot = o.dump_as_dot;
+      c->html = o.dump_as_html;
+      c->max_bytes = o.dump_max_bytes;
+      c->max_ops = o.dump_max_ops;
+      c->flags = std::move(flags);
+      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
+      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
+      c->queue_bytes = o.dump_queue_bytes;
+      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
+      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
+      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+    } catch (...) {
+      delete c;
+      throw;
+    }
+    return c;
+  }
 
   void compile_filter(const char* pattern, const char* flag, regex& out) {
     if (!pattern || !*pattern) return;
@@ -285,19 +334,27 @@ class dump_effect final : public op_listener {
     }
     if (cfg_->to_stdout) return true;
     std::string where;
-    if (int e = open_run_dir(cfg_->base, &dir_, &where)) {
+    if (int e = open_run_dir(cfg_->base, &dir_, &where, forked_)) {
       fail_locked(e, where);
       return false;
     }
     if (!dir_.note.empty()) log("%s", dir_.note.c_str());
     dir_fd_ = new (std::nothrow) open_dir();
+    if (!dir_fd_) {
+      ::close(dir_.fd);
+      fail_locked(ENOMEM, dir_.path);
+      return false;
+    }
+    dir_fd_->fd = dir_.fd;
+    __atomic_store_n(&run_dir_fd_, dir_.fd, __ATOMIC_RELEASE);
     try {
-      if (dir_fd_) dir_fd_->path = dir_.path;
-      if (dir_fd_) dir_fd_->fd = ::open(dir_.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      dir_fd_->path = dir_.path;
       const std::string manifest = join_path(dir_.path, "manifest.jsonl");
-      const int fd = ::open(manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-      if (fd < 0) {
-        fail_locked(errno, manifest);
+      int fd = -1;
+      // A fresh file: an earlier run's manifest, or a link planted under its name, is
+      // replaced, never truncated or written through.
+      if (int e = create_fresh_at(dir_.fd, "manifest.jsonl", O_WRONLY | O_APPEND, &fd)) {
+        fail_locked(e, manifest);
         return false;
       }
       lock_guard<mutex> g(line_m_);
@@ -343,7 +400,12 @@ class dump_effect final : public op_listener {
     }
     if (__atomic_exchange_n(&failed_, true, __ATOMIC_ACQ_REL)) return;
     __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
-    log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
+    // Whatever the error says (ENOENT, EPERM, ...), a folder removed under the run is the cause.
+    if (dir_removed(__atomic_load_n(&run_dir_fd_, __ATOMIC_ACQUIRE)))
+      log("dumping turned off: the dump folder was removed while the program ran (%s); the program continues "
+          "without dumps", path.c_str());
+    else
+      log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
   }
   void fail_locked(int err, const std::string& path) noexcept { fail(err, path); }
   // An op's I/O error turns off the run it belongs to, not one opened since.
@@ -368,7 +430,7 @@ class dump_effect final : public op_listener {
   // process leaves only whole lines behind. line_m_ held.
   void append_line(const std::string& line) noexcept {
     if (manifest_fd_ < 0) return;
-    if (int e = write_all(manifest_fd_, line.data(), line.size())) fail(e, manifest_path_);
+    if (int e = append_whole(manifest_fd_, line.data(), line.size())) fail(e, manifest_path_);
   }
 
   void append_text(op_dump& d, const tensor_record& rec, const dump_result& res) {
@@ -381,16 +443,18 @@ class dump_effect final : public op_listener {
     if (d.cfg->to_stdout) {
       const std::string block = "==== probe begin " + name + " ====\n" + body + "==== probe end " + name + " ====\n";
       lock_guard<mutex> g(m_);
+      // A closed pipe (its reader gone) fails with EPIPE here instead of killing the program.
+      io_signal_guard quiet;
       fflush(stdout);
-      if (write_all(1, block.data(), block.size()) != 0) {
+      if (int e = write_all(1, block.data(), block.size())) {
         // stdout closed or full: nothing else to tell, stop quietly after one message.
-        fail_locked(errno ? errno : EIO, "stdout");
+        fail_locked(e, "stdout");
       }
       return;
     }
     if (queue_text(r, d, name, body)) return;
-    const std::string path = join_path(d.dir, name);
-    if (int e = write_file_atomic(path, body.data(), body.size())) fail(d, e, path);
+    if (!d.dir_fd || d.dir_fd->fd < 0) return;
+    if (int e = write_file_atomic_at(d.dir_fd->fd, name.c_str(), body.data(), body.size())) fail(d, e, join_path(d.dir, name));
   }
 
   void add_graph_tensor(op_dump& d, const tensor_record& rec) {
@@ -438,24 +502,27 @@ class dump_effect final : public op_listener {
   int manifest_fd_ = -1;             // written under m_ and line_m_
   std::string manifest_path_;
   open_dir* dir_fd_ = nullptr;  // the run directory, open
+  int run_dir_fd_ = -1;         // its descriptor while the run is open (messages only)
+  bool forked_ = false;         // this process is a forked child of the one that configured dumping
   uint64_t ops_ = 0, bytes_ = 0;
   dataflow_graph graph_;
 };
 
 inline void dump_effect::write_graphs_locked() noexcept {
   const dump_config& c = *cfg_;
-  if (!(c.dot || c.html) || c.to_stdout) return;
+  if (!(c.dot || c.html) || c.to_stdout || !dir_fd_ || dir_fd_->fd < 0) return;
+  const int dirfd = dir_fd_->fd;
   try {
     graph_.link();
     if (c.dot) {
       const std::string text = render_dot(graph_);
-      const std::string path = join_path(dir_.path, "graph.dot");
-      if (int e = write_file_atomic(path, text.data(), text.size())) return fail_locked(e, path);
+      if (int e = write_file_atomic_at(dirfd, "graph.dot", text.data(), text.size()))
+        return fail_locked(e, join_path(dir_.path, "graph.dot"));
     }
     if (c.html) {
       const std::string text = render_graph_html(graph_, "probe dump: " + dir_.path);
-      const std::string path = join_path(dir_.path, "graph.html");
-      if (int e = write_file_atomic(path, text.data(), text.size())) return fail_locked(e, path);
+      if (int e = write_file_atomic_at(dirfd, "graph.html", text.data(), text.size()))
+        return fail_locked(e, join_path(dir_.path, "graph.html"));
     }
   } catch (...) {
   }
@@ -477,6 +544,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   }
   if (ours && !failed()) write_graphs_locked();
   if (dir_.lock_fd >= 0) ::close(dir_.lock_fd);
+  __atomic_store_n(&run_dir_fd_, -1, __ATOMIC_RELEASE);
   open_dir::unref(dir_fd_);
   dir_fd_ = nullptr;
   dir_ = run_dir{};
@@ -487,7 +555,12 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
 }
 
 inline dump_effect& dump_instance() noexcept {
-  static dump_effect* d = new dump_effect();  // never destroyed: ops may run during exit
+  static dump_effect* d = [] {
+    dump_effect* p = new dump_effect();  // never destroyed: ops may run during exit
+    pthread_atfork([] { dump_instance().before_fork(); }, [] { dump_instance().after_fork_parent(); },
+                   [] { dump_instance().after_fork_child(); });
+    return p;
+  }();
   return *d;
 }
 

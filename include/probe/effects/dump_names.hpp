@@ -49,16 +49,20 @@ PROBE_API rank_info detect_rank() noexcept;
 // A directory this process owns for the run: `base`, or base/rank_NNNN with several ranks,
 // or a private base/<host>_<pid> when another live process already dumps into it. Ownership
 // is an flock on ".probe.lock", released by the kernel when the process dies.
+// The folder given is followed if it is a symbolic link (the user named it); the folders probe
+// makes inside it (rank_NNNN, <host>_<pid>) are opened relative to it and never through a
+// link planted under their name. A forked child (`own` true) always takes a private folder.
 struct run_dir {
   std::string path;
+  int fd = -1;       // the run directory, open: every file of the run is made relative to it
   int lock_fd = -1;
   std::string note;  // why the path differs from what was asked, if it does
 };
 
-PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept;
+PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept;
 
-// Returns 0 or an errno value (with the failing path in *where).
-PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where);
+// Returns 0 or an errno value (with the failing path, and why, in *where).
+PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own = false);
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -58,10 +58,9 @@ PROBE_API rank_info detect_rank() noexcept {
   return r;
 }
 
-PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept {
-  const std::string lock = join_path(dir, ".probe.lock");
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0) return errno;
+PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept {
+  int fd = -1;
+  if (int e = open_regular_at(dirfd, ".probe.lock", &fd)) return e;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     ::close(fd);
@@ -71,32 +70,56 @@ PROBE_API int lock_dir(const std::string& dir, int* fd_out) noexcept {
   return 0;
 }
 
-PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where) {
+namespace {
+// Opens (creating it) the folder `name` that probe makes inside `parent`.
+inline int open_made_dir(int parent, const std::string& parent_path, const std::string& name, std::string* path,
+                         int* fd, std::string* where) {
+  *path = join_path(parent_path, name);
+  *where = *path;
+  const int e = open_subdir(parent, name.c_str(), fd);
+  if (e == ELOOP) *where = *path + " is a symbolic link, which probe does not follow in a folder it makes";
+  return e;
+}
+}  // namespace
+
+PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own) {
+  *where = base;
+  if (int e = make_dirs(base)) return e;
+  // The folder given is the user's: followed even if it is a link.
+  int base_fd = ::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (base_fd < 0) return errno;
   std::string dir = base;
+  int fd = base_fd;
   const rank_info r = detect_rank();
   if (r.rank >= 0 && r.world > 1) {
     char sub[32];
     snprintf(sub, sizeof sub, "rank_%04d", r.rank);
-    dir = join_path(base, sub);
+    const int e = open_made_dir(base_fd, base, sub, &dir, &fd, where);
+    ::close(base_fd);
+    if (e) return e;
   }
-  *where = dir;
-  if (int e = make_dirs(dir)) return e;
-  int fd = -1;
-  int e = lock_dir(dir, &fd);
+  int lock = -1;
+  int e = own ? EWOULDBLOCK : lock_dir(fd, &lock);
   if (e == EWOULDBLOCK) {
     char host[128] = "host";
     gethostname(host, sizeof host - 1);
-    const std::string own = join_path(dir, sanitize_name(host, 64) + "_" + std::to_string(getpid()));
-    *where = own;
-    if (int e2 = make_dirs(own)) return e2;
-    e = lock_dir(own, &fd);
-    if (e == 0)
-      out->note = dir + " holds another process's live dump; this process writes to " + own;
-    dir = own;
+    std::string mine;
+    int mine_fd = -1;
+    e = open_made_dir(fd, dir, sanitize_name(host, 64) + "_" + std::to_string(getpid()), &mine, &mine_fd, where);
+    if (!e) e = lock_dir(mine_fd, &lock);
+    if (e == 0 && !own) out->note = dir + " holds another process's live dump; this process writes to " + mine;
+    ::close(fd);
+    fd = mine_fd;
+    dir = mine;
   }
-  if (e) return e;
+  if (e) {
+    if (fd >= 0) ::close(fd);
+    return e;
+  }
+  *where = dir;
   out->path = dir;
-  out->lock_fd = fd;
+  out->fd = fd;
+  out->lock_fd = lock;
   return 0;
 }
 

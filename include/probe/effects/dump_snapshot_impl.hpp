@@ -12,8 +12,19 @@ namespace detail {
 
 inline void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept {
   try {
-    d.snapshot_dir = join_path(join_path(d.dir, "snapshots"), d.stem);
-    if (int e = make_dirs(d.snapshot_dir)) return fail(d, e, d.snapshot_dir);
+    // Relative to the open run directory, never through a link: a run directory removed
+    // meanwhile is not made again, and a planted snapshots/ link leads nowhere.
+    const std::string snapshots = join_path(d.dir, "snapshots");
+    if (!d.dir_fd || d.dir_fd->fd < 0) return;
+    int top = -1;
+    if (int e = open_subdir(d.dir_fd->fd, "snapshots", &top)) return fail(d, e, snapshots);
+    d.snapshot_dir = join_path(snapshots, d.stem);
+    const int e = open_subdir(top, d.stem.c_str(), &d.snapshot_fd);
+    ::close(top);
+    if (e) {
+      d.snapshot_dir.clear();
+      return fail(d, e, join_path(snapshots, d.stem));
+    }
     write_snapshot_json(r, d, "running");
   } catch (...) {
   }
@@ -51,7 +62,7 @@ inline void dump_effect::end_snapshot(const op_record& r, op_dump& d, bool unwin
 }
 
 inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept {
-  if (d.snapshot_dir.empty()) return;
+  if (d.snapshot_fd < 0) return;
   try {
     std::string text;
     json::writer w(text, json::writer::nonfinite::tokens);  // an attribute keeps a NaN or an infinity
@@ -68,8 +79,8 @@ inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, con
     for (const auto& o : d.snapshot_outputs) w.raw(o);
     w.end_array().end_object();
     text += '\n';
-    const std::string path = join_path(d.snapshot_dir, "snapshot.json");
-    if (int e = write_file_atomic(path, text.data(), text.size())) fail(d, e, path);
+    if (int e = write_file_atomic_at(d.snapshot_fd, "snapshot.json", text.data(), text.size()))
+      fail(d, e, join_path(d.snapshot_dir, "snapshot.json"));
   } catch (...) {
   }
 }

@@ -70,6 +70,7 @@ class stats_worker {
       delete fresh;
       return nullptr;
     }
+    fresh->forked_from_ = w;  // kept reachable: its memory is the parent's
     w = fresh;  // a worker from before a fork is left alone: its thread exists only in the parent
     return w;
   }
@@ -112,6 +113,7 @@ class stats_worker {
   health result_;
   bool pending_ = false;  // a job was handed over and its result is not ready yet
   pid_t pid_;
+  stats_worker* forked_from_ = nullptr;
   thread th_;
 };
 

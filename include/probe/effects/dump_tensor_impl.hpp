@@ -8,6 +8,7 @@ namespace detail {
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
                                    char* copy_to, size_t copy_bytes) noexcept {
   dump_result res;
+  io_signal_guard quiet;  // once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ)
   try {
     tensor_reader reader;
     if (!reader.open(v)) {

@@ -139,6 +139,7 @@ class dump_writers {
   struct lane_state {
     dump_writers* pool = nullptr;
     dump_job *head = nullptr, *tail = nullptr;
+    dump_job* writing = nullptr;    // the batch its thread writes now (see main)
     uint64_t pushed = 0, done = 0;  // jobs queued and finished on this lane, ever
     uint64_t drain_at = 0;          // a drain waits until done reaches this
     bool idle = false;              // its thread waits for work
@@ -155,9 +156,11 @@ class dump_writers {
     if (!w || w->pid_ != cached_pid()) {
       // One from before a fork is left alone: its threads exist only in the parent, and its
       // locks may have been held there when the process forked.
+      dump_writers* parents = w;
       w = new (std::nothrow) dump_writers();
       if (!w) return nullptr;
       w->pid_ = cached_pid();
+      w->forked_from_ = parents;
       __atomic_store_n(&g_dump_writers, w, __ATOMIC_RELEASE);
     }
     while (w->started_ < want && !w->start_failed_) {
@@ -195,12 +198,16 @@ class dump_writers {
       uint64_t cost = 0, n = 0;
       while (batch) {
         dump_job* j = batch;
+        // The batch stays reachable from the lane while it is written: a child forked now
+        // has no copy of this thread's stack, only of the lane (leak checkers see the jobs).
+        __atomic_store_n(&l.writing, j, __ATOMIC_RELAXED);
         batch = j->next;
         cost += j->cost;
         ++n;
         j->write(*j);
         dump_job::destroy(j);
       }
+      __atomic_store_n(&l.writing, static_cast<dump_job*>(nullptr), __ATOMIC_RELAXED);
       w.m_.lock();
       w.queued_ -= cost;
       w.jobs_ -= n;
@@ -227,6 +234,9 @@ class dump_writers {
   int started_ = 0;    // written under start()'s lock, read atomically
   bool start_failed_ = false;
   pid_t pid_ = 0;
+  // In a forked child: the parent's writers, whose queued jobs stay reachable (the parent
+  // writes and frees them; the child must not).
+  dump_writers* forked_from_ = nullptr;
   lane_state lanes_[k_max_threads];
 };
 

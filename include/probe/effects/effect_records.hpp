@@ -115,6 +115,9 @@ struct effect_queue {
   int worker_state = 0;  // atomic: 0 not started, 1 running, 2 could not start
   thread worker;
   int sync = 0;          // atomic: set by the exit drain; callers then run effects themselves
+  // In a forked child: the parent's queue, whose records the child never runs but keeps
+  // reachable (they are the parent's to free, in the parent).
+  effect_queue* forked_from = nullptr;
 };
 
 inline effect_queue* g_effect_queue = nullptr;

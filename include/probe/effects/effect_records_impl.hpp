@@ -20,7 +20,10 @@ PROBE_API effect_queue& effect_queue_ref() noexcept {
 
 PROBE_API void effect_queue_after_fork() noexcept {
   effect_queue* fresh = new (std::nothrow) effect_queue();
-  if (fresh) __atomic_store_n(&g_effect_queue, fresh, __ATOMIC_RELEASE);
+  if (fresh) {
+    fresh->forked_from = g_effect_queue;
+    __atomic_store_n(&g_effect_queue, fresh, __ATOMIC_RELEASE);
+  }
   t_effect_consumer = false;
 }
 

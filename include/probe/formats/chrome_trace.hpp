@@ -33,6 +33,7 @@ class chrome_trace_writer {
   bool open(const std::string& path) {
     abandon();
     path_ = path;
+    error_.clear();
     if (const int e = file_.open(path)) return fail("cannot create a file next to", path, e);
     buf_ = "{\"traceEvents\":[\n";
     first_ = true;
@@ -137,8 +138,9 @@ class chrome_trace_writer {
     }
     return !e;
   }
+  // The first error is the one to tell (a full disk), not what failed after it.
   bool fail(const char* what, const std::string& file, int err) {
-    error_ = std::string(what) + " " + file + ": " + strerror(err);
+    if (error_.empty()) error_ = std::string(what) + " " + file + ": " + strerror(err);
     return false;
   }
 

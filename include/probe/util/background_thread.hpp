@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "config.hpp"
+#include "io_signals.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -14,6 +15,7 @@ inline void become_background_thread(const char* name) noexcept {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  io_signals_blocked_for_good();
 #if defined(__linux__)
   pthread_setname_np(pthread_self(), name);
 #else

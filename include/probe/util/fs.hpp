@@ -16,6 +16,7 @@
 
 #include "config.hpp"
 #include "int_text.hpp"
+#include "io_signals.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -25,6 +26,11 @@ PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept;
 
 // Writes two buffers with one system call where possible (a header and its data).
 PROBE_API int write_all2(int fd, const void* a, size_t na, const void* b, size_t nb) noexcept;
+
+// Appends one record (a manifest line) to an O_APPEND descriptor that only this process's
+// holder of its lock writes: whole, or (when the rest does not fit) not at all. Returns 0 or
+// an errno value.
+PROBE_API int append_whole(int fd, const void* buf, size_t n) noexcept;
 
 // mkdir -p; returns 0 or an errno value.
 PROBE_API int make_dirs(const std::string& path, mode_t mode = 0777) noexcept;
@@ -56,6 +62,56 @@ inline int g_atomic_file_mode = 0;
 inline int atomic_file_mode() noexcept { return __atomic_load_n(&g_atomic_file_mode, __ATOMIC_RELAXED); }
 inline void learn_atomic_file_mode(int bit) noexcept { __atomic_fetch_or(&g_atomic_file_mode, bit, __ATOMIC_RELAXED); }
 
+// A file name kept by atomic_file: in place when it fits (every name relative to a dump's run
+// directory does), so that a file being written holds no heap memory of its own (a child
+// forked meanwhile has no copy of the writing thread's stack to find it through).
+class file_name_buf {
+ public:
+  const char* c_str() const noexcept { return long_.empty() ? short_ : long_.c_str(); }
+  size_t size() const noexcept { return long_.empty() ? n_ : long_.size(); }
+  bool empty() const noexcept { return size() == 0; }
+  void clear() noexcept {
+    n_ = 0;
+    short_[0] = '\0';
+    long_.clear();
+  }
+  // Pieces joined; false when out of memory.
+  bool assign(const char* a, size_t na, const char* b = "", size_t nb = 0, const char* c = "", size_t nc = 0,
+              const char* d = "", size_t nd = 0) noexcept {
+    clear();
+    const size_t n = na + nb + nc + nd;
+    char* out = short_;
+    if (n >= sizeof short_) {
+      try {
+        long_.resize(n);
+      } catch (...) {
+        return false;
+      }
+      out = &long_[0];
+    }
+    memcpy(out, a, na);
+    memcpy(out + na, b, nb);
+    memcpy(out + na + nb, c, nc);
+    memcpy(out + na + nb + nc, d, nd);
+    if (out == short_) {
+      short_[n] = '\0';
+      n_ = n;
+    }
+    return true;
+  }
+  size_t rfind_slash() const noexcept {
+    const char* p = c_str();
+    for (size_t i = size(); i > 0; --i)
+      if (p[i - 1] == '/') return i - 1;
+    return static_cast<size_t>(-1);
+  }
+
+ private:
+  char short_[256] = "";
+  size_t n_ = 0;
+  std::string long_;
+};
+
 class atomic_file {
  public:
   atomic_file() = default;
@@ -71,11 +127,7 @@ class atomic_file {
   int open_at(int dirfd, const std::string& name) noexcept {
     abandon();
     dirfd_ = dirfd;
-    try {
-      final_ = name;
-    } catch (...) {
-      return ENOMEM;
-    }
+    if (!final_.assign(name.data(), name.size())) return ENOMEM;
 #if defined(O_TMPFILE)
     if (!(atomic_file_mode() & k_atomic_named_only)) {
       const size_t slash = name.rfind('/');
@@ -150,8 +202,8 @@ class atomic_file {
   // "<dir>/.<name>.tmp.<pid>.<n>" in tmp_, within NAME_MAX whatever the final name's length.
   bool make_temp_name() noexcept {
     try {
-      const size_t slash = final_.rfind('/');
-      const size_t base = slash == std::string::npos ? 0 : slash + 1;
+      const size_t slash = final_.rfind_slash();
+      const size_t base = slash == static_cast<size_t>(-1) ? 0 : slash + 1;
       const size_t stem = final_.size() - base > 200 ? 200 : final_.size() - base;
       static unsigned counter = 0;
       const unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
@@ -160,9 +212,7 @@ class atomic_file {
       end = put_uint(end, static_cast<unsigned long long>(cached_pid()));
       *end++ = '.';
       end = put_uint(end, n);
-      tmp_.reserve(base + stem + 48);
-      tmp_.assign(final_, 0, base).append(1, '.').append(final_, base, stem).append(tag, static_cast<size_t>(end - tag));
-      return true;
+      return tmp_.assign(final_.c_str(), base, ".", 1, final_.c_str() + base, stem, tag, static_cast<size_t>(end - tag));
     } catch (...) {
       tmp_.clear();
       return false;
@@ -231,12 +281,35 @@ class atomic_file {
   int fd_ = -1;
   int dirfd_ = AT_FDCWD;
   bool unnamed_ = false;  // fd_ is an O_TMPFILE
-  std::string final_, tmp_;
+  file_name_buf final_, tmp_;
 };
 
 // Writes a whole file atomically; returns 0 or an errno value.
 
 PROBE_API int write_file_atomic(const std::string& path, const void* data, size_t n) noexcept;
+// The same, `name` (no '/') relative to the open directory `dirfd`.
+PROBE_API int write_file_atomic_at(int dirfd, const char* name, const void* data, size_t n) noexcept;
+
+// Folders and files probe makes inside a folder it holds open: relative to its descriptor,
+// so a path walk cannot be redirected, and never through a symbolic link planted there.
+
+// Creates (if missing) and opens the folder `name` (no '/') in `dirfd`: *out is its
+// descriptor. A symbolic link there is refused (ELOOP), as is anything not a folder
+// (ENOTDIR). Returns 0 or an errno value.
+PROBE_API int open_subdir(int dirfd, const char* name, int* out) noexcept;
+
+// A fresh, empty regular file `name` in `dirfd`, opened for appending: whatever had the name
+// (an earlier run's file, a link to a file elsewhere, a FIFO) is removed first, never
+// truncated or written through. Returns 0 or an errno value.
+PROBE_API int create_fresh_at(int dirfd, const char* name, int flags, int* out) noexcept;
+
+// Opens the regular file `name` in `dirfd` (created if missing) for reading and writing
+// without following a symbolic link or waiting on a FIFO: what a lock file needs. A link or
+// a non-regular file there is removed and the file created anew. Returns 0 or an errno value.
+PROBE_API int open_regular_at(int dirfd, const char* name, int* out) noexcept;
+
+// Whether the folder held open by `dirfd` was removed (it has no name any more).
+PROBE_API bool dir_removed(int dirfd) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE

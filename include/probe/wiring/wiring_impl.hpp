@@ -31,6 +31,31 @@ inline void at_exit_handler() noexcept {
   ::probe::flush();
 }
 
+// Published listener sets are never freed (ops begun under one keep using it) and stay
+// reachable from this list; an equal set published before is reused, so setting flags again
+// and again does not grow the process.
+struct kept_listener_set {
+  listener_set set;
+  kept_listener_set* next = nullptr;
+};
+inline kept_listener_set* g_listener_sets = nullptr;
+
+inline const listener_set* keep_listener_set(const listener_set& s) noexcept {
+  static static_mutex m;
+  lock_guard<static_mutex> g(m);
+  for (kept_listener_set* k = g_listener_sets; k; k = k->next) {
+    bool same = k->set.count == s.count;
+    for (int i = 0; same && i < s.count; ++i) same = k->set.list[i] == s.list[i];
+    if (same) return &k->set;
+  }
+  kept_listener_set* k = new (std::nothrow) kept_listener_set();
+  if (!k) return nullptr;
+  k->set = s;
+  k->next = g_listener_sets;
+  g_listener_sets = k;
+  return &k->set;
+}
+
 PROBE_API void apply_options(const options& o) noexcept {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = atexit([] { at_exit_handler(); }) == 0;
@@ -42,21 +67,19 @@ PROBE_API void apply_options(const options& o) noexcept {
   }
   print_apply_options(o);
 
-  // Listeners run in this order for every op event. A fresh set each time, never freed: ops
-  // begun under the previous one keep using it (it is small and options change rarely).
-  listener_set* set = new (std::nothrow) listener_set();
-  if (!set) return;
+  // Listeners run in this order for every op event.
+  listener_set next;
   const int cap = listener_set::k_capacity;
   int n = 0;
   // Timing first, so op durations do not include other listeners' end-of-op work.
-  n = timing_apply_options(o, set->list, n, cap);
+  n = timing_apply_options(o, next.list, n, cap);
   op_listener* dump = dump_configure(o);
-  if (o.dump && n < cap) set->list[n++] = dump;
+  if (o.dump && n < cap) next.list[n++] = dump;
   // After the dump, so a non-finite output is on disk before its breakpoint stops.
-  n = breakpoint_apply_options(o, set->list, n, cap);
-  set->count = n;
+  n = breakpoint_apply_options(o, next.list, n, cap);
+  next.count = n;
   reset_op_counters();
-  set_op_listeners(set, o.dump);
+  if (const listener_set* set = keep_listener_set(next)) set_op_listeners(set, o.dump);
 }
 
 PROBE_API void replay_if_asked() noexcept {
