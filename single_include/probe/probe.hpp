@@ -800,6 +800,9 @@ PROBE_END_NAMESPACE
   X(string, dump_op_re, "", "dump only ops whose name matches RE (partial match)")                \
   X(string, dump_type_re, "", "dump only ops whose type matches RE (partial match)")              \
   X(string, dump_stage_re, "", "dump only stages matching RE: 'before' (inputs), 'after' (outputs)") \
+  X(string, dump_slot_re, "", "dump only tensors whose slot name matches RE (partial match)")      \
+  X(string, dump_steps, "", "dump only ops whose step is in LIST: a, a:b (a..b-1), a: or :b, comma-separated") \
+  X(integer, dump_every, 0, "dump only ops whose step is a multiple of N (0 or 1: every step)")   \
   X(size, dump_max_bytes, 0, "stop dumping after N bytes of tensor files (K/M/G suffixes; 0 = no limit)") \
   X(integer, dump_max_ops, 0, "stop dumping after N op executions (0 = no limit)")               \
   X(boolean, dump_stats_only, false, "manifest with health stats, no tensor files")              \
@@ -958,12 +961,16 @@ struct attr_arg {
 
 #if !defined(PROBE_DISABLE)
 PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
+// The same for an indexed op: named "L<index>.<name>", the name built here (only when recorded).
+PROBE_API op_record* op_begin_indexed(const char* name, const char* type, int64_t index) noexcept;
+PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
 PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexcept;
 PROBE_API void op_end(op_record* r) noexcept;
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
+PROBE_API bool op_records_tensors(const op_record* r) noexcept;
 #endif
 
 inline int64_t g_step = 0;
@@ -1045,6 +1052,7 @@ inline int64_t current_step() noexcept { return __atomic_load_n(&detail::g_step,
 class op {
  public:
   explicit op(const char*, const char* = "") noexcept {}
+  op(const char*, const char*, int64_t) noexcept {}
   template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
   explicit op(const S&, const char* = "") noexcept {}
   op(const op&) = delete;
@@ -1054,12 +1062,16 @@ class op {
   template <class T>
   op& output(const char*, const T&) noexcept { return *this; }
   template <class T>
+  op& inout(const char*, const T&) noexcept { return *this; }
+  template <class T>
   op& output_at_end(const char*, const T&) noexcept { return *this; }
   op& link(const char*, const char*) noexcept { return *this; }
   template <class T>
   op& attr(const char*, const T&) noexcept { return *this; }
   op& attr(const char*, std::initializer_list<int64_t>) noexcept { return *this; }
+  void end() noexcept {}
   bool active() const noexcept { return false; }
+  bool records_tensors() const noexcept { return false; }
   uint64_t sequence() const noexcept { return 0; }
 };
 #else
@@ -1069,12 +1081,24 @@ class op {
 class op {
  public:
   explicit op(const char* name, const char* type = "") noexcept {
-    if (detail::gate_on(detail::gate_ops)) r_ = detail::op_begin(name, type);
+    if (detail::gate_on(detail::gate_ops)) begun(detail::op_begin(name, type));
+  }
+  // An op of layer (or block, head, ...) `index`: named "L<index>.<name>", e.g.
+  // op("rope", "RoPE", layer) is "L3.rope". The name is built only when the op is recorded.
+  op(const char* name, const char* type, int64_t index) noexcept {
+    if (detail::gate_on(detail::gate_ops)) begun(detail::op_begin_indexed(name, type, index));
   }
   template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
   explicit op(const S& name, const char* type = "") noexcept : op(name.c_str(), type) {}
   ~op() {
     if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_end(r_);
+  }
+  // Ends the op here, before its scope does (its outputs are complete); later calls, and the
+  // destructor, do nothing.
+  void end() noexcept {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_end(r_);
+    r_ = nullptr;
+    tensors_ = false;
   }
   op(const op&) = delete;
   op& operator=(const op&) = delete;
@@ -1083,18 +1107,25 @@ class op {
 
   template <class T>
   op& input(const char* slot, const T& x) {
-    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_tensor(r_, detail::io::in, slot, to_view(x));
+    if (PROBE_UNLIKELY(tensors_)) detail::op_tensor(r_, detail::io::in, slot, to_view(x));
     return *this;
   }
   template <class T>
   op& output(const char* slot, const T& x) {
-    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_tensor(r_, detail::io::out, slot, to_view(x));
+    if (PROBE_UNLIKELY(tensors_)) detail::op_tensor(r_, detail::io::out, slot, to_view(x));
+    return *this;
+  }
+  // Read-modify-write: the buffer is recorded now as input `slot` (its state before the op)
+  // and again as output `slot` when the op ends (its state after).
+  template <class T>
+  op& inout(const char* slot, const T& x) {
+    if (PROBE_UNLIKELY(tensors_)) detail::op_inout(r_, slot, to_view(x));
     return *this;
   }
   // The view is taken now, its values read when the scope ends (after the computation).
   template <class T>
   op& output_at_end(const char* slot, const T& x) {
-    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_defer_output(r_, slot, to_view(x));
+    if (PROBE_UNLIKELY(tensors_)) detail::op_defer_output(r_, slot, to_view(x));
     return *this;
   }
   // Declares that input `slot` came from `producer_key` ("<op>#<occurrence>/out/<slot>"),
@@ -1116,11 +1147,20 @@ class op {
     return *this;
   }
   bool active() const noexcept { return r_ != nullptr; }
+  // Whether some effect looks at this op's tensors (a dump, a breakpoint that captures them,
+  // a trace's shapes, replay): when false (timing alone, or nothing) input/output/inout do
+  // nothing, and an engine may skip building views for them.
+  bool records_tensors() const noexcept { return tensors_; }
   // Global sequence number of this execution (0 when probe is not recording ops).
   uint64_t sequence() const noexcept { return r_ ? detail::op_sequence(r_) : 0; }
 
  private:
+  void begun(detail::op_record* r) noexcept {
+    r_ = r;
+    tensors_ = r && detail::op_records_tensors(r);
+  }
   detail::op_record* r_ = nullptr;
+  bool tensors_ = false;
 };
 #endif  // PROBE_DISABLE
 
@@ -5886,6 +5926,134 @@ class string_table {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_UTIL_STRING_TABLE_HPP
+// ---- probe/core/producer_map.hpp ----
+#ifndef PROBE_SINGLE_CORE_PRODUCER_MAP_HPP
+#define PROBE_SINGLE_CORE_PRODUCER_MAP_HPP
+// Data-flow per byte range: which op output last wrote each byte, per device. An input is
+// linked to every output whose bytes it reads (a KV cache read by attention has one writer per
+// earlier position). Internal header.
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Ranges are disjoint and kept sorted by (device, start) in one vector: lookups are binary
+// searches, and the number of live outputs is small.
+class producer_map {
+ public:
+  // A range some output wrote, as seen from a reader's range.
+  struct piece {
+    std::string key;
+    uint64_t seq = 0;
+    int64_t step = 0;          // the writer's step
+    uintptr_t lo = 0, hi = 0;  // the part inside the reader's range
+    bool whole = false;        // the writer's whole range lies inside the reader's
+    bool hashed = false;       // `hash` is what the writer left in [lo, hi) (whole ranges only)
+    uint64_t hash = 0;
+  };
+
+  // v's bytes were written by output `key` of op `seq`; `hash` (when `hashed`) is the content
+  // hash of its whole byte range as written.
+  void record(const tensor_view& v, const std::string& key, uint64_t seq, bool hashed = false, uint64_t hash = 0,
+              int64_t step = 0) {
+    uintptr_t lo, hi;
+    if (!byte_range(v, &lo, &hi)) return;
+    const int dev = device_key(v);
+    // Trim or drop every range overlapping [lo, hi): the new output overwrote that memory.
+    size_t i = first_not_before(dev, lo);
+    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
+    std::vector<entry> keep;  // pieces of overlapped ranges that stick out on either side
+    size_t end = i;
+    while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
+      const entry& e = ranges_[end];
+      // A trimmed piece's hash no longer describes it: it is not checked any more.
+      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step});
+      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step});
+      ++end;
+    }
+    ranges_.erase(ranges_.begin() + static_cast<ptrdiff_t>(i), ranges_.begin() + static_cast<ptrdiff_t>(end));
+    entry fresh{dev, lo, hi, key, seq, hashed, hash, step};
+    if (!keep.empty() && keep[0].lo < lo) {
+      ranges_.insert(ranges_.begin() + static_cast<ptrdiff_t>(i++), keep[0]);
+      keep.erase(keep.begin());
+    }
+    ranges_.insert(ranges_.begin() + static_cast<ptrdiff_t>(i++), fresh);
+    if (!keep.empty()) ranges_.insert(ranges_.begin() + static_cast<ptrdiff_t>(i), keep[0]);
+  }
+
+  // Every recorded range overlapping v's bytes, in address order.
+  std::vector<piece> find(const tensor_view& v) const {
+    std::vector<piece> out;
+    uintptr_t lo, hi;
+    if (!byte_range(v, &lo, &hi)) return out;
+    const int dev = device_key(v);
+    size_t i = first_not_before(dev, lo);
+    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
+    for (; i < ranges_.size() && ranges_[i].dev == dev && ranges_[i].lo < hi; ++i) {
+      const entry& e = ranges_[i];
+      piece p;
+      p.key = e.key;
+      p.seq = e.seq;
+      p.step = e.step;
+      p.lo = e.lo > lo ? e.lo : lo;
+      p.hi = e.hi < hi ? e.hi : hi;
+      p.whole = e.lo >= lo && e.hi <= hi;
+      p.hashed = p.whole && e.hashed;
+      p.hash = e.hash;
+      out.push_back(p);
+    }
+    return out;
+  }
+
+  bool empty() const noexcept { return ranges_.empty(); }
+  void clear() { ranges_.clear(); }
+
+  // The bytes a view spans, from its lowest to its highest element (false: no data).
+  static bool byte_range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
+    if (!v.valid() || !v.data || v.numel() == 0) return false;
+    const int64_t item = static_cast<int64_t>(v.itemsize());
+    int64_t first = 0, last = 0;
+    for (int i = 0; i < v.ndim; ++i) {
+      const int64_t span = (v.shape[i] - 1) * v.strides[i];
+      if (span < 0) first += span; else last += span;
+    }
+    const uintptr_t base = reinterpret_cast<uintptr_t>(v.data);
+    *lo = base + static_cast<uintptr_t>(first * item);
+    *hi = base + static_cast<uintptr_t>((last + 1) * item);
+    return true;
+  }
+
+ private:
+  struct entry {
+    int dev;
+    uintptr_t lo, hi;
+    std::string key;
+    uint64_t seq;
+    bool hashed;
+    uint64_t hash;
+    int64_t step;
+  };
+  // Index of the first range at or after (dev, lo).
+  size_t first_not_before(int dev, uintptr_t lo) const noexcept {
+    size_t a = 0, b = ranges_.size();
+    while (a < b) {
+      const size_t m = (a + b) / 2;
+      const entry& e = ranges_[m];
+      if (e.dev < dev || (e.dev == dev && e.lo < lo)) a = m + 1; else b = m;
+    }
+    return a;
+  }
+  static int device_key(const tensor_view& v) { return v.where.kind == device::host ? -1 : v.where.index; }
+  std::vector<entry> ranges_;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_PRODUCER_MAP_HPP
 // ---- probe/util/thread_id.hpp ----
 #ifndef PROBE_SINGLE_UTIL_THREAD_ID_HPP
 #define PROBE_SINGLE_UTIL_THREAD_ID_HPP
@@ -5926,11 +6094,25 @@ PROBE_END_NAMESPACE
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+// One op output that last wrote a byte range of an input: `bytes` of the input from byte
+// `offset` (of the input's address range) on.
+struct producer_ref {
+  std::string key;
+  uint64_t bytes = 0, offset = 0;
+  uint64_t seq = 0;  // the producing op's sequence number
+};
+
 struct recorded_tensor {
-  io which;
+  io which = io::in;
   std::string slot;
   tensor_view view;
-  std::string producer;  // key of the op output this input came from ("" if none)
+  std::string producer;  // key of the op output this input came from ("" if none): the main producer
+  std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes, in address order
+  bool inout = false;     // declared with op::inout (recorded once as input, once as output)
+  bool implicit = false;  // an input the library added: the prior state of an output written in place
+  bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
+  uint64_t hash = 0;
+  std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
 };
 
 // op::attr(name, value): an attribute, copied out of the caller's value.
@@ -5970,6 +6152,8 @@ struct op_record {
   // even when the options change meanwhile. Listener i keeps its state for this op in scratch[i].
   const struct listener_set* listeners = nullptr;
   uint64_t scratch[8] = {};
+  bool wants_tensors = false;  // some listener looks at tensors (op::records_tensors)
+  std::string previous_op;   // name of the op that began just before this one (stale inputs)
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
   std::string key(io which, const char* slot) const {
@@ -5998,6 +6182,7 @@ struct listener_set {
   static constexpr int k_capacity = 8;
   int count = 0;
   op_listener* list[k_capacity] = {};
+  bool tensors = false;  // some listener looks at op tensors: op::records_tensors()
 };
 
 inline int64_t mono_ns() noexcept {
@@ -6011,89 +6196,11 @@ inline int64_t wall_ns() noexcept {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// Byte ranges of the most recent output written to each region, per device, so an input that
-// reads an earlier output is linked to it. Ranges are disjoint and kept sorted by (device,
-// start) in one vector: lookups are binary searches, and the number of live outputs is small.
-class producer_map {
- public:
-  void record(const tensor_view& v, const std::string& key, uint64_t seq) {
-    uintptr_t lo, hi;
-    if (!range(v, &lo, &hi)) return;
-    const int dev = device_key(v);
-    // Trim or drop every range overlapping [lo, hi): the new output overwrote that memory.
-    size_t i = first_not_before(dev, lo);
-    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
-    std::vector<entry> keep;  // pieces of overlapped ranges that stick out on either side
-    size_t end = i;
-    while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
-      const entry& e = ranges_[end];
-      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq});
-      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq});
-      ++end;
-    }
-    ranges_.erase(ranges_.begin() + (i), ranges_.begin() + (end));
-    entry fresh{dev, lo, hi, key, seq};
-    if (!keep.empty() && keep[0].lo < lo) {
-      ranges_.insert(ranges_.begin() + (i++), keep[0]);
-      keep.erase(keep.begin());
-    }
-    ranges_.insert(ranges_.begin() + (i++), fresh);
-    if (!keep.empty()) ranges_.insert(ranges_.begin() + (i), keep[0]);
-  }
-  // The key of the most recent output overlapping v's bytes, or "".
-  std::string find(const tensor_view& v) const {
-    uintptr_t lo, hi;
-    if (!range(v, &lo, &hi)) return {};
-    const int dev = device_key(v);
-    size_t i = first_not_before(dev, lo);
-    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
-    const entry* best = nullptr;
-    for (; i < ranges_.size() && ranges_[i].dev == dev && ranges_[i].lo < hi; ++i)
-      if (!best || ranges_[i].seq > best->seq) best = &ranges_[i];
-    return best ? best->key : std::string();
-  }
-  void clear() { ranges_.clear(); }
-
- private:
-  struct entry {
-    int dev;
-    uintptr_t lo, hi;
-    std::string key;
-    uint64_t seq;
-  };
-  // Index of the first range at or after (dev, lo).
-  size_t first_not_before(int dev, uintptr_t lo) const noexcept {
-    size_t a = 0, b = ranges_.size();
-    while (a < b) {
-      const size_t m = (a + b) / 2;
-      const entry& e = ranges_[m];
-      if (e.dev < dev || (e.dev == dev && e.lo < lo)) a = m + 1; else b = m;
-    }
-    return a;
-  }
-  static int device_key(const tensor_view& v) {
-    return v.where.kind == device::host ? -1 : v.where.index;
-  }
-  static bool range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
-    if (!v.valid() || !v.data || v.numel() == 0) return false;
-    const int64_t item = static_cast<int64_t>(v.itemsize());
-    int64_t first = 0, last = 0;
-    for (int i = 0; i < v.ndim; ++i) {
-      const int64_t span = (v.shape[i] - 1) * v.strides[i];
-      if (span < 0) first += span; else last += span;
-    }
-    const uintptr_t base = reinterpret_cast<uintptr_t>(v.data);
-    *lo = base + static_cast<uintptr_t>(first * item);
-    *hi = base + static_cast<uintptr_t>((last + 1) * item);
-    return true;
-  }
-  std::vector<entry> ranges_;
-};
-
 struct op_context {
-  mutex m;  // guards occurrences and producers
+  mutex m;  // guards occurrences, producers, last_name and noted
   string_table occurrences;  // op name -> executions begun
   producer_map producers;
+  std::string last_name;  // the op that began last (with track_edges)
   uint64_t next_seq = 0;  // atomic
   bool track_edges = false;  // atomic
   const listener_set* listeners = nullptr;  // replaced whole (one atomic pointer)
@@ -6122,7 +6229,11 @@ void for_each_listener(op_record& r, F&& f) noexcept {
 
 PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
 
-PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
+// Records one tensor of the op and hands it to the listeners. Outputs: `check_rmw` looks for
+// bytes an earlier op produced that the op did not declare as input (recorded as an implicit
+// input first, see docs/dump.md).
+PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout = false,
+                           bool check_rmw = true, bool implicit = false) noexcept;
 
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
 
@@ -6136,10 +6247,120 @@ PROBE_API void op_end(op_record* r) noexcept;
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
 
+PROBE_API bool op_records_tensors(const op_record* r) noexcept;
+
+PROBE_API op_record* op_begin_indexed(const char* name, const char* type, int64_t index) noexcept;
+
+PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept;
+
 }  // namespace detail
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_CORE_CONTEXT_HPP
+// ---- probe/util/hash.hpp ----
+#ifndef PROBE_SINGLE_UTIL_HASH_HPP
+#define PROBE_SINGLE_UTIL_HASH_HPP
+// A fast 64-bit content hash of bytes: the dump records it for every tensor ("hash"), data-flow
+// edges are checked with it (is the buffer still what its producer wrote?) and unchanged inputs
+// are dumped once. Not cryptographic: it tells buffers apart, it does not resist forgery.
+//
+// Four independent lanes of 8-byte words, each a multiply and an xor-shift, so that the
+// multiplies of a 32-byte block overlap (about 1 byte per cycle per lane on x86-64); the
+// lanes, the tail and the length are folded at the end. Streaming (update in pieces of any
+// size) gives the same value as one call over the whole. Light header.
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class content_hash {
+ public:
+  void update(const void* data, size_t n) noexcept {
+    const unsigned char* p = static_cast<const unsigned char*>(data);
+    total_ += n;
+    if (fill_) {
+      const size_t take = n < 32 - fill_ ? n : 32 - fill_;
+      memcpy(buf_ + fill_, p, take);
+      fill_ += take;
+      p += take;
+      n -= take;
+      if (fill_ < 32) return;
+      block(buf_);
+      fill_ = 0;
+    }
+    uint64_t a = lane_[0], b = lane_[1], c = lane_[2], d = lane_[3];
+    for (; n >= 32; p += 32, n -= 32) {
+      a = mix(a, load(p));
+      b = mix(b, load(p + 8));
+      c = mix(c, load(p + 16));
+      d = mix(d, load(p + 24));
+    }
+    lane_[0] = a, lane_[1] = b, lane_[2] = c, lane_[3] = d;
+    if (n) {
+      memcpy(buf_, p, n);
+      fill_ = n;
+    }
+  }
+
+  uint64_t finish() const noexcept {
+    uint64_t h = total_ * k_mul ^ 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 4; ++i) h = fold(h ^ fold(lane_[i] + static_cast<uint64_t>(i)));
+    size_t i = 0;
+    for (; i + 8 <= fill_; i += 8) h = fold(h ^ load(buf_ + i));
+    if (i < fill_) {
+      uint64_t w = 0;
+      memcpy(&w, buf_ + i, fill_ - i);
+      h = fold(h ^ w ^ (static_cast<uint64_t>(fill_ - i) << 59));
+    }
+    return fold(h);
+  }
+
+  static uint64_t of(const void* data, size_t n) noexcept {
+    content_hash h;
+    h.update(data, n);
+    return h.finish();
+  }
+
+ private:
+  static constexpr uint64_t k_mul = 0xff51afd7ed558ccdull;
+  static uint64_t load(const unsigned char* p) noexcept {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+  }
+  static uint64_t mix(uint64_t lane, uint64_t w) noexcept {
+    lane = (lane ^ w) * k_mul;
+    return lane ^ (lane >> 29);
+  }
+  static uint64_t fold(uint64_t h) noexcept {
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
+    h *= k_mul;
+    return h ^ (h >> 32);
+  }
+  void block(const unsigned char* p) noexcept {
+    for (int i = 0; i < 4; ++i) lane_[i] = mix(lane_[i], load(p + 8 * i));
+  }
+
+  uint64_t lane_[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};
+  uint64_t total_ = 0;
+  unsigned char buf_[32] = {};
+  size_t fill_ = 0;
+};
+
+// "0123456789abcdef": 16 lowercase hex digits, as the manifest writes hashes.
+inline void hash_hex(uint64_t h, char out[16]) noexcept {
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 15; i >= 0; --i, h >>= 4) out[i] = digits[h & 15];
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_HASH_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -6164,12 +6385,18 @@ PROBE_API void reset_op_counters() noexcept {
   c.producers.clear();
 }
 
-PROBE_API op_record* op_begin(const char* name, const char* type) noexcept {
+// Begins an op named `name`, or "L<index>.<name>" when index >= 0.
+inline op_record* op_begin_named(const char* name, const char* type, int64_t index) noexcept {
   op_context& c = context();
   op_record* r = nullptr;
   try {
     r = new op_record();
-    r->name = name ? name : "";
+    if (index >= 0) {
+      r->name = "L";
+      r->name += std::to_string(index);
+      r->name += '.';
+    }
+    r->name += name ? name : "";
     r->type = type ? type : "";
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
@@ -6177,9 +6404,14 @@ PROBE_API op_record* op_begin(const char* name, const char* type) noexcept {
     r->parent = t_current_op;
     r->wall_ns = wall_ns();
     r->mono_begin_ns = mono_ns();
+    const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
     {
       lock_guard<mutex> g(c.m);
       r->occurrence = c.occurrences[r->name]++;
+      if (edges) {
+        r->previous_op = c.last_name;
+        c.last_name = r->name;
+      }
     }
   } catch (...) {
     delete r;
@@ -6187,26 +6419,121 @@ PROBE_API op_record* op_begin(const char* name, const char* type) noexcept {
   }
   t_current_op = r;
   r->listeners = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
+  r->wants_tensors = r->listeners && r->listeners->tensors;
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_begin(*r, state); });
   return r;
 }
 
-PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
+PROBE_API op_record* op_begin(const char* name, const char* type) noexcept { return op_begin_named(name, type, -1); }
+
+PROBE_API op_record* op_begin_indexed(const char* name, const char* type, int64_t index) noexcept {
+  return op_begin_named(name, type, index < 0 ? 0 : index);
+}
+
+// The producers of an input's bytes, checked against what each wrote (when its hash is known):
+// a range whose bytes changed since is not an edge but a stale producer.
+inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t, bool check) {
+  std::vector<producer_map::piece> pieces;
+  {
+    lock_guard<mutex> g(c.m);
+    if (c.producers.empty()) return;
+    pieces = c.producers.find(t.view);
+  }
+  uintptr_t lo = 0, hi = 0;
+  if (pieces.empty() || !producer_map::byte_range(t.view, &lo, &hi)) return;
+  const bool host = t.view.where.is_host();
+  const producer_ref* best = nullptr;
+  for (const producer_map::piece& p : pieces) {
+    if (check && host && p.hashed) {
+      // The whole input is the producer's range: the input's own hash says it.
+      const uint64_t now = p.lo == lo && p.hi == hi && t.have_hash
+                               ? t.hash
+                               : content_hash::of(reinterpret_cast<const void*>(p.lo), p.hi - p.lo);
+      if (now != p.hash) {
+        if (t.stale_producer.empty()) {
+          t.stale_producer = p.key;
+          t.stale_last_op = r.previous_op;
+        }
+        continue;
+      }
+    }
+    if (!t.producers.empty() && t.producers.back().key == p.key &&
+        t.producers.back().offset + t.producers.back().bytes == p.lo - lo) {
+      t.producers.back().bytes += p.hi - p.lo;  // adjacent pieces of one output
+    } else {
+      t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq});
+    }
+  }
+  // The main producer: the one covering most bytes; among equals the latest.
+  for (const producer_ref& p : t.producers)
+    if (!best || p.bytes > best->bytes || (p.bytes == best->bytes && p.seq > best->seq)) best = &p;
+  if (best) t.producer = best->key;
+}
+
+inline int device_index_of(const tensor_view& v) noexcept { return v.where.is_host() ? -1 : v.where.index; }
+
+// Whether an input already given to the op covers any byte of v.
+inline bool declared_as_input(const op_record& r, const tensor_view& v) {
+  uintptr_t lo, hi, a, b;
+  if (!producer_map::byte_range(v, &lo, &hi)) return true;
+  for (const recorded_tensor& t : r.tensors)
+    if (t.which == io::in && producer_map::byte_range(t.view, &a, &b) && a < hi && lo < b &&
+        device_index_of(t.view) == device_index_of(v))
+      return true;
+  return false;
+}
+
+// Whether output v updates in place bytes another op produced earlier in the same step,
+// without the op declaring them as input. A buffer rewritten by the op that wrote it before
+// (the same name), or reused across steps, is taken as overwritten, not updated.
+inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view& v) {
+  if (declared_as_input(r, v)) return false;
+  std::vector<producer_map::piece> pieces;
+  {
+    lock_guard<mutex> g(c.m);
+    if (c.producers.empty()) return false;
+    pieces = c.producers.find(v);
+  }
+  for (const producer_map::piece& p : pieces) {
+    const bool same_name = p.key.size() > r.name.size() && p.key.compare(0, r.name.size(), r.name) == 0 &&
+                           p.key[r.name.size()] == '#';
+    if (p.step == r.step && !same_name) return true;
+  }
+  return false;
+}
+
+PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout, bool check_rmw,
+                           bool implicit) noexcept {
+  if (!r->wants_tensors) return;  // timing alone: nothing looks at tensors
   op_context& c = context();
   try {
-    recorded_tensor t{which, slot ? slot : "", v, std::string()};
+    const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
+    recorded_tensor t;
+    t.which = which;
+    t.slot = slot ? slot : "";
+    t.view = v;
+    t.inout = inout;
+    t.implicit = implicit;
+    if (edges && v.where.is_host() && v.valid() && v.data && v.is_contiguous()) {
+      t.hash = content_hash::of(v.data, v.nbytes());
+      t.have_hash = true;
+    }
     if (which == io::in) {
       for (const auto& l : r->links)
-        if (l.slot == t.slot) t.producer = l.producer;
-      if (t.producer.empty() && __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) {
-        lock_guard<mutex> g(c.m);
-        t.producer = c.producers.find(v);
-      }
-    } else if (__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) {
+        if (l.slot == t.slot) {
+          t.producer = l.producer;
+          t.producers.push_back(producer_ref{l.producer, v.valid() ? v.nbytes() : 0, 0, 0});
+        }
+      // An implicit input holds what the buffer held at the call, often the op's own result:
+      // it is not checked against its producers.
+      if (t.producer.empty() && edges) find_producers(c, *r, t, !implicit);
+    } else if (edges) {
+      // Read-modify-write the op did not declare: its prior state becomes an input.
+      if (check_rmw && !inout && writes_in_place(c, *r, v)) emit_tensor(r, io::in, slot, v, false, false, true);
       lock_guard<mutex> g(c.m);
-      c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq);
+      c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq, t.have_hash, t.hash, r->step);
     }
-    r->tensors.push_back(t);
+    r->tensors.push_back(std::move(t));
     for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_tensor(*r, r->tensors.back(), state); });
   } catch (...) {
   }
@@ -6216,9 +6543,32 @@ PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_
   emit_tensor(r, which, slot, v);
 }
 
-PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
+PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept {
+  if (!r->wants_tensors) return;
+  emit_tensor(r, io::in, slot, v, true);
   try {
-    r->deferred.push_back(recorded_tensor{io::out, slot ? slot : "", v, std::string()});
+    recorded_tensor d;
+    d.which = io::out;
+    d.slot = slot ? slot : "";
+    d.view = v;
+    d.inout = true;
+    r->deferred.push_back(std::move(d));
+  } catch (...) {
+  }
+}
+
+PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
+  if (!r->wants_tensors) return;
+  try {
+    op_context& c = context();
+    // The view is given before the computation: its bytes now are the prior state.
+    if (__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED) && writes_in_place(c, *r, v))
+      emit_tensor(r, io::in, slot, v, false, false, true);
+    recorded_tensor d;
+    d.which = io::out;
+    d.slot = slot ? slot : "";
+    d.view = v;
+    r->deferred.push_back(std::move(d));
   } catch (...) {
   }
 }
@@ -6274,7 +6624,7 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 }
 
 PROBE_API void op_end(op_record* r) noexcept {
-  for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view);
+  for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
   r->mono_end_ns = mono_ns();
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
@@ -6282,6 +6632,8 @@ PROBE_API void op_end(op_record* r) noexcept {
 }
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
+
+PROBE_API bool op_records_tensors(const op_record* r) noexcept { return r->wants_tensors; }
 
 }  // namespace detail
 PROBE_END_NAMESPACE
@@ -10102,8 +10454,9 @@ struct graph_tensor {
   std::string slot;
   std::string dtype;
   std::string shape;     // "[2,3]"
-  std::string producer;  // inputs: key of the producing output ("" = graph source)
+  std::string producer;  // inputs: key of the main producing output ("" = graph source)
   std::string stats;     // short health summary, may be empty
+  std::vector<std::string> producers;  // inputs: every output that wrote some of its bytes (edges)
 };
 
 struct graph_node {
@@ -10117,6 +10470,7 @@ struct graph_node {
 struct graph_edge {
   size_t from = 0, to = 0;  // node indices
   std::string label;        // "y -> x"
+  std::string slot, key;    // the input slot and the producer key it comes from
 };
 
 struct dataflow_graph {
@@ -10124,7 +10478,8 @@ struct dataflow_graph {
   std::vector<graph_edge> edges;
   size_t dropped_nodes = 0;       // executions not kept (size cap)
 
-  // Resolves producer keys ("<op>#<occ>/out/<slot>") into edges between kept nodes.
+  // Resolves producer keys ("<op>#<occ>/out/<slot>") into edges between kept nodes: one per
+  // producer of an input's bytes (an input written in pieces by several ops has several).
   void link() {
     edges.clear();
     string_table output_of;  // key -> node index + 1
@@ -10133,10 +10488,18 @@ struct dataflow_graph {
         output_of[nodes[i].name + "#" + std::to_string(nodes[i].occurrence) + "/out/" + out.slot] = i + 1;
     for (size_t to = 0; to < nodes.size(); ++to)
       for (const graph_tensor& in : nodes[to].inputs) {
-        const uint64_t* from = in.producer.empty() ? nullptr : output_of.find(in.producer);
-        if (!from || *from - 1 >= to) continue;
-        const size_t slash = in.producer.rfind('/');
-        edges.push_back({static_cast<size_t>(*from - 1), to, in.producer.substr(slash + 1) + " -> " + in.slot});
+        const size_t n = in.producers.empty() ? 1 : in.producers.size();
+        for (size_t k = 0; k < n; ++k) {
+          const std::string& key = in.producers.empty() ? in.producer : in.producers[k];
+          const uint64_t* from = key.empty() ? nullptr : output_of.find(key);
+          if (!from || *from - 1 >= to) continue;
+          bool seen = false;  // one edge per producing output and input slot
+          for (size_t e = edges.size(); e-- > 0 && edges[e].to == to;)
+            seen = seen || (edges[e].from == *from - 1 && edges[e].slot == in.slot && edges[e].key == key);
+          if (seen) continue;
+          const size_t slash = key.rfind('/');
+          edges.push_back({static_cast<size_t>(*from - 1), to, key.substr(slash + 1) + " -> " + in.slot, in.slot, key});
+        }
       }
   }
 };
@@ -10783,6 +11146,176 @@ PROBE_API void dump_finish() noexcept;
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_DUMP_HPP
+// ---- probe/effects/dump_dedup.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_DEDUP_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_DEDUP_HPP
+// What the dump remembers between ops of one run: the inputs it wrote (an input whose bytes
+// did not change since is not written again: its record names the earlier file, "same_as")
+// and the ops it already wrote a note about. Internal header; used under the dump's lock.
+#include <stdint.h>
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class dump_memory {
+ public:
+  // Bounds memory on runs with many distinct inputs: past this, the oldest knowledge is
+  // dropped at once (a later input is then written again, which is always correct).
+  static constexpr size_t k_cap = 8192;
+
+  struct written {
+    uint64_t hash = 0;
+    std::string file;
+    health stats;
+    int lane = -1;  // the background writer lane making the file (-1: already in place)
+  };
+
+  // An earlier input file with these bytes: the same address, or the same op name and slot,
+  // with the same dtype, shape and content hash. nullptr when there is none.
+  const written* find(const std::string& op, const std::string& slot, const tensor_view& v, uint64_t hash) const {
+    for (const std::string& k : {by_address(v), by_name(op, slot, v)}) {
+      auto it = files_.find(k);
+      if (it != files_.end() && it->second.hash == hash) return &it->second;
+    }
+    return nullptr;
+  }
+
+  // The two names an input file is remembered under (its address, its op and slot).
+  struct keys {
+    std::string address, name;
+  };
+  static keys keys_of(const std::string& op, const std::string& slot, const tensor_view& v) {
+    return keys{by_address(v), by_name(op, slot, v)};
+  }
+
+  void remember(const keys& k, const written& w) {
+    if (files_.size() + 2 > k_cap) files_.clear();
+    files_[k.address] = w;
+    files_[k.name] = w;
+  }
+
+  // True the first time an op name is noted in this run.
+  bool first_note(const std::string& op) {
+    if (noted_.size() >= k_cap) return false;
+    return noted_.insert(op).second;
+  }
+
+  void clear() {
+    files_.clear();
+    noted_.clear();
+  }
+
+ private:
+  static void append_layout(std::string& k, const tensor_view& v) {
+    char b[24];
+    k += '|';
+    k.append(b, static_cast<size_t>(put_uint(b, static_cast<unsigned long long>(v.type)) - b));
+    for (int i = 0; i < v.ndim; ++i) {
+      k += ',';
+      k.append(b, static_cast<size_t>(put_int(b, v.shape[i]) - b));
+    }
+  }
+  static std::string by_address(const tensor_view& v) {
+    std::string k = "a";
+    char b[24];
+    k.append(b, static_cast<size_t>(put_uint(b, reinterpret_cast<uintptr_t>(v.data)) - b));
+    k += '@';
+    k.append(b, static_cast<size_t>(put_int(b, v.where.is_host() ? -1 : v.where.index) - b));
+    append_layout(k, v);
+    return k;
+  }
+  static std::string by_name(const std::string& op, const std::string& slot, const tensor_view& v) {
+    std::string k = "n";
+    k += op;
+    k += '\0';
+    k += slot;
+    k += '\0';
+    append_layout(k, v);
+    return k;
+  }
+
+  std::unordered_map<std::string, written> files_;
+  std::unordered_set<std::string> noted_;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_DEDUP_HPP
+// ---- probe/effects/dump_filter.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_FILTER_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_FILTER_HPP
+// Which steps the dump selects: --probe_dump_steps (ranges of probe::step values) and
+// --probe_dump_every. Internal header.
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Steps [lo, hi): Python's slice convention, "a:b" keeps a..b-1; "a" keeps a alone; "a:"
+// keeps a and every later step; ":b" every step before b.
+struct step_range {
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+};
+
+// "0:2,1000,5000:" -> [0,2) [1000,1001) [5000,inf). Malformed text: one message, and no step
+// filter (everything is dumped rather than nothing).
+inline std::vector<step_range> parse_step_ranges(const char* text, const char* flag) {
+  std::vector<step_range> out;
+  if (!text || !*text) return out;
+  const char* p = text;
+  auto number = [&](int64_t* v) {
+    char* end = nullptr;
+    const long long x = strtoll(p, &end, 10);
+    if (end == p) return false;
+    *v = x;
+    p = end;
+    return true;
+  };
+  for (;;) {
+    step_range r;
+    int64_t a = 0;
+    const bool has_lo = number(&a);
+    if (has_lo) r.lo = a;
+    if (*p == ':') {
+      ++p;
+      int64_t b = 0;
+      if (number(&b)) r.hi = b;
+    } else if (has_lo) {
+      r.hi = a == INT64_MAX ? a : a + 1;
+    } else {
+      break;  // neither a number nor ':'
+    }
+    out.push_back(r);
+    if (*p == '\0') return out;
+    if (*p != ',') break;
+    ++p;
+  }
+  log("%s=%s: expected ranges like '0:2,1000,5000:' (a:b keeps steps a..b-1); the filter is ignored", flag, text);
+  return {};
+}
+
+inline bool step_in(const std::vector<step_range>& ranges, int64_t step) noexcept {
+  if (ranges.empty()) return true;
+  for (const step_range& r : ranges)
+    if (step >= r.lo && step < r.hi) return true;
+  return false;
+}
+
+// --probe_dump_every=N keeps steps that are multiples of N (negative steps too).
+inline bool step_every(int64_t every, int64_t step) noexcept { return every <= 1 || step % every == 0; }
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_FILTER_HPP
 // ---- probe/effects/dump_names.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
 #define PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
@@ -10871,7 +11404,13 @@ struct tensor_record {
   uint64_t parent = 0;  // 0: not nested
   uint32_t thread = 0;
   bool is_input = false;
+  bool inout = false, implicit = false;
   std::string slot, key, producer;
+  std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes
+  std::string stale_producer, stale_last_op;
+  bool have_hash = false;
+  uint64_t hash = 0;     // content hash of the row-major bytes
+  std::string same_as;   // an earlier file holding the same bytes (then `file` is empty)
   dtype elem_type = dtype::invalid;
   int ndim = 0;
   int64_t shape[max_dims] = {};
@@ -10949,6 +11488,9 @@ PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs);
 PROBE_API std::string render_budget_record(const std::string& why, uint64_t seq, uint64_t ops, uint64_t bytes);
 
 PROBE_API std::string render_end_record(uint64_t ops, uint64_t bytes, bool stopped);
+
+// {"record":"note","seq":N,"op":"name","key_prefix":"name#k/","text":"..."}, newline included.
+PROBE_API std::string render_note_record(const op_record& r, const std::string& text);
 
 // Text io-dump, one file per op execution:
 //   op 12 conv1 [Conv] step 0 #0 thread 0
@@ -11083,6 +11625,8 @@ struct dump_result {
   health stats;
   std::string note;      // why the tensor could not be read, if it could not
   tensor head;           // its first values (up to the count asked), for text dumps
+  bool have_hash = false;  // `hash` is the content hash of the bytes read (when asked)
+  uint64_t hash = 0;
 };
 
 constexpr size_t k_parallel_stats_bytes = size_t(16) << 20;
@@ -11094,9 +11638,10 @@ constexpr size_t k_async_max_bytes = size_t(1) << 20;
 // Reads `v` once: statistics, the first `head_values` elements, and (when `name` is not
 // empty) an atomically written .npy file, `name` relative to the directory `dirfd` (with
 // AT_FDCWD: a path), or (with `copy_to`) a copy of its row-major bytes, `copy_bytes` of
-// them, for a background writer to write later.
+// them, for a background writer to write later. With `hash`, also the content hash of the
+// row-major bytes.
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
-                                   char* copy_to = nullptr, size_t copy_bytes = 0) noexcept;
+                                   char* copy_to = nullptr, size_t copy_bytes = 0, bool hash = false) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
@@ -11403,6 +11948,9 @@ class dump_effect final : public op_listener {
       compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
       compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
       compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+      compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re);
+      c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps");
+      c->every = o.dump_every > 1 ? o.dump_every : 1;
     } catch (...) {
       delete c;
       c = nullptr;
@@ -11428,6 +11976,7 @@ class dump_effect final : public op_listener {
     if (!active()) return;
     const dump_config* c = config();
     if (!c->op_re.search(r.name) || !c->type_re.search(r.type)) return;
+    if (!step_selected(*c, r.step)) return;
     op_dump* d = nullptr;
     {
       lock_guard<mutex> g(m_);
@@ -11469,10 +12018,12 @@ class dump_effect final : public op_listener {
     if (!d || !active() || !current(*d)) return;
     const dump_config& c = *d->cfg;
     const char* stage = t.which == io::in ? "before" : "after";
-    if (!c.stage_re.search(stage)) return;
+    if (!c.stage_re.search(stage) || !c.slot_re.search(t.slot)) return;
     try {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
+      if (t.implicit) note_implicit(r, *d, t);
+      if (in && c.npy && !c.snapshots && rec.have_hash && same_as_earlier(r, t, *d, rec)) return;
       if ((c.npy || c.snapshots) && !reserve_bytes(*d, t.view.nbytes(), r.seq)) return;
       // Small tensors to the background writers. Not with snapshots: their inputs must be on
       // disk before the computation runs, and a tensor's file is linked into its snapshot.
@@ -11491,11 +12042,13 @@ class dump_effect final : public op_listener {
                                   : !file_name.empty()                   ? join_path(d->dir, file_name)
                                   : !snap_name.empty()                   ? join_path(d->snapshot_dir, snap_name)
                                                                          : std::string();
-      dump_result res = dump_tensor(t.view, dirfd, dirfd != AT_FDCWD ? file_name : primary, c.text ? k_text_values : 0);
+      dump_result res = dump_tensor(t.view, dirfd, dirfd != AT_FDCWD ? file_name : primary, c.text ? k_text_values : 0,
+                                    nullptr, 0, !rec.have_hash);
       if (res.io_error) return fail(*d, res.io_error, primary.empty() ? join_path(d->dir, file_name) : primary);
       rec.stats = res.stats;
       rec.have_stats = res.read_ok;
       rec.note = res.note;
+      take_hash(rec, res);
       if (res.written && !file_name.empty()) rec.file = file_name;
       if (res.written && !snap_name.empty()) {
         const std::string snap_path = join_path(d->snapshot_dir, snap_name);
@@ -11505,6 +12058,7 @@ class dump_effect final : public op_listener {
         snapshot_tensor(r, *d, rec, snap_name);
       }
       write_manifest_line(*d, render_tensor_record(rec));
+      if (!rec.file.empty()) remember_input(r, t, rec, -1);
       if (c.text) append_text(*d, rec, res);
       if (d->graph_node != k_no_node) add_graph_tensor(*d, rec);
     } catch (...) {
@@ -11554,7 +12108,9 @@ class dump_effect final : public op_listener {
     int64_t max_ops = 0;
     int threads = 0;           // background writers for small files (0: none)
     uint64_t queue_bytes = 0;  // what they may hold
-    regex op_re, type_re, stage_re;  // empty pattern matches everything
+    regex op_re, type_re, stage_re, slot_re;  // empty pattern matches everything
+    std::vector<step_range> steps;  // --probe_dump_steps (empty: every step)
+    int64_t every = 1;              // --probe_dump_every
   };
 
   // One op execution being dumped. It keeps the configuration and run it began under, so
@@ -11599,6 +12155,10 @@ class dump_effect final : public op_listener {
       log("%s: %s; the filter is ignored", flag, err.c_str());
       out = regex();
     }
+  }
+
+  static bool step_selected(const dump_config& c, int64_t step) noexcept {
+    return step_in(c.steps, step) && step_every(c.every, step);
   }
 
   const dump_config* config() const noexcept { return __atomic_load_n(&cfg_, __ATOMIC_ACQUIRE); }
@@ -11731,7 +12291,8 @@ class dump_effect final : public op_listener {
     lock_guard<mutex> g(m_);
     if (d.graph_node >= graph_.nodes.size()) return;
     graph_tensor gt{rec.slot, dtype_name(rec.elem_type), shape_text(rec), rec.producer,
-                    rec.have_stats ? short_stats_text(rec.stats) : std::string()};
+                    rec.have_stats ? short_stats_text(rec.stats) : std::string(), {}};
+    for (const producer_ref& p : rec.producers) gt.producers.push_back(p.key);
     auto& node = graph_.nodes[d.graph_node];
     (rec.is_input ? node.inputs : node.outputs).push_back(gt);
   }
@@ -11747,13 +12308,25 @@ class dump_effect final : public op_listener {
   // the file itself.
   bool queue_tensor(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec, dump_writers& w);
   bool queue_text(const op_record& r, op_dump& d, const std::string& name, const std::string& body);
-  bool queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w) noexcept;
+  int queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w, int lane) noexcept;
   static void write_job(dump_job& j) noexcept;
   void write_queued(dump_job& j) noexcept;
   void drain_writers() noexcept;
 
   void write_graphs_locked() noexcept;
   void close_run_locked(bool at_exit) noexcept;
+
+  // Data flow (dump_dataflow_impl.hpp): notes about ops, inputs dumped once.
+  void note_implicit(const op_record& r, op_dump& d, const recorded_tensor& t);
+  bool same_as_earlier(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec);
+  void remember_input(const op_record& r, const recorded_tensor& t, const tensor_record& rec, int lane);
+  static void take_hash(tensor_record& rec, const dump_result& res) noexcept {
+    if (!rec.have_hash && res.have_hash) {
+      rec.have_hash = true;
+      rec.hash = res.hash;
+    }
+  }
+  dump_memory memory_;  // under m_
 
   mutex m_;
   mutex line_m_;  // manifest lines (see write_manifest_line); taken after m_
@@ -11817,6 +12390,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   opened_ = false;
   ops_ = bytes_ = 0;
   graph_ = dataflow_graph{};
+  memory_.clear();
   if (at_exit) __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
 }
 
@@ -11861,10 +12435,12 @@ inline bool dump_effect::queue_tensor(const op_record& r, const recorded_tensor&
   dump_result res;
   try {
     memcpy(j->data(), header.data(), header.size());
-    res = dump_tensor(t.view, AT_FDCWD, std::string(), c.text ? k_text_values : 0, j->data() + header.size(), bytes);
+    res = dump_tensor(t.view, AT_FDCWD, std::string(), c.text ? k_text_values : 0, j->data() + header.size(), bytes,
+                      !rec.have_hash);
     rec.stats = res.stats;
     rec.have_stats = res.read_ok;
     rec.note = res.note;
+    take_hash(rec, res);
     if (res.read_ok) {
       rec.file = tensor_file_name(r.seq, r.name, t.which == io::in, t.slot, ".npy");
       j->name = rec.file;
@@ -11875,7 +12451,9 @@ inline bool dump_effect::queue_tensor(const op_record& r, const recorded_tensor&
     throw;  // on_tensor's handler: nothing is recorded for this tensor
   }
   if (res.read_ok) {
-    if (!queue_job(j, r, d, w)) return true;  // the run ended meanwhile
+    const int lane = queue_job(j, r, d, w, -1);
+    if (lane < 0) return true;  // the run ended meanwhile
+    remember_input(r, t, rec, lane);
   } else {
     // Nothing to write: the record says why, as on the synchronous path.
     dump_job::destroy(j);
@@ -11900,15 +12478,16 @@ inline bool dump_effect::queue_text(const op_record& r, op_dump& d, const std::s
     dump_job::destroy(j);
     return false;
   }
-  queue_job(j, r, d, *w);
+  queue_job(j, r, d, *w, -1);
   return true;
 }
 
-// Queues a filled job (ownership passes); false when it was dropped instead.
-inline bool dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w) noexcept {
+// Queues a filled job (ownership passes) on the op's lane, or on `lane` when given; returns
+// the lane, or -1 when the job was dropped instead. A job without a name writes only its line.
+inline int dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w, int lane) noexcept {
   if (!current(d)) {
     dump_job::destroy(j);
-    return false;
+    return -1;
   }
   j->write = &dump_effect::write_job;
   j->owner = this;
@@ -11918,8 +12497,9 @@ inline bool dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, 
   j->ticket = __atomic_add_fetch(&tickets_, 1, __ATOMIC_ACQ_REL);
   // One op's files on one lane: its manifest lines keep the order it recorded them in.
   const int used = d.cfg->threads < w.lanes() ? d.cfg->threads : w.lanes();
-  w.push(j, static_cast<unsigned>(r.seq % static_cast<uint64_t>(used)), d.cfg->queue_bytes);
-  return true;
+  const unsigned on = lane >= 0 && lane < used ? static_cast<unsigned>(lane) : static_cast<unsigned>(r.seq % static_cast<uint64_t>(used));
+  w.push(j, on, d.cfg->queue_bytes);
+  return static_cast<int>(on);
 }
 
 inline void dump_effect::write_job(dump_job& j) noexcept {
@@ -11936,9 +12516,12 @@ inline void dump_effect::write_queued(dump_job& j) noexcept {
   };
   if (!dropped()) {
     atomic_file f;
-    int e = f.open_at(dir->fd, j.name);
-    if (!e) e = write_all(f.fd(), j.data(), j.size);
-    if (!e) e = f.commit();
+    int e = 0;
+    if (!j.name.empty()) {
+      e = f.open_at(dir->fd, j.name);
+      if (!e) e = write_all(f.fd(), j.data(), j.size);
+      if (!e) e = f.commit();
+    }
     lock_guard<mutex> g(line_m_);
     if (__atomic_load_n(&run_, __ATOMIC_ACQUIRE) == j.run) {
       if (e) {
@@ -11950,7 +12533,7 @@ inline void dump_effect::write_queued(dump_job& j) noexcept {
       } else if (dropped()) {
         // An earlier file failed while this one was written: it goes too, so that every
         // tensor file has its manifest line.
-        if (!j.line.empty()) ::unlinkat(dir->fd, j.name.c_str(), 0);
+        if (!j.line.empty() && !j.name.empty()) ::unlinkat(dir->fd, j.name.c_str(), 0);
       } else if (!j.line.empty()) {
         append_line(j.line);
       }
@@ -11967,6 +12550,75 @@ inline void dump_effect::drain_writers() noexcept {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_DUMP_ASYNC_IMPL_HPP
+// ---- probe/effects/dump_dataflow_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_DATAFLOW_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_DATAFLOW_IMPL_HPP
+// The dump's data-flow records (member functions of dump_effect): the note naming an op that
+// writes in place what it did not declare as input, and inputs dumped once ("same_as": an
+// input whose bytes did not change since an earlier input file names that file instead of a
+// copy). Internal header.
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+inline void dump_effect::note_implicit(const op_record& r, op_dump& d, const recorded_tensor& t) {
+  bool first = false;
+  {
+    lock_guard<mutex> g(m_);
+    first = current(d) && memory_.first_note(r.name);
+  }
+  if (!first) return;
+  write_manifest_line(d, render_note_record(r, r.name + " writes '" + t.slot +
+                                                   "' in place without declaring it as input: recorded as "
+                                                   "read-modify-write (its prior state is an implicit input)"));
+}
+
+inline bool dump_effect::same_as_earlier(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec) {
+  dump_memory::written w;
+  {
+    lock_guard<mutex> g(m_);
+    if (!current(d)) return false;
+    const dump_memory::written* found = memory_.find(r.name, t.slot, t.view, rec.hash);
+    if (!found) return false;
+    w = *found;
+  }
+  rec.same_as = w.file;
+  rec.stats = w.stats;
+  rec.have_stats = true;
+  std::string line = render_tensor_record(rec);
+  // The file is still queued: the line goes after it, on its writer's lane, so that the
+  // manifest never names a file before the line that lists it (nor one that failed).
+  dump_writers* writers = w.lane >= 0 ? dump_writers::existing() : nullptr;
+  dump_job* j = writers ? dump_job::create(0) : nullptr;
+  if (j) {
+    j->line = std::move(line);
+    queue_job(j, r, d, *writers, w.lane);
+  } else {
+    write_manifest_line(d, line);
+  }
+  if (d.cfg->text) d.text += render_text_tensor(rec, rec.stats, true, tensor(), std::string());
+  if (d.graph_node != k_no_node) add_graph_tensor(d, rec);
+  return true;
+}
+
+// `lane`: the background writer lane making the file (-1: it is in place already).
+inline void dump_effect::remember_input(const op_record& r, const recorded_tensor& t, const tensor_record& rec,
+                                        int lane) {
+  if (t.which != io::in || !rec.have_hash || !rec.have_stats || rec.file.empty()) return;
+  dump_memory::written w;
+  w.hash = rec.hash;
+  w.file = rec.file;
+  w.stats = rec.stats;
+  w.lane = lane;
+  const dump_memory::keys k = dump_memory::keys_of(r.name, t.slot, t.view);
+  lock_guard<mutex> g(m_);
+  memory_.remember(k, w);
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_DATAFLOW_IMPL_HPP
 // ---- probe/effects/dump_snapshot_impl.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_DUMP_SNAPSHOT_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_DUMP_SNAPSHOT_IMPL_HPP
@@ -12176,6 +12828,13 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   rec.slot = t.slot;
   rec.key = r.key(t.which, t.slot.c_str());
   rec.producer = t.producer;
+  rec.producers = t.producers;
+  rec.inout = t.inout;
+  rec.implicit = t.implicit;
+  rec.stale_producer = t.stale_producer;
+  rec.stale_last_op = t.stale_last_op;
+  rec.have_hash = t.have_hash;
+  rec.hash = t.hash;
   rec.elem_type = t.view.type;
   rec.ndim = t.view.ndim > 0 ? t.view.ndim : 0;
   for (int i = 0; i < rec.ndim; ++i) {
@@ -12237,16 +12896,44 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   if (rec.parent) unum(o, rec.parent); else lit(o, "null");
   lit(o, ",\"thread\":"), unum(o, rec.thread);
   if (rec.is_input) lit(o, ",\"io\":\"in\",\"stage\":\"before\""); else lit(o, ",\"io\":\"out\",\"stage\":\"after\"");
+  if (rec.inout) lit(o, ",\"inout\":true");
+  if (rec.implicit) lit(o, ",\"implicit\":true");
   lit(o, ",\"slot\":"), str(o, rec.slot);
   lit(o, ",\"key\":"), str(o, rec.key);
   lit(o, ",\"producer\":"), opt_str(o, rec.producer);
+  if (rec.is_input && !rec.producers.empty()) {
+    lit(o, ",\"producers\":[");
+    for (size_t i = 0; i < rec.producers.size(); ++i) {
+      const producer_ref& p = rec.producers[i];
+      if (i) o += ',';
+      lit(o, "{\"key\":"), str(o, p.key);
+      lit(o, ",\"bytes\":"), unum(o, p.bytes);
+      lit(o, ",\"offset\":"), unum(o, p.offset);
+      o += '}';
+    }
+    o += ']';
+  }
+  if (rec.is_input && !rec.stale_producer.empty()) {
+    lit(o, ",\"stale\":{\"producer\":"), str(o, rec.stale_producer);
+    lit(o, ",\"last_op_before\":"), opt_str(o, rec.stale_last_op);
+    o += '}';
+  }
   lit(o, ",\"dtype\":\""), o += dtype_name(rec.elem_type), o += '"';
   lit(o, ",\"shape\":"), dims_array(o, rec.shape, rec.ndim);
   // The file is always row-major; these are the strides (in elements) the tensor had in memory.
   lit(o, ",\"strides\":"), dims_array(o, rec.strides, rec.ndim);
   lit(o, ",\"device\":"), str(o, device_text(rec.where));
   lit(o, ",\"bytes\":"), unum(o, rec.bytes);
-  lit(o, ",\"file\":"), opt_str(o, rec.file);
+  if (!rec.same_as.empty()) {
+    lit(o, ",\"same_as\":"), str(o, rec.same_as);
+  } else {
+    lit(o, ",\"file\":"), opt_str(o, rec.file);
+  }
+  if (rec.have_hash) {
+    char h[16];
+    hash_hex(rec.hash, h);
+    lit(o, ",\"hash\":\""), o.append(h, 16), o += '"';
+  }
   lit(o, ",\"stats\":");
   if (rec.have_stats) append_health(o, rec.stats); else lit(o, "null");
   if (!rec.note.empty()) lit(o, ",\"note\":"), str(o, rec.note);
@@ -12317,6 +13004,16 @@ PROBE_API std::string render_end_record(uint64_t ops, uint64_t bytes, bool stopp
   w.begin_object().member("record", "end").member("ops", static_cast<unsigned long long>(ops));
   w.member("bytes", static_cast<unsigned long long>(bytes)).member("complete", !stopped);
   w.member("end_time", static_cast<double>(wall_ns()) * 1e-9).end_object();
+  line += '\n';
+  return line;
+}
+
+PROBE_API std::string render_note_record(const op_record& r, const std::string& text) {
+  std::string line;
+  json::writer w(line);
+  w.begin_object().member("record", "note").member("seq", static_cast<unsigned long long>(r.seq));
+  w.member("op", r.name).member("key_prefix", r.name + "#" + std::to_string(r.occurrence) + "/");
+  w.member("text", text).end_object();
   line += '\n';
   return line;
 }
@@ -12395,7 +13092,20 @@ PROBE_API std::string render_text_tensor(const tensor_record& rec, const health&
   std::string s = rec.is_input ? "in  " : "out ";
   s += printable(rec.slot) + ": " + dtype_name(rec.elem_type) + shape_text(rec);
   if (!rec.where.is_host()) s += " on " + device_text(rec.where);
-  if (rec.is_input) s += rec.producer.empty() ? "  (graph input)" : "  from " + printable(rec.producer);
+  if (rec.inout) s += "  (inout)";
+  if (rec.implicit) s += "  (implicit: prior state of an output written in place)";
+  if (rec.is_input) {
+    if (rec.producers.size() > 1) {
+      s += "  from";
+      for (const producer_ref& p : rec.producers) s += " " + printable(p.key);
+    } else {
+      s += rec.producer.empty() ? "  (graph input)" : "  from " + printable(rec.producer);
+    }
+    if (!rec.stale_producer.empty())
+      s += "  (stale: " + printable(rec.stale_producer) + " changed since, last op before: " +
+           printable(rec.stale_last_op) + ")";
+  }
+  if (!rec.same_as.empty()) s += "  same as " + printable(rec.same_as);
   s += "\n";
   if (!have_stats) return s + "    (not read: " + note + ")\n";
   s += format("    min {} max {} mean {} std {}  nan {} +inf {} -inf {} zero {}\n", h.min, h.max, h.mean,
@@ -12423,7 +13133,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
-                                   char* copy_to, size_t copy_bytes) noexcept {
+                                   char* copy_to, size_t copy_bytes, bool hash) noexcept {
   dump_result res;
   try {
     tensor_reader reader;
@@ -12456,9 +13166,11 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
       res.note = "tensor size changed while read";
       return res;
     }
+    content_hash hasher;
     const void* p;
     size_t n;
     while (reader.next(&p, &n) && n) {
+      if (hash) hasher.update(p, n);
       if (copy_to && n <= copy_bytes) {  // the statistics below then read the copy, hot in cache
         p = memcpy(copy_to, p, n);
         copy_to += n;
@@ -12494,6 +13206,10 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
     acc.count = total;
     res.stats = acc;
     res.read_ok = true;
+    if (hash) {
+      res.hash = hasher.finish();
+      res.have_hash = true;
+    }
     if (file.fd() >= 0) {
       if (!header.empty()) {  // an empty tensor: the header is the whole file
         if (int e = write_all(file.fd(), header.data(), header.size())) {
@@ -18223,8 +18939,11 @@ PROBE_API void apply_options(const options& o) noexcept {
   op_listener* dump = dump_configure(o);
   if (o.dump && n < cap) set->list[n++] = dump;
   // After the dump, so a non-finite output is on disk before its breakpoint stops.
+  const int before_breakpoints = n;
   n = breakpoint_apply_options(o, set->list, n, cap);
   set->count = n;
+  // Timing alone looks at no tensor (a trace names their shapes).
+  set->tensors = o.dump || o.trace_to[0] != '\0' || n > before_breakpoints;
   reset_op_counters();
   set_op_listeners(set, o.dump);
 }
@@ -18740,6 +19459,9 @@ void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtyp
                     const int64_t* shape);
 void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
                      const int64_t* shape);
+/* Read-modify-write: recorded now as input `slot` (before) and as output `slot` at probe_op_end (after). */
+void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                    const int64_t* shape);
 /* Ends the op (its outputs are complete). */
 void probe_op_end(probe_op* op);
 /* Whether the op records tensors (skip building views when it does not). */
@@ -18775,6 +19497,10 @@ static inline void probe_op_input(probe_op* op, const char* slot, const void* da
 }
 static inline void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
                                    const int64_t* shape) {
+  (void)op, (void)slot, (void)data, (void)type, (void)ndim, (void)shape;
+}
+static inline void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                                  const int64_t* shape) {
   (void)op, (void)slot, (void)data, (void)type, (void)ndim, (void)shape;
 }
 static inline void probe_op_end(probe_op* op) { (void)op; }
@@ -18851,13 +19577,7 @@ probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
   using namespace probe::detail;
   if (!gate_on(gate_ops)) return nullptr;
   if (index < 0) return reinterpret_cast<probe_op*>(op_begin(name, type ? type : ""));
-  std::string indexed;
-  try {
-    indexed = "L" + std::to_string(index) + "." + (name ? name : "");
-  } catch (...) {
-    return nullptr;
-  }
-  return reinterpret_cast<probe_op*>(op_begin(indexed.c_str(), type ? type : ""));
+  return reinterpret_cast<probe_op*>(op_begin_indexed(name, type ? type : "", index));
 }
 void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
                     const int64_t* shape) {
@@ -18869,10 +19589,17 @@ void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dty
   using namespace probe::detail;
   if (op) op_tensor(c_record(op), io::out, slot, c_view(data, type, ndim, shape));
 }
+void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                    const int64_t* shape) {
+  using namespace probe::detail;
+  if (op) op_inout(c_record(op), slot, c_view(data, type, ndim, shape));
+}
 void probe_op_end(probe_op* op) {
   if (op) probe::detail::op_end(probe::detail::c_record(op));
 }
-int probe_op_records_tensors(const probe_op* op) { return op != nullptr; }
+int probe_op_records_tensors(const probe_op* op) {
+  return op != nullptr && probe::detail::op_records_tensors(reinterpret_cast<const probe::detail::op_record*>(op));
+}
 
 probe_scope probe_scope_begin(const probe_scope_site* site) {
   probe_scope s{nullptr, 0};

@@ -53,8 +53,11 @@ PROBE_API void apply_options(const options& o) noexcept {
   op_listener* dump = dump_configure(o);
   if (o.dump && n < cap) set->list[n++] = dump;
   // After the dump, so a non-finite output is on disk before its breakpoint stops.
+  const int before_breakpoints = n;
   n = breakpoint_apply_options(o, set->list, n, cap);
   set->count = n;
+  // Timing alone looks at no tensor (a trace names their shapes).
+  set->tensors = o.dump || o.trace_to[0] != '\0' || n > before_breakpoints;
   reset_op_counters();
   set_op_listeners(set, o.dump);
 }
