@@ -2250,6 +2250,7 @@ enum event_kind : uint32_t {
   event_timer = 2,   // what: const interned_name* (a named probe::timer)
   event_op = 3,      // what: op_detail* (owned by the event; freed once aggregated)
   event_metric = 4,  // what: const interned_name*; end holds the value's bits
+  event_op_name = 5, // what: const interned_name* (an op timed for the summary only: no trace args)
 };
 
 // 24 bytes: the memory one recorded event costs. The kind rides in the low bits of the
@@ -6142,8 +6143,6 @@ struct op_record {
   std::string name, type;
   op_record* parent = nullptr;  // enclosing op on the same thread
   uint32_t thread = 0;          // small per-process thread index (detail::thread_index)
-  int64_t wall_ns = 0;          // CLOCK_REALTIME at begin
-  int64_t mono_begin_ns = 0, mono_end_ns = 0;
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;
@@ -6385,27 +6384,71 @@ PROBE_API void reset_op_counters() noexcept {
   c.producers.clear();
 }
 
+// Each thread keeps the record of its last ended op for its next one: an op recorded only for
+// timing allocates nothing once its name fits the record's string.
+struct spare_record {
+  op_record* r = nullptr;
+  bool gone = false;  // the thread is exiting: records are freed, not kept
+  ~spare_record() {
+    delete r;
+    r = nullptr;
+    gone = true;
+  }
+};
+inline thread_local spare_record t_spare;
+
+inline op_record* take_record() {
+  op_record* r = t_spare.r;
+  if (!r) return new op_record();
+  t_spare.r = nullptr;
+  return r;
+}
+
+inline void give_back_record(op_record* r) noexcept {
+  if (t_spare.gone || t_spare.r) {
+    delete r;
+    return;
+  }
+  r->tensors.clear();
+  r->deferred.clear();
+  r->links.clear();
+  r->attrs.clear();
+  r->previous_op.clear();
+  r->parent = nullptr;
+  r->listeners = nullptr;
+  for (uint64_t& w : r->scratch) w = 0;
+  r->wants_tensors = false;
+  r->occurrence = 0;
+  t_spare.r = r;
+}
+
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
 inline op_record* op_begin_named(const char* name, const char* type, int64_t index) noexcept {
   op_context& c = context();
   op_record* r = nullptr;
+  const listener_set* set = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
   try {
-    r = new op_record();
+    r = take_record();
     if (index >= 0) {
-      r->name = "L";
-      r->name += std::to_string(index);
+      char digits[24];
+      char* e = put_int(digits, index);
+      r->name.assign("L", 1);
+      r->name.append(digits, static_cast<size_t>(e - digits));
       r->name += '.';
+      r->name += name ? name : "";
+    } else {
+      r->name.assign(name ? name : "");
     }
-    r->name += name ? name : "";
-    r->type = type ? type : "";
+    r->type.assign(type ? type : "");
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
     r->thread = thread_index();
     r->parent = t_current_op;
-    r->wall_ns = wall_ns();
-    r->mono_begin_ns = mono_ns();
-    const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
-    {
+    r->wants_tensors = set && set->tensors;
+    // Occurrences make keys, which only effects that look at tensors use: timing alone
+    // takes no lock.
+    if (r->wants_tensors) {
+      const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
       lock_guard<mutex> g(c.m);
       r->occurrence = c.occurrences[r->name]++;
       if (edges) {
@@ -6418,8 +6461,7 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     return nullptr;  // out of memory: this op goes unrecorded, the host goes on
   }
   t_current_op = r;
-  r->listeners = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
-  r->wants_tensors = r->listeners && r->listeners->tensors;
+  r->listeners = set;
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_begin(*r, state); });
   return r;
 }
@@ -6625,10 +6667,9 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
-  r->mono_end_ns = mono_ns();
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
-  delete r;
+  give_back_record(r);
 }
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
@@ -12057,7 +12098,11 @@ class dump_effect final : public op_listener {
           return fail(*d, errno ? errno : EIO, snap_path);
         snapshot_tensor(r, *d, rec, snap_name);
       }
-      write_manifest_line(*d, render_tensor_record(rec));
+      if (c.npy || c.snapshots) {
+        write_manifest_line(*d, render_tensor_record(rec));
+      } else {
+        queue_line(r, *d, render_tensor_record(rec));  // stats only: the line is all there is
+      }
       if (!rec.file.empty()) remember_input(r, t, rec, -1);
       if (c.text) append_text(*d, rec, res);
       if (d->graph_node != k_no_node) add_graph_tensor(*d, rec);
@@ -12308,6 +12353,13 @@ class dump_effect final : public op_listener {
   // the file itself.
   bool queue_tensor(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec, dump_writers& w);
   bool queue_text(const op_record& r, op_dump& d, const std::string& name, const std::string& body);
+  void queue_line(const op_record& r, op_dump& d, std::string line);
+  void flush_lines_locked() noexcept;  // line_m_ held
+  static int64_t coarse_ms() noexcept;
+  static constexpr size_t k_line_batch = 64 << 10;
+  static constexpr int64_t k_line_delay_ms = 100;
+  std::string line_buf_;         // stats-only lines not yet written (under line_m_)
+  int64_t line_buf_since_ = 0;   // when its first line came
   int queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w, int lane) noexcept;
   static void write_job(dump_job& j) noexcept;
   void write_queued(dump_job& j) noexcept;
@@ -12377,6 +12429,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
     // The end record is the run's last line: its id changes with it, under the same lock.
     const std::string end = ours && !failed() ? render_end_record(ops_, bytes_, stopped_) : std::string();
     lock_guard<mutex> g(line_m_);
+    flush_lines_locked();
     if (!end.empty()) append_line(end);
     if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
     if (manifest_fd_ >= 0) ::close(manifest_fd_);
@@ -12482,6 +12535,33 @@ inline bool dump_effect::queue_text(const op_record& r, op_dump& d, const std::s
   return true;
 }
 
+// A manifest line with no file (stats-only dumps) joins a buffer written with one system
+// call once it holds k_line_batch bytes or its first line is k_line_delay_ms old, and before
+// anything waits for the writers (flush, new flags, exit): the op's thread pays for one write
+// per few hundred lines. Without writer threads each line is written at once.
+inline void dump_effect::queue_line(const op_record&, op_dump& d, std::string line) {
+  if (d.cfg->threads <= 0) return write_manifest_line(d, line);
+  const int64_t now = coarse_ms();
+  lock_guard<mutex> g(line_m_);
+  if (!current(d) || failed()) return;
+  if (line_buf_.empty()) line_buf_since_ = now;
+  line_buf_ += line;
+  if (line_buf_.size() >= k_line_batch || now - line_buf_since_ >= k_line_delay_ms) flush_lines_locked();
+}
+
+inline void dump_effect::flush_lines_locked() noexcept {
+  if (line_buf_.empty()) return;
+  // A forked child holds a copy of its parent's lines: they are the parent's to write.
+  if (run_pid_ == cached_pid() && !failed()) append_line(line_buf_);
+  line_buf_.clear();
+}
+
+inline int64_t dump_effect::coarse_ms() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
 // Queues a filled job (ownership passes) on the op's lane, or on `lane` when given; returns
 // the lane, or -1 when the job was dropped instead. A job without a name writes only its line.
 inline int dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w, int lane) noexcept {
@@ -12543,6 +12623,10 @@ inline void dump_effect::write_queued(dump_job& j) noexcept {
 }
 
 inline void dump_effect::drain_writers() noexcept {
+  {
+    lock_guard<mutex> g(line_m_);
+    flush_lines_locked();
+  }
   if (dump_writers* w = dump_writers::existing()) w->drain();
 }
 
@@ -16225,6 +16309,7 @@ struct alignas(8) interned_name {
   std::string text;
   uint32_t series = 0;  // duration row + 1 (named timers), 0 = not yet
   uint32_t metric = 0;  // metric row + 1, 0 = not yet
+  uint32_t op = 0;      // op row + 1 (ops timed without trace arguments), 0 = not yet
 };
 
 // What an op event carries to the aggregator (owned by the event).
@@ -16268,6 +16353,14 @@ class timing_aggregator {
         s.stats.add(e.end - e.begin);
         if (tracing()) complete_event(s.op_prefix, e.begin, e.end, b.tid, &d->args);
         delete d;
+        break;
+      }
+      case event_op_name: {
+        auto* n = const_cast<interned_name*>(static_cast<const interned_name*>(e.what()));
+        if (!n->op) n->op = series_index('o', n->text) + 1;
+        series_entry& s = series_[n->op - 1];
+        s.stats.add(e.end - e.begin);
+        if (tracing()) complete_event(s.op_prefix, e.begin, e.end, b.tid, nullptr);
         break;
       }
       case event_metric: {
@@ -16595,6 +16688,7 @@ struct timing_state {
 
   mutex names_m;
   string_table names;  // interned_name*
+  bool trace_ops = false;  // atomic: a trace is written, so op events carry their arguments
 
   mutex writer_m;  // the background drain thread (detached: it may still wait at exit)
   condvar writer_cv;
@@ -16628,6 +16722,11 @@ class op_timer final : public op_listener {
     if (v & k_range_bit) {
       const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_ACQUIRE);
       if (h) h->pop();
+    }
+    if (!__atomic_load_n(&timing().trace_ops, __ATOMIC_RELAXED)) {
+      // The summary needs only the name: an interned pointer, no allocation.
+      if (const interned_name* n = op_name(r.name)) record_event(v & ~k_range_bit, end, n, event_op_name);
+      return;
     }
     op_detail* d = nullptr;
     try {
@@ -16676,6 +16775,23 @@ class op_timer final : public op_listener {
   }
 
  private:
+  // The interned name of an op, from a small per-thread cache (ops repeat a few names); the
+  // process-wide table and its lock only on a miss. nullptr when out of memory.
+  static const interned_name* op_name(const std::string& name) noexcept {
+    static constexpr size_t k_ways = 64;
+    static thread_local const interned_name* cache[k_ways] = {};
+    size_t h = name.size();
+    for (size_t i = 0; i < name.size() && i < 8; ++i) h = h * 31 + static_cast<unsigned char>(name[name.size() - 1 - i]);
+    const interned_name*& slot = cache[h % k_ways];
+    if (slot && slot->text == name) return slot;
+    try {
+      slot = intern_name(name.c_str());
+    } catch (...) {
+      return nullptr;
+    }
+    return slot;
+  }
+
   // Readings are far below 2^63: the top bit remembers that a range was pushed.
   static constexpr uint64_t k_range_bit = 1ull << 63;
   static constexpr uint64_t k_pushed_bit(bool pushed) { return pushed ? k_range_bit : 0; }
@@ -16830,6 +16946,7 @@ PROBE_API int timing_apply_options(const options& o, op_listener** list, int n, 
     } else {
       s.agg.set_trace(path, o.trace_max_events);
     }
+    __atomic_store_n(&s.trace_ops, !path.empty(), __ATOMIC_RELAXED);
   } catch (...) {
     log("timing: out of memory while applying options");
   }

@@ -67,8 +67,6 @@ struct op_record {
   std::string name, type;
   op_record* parent = nullptr;  // enclosing op on the same thread
   uint32_t thread = 0;          // small per-process thread index (detail::thread_index)
-  int64_t wall_ns = 0;          // CLOCK_REALTIME at begin
-  int64_t mono_begin_ns = 0, mono_end_ns = 0;
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;

@@ -2,6 +2,7 @@
 #pragma once
 #include "context.hpp"
 #include "../util/hash.hpp"
+#include "../util/int_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -26,27 +27,71 @@ PROBE_API void reset_op_counters() noexcept {
   c.producers.clear();
 }
 
+// Each thread keeps the record of its last ended op for its next one: an op recorded only for
+// timing allocates nothing once its name fits the record's string.
+struct spare_record {
+  op_record* r = nullptr;
+  bool gone = false;  // the thread is exiting: records are freed, not kept
+  ~spare_record() {
+    delete r;
+    r = nullptr;
+    gone = true;
+  }
+};
+inline thread_local spare_record t_spare;
+
+inline op_record* take_record() {
+  op_record* r = t_spare.r;
+  if (!r) return new op_record();
+  t_spare.r = nullptr;
+  return r;
+}
+
+inline void give_back_record(op_record* r) noexcept {
+  if (t_spare.gone || t_spare.r) {
+    delete r;
+    return;
+  }
+  r->tensors.clear();
+  r->deferred.clear();
+  r->links.clear();
+  r->attrs.clear();
+  r->previous_op.clear();
+  r->parent = nullptr;
+  r->listeners = nullptr;
+  for (uint64_t& w : r->scratch) w = 0;
+  r->wants_tensors = false;
+  r->occurrence = 0;
+  t_spare.r = r;
+}
+
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
 inline op_record* op_begin_named(const char* name, const char* type, int64_t index) noexcept {
   op_context& c = context();
   op_record* r = nullptr;
+  const listener_set* set = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
   try {
-    r = new op_record();
+    r = take_record();
     if (index >= 0) {
-      r->name = "L";
-      r->name += std::to_string(index);
+      char digits[24];
+      char* e = put_int(digits, index);
+      r->name.assign("L", 1);
+      r->name.append(digits, static_cast<size_t>(e - digits));
       r->name += '.';
+      r->name += name ? name : "";
+    } else {
+      r->name.assign(name ? name : "");
     }
-    r->name += name ? name : "";
-    r->type = type ? type : "";
+    r->type.assign(type ? type : "");
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
     r->thread = thread_index();
     r->parent = t_current_op;
-    r->wall_ns = wall_ns();
-    r->mono_begin_ns = mono_ns();
-    const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
-    {
+    r->wants_tensors = set && set->tensors;
+    // Occurrences make keys, which only effects that look at tensors use: timing alone
+    // takes no lock.
+    if (r->wants_tensors) {
+      const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
       lock_guard<mutex> g(c.m);
       r->occurrence = c.occurrences[r->name]++;
       if (edges) {
@@ -59,8 +104,7 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     return nullptr;  // out of memory: this op goes unrecorded, the host goes on
   }
   t_current_op = r;
-  r->listeners = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
-  r->wants_tensors = r->listeners && r->listeners->tensors;
+  r->listeners = set;
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_begin(*r, state); });
   return r;
 }
@@ -266,10 +310,9 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
-  r->mono_end_ns = mono_ns();
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
-  delete r;
+  give_back_record(r);
 }
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }

@@ -69,6 +69,33 @@ inline bool dump_effect::queue_text(const op_record& r, op_dump& d, const std::s
   return true;
 }
 
+// A manifest line with no file (stats-only dumps) joins a buffer written with one system
+// call once it holds k_line_batch bytes or its first line is k_line_delay_ms old, and before
+// anything waits for the writers (flush, new flags, exit): the op's thread pays for one write
+// per few hundred lines. Without writer threads each line is written at once.
+inline void dump_effect::queue_line(const op_record&, op_dump& d, std::string line) {
+  if (d.cfg->threads <= 0) return write_manifest_line(d, line);
+  const int64_t now = coarse_ms();
+  lock_guard<mutex> g(line_m_);
+  if (!current(d) || failed()) return;
+  if (line_buf_.empty()) line_buf_since_ = now;
+  line_buf_ += line;
+  if (line_buf_.size() >= k_line_batch || now - line_buf_since_ >= k_line_delay_ms) flush_lines_locked();
+}
+
+inline void dump_effect::flush_lines_locked() noexcept {
+  if (line_buf_.empty()) return;
+  // A forked child holds a copy of its parent's lines: they are the parent's to write.
+  if (run_pid_ == cached_pid() && !failed()) append_line(line_buf_);
+  line_buf_.clear();
+}
+
+inline int64_t dump_effect::coarse_ms() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
 // Queues a filled job (ownership passes) on the op's lane, or on `lane` when given; returns
 // the lane, or -1 when the job was dropped instead. A job without a name writes only its line.
 inline int dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w, int lane) noexcept {
@@ -130,6 +157,10 @@ inline void dump_effect::write_queued(dump_job& j) noexcept {
 }
 
 inline void dump_effect::drain_writers() noexcept {
+  {
+    lock_guard<mutex> g(line_m_);
+    flush_lines_locked();
+  }
   if (dump_writers* w = dump_writers::existing()) w->drain();
 }
 

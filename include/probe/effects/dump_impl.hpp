@@ -180,7 +180,11 @@ class dump_effect final : public op_listener {
           return fail(*d, errno ? errno : EIO, snap_path);
         snapshot_tensor(r, *d, rec, snap_name);
       }
-      write_manifest_line(*d, render_tensor_record(rec));
+      if (c.npy || c.snapshots) {
+        write_manifest_line(*d, render_tensor_record(rec));
+      } else {
+        queue_line(r, *d, render_tensor_record(rec));  // stats only: the line is all there is
+      }
       if (!rec.file.empty()) remember_input(r, t, rec, -1);
       if (c.text) append_text(*d, rec, res);
       if (d->graph_node != k_no_node) add_graph_tensor(*d, rec);
@@ -431,6 +435,13 @@ class dump_effect final : public op_listener {
   // the file itself.
   bool queue_tensor(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec, dump_writers& w);
   bool queue_text(const op_record& r, op_dump& d, const std::string& name, const std::string& body);
+  void queue_line(const op_record& r, op_dump& d, std::string line);
+  void flush_lines_locked() noexcept;  // line_m_ held
+  static int64_t coarse_ms() noexcept;
+  static constexpr size_t k_line_batch = 64 << 10;
+  static constexpr int64_t k_line_delay_ms = 100;
+  std::string line_buf_;         // stats-only lines not yet written (under line_m_)
+  int64_t line_buf_since_ = 0;   // when its first line came
   int queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w, int lane) noexcept;
   static void write_job(dump_job& j) noexcept;
   void write_queued(dump_job& j) noexcept;
@@ -500,6 +511,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
     // The end record is the run's last line: its id changes with it, under the same lock.
     const std::string end = ours && !failed() ? render_end_record(ops_, bytes_, stopped_) : std::string();
     lock_guard<mutex> g(line_m_);
+    flush_lines_locked();
     if (!end.empty()) append_line(end);
     if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
     if (manifest_fd_ >= 0) ::close(manifest_fd_);
