@@ -3,6 +3,7 @@
 
 #include <probe/effects/dump_impl.hpp>
 #include <probe/effects/dump_async_impl.hpp>
+#include <probe/effects/dump_dataflow_impl.hpp>
 #include <probe/effects/dump_snapshot_impl.hpp>
 #include <probe/effects/dump_names_impl.hpp>
 #include <probe/effects/dump_records_impl.hpp>

@@ -50,13 +50,7 @@ probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
   using namespace probe::detail;
   if (!gate_on(gate_ops)) return nullptr;
   if (index < 0) return reinterpret_cast<probe_op*>(op_begin(name, type ? type : ""));
-  std::string indexed;
-  try {
-    indexed = "L" + std::to_string(index) + "." + (name ? name : "");
-  } catch (...) {
-    return nullptr;
-  }
-  return reinterpret_cast<probe_op*>(op_begin(indexed.c_str(), type ? type : ""));
+  return reinterpret_cast<probe_op*>(op_begin_indexed(name, type ? type : "", index));
 }
 void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
                     const int64_t* shape) {
@@ -68,10 +62,17 @@ void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dty
   using namespace probe::detail;
   if (op) op_tensor(c_record(op), io::out, slot, c_view(data, type, ndim, shape));
 }
+void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                    const int64_t* shape) {
+  using namespace probe::detail;
+  if (op) op_inout(c_record(op), slot, c_view(data, type, ndim, shape));
+}
 void probe_op_end(probe_op* op) {
   if (op) probe::detail::op_end(probe::detail::c_record(op));
 }
-int probe_op_records_tensors(const probe_op* op) { return op != nullptr; }
+int probe_op_records_tensors(const probe_op* op) {
+  return op != nullptr && probe::detail::op_records_tensors(reinterpret_cast<const probe::detail::op_record*>(op));
+}
 
 probe_scope probe_scope_begin(const probe_scope_site* site) {
   probe_scope s{nullptr, 0};

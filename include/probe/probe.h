@@ -82,6 +82,9 @@ void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtyp
                     const int64_t* shape);
 void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
                      const int64_t* shape);
+/* Read-modify-write: recorded now as input `slot` (before) and as output `slot` at probe_op_end (after). */
+void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                    const int64_t* shape);
 /* Ends the op (its outputs are complete). */
 void probe_op_end(probe_op* op);
 /* Whether the op records tensors (skip building views when it does not). */
@@ -117,6 +120,10 @@ static inline void probe_op_input(probe_op* op, const char* slot, const void* da
 }
 static inline void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
                                    const int64_t* shape) {
+  (void)op, (void)slot, (void)data, (void)type, (void)ndim, (void)shape;
+}
+static inline void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                                  const int64_t* shape) {
   (void)op, (void)slot, (void)data, (void)type, (void)ndim, (void)shape;
 }
 static inline void probe_op_end(probe_op* op) { (void)op; }

@@ -10,6 +10,11 @@ int old_standard_kernel(std::vector<float>& x, int step) {
   PROBE_SCOPE("kernel");
   for (float& v : x) v *= 2;
   op.output("x", probe::view(x.data(), {static_cast<int64_t>(x.size())}));
+  {
+    probe::op layer("rope", "RoPE", step);
+    if (layer.records_tensors()) layer.inout("x", x);
+    layer.end();
+  }
   probe::print("x[0] = {}", x[0]);
   PROBE_BREAKPOINT(probe::var("x", x));
   probe::breakpoint_if_nonfinite("x", x);

@@ -12,6 +12,10 @@ int main(int argc, char** argv) {
   for (float& v : x) v += 1;
   probe_op_output(op, "x", x.data(), PROBE_FLOAT32, 1, shape);
   probe_op_end(op);
+  probe_op* rmw = probe_op_begin("old_std_rmw", "Test", 4);
+  if (probe_op_records_tensors(rmw)) probe_op_inout(rmw, "x", x.data(), PROBE_FLOAT32, 1, shape);
+  for (float& v : x) v *= 1;
+  probe_op_end(rmw);
   probe_flush();
   return x[0] == 2.0f ? 0 : 1;
 }

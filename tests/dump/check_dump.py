@@ -5,7 +5,9 @@ usage: check_dump.py DIR [EXPECT.json]
 - every manifest line parses as JSON on its own; the first record is "run";
 - every tensor record has the contract's fields, and its key is "<op>#<occurrence>/<io>/<slot>";
 - every file named in the manifest loads with numpy, with the manifest's dtype and shape, and
-  the manifest's health stats agree with numpy's over the loaded values;
+  the manifest's health stats agree with numpy's over the loaded values; a record with
+  "same_as" instead of "file" names an earlier file holding the same bytes (same hash);
+- a record's "hash" is the content hash (util/hash.hpp, recomputed here) of the file's data;
 - no tensor file exists under a final name without a manifest record (no partial files);
 - EXPECT (optional) is {"edges": {consumer_key: producer_key_or_null}, "records": N,
   "end": true|false, "files": true|false, "killed": true|false, "max_unlisted": N}.
@@ -19,7 +21,50 @@ import sys
 import numpy as np
 
 FIELDS = ("record", "seq", "step", "op", "type", "occurrence", "io", "slot", "key", "producer",
-          "dtype", "shape", "strides", "file", "stats", "thread", "wall_time", "parent", "stage")
+          "dtype", "shape", "strides", "stats", "thread", "wall_time", "parent", "stage")
+
+M64 = (1 << 64) - 1
+K_MUL = 0xff51afd7ed558ccd
+
+
+def _fold(h):
+    h ^= h >> 33
+    h = (h * 0xc4ceb9fe1a85ec53) & M64
+    h ^= h >> 29
+    h = (h * K_MUL) & M64
+    return h ^ (h >> 32)
+
+
+def content_hash(data):
+    """probe's content hash (include/probe/util/hash.hpp), written again from its description."""
+    lanes = [0x243f6a8885a308d3, 0x13198a2e03707344, 0xa4093822299f31d0, 0x082efa98ec4e6c89]
+    n = len(data)
+    full = n // 32 * 32
+    words = np.frombuffer(data[:full], dtype="<u8").tolist()
+    for i in range(0, len(words), 4):
+        for k in range(4):
+            v = ((lanes[k] ^ words[i + k]) * K_MUL) & M64
+            lanes[k] = v ^ (v >> 29)
+    h = ((n * K_MUL) & M64) ^ 0x9e3779b97f4a7c15
+    for i in range(4):
+        h = _fold(h ^ _fold((lanes[i] + i) & M64))
+    tail = data[full:]
+    i = 0
+    while i + 8 <= len(tail):
+        h = _fold(h ^ int.from_bytes(tail[i:i + 8], "little"))
+        i += 8
+    if i < len(tail):
+        rest = len(tail) - i
+        h = _fold(h ^ int.from_bytes(tail[i:], "little") ^ (rest << 59))
+    return "%016x" % _fold(h)
+
+
+def npy_data(path):
+    """The data bytes of a .npy file (after its header)."""
+    raw = open(path, "rb").read()
+    major = raw[6]
+    hlen = int.from_bytes(raw[8:10], "little") if major == 1 else int.from_bytes(raw[8:12], "little")
+    return raw[(10 if major == 1 else 12) + hlen:]
 
 
 def fail(msg):
@@ -74,6 +119,7 @@ def main():
         fail("the first manifest record is not the run record")
     tensors = [r for r in records if r.get("record") == "tensor"]
     named = set()
+    hashes = {}
     for r in tensors:
         for f in FIELDS:
             if f not in r:
@@ -81,15 +127,32 @@ def main():
         want_key = "%s#%d/%s/%s" % (r["op"], r["occurrence"], r["io"], r["slot"])
         if r["key"] != want_key:
             fail("key %r, expected %r" % (r["key"], want_key))
-        if r["file"]:
+        if "file" not in r and "same_as" not in r:
+            fail("record %s has neither 'file' nor 'same_as'" % r["key"])
+        if r.get("same_as") and "file" in r:
+            fail("record %s has both 'file' and 'same_as'" % r["key"])
+        if r.get("file"):
             path = os.path.join(d, r["file"])
             named.add(r["file"])
+            if "hash" in r and os.path.getsize(path) <= (1 << 20):
+                got = content_hash(npy_data(path))
+                if got != r["hash"]:
+                    fail("%s: hash %s, the file's data hashes to %s" % (r["key"], r["hash"], got))
+            hashes[r["file"]] = r.get("hash")
             arr = np.load(path)
             if list(arr.shape) != r["shape"]:
                 fail("%s: shape %s, manifest %s" % (path, arr.shape, r["shape"]))
             if r["dtype"] != "bfloat16" and arr.dtype != np.dtype(r["dtype"]):
                 fail("%s: dtype %s, manifest %s" % (path, arr.dtype, r["dtype"]))
             check_stats(r, arr)
+    # Files are written by several threads: the line naming a file may come after one that
+    # refers to it.
+    for r in tensors:
+        if r.get("same_as"):
+            if r["same_as"] not in named:
+                fail("%s: same_as %r names no file of the dump" % (r["key"], r["same_as"]))
+            if r.get("hash") != hashes.get(r["same_as"]):
+                fail("%s: hash %s differs from %s's" % (r["key"], r.get("hash"), r["same_as"]))
     # A process killed between renaming a file into place and appending its line leaves one
     # whole file the manifest does not list per thread writing files ("killed": true allows
     # one, "max_unlisted" more, and each must load).

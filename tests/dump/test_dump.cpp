@@ -216,7 +216,7 @@ TEST_CASE("dump: hostile names stay inside the dump directory") {
     CHECK(f.find('/') == std::string::npos);
     npy += f.size() > 4 && f.compare(f.size() - 4, 4, ".npy") == 0;
   }
-  CHECK(npy == 12);
+  CHECK(npy == 7);  // the input is the same buffer each time: written once
   CHECK_FALSE(exists(d / "../escape"));
   CHECK(check_with_numpy(d.path(), R"({"records": 12})") == 0);
   CHECK(count_containing(manifest_lines(d.path()), "\"op\":\"../../escape\"") == 2);  // raw name kept in JSON
@@ -346,7 +346,7 @@ TEST_CASE("dump: explicit links, outputs read at scope end, device views without
   CHECK(count_containing(lines, "\"key\":\"kernel#0/in/x\",\"producer\":\"upload#0/out/y\"") == 1);
   CHECK(count_containing(lines, "\"device\":\"cuda:0\"") == 1);
   CHECK(count_containing(lines, "\"stats\":null,\"note\":\"cannot read device memory") == 1);
-  CHECK(count_containing(lines, "\"key\":\"upload#0/out/y\"") == 1);
+  CHECK(count_containing(lines, "\"slot\":\"y\",\"key\":\"upload#0/out/y\"") == 1);
   std::string err;
   probe::tensor t = probe::npy::read(d / "op_000001.upload.out.y.npy", &err);
   REQUIRE_MESSAGE(!t.empty(), err);
@@ -387,7 +387,7 @@ TEST_CASE("dump: nested ops name their parent; threads, steps and wrap's tensors
                                 "\"strides\":[4,2]") == 1);
   CHECK(count_containing(lines, "\"step\":6,\"op\":\"copy\"") == 2);
   CHECK(count_containing(lines, "\"key\":\"copy#0/in/a\",\"producer\":\"inner#0/out/y\"") == 1);
-  CHECK(count_containing(lines, "\"key\":\"copy#0/out/b\"") == 1);
+  CHECK(count_containing(lines, "\"slot\":\"b\",\"key\":\"copy#0/out/b\"") == 1);
   CHECK(count_containing(lines, "\"key\":\"on_thread#0/in/z\",\"producer\":\"copy#0/out/b\"") == 1);
   CHECK(count_containing(lines, "\"op\":\"on_thread\",\"type\":\"Work\",\"occurrence\":0,\"parent\":null,\"thread\":0") == 0);
   std::string err;

@@ -100,7 +100,10 @@ TEST_CASE("dump async: the same files and records with 0, 1 or 4 writer threads"
     files[threads] = list_dir(d.path());
     for (const auto& name : files[threads]) contents[threads][name] = read_file(d / name);
   }
-  CHECK(files[0].size() == 40 + 17 + 1);  // tensors, text files, manifest
+  // Tensors (less those whose bytes an earlier input file holds), text files, manifest.
+  const int same = count_containing(records[0], "\"same_as\":");
+  CHECK(same > 0);
+  CHECK(files[0].size() == static_cast<size_t>(40 - same + 17 + 1));
   CHECK(records[1] == records[0]);
   CHECK(records[4] == records[0]);
   CHECK(files[1] == files[0]);

@@ -19,8 +19,8 @@ probe::detail::dataflow_graph diamond() {
     n.seq = seq;
     n.name = name;
     n.type = "Op\"quoted\"";
-    for (auto& p : ins) n.inputs.push_back({"x", "float32", "[4]", p, ""});
-    n.outputs.push_back({"y", "float32", "[4]", "", "min 0 max 1"});
+    for (auto& p : ins) n.inputs.push_back({"x", "float32", "[4]", p, "", {}});
+    n.outputs.push_back({"y", "float32", "[4]", "", "min 0 max 1", {}});
     return n;
   };
   g.nodes.push_back(node(1, "a", {""}));
@@ -43,6 +43,30 @@ TEST_CASE("graph: producer keys become edges") {
   CHECK(l.boxes[0].y < l.boxes[1].y);
   CHECK(l.boxes[1].y == l.boxes[2].y);  // b and c share a layer
   CHECK(l.boxes[3].y > l.boxes[1].y);
+}
+
+TEST_CASE("graph: an input written in pieces by several ops has an edge from each") {
+  probe::detail::dataflow_graph g;
+  auto node = [](uint64_t seq, const char* name, uint64_t occ) {
+    probe::detail::graph_node n;
+    n.seq = seq;
+    n.name = name;
+    n.occurrence = occ;
+    n.outputs.push_back({"k", "float32", "[1,8]", "", "", {}});
+    return n;
+  };
+  for (uint64_t i = 0; i < 3; ++i) g.nodes.push_back(node(i + 1, "kv", i));
+  probe::detail::graph_node attn;
+  attn.seq = 4;
+  attn.name = "attn";
+  attn.inputs.push_back({"k", "float32", "[3,8]", "kv#2/out/k", "", {"kv#0/out/k", "kv#1/out/k", "kv#2/out/k"}});
+  g.nodes.push_back(attn);
+  g.link();
+  REQUIRE(g.edges.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(g.edges[i].from == i);
+    CHECK(g.edges[i].to == 3);
+  }
 }
 
 TEST_CASE("graph: DOT renders with graphviz") {

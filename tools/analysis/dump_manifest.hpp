@@ -106,6 +106,13 @@ inline dtype dtype_from_name(const std::string& s) {
 
 namespace manifest_impl {
 
+// The file holding a tensor record's data: its own "file", or for an input dumped once the
+// earlier file its "same_as" names ("" when neither).
+inline std::string data_file_name(const json::value& record) {
+  const std::string file = record.get_string("file");
+  return file.empty() ? record.get_string("same_as") : file;
+}
+
 inline double number_or_nan(const json::value& v) {
   return v.is_number() ? v.as_double() : __builtin_nan("");
 }
@@ -153,7 +160,7 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
   const json::value& shape = v.get("shape");
   t->ndim = static_cast<int>(std::min<size_t>(shape.size(), max_dims));
   for (int i = 0; i < t->ndim; ++i) t->shape[i] = shape[static_cast<size_t>(i)].as_int();
-  const std::string file = v.get_string("file");
+  const std::string file = data_file_name(v);
   if (!file.empty()) {
     if (file[0] == '/' || file == ".." || file.compare(0, 3, "../") == 0 || file.find("/../") != std::string::npos ||
         (file.size() >= 3 && file.compare(file.size() - 3, 3, "/..") == 0)) {

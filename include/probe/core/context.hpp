@@ -10,6 +10,7 @@
 #include "../util/log.hpp"
 #include <vector>
 #include "../util/string_table.hpp"
+#include "producer_map.hpp"
 #include "../util/sync.hpp"
 #include "../util/thread_id.hpp"
 #include "op.hpp"
@@ -18,11 +19,25 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+// One op output that last wrote a byte range of an input: `bytes` of the input from byte
+// `offset` (of the input's address range) on.
+struct producer_ref {
+  std::string key;
+  uint64_t bytes = 0, offset = 0;
+  uint64_t seq = 0;  // the producing op's sequence number
+};
+
 struct recorded_tensor {
-  io which;
+  io which = io::in;
   std::string slot;
   tensor_view view;
-  std::string producer;  // key of the op output this input came from ("" if none)
+  std::string producer;  // key of the op output this input came from ("" if none): the main producer
+  std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes, in address order
+  bool inout = false;     // declared with op::inout (recorded once as input, once as output)
+  bool implicit = false;  // an input the library added: the prior state of an output written in place
+  bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
+  uint64_t hash = 0;
+  std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
 };
 
 // op::attr(name, value): an attribute, copied out of the caller's value.
@@ -52,8 +67,6 @@ struct op_record {
   std::string name, type;
   op_record* parent = nullptr;  // enclosing op on the same thread
   uint32_t thread = 0;          // small per-process thread index (detail::thread_index)
-  int64_t wall_ns = 0;          // CLOCK_REALTIME at begin
-  int64_t mono_begin_ns = 0, mono_end_ns = 0;
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;
@@ -62,6 +75,8 @@ struct op_record {
   // even when the options change meanwhile. Listener i keeps its state for this op in scratch[i].
   const struct listener_set* listeners = nullptr;
   uint64_t scratch[8] = {};
+  bool wants_tensors = false;  // some listener looks at tensors (op::records_tensors)
+  std::string previous_op;   // name of the op that began just before this one (stale inputs)
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
   std::string key(io which, const char* slot) const {
@@ -90,6 +105,7 @@ struct listener_set {
   static constexpr int k_capacity = 8;
   int count = 0;
   op_listener* list[k_capacity] = {};
+  bool tensors = false;  // some listener looks at op tensors: op::records_tensors()
 };
 
 inline int64_t mono_ns() noexcept {
@@ -103,89 +119,11 @@ inline int64_t wall_ns() noexcept {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// Byte ranges of the most recent output written to each region, per device, so an input that
-// reads an earlier output is linked to it. Ranges are disjoint and kept sorted by (device,
-// start) in one vector: lookups are binary searches, and the number of live outputs is small.
-class producer_map {
- public:
-  void record(const tensor_view& v, const std::string& key, uint64_t seq) {
-    uintptr_t lo, hi;
-    if (!range(v, &lo, &hi)) return;
-    const int dev = device_key(v);
-    // Trim or drop every range overlapping [lo, hi): the new output overwrote that memory.
-    size_t i = first_not_before(dev, lo);
-    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
-    std::vector<entry> keep;  // pieces of overlapped ranges that stick out on either side
-    size_t end = i;
-    while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
-      const entry& e = ranges_[end];
-      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq});
-      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq});
-      ++end;
-    }
-    ranges_.erase(ranges_.begin() + (i), ranges_.begin() + (end));
-    entry fresh{dev, lo, hi, key, seq};
-    if (!keep.empty() && keep[0].lo < lo) {
-      ranges_.insert(ranges_.begin() + (i++), keep[0]);
-      keep.erase(keep.begin());
-    }
-    ranges_.insert(ranges_.begin() + (i++), fresh);
-    if (!keep.empty()) ranges_.insert(ranges_.begin() + (i), keep[0]);
-  }
-  // The key of the most recent output overlapping v's bytes, or "".
-  std::string find(const tensor_view& v) const {
-    uintptr_t lo, hi;
-    if (!range(v, &lo, &hi)) return {};
-    const int dev = device_key(v);
-    size_t i = first_not_before(dev, lo);
-    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
-    const entry* best = nullptr;
-    for (; i < ranges_.size() && ranges_[i].dev == dev && ranges_[i].lo < hi; ++i)
-      if (!best || ranges_[i].seq > best->seq) best = &ranges_[i];
-    return best ? best->key : std::string();
-  }
-  void clear() { ranges_.clear(); }
-
- private:
-  struct entry {
-    int dev;
-    uintptr_t lo, hi;
-    std::string key;
-    uint64_t seq;
-  };
-  // Index of the first range at or after (dev, lo).
-  size_t first_not_before(int dev, uintptr_t lo) const noexcept {
-    size_t a = 0, b = ranges_.size();
-    while (a < b) {
-      const size_t m = (a + b) / 2;
-      const entry& e = ranges_[m];
-      if (e.dev < dev || (e.dev == dev && e.lo < lo)) a = m + 1; else b = m;
-    }
-    return a;
-  }
-  static int device_key(const tensor_view& v) {
-    return v.where.kind == device::host ? -1 : v.where.index;
-  }
-  static bool range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
-    if (!v.valid() || !v.data || v.numel() == 0) return false;
-    const int64_t item = static_cast<int64_t>(v.itemsize());
-    int64_t first = 0, last = 0;
-    for (int i = 0; i < v.ndim; ++i) {
-      const int64_t span = (v.shape[i] - 1) * v.strides[i];
-      if (span < 0) first += span; else last += span;
-    }
-    const uintptr_t base = reinterpret_cast<uintptr_t>(v.data);
-    *lo = base + static_cast<uintptr_t>(first * item);
-    *hi = base + static_cast<uintptr_t>((last + 1) * item);
-    return true;
-  }
-  std::vector<entry> ranges_;
-};
-
 struct op_context {
-  mutex m;  // guards occurrences and producers
+  mutex m;  // guards occurrences, producers, last_name and noted
   string_table occurrences;  // op name -> executions begun
   producer_map producers;
+  std::string last_name;  // the op that began last (with track_edges)
   uint64_t next_seq = 0;  // atomic
   bool track_edges = false;  // atomic
   const listener_set* listeners = nullptr;  // replaced whole (one atomic pointer)
@@ -214,7 +152,11 @@ void for_each_listener(op_record& r, F&& f) noexcept {
 
 PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
 
-PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
+// Records one tensor of the op and hands it to the listeners. Outputs: `check_rmw` looks for
+// bytes an earlier op produced that the op did not declare as input (recorded as an implicit
+// input first, see docs/dump.md).
+PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout = false,
+                           bool check_rmw = true, bool implicit = false) noexcept;
 
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
 
@@ -227,6 +169,12 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 PROBE_API void op_end(op_record* r) noexcept;
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
+
+PROBE_API bool op_records_tensors(const op_record* r) noexcept;
+
+PROBE_API op_record* op_begin_indexed(const char* name, const char* type, int64_t index) noexcept;
+
+PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE

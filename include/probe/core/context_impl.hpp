@@ -1,6 +1,8 @@
 // context: definitions (see context.hpp).
 #pragma once
 #include "context.hpp"
+#include "../util/hash.hpp"
+#include "../util/int_text.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -38,49 +40,198 @@ PROBE_API void reset_op_counters() noexcept {
   c.producers.clear();
 }
 
-PROBE_API op_record* op_begin(const char* name, const char* type) noexcept {
+// Each thread keeps the record of its last ended op for its next one: an op recorded only for
+// timing allocates nothing once its name fits the record's string.
+struct spare_record {
+  op_record* r = nullptr;
+  bool gone = false;  // the thread is exiting: records are freed, not kept
+  ~spare_record() {
+    delete r;
+    r = nullptr;
+    gone = true;
+  }
+};
+inline thread_local spare_record t_spare;
+
+inline op_record* take_record() {
+  op_record* r = t_spare.r;
+  if (!r) return new op_record();
+  t_spare.r = nullptr;
+  return r;
+}
+
+inline void give_back_record(op_record* r) noexcept {
+  if (t_spare.gone || t_spare.r) {
+    delete r;
+    return;
+  }
+  r->tensors.clear();
+  r->deferred.clear();
+  r->links.clear();
+  r->attrs.clear();
+  r->previous_op.clear();
+  r->parent = nullptr;
+  r->listeners = nullptr;
+  for (uint64_t& w : r->scratch) w = 0;
+  r->wants_tensors = false;
+  r->occurrence = 0;
+  t_spare.r = r;
+}
+
+// Begins an op named `name`, or "L<index>.<name>" when index >= 0.
+inline op_record* op_begin_named(const char* name, const char* type, int64_t index) noexcept {
   op_context& c = context();
   op_record* r = nullptr;
+  const listener_set* set = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
   try {
-    r = new op_record();
-    r->name = name ? name : "";
-    r->type = type ? type : "";
+    r = take_record();
+    if (index >= 0) {
+      char digits[24];
+      char* e = put_int(digits, index);
+      r->name.assign("L", 1);
+      r->name.append(digits, static_cast<size_t>(e - digits));
+      r->name += '.';
+      r->name += name ? name : "";
+    } else {
+      r->name.assign(name ? name : "");
+    }
+    r->type.assign(type ? type : "");
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
     r->thread = thread_index();
     r->parent = t_current_op;
-    r->wall_ns = wall_ns();
-    r->mono_begin_ns = mono_ns();
-    {
+    r->wants_tensors = set && set->tensors;
+    // Occurrences make keys, which only effects that look at tensors use: timing alone
+    // takes no lock.
+    if (r->wants_tensors) {
+      const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
       lock_guard<mutex> g(c.m);
       r->occurrence = c.occurrences[r->name]++;
+      if (edges) {
+        r->previous_op = c.last_name;
+        c.last_name = r->name;
+      }
     }
   } catch (...) {
     delete r;
     return nullptr;  // out of memory: this op goes unrecorded, the host goes on
   }
   t_current_op = r;
-  r->listeners = __atomic_load_n(&c.listeners, __ATOMIC_ACQUIRE);
+  r->listeners = set;
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_begin(*r, state); });
   return r;
 }
 
-PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
+PROBE_API op_record* op_begin(const char* name, const char* type) noexcept { return op_begin_named(name, type, -1); }
+
+PROBE_API op_record* op_begin_indexed(const char* name, const char* type, int64_t index) noexcept {
+  return op_begin_named(name, type, index < 0 ? 0 : index);
+}
+
+// The producers of an input's bytes, checked against what each wrote (when its hash is known):
+// a range whose bytes changed since is not an edge but a stale producer.
+inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t, bool check) {
+  std::vector<producer_map::piece> pieces;
+  {
+    lock_guard<mutex> g(c.m);
+    if (c.producers.empty()) return;
+    pieces = c.producers.find(t.view);
+  }
+  uintptr_t lo = 0, hi = 0;
+  if (pieces.empty() || !producer_map::byte_range(t.view, &lo, &hi)) return;
+  const bool host = t.view.where.is_host();
+  const producer_ref* best = nullptr;
+  for (const producer_map::piece& p : pieces) {
+    if (check && host && p.hashed) {
+      // The whole input is the producer's range: the input's own hash says it.
+      const uint64_t now = p.lo == lo && p.hi == hi && t.have_hash
+                               ? t.hash
+                               : content_hash::of(reinterpret_cast<const void*>(p.lo), p.hi - p.lo);
+      if (now != p.hash) {
+        if (t.stale_producer.empty()) {
+          t.stale_producer = p.key;
+          t.stale_last_op = r.previous_op;
+        }
+        continue;
+      }
+    }
+    if (!t.producers.empty() && t.producers.back().key == p.key &&
+        t.producers.back().offset + t.producers.back().bytes == p.lo - lo) {
+      t.producers.back().bytes += p.hi - p.lo;  // adjacent pieces of one output
+    } else {
+      t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq});
+    }
+  }
+  // The main producer: the one covering most bytes; among equals the latest.
+  for (const producer_ref& p : t.producers)
+    if (!best || p.bytes > best->bytes || (p.bytes == best->bytes && p.seq > best->seq)) best = &p;
+  if (best) t.producer = best->key;
+}
+
+inline int device_index_of(const tensor_view& v) noexcept { return v.where.is_host() ? -1 : v.where.index; }
+
+// Whether an input already given to the op covers any byte of v.
+inline bool declared_as_input(const op_record& r, const tensor_view& v) {
+  uintptr_t lo, hi, a, b;
+  if (!producer_map::byte_range(v, &lo, &hi)) return true;
+  for (const recorded_tensor& t : r.tensors)
+    if (t.which == io::in && producer_map::byte_range(t.view, &a, &b) && a < hi && lo < b &&
+        device_index_of(t.view) == device_index_of(v))
+      return true;
+  return false;
+}
+
+// Whether output v updates in place bytes another op produced earlier in the same step,
+// without the op declaring them as input. A buffer rewritten by the op that wrote it before
+// (the same name), or reused across steps, is taken as overwritten, not updated.
+inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view& v) {
+  if (declared_as_input(r, v)) return false;
+  std::vector<producer_map::piece> pieces;
+  {
+    lock_guard<mutex> g(c.m);
+    if (c.producers.empty()) return false;
+    pieces = c.producers.find(v);
+  }
+  for (const producer_map::piece& p : pieces) {
+    const bool same_name = p.key.size() > r.name.size() && p.key.compare(0, r.name.size(), r.name) == 0 &&
+                           p.key[r.name.size()] == '#';
+    if (p.step == r.step && !same_name) return true;
+  }
+  return false;
+}
+
+PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout, bool check_rmw,
+                           bool implicit) noexcept {
+  if (!r->wants_tensors) return;  // timing alone: nothing looks at tensors
   op_context& c = context();
   try {
-    recorded_tensor t{which, slot ? slot : "", v, std::string()};
+    const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
+    recorded_tensor t;
+    t.which = which;
+    t.slot = slot ? slot : "";
+    t.view = v;
+    t.inout = inout;
+    t.implicit = implicit;
+    if (edges && v.where.is_host() && v.valid() && v.data && v.is_contiguous()) {
+      t.hash = content_hash::of(v.data, v.nbytes());
+      t.have_hash = true;
+    }
     if (which == io::in) {
       for (const auto& l : r->links)
-        if (l.slot == t.slot) t.producer = l.producer;
-      if (t.producer.empty() && __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) {
-        lock_guard<mutex> g(c.m);
-        t.producer = c.producers.find(v);
-      }
-    } else if (__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) {
+        if (l.slot == t.slot) {
+          t.producer = l.producer;
+          t.producers.push_back(producer_ref{l.producer, v.valid() ? v.nbytes() : 0, 0, 0});
+        }
+      // An implicit input holds what the buffer held at the call, often the op's own result:
+      // it is not checked against its producers.
+      if (t.producer.empty() && edges) find_producers(c, *r, t, !implicit);
+    } else if (edges) {
+      // Read-modify-write the op did not declare: its prior state becomes an input.
+      if (check_rmw && !inout && writes_in_place(c, *r, v)) emit_tensor(r, io::in, slot, v, false, false, true);
       lock_guard<mutex> g(c.m);
-      c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq);
+      c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq, t.have_hash, t.hash, r->step);
     }
-    r->tensors.push_back(t);
+    r->tensors.push_back(std::move(t));
     for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_tensor(*r, r->tensors.back(), state); });
   } catch (...) {
   }
@@ -90,9 +241,32 @@ PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_
   emit_tensor(r, which, slot, v);
 }
 
-PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
+PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept {
+  if (!r->wants_tensors) return;
+  emit_tensor(r, io::in, slot, v, true);
   try {
-    r->deferred.push_back(recorded_tensor{io::out, slot ? slot : "", v, std::string()});
+    recorded_tensor d;
+    d.which = io::out;
+    d.slot = slot ? slot : "";
+    d.view = v;
+    d.inout = true;
+    r->deferred.push_back(std::move(d));
+  } catch (...) {
+  }
+}
+
+PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
+  if (!r->wants_tensors) return;
+  try {
+    op_context& c = context();
+    // The view is given before the computation: its bytes now are the prior state.
+    if (__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED) && writes_in_place(c, *r, v))
+      emit_tensor(r, io::in, slot, v, false, false, true);
+    recorded_tensor d;
+    d.which = io::out;
+    d.slot = slot ? slot : "";
+    d.view = v;
+    r->deferred.push_back(std::move(d));
   } catch (...) {
   }
 }
@@ -148,14 +322,15 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 }
 
 PROBE_API void op_end(op_record* r) noexcept {
-  for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view);
-  r->mono_end_ns = mono_ns();
+  for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
-  delete r;
+  give_back_record(r);
 }
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
+
+PROBE_API bool op_records_tensors(const op_record* r) noexcept { return r->wants_tensors; }
 
 }  // namespace detail
 PROBE_END_NAMESPACE

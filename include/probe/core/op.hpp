@@ -26,12 +26,16 @@ struct attr_arg {
 
 #if !defined(PROBE_DISABLE)
 PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
+// The same for an indexed op: named "L<index>.<name>", the name built here (only when recorded).
+PROBE_API op_record* op_begin_indexed(const char* name, const char* type, int64_t index) noexcept;
+PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept;
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept;
 PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexcept;
 PROBE_API void op_end(op_record* r) noexcept;
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept;
+PROBE_API bool op_records_tensors(const op_record* r) noexcept;
 #endif
 
 inline int64_t g_step = 0;
@@ -113,6 +117,7 @@ inline int64_t current_step() noexcept { return __atomic_load_n(&detail::g_step,
 class op {
  public:
   explicit op(const char*, const char* = "") noexcept {}
+  op(const char*, const char*, int64_t) noexcept {}
   template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
   explicit op(const S&, const char* = "") noexcept {}
   op(const op&) = delete;
@@ -122,12 +127,16 @@ class op {
   template <class T>
   op& output(const char*, const T&) noexcept { return *this; }
   template <class T>
+  op& inout(const char*, const T&) noexcept { return *this; }
+  template <class T>
   op& output_at_end(const char*, const T&) noexcept { return *this; }
   op& link(const char*, const char*) noexcept { return *this; }
   template <class T>
   op& attr(const char*, const T&) noexcept { return *this; }
   op& attr(const char*, std::initializer_list<int64_t>) noexcept { return *this; }
+  void end() noexcept {}
   bool active() const noexcept { return false; }
+  bool records_tensors() const noexcept { return false; }
   uint64_t sequence() const noexcept { return 0; }
 };
 #else
@@ -137,12 +146,24 @@ class op {
 class op {
  public:
   explicit op(const char* name, const char* type = "") noexcept {
-    if (detail::gate_on(detail::gate_ops)) r_ = detail::op_begin(name, type);
+    if (detail::gate_on(detail::gate_ops)) begun(detail::op_begin(name, type));
+  }
+  // An op of layer (or block, head, ...) `index`: named "L<index>.<name>", e.g.
+  // op("rope", "RoPE", layer) is "L3.rope". The name is built only when the op is recorded.
+  op(const char* name, const char* type, int64_t index) noexcept {
+    if (detail::gate_on(detail::gate_ops)) begun(detail::op_begin_indexed(name, type, index));
   }
   template <class S, class = typename detail::enable_if<detail::has_c_str<S>::value>::type>
   explicit op(const S& name, const char* type = "") noexcept : op(name.c_str(), type) {}
   ~op() {
     if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_end(r_);
+  }
+  // Ends the op here, before its scope does (its outputs are complete); later calls, and the
+  // destructor, do nothing.
+  void end() noexcept {
+    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_end(r_);
+    r_ = nullptr;
+    tensors_ = false;
   }
   op(const op&) = delete;
   op& operator=(const op&) = delete;
@@ -151,18 +172,25 @@ class op {
 
   template <class T>
   op& input(const char* slot, const T& x) {
-    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_tensor(r_, detail::io::in, slot, to_view(x));
+    if (PROBE_UNLIKELY(tensors_)) detail::op_tensor(r_, detail::io::in, slot, to_view(x));
     return *this;
   }
   template <class T>
   op& output(const char* slot, const T& x) {
-    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_tensor(r_, detail::io::out, slot, to_view(x));
+    if (PROBE_UNLIKELY(tensors_)) detail::op_tensor(r_, detail::io::out, slot, to_view(x));
+    return *this;
+  }
+  // Read-modify-write: the buffer is recorded now as input `slot` (its state before the op)
+  // and again as output `slot` when the op ends (its state after).
+  template <class T>
+  op& inout(const char* slot, const T& x) {
+    if (PROBE_UNLIKELY(tensors_)) detail::op_inout(r_, slot, to_view(x));
     return *this;
   }
   // The view is taken now, its values read when the scope ends (after the computation).
   template <class T>
   op& output_at_end(const char* slot, const T& x) {
-    if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_defer_output(r_, slot, to_view(x));
+    if (PROBE_UNLIKELY(tensors_)) detail::op_defer_output(r_, slot, to_view(x));
     return *this;
   }
   // Declares that input `slot` came from `producer_key` ("<op>#<occurrence>/out/<slot>"),
@@ -184,11 +212,20 @@ class op {
     return *this;
   }
   bool active() const noexcept { return r_ != nullptr; }
+  // Whether some effect looks at this op's tensors (a dump, a breakpoint that captures them,
+  // a trace's shapes, replay): when false (timing alone, or nothing) input/output/inout do
+  // nothing, and an engine may skip building views for them.
+  bool records_tensors() const noexcept { return tensors_; }
   // Global sequence number of this execution (0 when probe is not recording ops).
   uint64_t sequence() const noexcept { return r_ ? detail::op_sequence(r_) : 0; }
 
  private:
+  void begun(detail::op_record* r) noexcept {
+    r_ = r;
+    tensors_ = r && detail::op_records_tensors(r);
+  }
   detail::op_record* r_ = nullptr;
+  bool tensors_ = false;
 };
 #endif  // PROBE_DISABLE
 

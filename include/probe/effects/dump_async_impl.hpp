@@ -22,10 +22,12 @@ inline bool dump_effect::queue_tensor(const op_record& r, const recorded_tensor&
   dump_result res;
   try {
     memcpy(j->data(), header.data(), header.size());
-    res = dump_tensor(t.view, AT_FDCWD, std::string(), c.text ? k_text_values : 0, j->data() + header.size(), bytes);
+    res = dump_tensor(t.view, AT_FDCWD, std::string(), c.text ? k_text_values : 0, j->data() + header.size(), bytes,
+                      !rec.have_hash);
     rec.stats = res.stats;
     rec.have_stats = res.read_ok;
     rec.note = res.note;
+    take_hash(rec, res);
     if (res.read_ok) {
       rec.file = tensor_file_name(r.seq, r.name, t.which == io::in, t.slot, ".npy");
       j->name = rec.file;
@@ -36,7 +38,9 @@ inline bool dump_effect::queue_tensor(const op_record& r, const recorded_tensor&
     throw;  // on_tensor's handler: nothing is recorded for this tensor
   }
   if (res.read_ok) {
-    if (!queue_job(j, r, d, w)) return true;  // the run ended meanwhile
+    const int lane = queue_job(j, r, d, w, -1);
+    if (lane < 0) return true;  // the run ended meanwhile
+    remember_input(r, t, rec, lane);
   } else {
     // Nothing to write: the record says why, as on the synchronous path.
     dump_job::destroy(j);
@@ -61,15 +65,43 @@ inline bool dump_effect::queue_text(const op_record& r, op_dump& d, const std::s
     dump_job::destroy(j);
     return false;
   }
-  queue_job(j, r, d, *w);
+  queue_job(j, r, d, *w, -1);
   return true;
 }
 
-// Queues a filled job (ownership passes); false when it was dropped instead.
-inline bool dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w) noexcept {
+// A manifest line with no file (stats-only dumps) joins a buffer written with one system
+// call once it holds k_line_batch bytes or its first line is k_line_delay_ms old, and before
+// anything waits for the writers (flush, new flags, exit): the op's thread pays for one write
+// per few hundred lines. Without writer threads each line is written at once.
+inline void dump_effect::queue_line(const op_record&, op_dump& d, std::string line) {
+  if (d.cfg->threads <= 0) return write_manifest_line(d, line);
+  const int64_t now = coarse_ms();
+  lock_guard<mutex> g(line_m_);
+  if (!current(d) || failed()) return;
+  if (line_buf_.empty()) line_buf_since_ = now;
+  line_buf_ += line;
+  if (line_buf_.size() >= k_line_batch || now - line_buf_since_ >= k_line_delay_ms) flush_lines_locked();
+}
+
+inline void dump_effect::flush_lines_locked() noexcept {
+  if (line_buf_.empty()) return;
+  // A forked child holds a copy of its parent's lines: they are the parent's to write.
+  if (run_pid_ == cached_pid() && !failed()) append_line(line_buf_);
+  line_buf_.clear();
+}
+
+inline int64_t dump_effect::coarse_ms() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// Queues a filled job (ownership passes) on the op's lane, or on `lane` when given; returns
+// the lane, or -1 when the job was dropped instead. A job without a name writes only its line.
+inline int dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w, int lane) noexcept {
   if (!current(d)) {
     dump_job::destroy(j);
-    return false;
+    return -1;
   }
   j->write = &dump_effect::write_job;
   j->owner = this;
@@ -79,8 +111,9 @@ inline bool dump_effect::queue_job(dump_job* j, const op_record& r, op_dump& d, 
   j->ticket = __atomic_add_fetch(&tickets_, 1, __ATOMIC_ACQ_REL);
   // One op's files on one lane: its manifest lines keep the order it recorded them in.
   const int used = d.cfg->threads < w.lanes() ? d.cfg->threads : w.lanes();
-  w.push(j, static_cast<unsigned>(r.seq % static_cast<uint64_t>(used)), d.cfg->queue_bytes);
-  return true;
+  const unsigned on = lane >= 0 && lane < used ? static_cast<unsigned>(lane) : static_cast<unsigned>(r.seq % static_cast<uint64_t>(used));
+  w.push(j, on, d.cfg->queue_bytes);
+  return static_cast<int>(on);
 }
 
 inline void dump_effect::write_job(dump_job& j) noexcept {
@@ -97,9 +130,12 @@ inline void dump_effect::write_queued(dump_job& j) noexcept {
   };
   if (!dropped()) {
     atomic_file f;
-    int e = f.open_at(dir->fd, j.name);
-    if (!e) e = write_all(f.fd(), j.data(), j.size);
-    if (!e) e = f.commit();
+    int e = 0;
+    if (!j.name.empty()) {
+      e = f.open_at(dir->fd, j.name);
+      if (!e) e = write_all(f.fd(), j.data(), j.size);
+      if (!e) e = f.commit();
+    }
     lock_guard<mutex> g(line_m_);
     if (__atomic_load_n(&run_, __ATOMIC_ACQUIRE) == j.run) {
       if (e) {
@@ -111,7 +147,7 @@ inline void dump_effect::write_queued(dump_job& j) noexcept {
       } else if (dropped()) {
         // An earlier file failed while this one was written: it goes too, so that every
         // tensor file has its manifest line.
-        if (!j.line.empty()) ::unlinkat(dir->fd, j.name.c_str(), 0);
+        if (!j.line.empty() && !j.name.empty()) ::unlinkat(dir->fd, j.name.c_str(), 0);
       } else if (!j.line.empty()) {
         append_line(j.line);
       }
@@ -121,6 +157,10 @@ inline void dump_effect::write_queued(dump_job& j) noexcept {
 }
 
 inline void dump_effect::drain_writers() noexcept {
+  {
+    lock_guard<mutex> g(line_m_);
+    flush_lines_locked();
+  }
   if (dump_writers* w = dump_writers::existing()) w->drain();
 }
 

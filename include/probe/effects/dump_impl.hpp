@@ -25,6 +25,8 @@
 #include "../formats/graph_html.hpp"
 #include "../formats/npy.hpp"
 #include "dump.hpp"
+#include "dump_dedup.hpp"
+#include "dump_filter.hpp"
 #include "dump_names.hpp"
 #include "dump_records.hpp"
 #include "dump_tensor.hpp"
@@ -86,6 +88,7 @@ class dump_effect final : public op_listener {
     if (!active()) return;
     const dump_config* c = config();
     if (!c->op_re.search(r.name) || !c->type_re.search(r.type)) return;
+    if (!step_selected(*c, r.step)) return;
     op_dump* d = nullptr;
     {
       lock_guard<mutex> g(m_);
@@ -127,10 +130,12 @@ class dump_effect final : public op_listener {
     if (!d || !active() || !current(*d)) return;
     const dump_config& c = *d->cfg;
     const char* stage = t.which == io::in ? "before" : "after";
-    if (!c.stage_re.search(stage)) return;
+    if (!c.stage_re.search(stage) || !c.slot_re.search(t.slot)) return;
     try {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
+      if (t.implicit) note_implicit(r, *d, t);
+      if (in && c.npy && !c.snapshots && rec.have_hash && same_as_earlier(r, t, *d, rec)) return;
       if ((c.npy || c.snapshots) && !reserve_bytes(*d, t.view.nbytes(), r.seq)) return;
       // Small tensors to the background writers. Not with snapshots: their inputs must be on
       // disk before the computation runs, and a tensor's file is linked into its snapshot.
@@ -151,12 +156,14 @@ class dump_effect final : public op_listener {
       const bool in_run = !file_name.empty();
       const int primary_fd = in_run ? dirfd : d->snapshot_fd;
       const std::string& primary = in_run ? file_name : snap_name;
-      dump_result res = dump_tensor(t.view, primary.empty() ? AT_FDCWD : primary_fd, primary, c.text ? k_text_values : 0);
+      dump_result res = dump_tensor(t.view, primary.empty() ? AT_FDCWD : primary_fd, primary, c.text ? k_text_values : 0,
+                                    nullptr, 0, !rec.have_hash);
       if (res.io_error)
         return fail(*d, res.io_error, join_path(in_run ? d->dir : d->snapshot_dir, primary));
       rec.stats = res.stats;
       rec.have_stats = res.read_ok;
       rec.note = res.note;
+      take_hash(rec, res);
       if (res.written && !file_name.empty()) rec.file = file_name;
       if (res.written && !snap_name.empty()) {
         if (in_run && ::linkat(dirfd, file_name.c_str(), d->snapshot_fd, snap_name.c_str(), 0) != 0) {
@@ -166,7 +173,12 @@ class dump_effect final : public op_listener {
         }
         snapshot_tensor(r, *d, rec, snap_name);
       }
-      write_manifest_line(*d, render_tensor_record(rec));
+      if (c.npy || c.snapshots) {
+        write_manifest_line(*d, render_tensor_record(rec));
+      } else {
+        queue_line(r, *d, render_tensor_record(rec));  // stats only: the line is all there is
+      }
+      if (!rec.file.empty()) remember_input(r, t, rec, -1);
       if (c.text) append_text(*d, rec, res);
       if (d->graph_node != k_no_node) add_graph_tensor(*d, rec);
     } catch (...) {
@@ -237,7 +249,9 @@ class dump_effect final : public op_listener {
     int64_t max_ops = 0;
     int threads = 0;           // background writers for small files (0: none)
     uint64_t queue_bytes = 0;  // what they may hold
-    regex op_re, type_re, stage_re;  // empty pattern matches everything
+    regex op_re, type_re, stage_re, slot_re;  // empty pattern matches everything
+    std::vector<step_range> steps;  // --probe_dump_steps (empty: every step)
+    int64_t every = 1;              // --probe_dump_every
   };
 
   // One op execution being dumped. It keeps the configuration and run it began under, so
@@ -300,6 +314,9 @@ class dump_effect final : public op_listener {
       compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
       compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
       compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+      compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re);
+      c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps");
+      c->every = o.dump_every > 1 ? o.dump_every : 1;
     } catch (...) {
       delete c;
       throw;
@@ -314,6 +331,10 @@ class dump_effect final : public op_listener {
       log("%s: %s; the filter is ignored", flag, err.c_str());
       out = regex();
     }
+  }
+
+  static bool step_selected(const dump_config& c, int64_t step) noexcept {
+    return step_in(c.steps, step) && step_every(c.every, step);
   }
 
   const dump_config* config() const noexcept { return __atomic_load_n(&cfg_, __ATOMIC_ACQUIRE); }
@@ -461,7 +482,8 @@ class dump_effect final : public op_listener {
     lock_guard<mutex> g(m_);
     if (d.graph_node >= graph_.nodes.size()) return;
     graph_tensor gt{rec.slot, dtype_name(rec.elem_type), shape_text(rec), rec.producer,
-                    rec.have_stats ? short_stats_text(rec.stats) : std::string()};
+                    rec.have_stats ? short_stats_text(rec.stats) : std::string(), {}};
+    for (const producer_ref& p : rec.producers) gt.producers.push_back(p.key);
     auto& node = graph_.nodes[d.graph_node];
     (rec.is_input ? node.inputs : node.outputs).push_back(gt);
   }
@@ -477,13 +499,32 @@ class dump_effect final : public op_listener {
   // the file itself.
   bool queue_tensor(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec, dump_writers& w);
   bool queue_text(const op_record& r, op_dump& d, const std::string& name, const std::string& body);
-  bool queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w) noexcept;
+  void queue_line(const op_record& r, op_dump& d, std::string line);
+  void flush_lines_locked() noexcept;  // line_m_ held
+  static int64_t coarse_ms() noexcept;
+  static constexpr size_t k_line_batch = 64 << 10;
+  static constexpr int64_t k_line_delay_ms = 100;
+  std::string line_buf_;         // stats-only lines not yet written (under line_m_)
+  int64_t line_buf_since_ = 0;   // when its first line came
+  int queue_job(dump_job* j, const op_record& r, op_dump& d, dump_writers& w, int lane) noexcept;
   static void write_job(dump_job& j) noexcept;
   void write_queued(dump_job& j) noexcept;
   void drain_writers() noexcept;
 
   void write_graphs_locked() noexcept;
   void close_run_locked(bool at_exit) noexcept;
+
+  // Data flow (dump_dataflow_impl.hpp): notes about ops, inputs dumped once.
+  void note_implicit(const op_record& r, op_dump& d, const recorded_tensor& t);
+  bool same_as_earlier(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec);
+  void remember_input(const op_record& r, const recorded_tensor& t, const tensor_record& rec, int lane);
+  static void take_hash(tensor_record& rec, const dump_result& res) noexcept {
+    if (!rec.have_hash && res.have_hash) {
+      rec.have_hash = true;
+      rec.hash = res.hash;
+    }
+  }
+  dump_memory memory_;  // under m_
 
   mutex m_;
   mutex line_m_;  // manifest lines (see write_manifest_line); taken after m_
@@ -537,6 +578,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
     // The end record is the run's last line: its id changes with it, under the same lock.
     const std::string end = ours && !failed() ? render_end_record(ops_, bytes_, stopped_) : std::string();
     lock_guard<mutex> g(line_m_);
+    flush_lines_locked();
     if (!end.empty()) append_line(end);
     if (opened_) __atomic_store_n(&run_, run_ + 1, __ATOMIC_RELEASE);  // its ops in flight stop writing
     if (manifest_fd_ >= 0) ::close(manifest_fd_);
@@ -551,6 +593,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   opened_ = false;
   ops_ = bytes_ = 0;
   graph_ = dataflow_graph{};
+  memory_.clear();
   if (at_exit) __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
 }
 

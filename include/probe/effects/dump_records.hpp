@@ -13,6 +13,7 @@
 #include "../core/stats.hpp"
 #include "../core/tensor.hpp"
 #include "../util/float_text.hpp"
+#include "../util/hash.hpp"
 #include "../util/int_text.hpp"
 #include "../util/text.hpp"
 #include "../formats/json_write.hpp"
@@ -29,7 +30,13 @@ struct tensor_record {
   uint64_t parent = 0;  // 0: not nested
   uint32_t thread = 0;
   bool is_input = false;
+  bool inout = false, implicit = false;
   std::string slot, key, producer;
+  std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes
+  std::string stale_producer, stale_last_op;
+  bool have_hash = false;
+  uint64_t hash = 0;     // content hash of the row-major bytes
+  std::string same_as;   // an earlier file holding the same bytes (then `file` is empty)
   dtype elem_type = dtype::invalid;
   int ndim = 0;
   int64_t shape[max_dims] = {};
@@ -107,6 +114,9 @@ PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs);
 PROBE_API std::string render_budget_record(const std::string& why, uint64_t seq, uint64_t ops, uint64_t bytes);
 
 PROBE_API std::string render_end_record(uint64_t ops, uint64_t bytes, bool stopped);
+
+// {"record":"note","seq":N,"op":"name","key_prefix":"name#k/","text":"..."}, newline included.
+PROBE_API std::string render_note_record(const op_record& r, const std::string& text);
 
 // Text io-dump, one file per op execution:
 //   op 12 conv1 [Conv] step 0 #0 thread 0

@@ -18,6 +18,13 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   rec.slot = t.slot;
   rec.key = r.key(t.which, t.slot.c_str());
   rec.producer = t.producer;
+  rec.producers = t.producers;
+  rec.inout = t.inout;
+  rec.implicit = t.implicit;
+  rec.stale_producer = t.stale_producer;
+  rec.stale_last_op = t.stale_last_op;
+  rec.have_hash = t.have_hash;
+  rec.hash = t.hash;
   rec.elem_type = t.view.type;
   rec.ndim = t.view.ndim > 0 ? t.view.ndim : 0;
   for (int i = 0; i < rec.ndim; ++i) {
@@ -79,16 +86,44 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   if (rec.parent) unum(o, rec.parent); else lit(o, "null");
   lit(o, ",\"thread\":"), unum(o, rec.thread);
   if (rec.is_input) lit(o, ",\"io\":\"in\",\"stage\":\"before\""); else lit(o, ",\"io\":\"out\",\"stage\":\"after\"");
+  if (rec.inout) lit(o, ",\"inout\":true");
+  if (rec.implicit) lit(o, ",\"implicit\":true");
   lit(o, ",\"slot\":"), str(o, rec.slot);
   lit(o, ",\"key\":"), str(o, rec.key);
   lit(o, ",\"producer\":"), opt_str(o, rec.producer);
+  if (rec.is_input && !rec.producers.empty()) {
+    lit(o, ",\"producers\":[");
+    for (size_t i = 0; i < rec.producers.size(); ++i) {
+      const producer_ref& p = rec.producers[i];
+      if (i) o += ',';
+      lit(o, "{\"key\":"), str(o, p.key);
+      lit(o, ",\"bytes\":"), unum(o, p.bytes);
+      lit(o, ",\"offset\":"), unum(o, p.offset);
+      o += '}';
+    }
+    o += ']';
+  }
+  if (rec.is_input && !rec.stale_producer.empty()) {
+    lit(o, ",\"stale\":{\"producer\":"), str(o, rec.stale_producer);
+    lit(o, ",\"last_op_before\":"), opt_str(o, rec.stale_last_op);
+    o += '}';
+  }
   lit(o, ",\"dtype\":\""), o += dtype_name(rec.elem_type), o += '"';
   lit(o, ",\"shape\":"), dims_array(o, rec.shape, rec.ndim);
   // The file is always row-major; these are the strides (in elements) the tensor had in memory.
   lit(o, ",\"strides\":"), dims_array(o, rec.strides, rec.ndim);
   lit(o, ",\"device\":"), str(o, device_text(rec.where));
   lit(o, ",\"bytes\":"), unum(o, rec.bytes);
-  lit(o, ",\"file\":"), opt_str(o, rec.file);
+  if (!rec.same_as.empty()) {
+    lit(o, ",\"same_as\":"), str(o, rec.same_as);
+  } else {
+    lit(o, ",\"file\":"), opt_str(o, rec.file);
+  }
+  if (rec.have_hash) {
+    char h[16];
+    hash_hex(rec.hash, h);
+    lit(o, ",\"hash\":\""), o.append(h, 16), o += '"';
+  }
   lit(o, ",\"stats\":");
   if (rec.have_stats) append_health(o, rec.stats); else lit(o, "null");
   if (!rec.note.empty()) lit(o, ",\"note\":"), str(o, rec.note);
@@ -159,6 +194,16 @@ PROBE_API std::string render_end_record(uint64_t ops, uint64_t bytes, bool stopp
   w.begin_object().member("record", "end").member("ops", static_cast<unsigned long long>(ops));
   w.member("bytes", static_cast<unsigned long long>(bytes)).member("complete", !stopped);
   w.member("end_time", static_cast<double>(wall_ns()) * 1e-9).end_object();
+  line += '\n';
+  return line;
+}
+
+PROBE_API std::string render_note_record(const op_record& r, const std::string& text) {
+  std::string line;
+  json::writer w(line);
+  w.begin_object().member("record", "note").member("seq", static_cast<unsigned long long>(r.seq));
+  w.member("op", r.name).member("key_prefix", r.name + "#" + std::to_string(r.occurrence) + "/");
+  w.member("text", text).end_object();
   line += '\n';
   return line;
 }
@@ -237,7 +282,20 @@ PROBE_API std::string render_text_tensor(const tensor_record& rec, const health&
   std::string s = rec.is_input ? "in  " : "out ";
   s += printable(rec.slot) + ": " + dtype_name(rec.elem_type) + shape_text(rec);
   if (!rec.where.is_host()) s += " on " + device_text(rec.where);
-  if (rec.is_input) s += rec.producer.empty() ? "  (graph input)" : "  from " + printable(rec.producer);
+  if (rec.inout) s += "  (inout)";
+  if (rec.implicit) s += "  (implicit: prior state of an output written in place)";
+  if (rec.is_input) {
+    if (rec.producers.size() > 1) {
+      s += "  from";
+      for (const producer_ref& p : rec.producers) s += " " + printable(p.key);
+    } else {
+      s += rec.producer.empty() ? "  (graph input)" : "  from " + printable(rec.producer);
+    }
+    if (!rec.stale_producer.empty())
+      s += "  (stale: " + printable(rec.stale_producer) + " changed since, last op before: " +
+           printable(rec.stale_last_op) + ")";
+  }
+  if (!rec.same_as.empty()) s += "  same as " + printable(rec.same_as);
   s += "\n";
   if (!have_stats) return s + "    (not read: " + note + ")\n";
   s += format("    min {} max {} mean {} std {}  nan {} +inf {} -inf {} zero {}\n", h.min, h.max, h.mean,

@@ -14,6 +14,7 @@
 #include "../core/tensor_reader.hpp"
 #include "../util/sync.hpp"
 #include "../util/fs.hpp"
+#include "../util/hash.hpp"
 #include "../formats/npy.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -124,6 +125,8 @@ struct dump_result {
   health stats;
   std::string note;      // why the tensor could not be read, if it could not
   tensor head;           // its first values (up to the count asked), for text dumps
+  bool have_hash = false;  // `hash` is the content hash of the bytes read (when asked)
+  uint64_t hash = 0;
 };
 
 constexpr size_t k_parallel_stats_bytes = size_t(16) << 20;
@@ -135,9 +138,10 @@ constexpr size_t k_async_max_bytes = size_t(1) << 20;
 // Reads `v` once: statistics, the first `head_values` elements, and (when `name` is not
 // empty) an atomically written .npy file, `name` relative to the directory `dirfd` (with
 // AT_FDCWD: a path), or (with `copy_to`) a copy of its row-major bytes, `copy_bytes` of
-// them, for a background writer to write later.
+// them, for a background writer to write later. With `hash`, also the content hash of the
+// row-major bytes.
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
-                                   char* copy_to = nullptr, size_t copy_bytes = 0) noexcept;
+                                   char* copy_to = nullptr, size_t copy_bytes = 0, bool hash = false) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -6,7 +6,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
-                                   char* copy_to, size_t copy_bytes) noexcept {
+                                   char* copy_to, size_t copy_bytes, bool hash) noexcept {
   dump_result res;
   io_signal_guard quiet;  // once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ)
   try {
@@ -40,9 +40,11 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
       res.note = "tensor size changed while read";
       return res;
     }
+    content_hash hasher;
     const void* p;
     size_t n;
     while (reader.next(&p, &n) && n) {
+      if (hash) hasher.update(p, n);
       if (copy_to && n <= copy_bytes) {  // the statistics below then read the copy, hot in cache
         p = memcpy(copy_to, p, n);
         copy_to += n;
@@ -78,6 +80,10 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
     acc.count = total;
     res.stats = acc;
     res.read_ok = true;
+    if (hash) {
+      res.hash = hasher.finish();
+      res.have_hash = true;
+    }
     if (file.fd() >= 0) {
       if (!header.empty()) {  // an empty tensor: the header is the whole file
         if (int e = write_all(file.fd(), header.data(), header.size())) {

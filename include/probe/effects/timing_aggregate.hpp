@@ -33,6 +33,7 @@ struct alignas(8) interned_name {
   std::string text;
   uint32_t series = 0;  // duration row + 1 (named timers), 0 = not yet
   uint32_t metric = 0;  // metric row + 1, 0 = not yet
+  uint32_t op = 0;      // op row + 1 (ops timed without trace arguments), 0 = not yet
 };
 
 // What an op event carries to the aggregator (owned by the event).
@@ -76,6 +77,14 @@ class timing_aggregator {
         s.stats.add(e.end - e.begin);
         if (tracing()) complete_event(s.op_prefix, e.begin, e.end, b.tid, &d->args);
         delete d;
+        break;
+      }
+      case event_op_name: {
+        auto* n = const_cast<interned_name*>(static_cast<const interned_name*>(e.what()));
+        if (!n->op) n->op = series_index('o', n->text) + 1;
+        series_entry& s = series_[n->op - 1];
+        s.stats.add(e.end - e.begin);
+        if (tracing()) complete_event(s.op_prefix, e.begin, e.end, b.tid, nullptr);
         break;
       }
       case event_metric: {

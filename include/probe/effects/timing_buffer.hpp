@@ -17,6 +17,7 @@ enum event_kind : uint32_t {
   event_timer = 2,   // what: const interned_name* (a named probe::timer)
   event_op = 3,      // what: op_detail* (owned by the event; freed once aggregated)
   event_metric = 4,  // what: const interned_name*; end holds the value's bits
+  event_op_name = 5, // what: const interned_name* (an op timed for the summary only: no trace args)
 };
 
 // 24 bytes: the memory one recorded event costs. The kind rides in the low bits of the

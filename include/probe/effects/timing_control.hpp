@@ -42,6 +42,7 @@ struct timing_state {
 
   mutex names_m;
   string_table names;  // interned_name*
+  bool trace_ops = false;  // atomic: a trace is written, so op events carry their arguments
 
   mutex writer_m;  // the background drain thread (detached: it may still wait at exit)
   condvar writer_cv;
@@ -75,6 +76,11 @@ class op_timer final : public op_listener {
     if (v & k_range_bit) {
       const range_hooks* h = __atomic_load_n(&g_range_hooks, __ATOMIC_ACQUIRE);
       if (h) h->pop();
+    }
+    if (!__atomic_load_n(&timing().trace_ops, __ATOMIC_RELAXED)) {
+      // The summary needs only the name: an interned pointer, no allocation.
+      if (const interned_name* n = op_name(r.name)) record_event(v & ~k_range_bit, end, n, event_op_name);
+      return;
     }
     op_detail* d = nullptr;
     try {
@@ -123,6 +129,23 @@ class op_timer final : public op_listener {
   }
 
  private:
+  // The interned name of an op, from a small per-thread cache (ops repeat a few names); the
+  // process-wide table and its lock only on a miss. nullptr when out of memory.
+  static const interned_name* op_name(const std::string& name) noexcept {
+    static constexpr size_t k_ways = 64;
+    static thread_local const interned_name* cache[k_ways] = {};
+    size_t h = name.size();
+    for (size_t i = 0; i < name.size() && i < 8; ++i) h = h * 31 + static_cast<unsigned char>(name[name.size() - 1 - i]);
+    const interned_name*& slot = cache[h % k_ways];
+    if (slot && slot->text == name) return slot;
+    try {
+      slot = intern_name(name.c_str());
+    } catch (...) {
+      return nullptr;
+    }
+    return slot;
+  }
+
   // Readings are far below 2^63: the top bit remembers that a range was pushed.
   static constexpr uint64_t k_range_bit = 1ull << 63;
   static constexpr uint64_t k_pushed_bit(bool pushed) { return pushed ? k_range_bit : 0; }

@@ -116,6 +116,7 @@ PROBE_API int timing_apply_options(const options& o, op_listener** list, int n, 
     } else {
       s.agg.set_trace(path, o.trace_max_events);
     }
+    __atomic_store_n(&s.trace_ops, !path.empty(), __ATOMIC_RELAXED);
   } catch (...) {
     log("timing: out of memory while applying options");
   }

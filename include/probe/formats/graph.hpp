@@ -22,8 +22,9 @@ struct graph_tensor {
   std::string slot;
   std::string dtype;
   std::string shape;     // "[2,3]"
-  std::string producer;  // inputs: key of the producing output ("" = graph source)
+  std::string producer;  // inputs: key of the main producing output ("" = graph source)
   std::string stats;     // short health summary, may be empty
+  std::vector<std::string> producers;  // inputs: every output that wrote some of its bytes (edges)
 };
 
 struct graph_node {
@@ -37,6 +38,7 @@ struct graph_node {
 struct graph_edge {
   size_t from = 0, to = 0;  // node indices
   std::string label;        // "y -> x"
+  std::string slot, key;    // the input slot and the producer key it comes from
 };
 
 struct dataflow_graph {
@@ -44,7 +46,8 @@ struct dataflow_graph {
   std::vector<graph_edge> edges;
   size_t dropped_nodes = 0;       // executions not kept (size cap)
 
-  // Resolves producer keys ("<op>#<occ>/out/<slot>") into edges between kept nodes.
+  // Resolves producer keys ("<op>#<occ>/out/<slot>") into edges between kept nodes: one per
+  // producer of an input's bytes (an input written in pieces by several ops has several).
   void link() {
     edges.clear();
     string_table output_of;  // key -> node index + 1
@@ -53,10 +56,18 @@ struct dataflow_graph {
         output_of[nodes[i].name + "#" + std::to_string(nodes[i].occurrence) + "/out/" + out.slot] = i + 1;
     for (size_t to = 0; to < nodes.size(); ++to)
       for (const graph_tensor& in : nodes[to].inputs) {
-        const uint64_t* from = in.producer.empty() ? nullptr : output_of.find(in.producer);
-        if (!from || *from - 1 >= to) continue;
-        const size_t slash = in.producer.rfind('/');
-        edges.push_back({static_cast<size_t>(*from - 1), to, in.producer.substr(slash + 1) + " -> " + in.slot});
+        const size_t n = in.producers.empty() ? 1 : in.producers.size();
+        for (size_t k = 0; k < n; ++k) {
+          const std::string& key = in.producers.empty() ? in.producer : in.producers[k];
+          const uint64_t* from = key.empty() ? nullptr : output_of.find(key);
+          if (!from || *from - 1 >= to) continue;
+          bool seen = false;  // one edge per producing output and input slot
+          for (size_t e = edges.size(); e-- > 0 && edges[e].to == to;)
+            seen = seen || (edges[e].from == *from - 1 && edges[e].slot == in.slot && edges[e].key == key);
+          if (seen) continue;
+          const size_t slash = key.rfind('/');
+          edges.push_back({static_cast<size_t>(*from - 1), to, key.substr(slash + 1) + " -> " + in.slot, in.slot, key});
+        }
       }
   }
 };

@@ -26,6 +26,7 @@
 // effects
 #include "../effects/dump_impl.hpp"
 #include "../effects/dump_async_impl.hpp"
+#include "../effects/dump_dataflow_impl.hpp"
 #include "../effects/dump_snapshot_impl.hpp"
 #include "../effects/dump_names_impl.hpp"
 #include "../effects/dump_records_impl.hpp"

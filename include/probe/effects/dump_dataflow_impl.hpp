@@ -1,0 +1,66 @@
+// The dump's data-flow records (member functions of dump_effect): the note naming an op that
+// writes in place what it did not declare as input, and inputs dumped once ("same_as": an
+// input whose bytes did not change since an earlier input file names that file instead of a
+// copy). Internal header.
+#pragma once
+#include "dump_impl.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+inline void dump_effect::note_implicit(const op_record& r, op_dump& d, const recorded_tensor& t) {
+  bool first = false;
+  {
+    lock_guard<mutex> g(m_);
+    first = current(d) && memory_.first_note(r.name);
+  }
+  if (!first) return;
+  write_manifest_line(d, render_note_record(r, r.name + " writes '" + t.slot +
+                                                   "' in place without declaring it as input: recorded as "
+                                                   "read-modify-write (its prior state is an implicit input)"));
+}
+
+inline bool dump_effect::same_as_earlier(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec) {
+  dump_memory::written w;
+  {
+    lock_guard<mutex> g(m_);
+    if (!current(d)) return false;
+    const dump_memory::written* found = memory_.find(r.name, t.slot, t.view, rec.hash);
+    if (!found) return false;
+    w = *found;
+  }
+  rec.same_as = w.file;
+  rec.stats = w.stats;
+  rec.have_stats = true;
+  std::string line = render_tensor_record(rec);
+  // The file is still queued: the line goes after it, on its writer's lane, so that the
+  // manifest never names a file before the line that lists it (nor one that failed).
+  dump_writers* writers = w.lane >= 0 ? dump_writers::existing() : nullptr;
+  dump_job* j = writers ? dump_job::create(0) : nullptr;
+  if (j) {
+    j->line = std::move(line);
+    queue_job(j, r, d, *writers, w.lane);
+  } else {
+    write_manifest_line(d, line);
+  }
+  if (d.cfg->text) d.text += render_text_tensor(rec, rec.stats, true, tensor(), std::string());
+  if (d.graph_node != k_no_node) add_graph_tensor(d, rec);
+  return true;
+}
+
+// `lane`: the background writer lane making the file (-1: it is in place already).
+inline void dump_effect::remember_input(const op_record& r, const recorded_tensor& t, const tensor_record& rec,
+                                        int lane) {
+  if (t.which != io::in || !rec.have_hash || !rec.have_stats || rec.file.empty()) return;
+  dump_memory::written w;
+  w.hash = rec.hash;
+  w.file = rec.file;
+  w.stats = rec.stats;
+  w.lane = lane;
+  const dump_memory::keys k = dump_memory::keys_of(r.name, t.slot, t.view);
+  lock_guard<mutex> g(m_);
+  memory_.remember(k, w);
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE

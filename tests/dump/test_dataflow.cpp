@@ -1,0 +1,319 @@
+// Data flow in the dump: read-modify-write (declared and implicit), producers per byte range,
+// stale edges, inputs dumped once, indexed op names, op::end, step and slot filters,
+// records_tensors.
+#include <doctest/doctest.h>
+#include <probe/core/context.hpp>
+#include <probe/formats/json_read.hpp>
+#include <probe/probe.h>
+
+#include <sys/stat.h>
+
+#include <map>
+
+#include "dump_fixture.hpp"
+
+using dump_test::check_with_numpy;
+using dump_test::count_containing;
+using dump_test::flags_scope;
+using dump_test::manifest_lines;
+using dump_test::read_file;
+using probe_test::temp_dir;
+
+namespace {
+// The manifest's tensor records by key; notes in order.
+struct manifest {
+  std::map<std::string, probe::json::value> tensors;
+  std::vector<probe::json::value> notes;
+  explicit manifest(const std::string& dir) {
+    for (const std::string& l : manifest_lines(dir)) {
+      probe::json::value v;
+      REQUIRE(probe::json::parse(l, v));
+      const std::string kind = v.get_string("record");
+      if (kind == "tensor") tensors[v.get_string("key")] = v;
+      if (kind == "note") notes.push_back(v);
+    }
+  }
+  const probe::json::value& at(const std::string& key) const {
+    auto it = tensors.find(key);
+    REQUIRE_MESSAGE(it != tensors.end(), key);
+    return it->second;
+  }
+};
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+std::string producer_keys(const probe::json::value& rec) {
+  std::string s;
+  const probe::json::value& ps = rec.get("producers");
+  for (size_t i = 0; i < ps.size(); ++i) s += (i ? " " : "") + ps[i].get_string("key");
+  return s;
+}
+}  // namespace
+
+TEST_CASE("dataflow: op.inout records the buffer before and after, in the manifest, text and snapshot") {
+  temp_dir d;
+  std::vector<float> cells{1, 2, 3, 4};
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_dump_as_text --probe_dump_snapshots");
+    probe::op op("relax", "Relax");
+    op.inout("cells", cells);
+    for (float& c : cells) c *= 10;
+  }
+  const manifest m(d.path());
+  const auto& in = m.at("relax#0/in/cells");
+  const auto& out = m.at("relax#0/out/cells");
+  CHECK(in.get("inout").as_bool());
+  CHECK(out.get("inout").as_bool());
+  CHECK(in.get_string("stage") == "before");
+  CHECK(out.get_string("stage") == "after");
+  CHECK(in.get("stats").get("max").as_double() == 4.0);
+  CHECK(out.get("stats").get("max").as_double() == 40.0);
+  CHECK(in.get_string("hash") != out.get_string("hash"));
+  const std::string text = read_file(d / "op_000001.relax.txt");
+  CHECK(text.find("in  cells: float32[4]  (inout)") != std::string::npos);
+  CHECK(text.find("out cells: float32[4]  (inout)") != std::string::npos);
+  std::string err;
+  probe::tensor before = probe::npy::read(d / "snapshots/op_000001.relax/in.cells.npy", &err);
+  REQUIRE_MESSAGE(!before.empty(), err);
+  CHECK(before.data_as<float>()[3] == 4.f);
+  probe::tensor after = probe::npy::read(d / "snapshots/op_000001.relax/out.cells.npy", &err);
+  REQUIRE_MESSAGE(!after.empty(), err);
+  CHECK(after.data_as<float>()[3] == 40.f);
+  CHECK(check_with_numpy(d.path(), R"({"records": 2})") == 0);
+}
+
+TEST_CASE("dataflow: the C interface's probe_op_inout") {
+  temp_dir d;
+  float x[3] = {1, 2, 3};
+  const int64_t shape[1] = {3};
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only");
+    probe_op* op = probe_op_begin("c_rmw", "Test", 2);
+    CHECK(probe_op_records_tensors(op) == 1);
+    probe_op_inout(op, "x", x, PROBE_FLOAT32, 1, shape);
+    x[0] = 7;
+    probe_op_end(op);
+  }
+  const manifest m(d.path());
+  CHECK(m.at("L2.c_rmw#0/in/x").get("stats").get("max").as_double() == 3.0);
+  CHECK(m.at("L2.c_rmw#0/out/x").get("stats").get("max").as_double() == 7.0);
+  CHECK(m.at("L2.c_rmw#0/out/x").get("inout").as_bool());
+}
+
+TEST_CASE("dataflow: an output written in place without being declared as input is read-modify-write") {
+  temp_dir d;
+  std::vector<float> f(16, 1.f);
+  {
+    flags_scope fl("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    for (int step = 0; step < 2; ++step) {
+      probe::set_step(step);
+      {
+        probe::op op("collide", "BGK");
+        op.input("f", f);
+        for (float& v : f) v += 1;
+        op.output("f", f);
+      }
+      {
+        probe::op op("bounce", "BounceBack");
+        op.output_at_end("f", f);  // given before the kernel: its prior state is recorded
+        f[0] = -5.f;
+      }
+      {
+        probe::op op("stream", "Stream");
+        op.input("f", f);
+      }
+    }
+  }
+  const manifest m(d.path());
+  const auto& implicit = m.at("bounce#0/in/f");
+  CHECK(implicit.get("implicit").as_bool());
+  CHECK(implicit.get_string("producer") == "collide#0/out/f");
+  CHECK(implicit.get("stats").get("min").as_double() == 2.0);  // before the kernel wrote -5
+  CHECK(m.at("bounce#0/out/f").get("stats").get("min").as_double() == -5.0);
+  CHECK(m.at("bounce#1/in/f").get("implicit").as_bool());
+  // The in-place op's consumer reads what it wrote.
+  CHECK(m.at("stream#0/in/f").get_string("producer") == "bounce#0/out/f");
+  CHECK(m.at("collide#1/in/f").get_string("producer") == "bounce#0/out/f");
+  // One note per op name, not per execution.
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0].get_string("op") == "bounce");
+  CHECK(m.notes[0].get_string("key_prefix") == "bounce#0/");
+  CHECK(m.notes[0].get_string("text").find("read-modify-write") != std::string::npos);
+  // collide declares f as input: not implicit; a buffer its own writer rewrites is not either.
+  CHECK(m.tensors.count("collide#1/in/f") == 1);
+  CHECK_FALSE(m.at("collide#1/in/f").get("implicit").as_bool());
+  CHECK(check_with_numpy(d.path()) == 0);
+}
+
+TEST_CASE("dataflow: an input written by several ops lists each producer, in address order; the graph draws each") {
+  temp_dir d;
+  std::vector<float> cache(4 * 8, 0.f), y(8);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only --probe_dump_as_dot");
+    for (int pos = 0; pos < 3; ++pos) {
+      probe::set_step(pos);
+      {
+        probe::op op("kv", "KV");
+        float* row = cache.data() + pos * 8;
+        for (int i = 0; i < 8; ++i) row[i] = static_cast<float>(pos);
+        op.output("k", probe::view(row, {1, 8}));
+      }
+      {
+        probe::op op("attn", "Attention");
+        op.input("k", probe::view(cache.data(), {pos + 1, 8}));
+        op.output("y", y);
+      }
+    }
+  }
+  const manifest m(d.path());
+  const auto& k2 = m.at("attn#2/in/k");
+  CHECK(producer_keys(k2) == "kv#0/out/k kv#1/out/k kv#2/out/k");
+  const auto& ps = k2.get("producers");
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(ps[i].get("bytes").as_int() == 32);
+    CHECK(ps[i].get("offset").as_int() == static_cast<int64_t>(32 * i));
+  }
+  CHECK(k2.get_string("producer") == "kv#2/out/k");  // equal shares: the latest
+  CHECK(producer_keys(m.at("attn#0/in/k")) == "kv#0/out/k");
+  const std::string dot = read_file(d / "graph.dot");
+  // kv#0..2 are nodes 1, 3, 5; attn#2 is node 6.
+  CHECK(dot.find("n1 -> n6") != std::string::npos);
+  CHECK(dot.find("n3 -> n6") != std::string::npos);
+  CHECK(dot.find("n5 -> n6") != std::string::npos);
+}
+
+TEST_CASE("dataflow: a buffer changed outside any op since its producer wrote it is stale, not an edge") {
+  temp_dir d;
+  std::vector<float> a(32, 1.f), b(32);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only");
+    {
+      probe::op op("fill", "Fill");
+      op.output("a", a);
+    }
+    {
+      probe::op op("other", "Other");
+      op.output("b", b);
+    }
+    a[7] = 3.f;  // scratch reuse behind probe's back
+    {
+      probe::op op("use", "Use");
+      op.input("a", a);
+    }
+    {
+      probe::op op("use_b", "Use");
+      op.input("b", b);
+    }
+  }
+  const manifest m(d.path());
+  const auto& use = m.at("use#0/in/a");
+  CHECK(use.get("producer").is_null());
+  CHECK(use.find("producers") == nullptr);
+  CHECK(use.get("stale").get_string("producer") == "fill#0/out/a");
+  CHECK(use.get("stale").get_string("last_op_before") == "other");
+  const auto& ok = m.at("use_b#0/in/b");
+  CHECK(ok.get_string("producer") == "other#0/out/b");
+  CHECK(ok.find("stale") == nullptr);
+  CHECK(ok.get_string("hash") == m.at("other#0/out/b").get_string("hash"));
+  CHECK(ok.get_string("hash").size() == 16);
+}
+
+TEST_CASE("dataflow: an input whose bytes did not change is written once") {
+  std::vector<float> w(64), x(64, 0.5f), y(64);
+  for (int threads : {0, 2}) {
+    CAPTURE(threads);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);
+    temp_dir run;
+    {
+      flags_scope f("--probe_dump_to=" + run.path() + " --probe_dump_as_npy --probe_dump_threads=" +
+                    std::to_string(threads));
+      for (int i = 0; i < 50; ++i) {
+        probe::op op("mm", "MatMul", i);  // L0.mm ... L49.mm: the same weight at the same address
+        op.input("w", w).input("x", x);
+        op.output("y", y);
+      }
+      w[3] = -1.f;  // changed: written again
+      probe::op op("mm", "MatMul", 50);
+      op.input("w", w);
+    }
+    const manifest m(run.path());
+    int files = 0, same = 0;
+    for (const auto& t : m.tensors)
+      if (t.second.get_string("slot") == "w") {
+        files += t.second.find("file") != nullptr;
+        same += t.second.find("same_as") != nullptr;
+      }
+    CHECK(files == 2);
+    CHECK(same == 49);
+    CHECK(m.at("L7.mm#0/in/w").get_string("same_as") == "op_000001.L0.mm.in.w.npy");
+    CHECK(m.at("L7.mm#0/in/w").get("stats").get("max").as_double() == 63.0);
+    CHECK(exists(run / "op_000051.L50.mm.in.w.npy"));
+    CHECK_FALSE(exists(run / "op_000002.L1.mm.in.w.npy"));
+    CHECK(check_with_numpy(run.path()) == 0);
+  }
+}
+
+TEST_CASE("dataflow: indexed names, op.end, records_tensors") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only");
+    std::vector<float> x(4, 1.f);
+    probe::op op("rope", "RoPE", 3);
+    CHECK(op.records_tensors());
+    op.input("x", x);
+    op.end();
+    op.end();  // again: nothing
+    CHECK_FALSE(op.active());
+    CHECK_FALSE(op.records_tensors());
+    op.input("x", x);  // after end: nothing
+    probe::op next("after", "After");
+    CHECK(probe::detail::current_op() != nullptr);
+    CHECK(probe::detail::current_op()->parent == nullptr);  // not nested in the ended op
+  }
+  const manifest m(d.path());
+  CHECK(m.tensors.size() == 1);
+  CHECK(m.at("L3.rope#0/in/x").get_string("op") == "L3.rope");
+  {
+    flags_scope f("--probe_timing");
+    probe::op op("t", "T", 1);
+    CHECK(op.active());
+    CHECK_FALSE(op.records_tensors());  // timing alone looks at no tensor
+  }
+  probe::op off("off");
+  CHECK_FALSE(off.records_tensors());
+}
+
+TEST_CASE("dataflow: step ranges, every Nth step, slot filter") {
+  auto run = [](const std::string& flags) {
+    temp_dir d;
+    {
+      flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only " + flags);
+      std::vector<float> x(4), y(4);
+      for (int s = 0; s < 12; ++s) {
+        probe::set_step(s);
+        probe::op op("step_op", "S");
+        op.input("x", x).input("bias", y);
+        op.output("y", y);
+      }
+    }
+    std::string steps;
+    for (const auto& l : manifest_lines(d.path())) {
+      probe::json::value v;
+      if (!probe::json::parse(l, v) || v.get_string("record") != "tensor" || v.get_string("slot") != "y") continue;
+      steps += (steps.empty() ? "" : ",") + std::to_string(v.get("step").as_int());
+    }
+    return steps + " " + std::to_string(count_containing(manifest_lines(d.path()), "\"record\":\"tensor\""));
+  };
+  CHECK(run("--probe_dump_steps=0:2,5,10:") == "0,1,5,10,11 15");
+  CHECK(run("--probe_dump_every=4") == "0,4,8 9");
+  CHECK(run("--probe_dump_steps=:6 --probe_dump_every=2") == "0,2,4 9");
+  CHECK(run("--probe_dump_slot_re=^(y|bias)$") == "0,1,2,3,4,5,6,7,8,9,10,11 24");
+  std::string err;
+  {
+    probe_test::capture_fd cap;
+    CHECK(run("--probe_dump_steps=1:x") == "0,1,2,3,4,5,6,7,8,9,10,11 36");  // ignored, with a message
+    err = cap.stop();
+  }
+  CHECK(err.find("--probe_dump_steps=1:x") != std::string::npos);
+}
