@@ -78,6 +78,18 @@ inline std::string status_text(const compared_pair& p) {
   }
 }
 
+// 4e-05 -> 4e-5, 2.5e+10 -> 2.5e10: two significant digits, short exponents.
+inline std::string short_num(double v) {
+  std::string s = num(v, 2);
+  const size_t e = s.find('e');
+  if (e == std::string::npos) return s;
+  std::string exp = s.substr(e + 1);
+  const bool neg = !exp.empty() && exp[0] == '-';
+  if (!exp.empty() && (exp[0] == '-' || exp[0] == '+')) exp = exp.substr(1);
+  while (exp.size() > 1 && exp[0] == '0') exp = exp.substr(1);
+  return s.substr(0, e + 1) + (neg ? "-" : "") + exp;
+}
+
 // The width the text report keeps to.
 constexpr size_t compare_text_width = 120;
 
@@ -227,8 +239,8 @@ inline std::string op_root_words(const compared_run& run, const root_cause& r) {
 
 inline std::string rounding_suffix(const compared_run& run, const root_cause& r) {
   if (!r.rounding) return "";
-  return " (rounding-level: largest error " + num(r.severity, 2) + " of the tensor's scale)";
   (void)run;
+  return " (rounding-level: largest error " + short_num(r.severity) + " of the tensor's scale)";
 }
 
 inline void root_words(std::string& out, const std::string& prefix, const compared_run& run, const paint& p) {
@@ -360,18 +372,6 @@ inline void answers(std::string& out, const compared_run& run, const paint& p) {
     list_nodes(out, g, g.unexplained);
     out += ".\n";
   }
-}
-
-// 4e-05 -> 4e-5, 2.5e+10 -> 2.5e10: two significant digits, short exponents.
-inline std::string short_num(double v) {
-  std::string s = num(v, 2);
-  const size_t e = s.find('e');
-  if (e == std::string::npos) return s;
-  std::string exp = s.substr(e + 1);
-  const bool neg = !exp.empty() && exp[0] == '-';
-  if (!exp.empty() && (exp[0] == '-' || exp[0] == '+')) exp = exp.substr(1);
-  while (exp.size() > 1 && exp[0] == '0') exp = exp.substr(1);
-  return s.substr(0, e + 1) + (neg ? "-" : "") + exp;
 }
 
 // "all failures are rounding-level: --atol 4e-5 passes; largest relative error 2e-6", when
