@@ -236,3 +236,20 @@ TEST_CASE("compare files: a stats-only dump is compared by its statistics, and s
   CHECK(b.runs[0].graph.nodes[b.runs[0].graph.roots[0].node].op == "norm");
   CHECK(pa::compare_text(b).find("MISMATCH (stats)") != std::string::npos);
 }
+
+TEST_CASE("compare files: a dump with snapshots only compares its values against an npy dump") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  probe::set_flags(("--probe_dump_to=" + (d / "snap") + " --probe_dump_snapshots").c_str());
+  tiny_net<float>().run();
+  probe::set_flags("");
+  const pa::compare_report r = pa::compare_paths(d / "snap", d / "ref", pa::compare_settings());
+  INFO(pa::compare_text(r));
+  REQUIRE(r.error.empty());
+  CHECK(r.counts.no_data == 0);
+  CHECK(r.counts.by_stats == 0);
+  CHECK(r.counts.ok == 18);
+  size_t compared = 0;
+  for (const pa::compared_pair& p : r.runs[0].pairs) compared += p.metrics.compared;
+  CHECK(compared == 18);
+}
