@@ -57,6 +57,9 @@ struct type_group {
   std::string type;               // the op type (the op name when it has none)
   std::vector<size_t> faulty;     // nodes, sequence order
   size_t instances = 0;           // paired op executions of the type
+  // other instances whose error grows by half or more from input to output: with a root of
+  // the same type, the kernel is suspect there too (its inputs differ, so it cannot be proven)
+  std::vector<size_t> suspects;
 };
 
 // A repeated root cause: one op name, several occurrences or steps.
@@ -160,10 +163,25 @@ inline run_findings find_more(const std::vector<compared_pair>& pairs, graph_ans
     auto it = type_index.find(t);
     if (it == type_index.end()) {
       it = type_index.emplace(t, f.types.size()).first;
-      f.types.push_back(type_group{t, {}, 0});
+      f.types.push_back(type_group{t, {}, 0, {}});
     }
     ++f.types[it->second].instances;
     if (faulty[ni]) f.types[it->second].faulty.push_back(ni);
+  }
+  for (type_group& t : f.types) {
+    bool has_root = false;
+    for (size_t ni : t.faulty) has_root = has_root || is_root[ni];
+    if (!has_root) continue;
+    for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
+      const op_node& n = g->nodes[ni];
+      if (faulty[ni] || !n.mismatch || !n.paired() || (n.type.empty() ? n.op : n.type) != t.type) continue;
+      double in_err = 0, out_err = 0;
+      for (size_t pi : n.inputs)
+        if (status_mismatch(pairs[pi].status)) in_err = std::max(in_err, severity(pairs[pi]));
+      for (size_t pi : n.outputs)
+        if (status_mismatch(pairs[pi].status)) out_err = std::max(out_err, severity(pairs[pi]));
+      if (std::isfinite(out_err) && out_err > 1.5 * in_err) t.suspects.push_back(ni);
+    }
   }
   f.types.erase(std::remove_if(f.types.begin(), f.types.end(), [](const type_group& t) { return t.faulty.empty(); }),
                 f.types.end());

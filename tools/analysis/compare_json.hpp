@@ -181,6 +181,7 @@ inline void run(json::writer& w, const compared_run& r) {
   for (const type_group& t : f.types) {
     w.begin_object().member("type", t.type).member("instances", static_cast<unsigned long long>(t.instances));
     node_keys(w, g, "faulty", t.faulty);
+    node_keys(w, g, "suspects", t.suspects);
     w.end_object();
   }
   w.end_array();

@@ -337,10 +337,15 @@ inline void more_words(std::string& out, const std::string& prefix, const compar
     out += prefix + "Adds error beyond its inputs: op " + node_name(g.nodes[a.node]) + ": output error " +
            num(a.out_error, 2) + " of its scale, inputs " + num(a.in_error, 2) + ".\n";
   for (const type_group& t : run.findings.types) {
-    if (t.faulty.size() < 2) continue;
+    if (t.faulty.size() < 2 && t.suspects.empty()) continue;
     out += prefix + "Op type " + ::probe::detail::printable(t.type) + ": faulty at " + std::to_string(t.faulty.size()) +
            " of " + std::to_string(t.instances) + " instances: ";
     list_nodes(out, g, t.faulty);
+    if (!t.suspects.empty()) {
+      out += "; its error also grows at ";
+      list_nodes(out, g, t.suspects);
+      out += " (their inputs differ already: probe replay judges each alone)";
+    }
     out += ".\n";
   }
 }
