@@ -217,7 +217,21 @@ with tempfile.TemporaryDirectory() as tmp:
     code, text, _ = probe("compare", "--nonfinite", ref)
     check(code == 0 and "no NaN or Inf" in text, "no NaN in the reference")
     code, text, _ = probe("show", "--health", nan)
-    check(code == 0 and "op act#0" in text, "show --health")
+    check(code == 1 and "op act#0" in text, f"show --health exits as compare --nonfinite: 1 on NaN, got {code}")
+    code, _, _ = probe("show", "--health", ref)
+    check(code == 0, "show --health: 0 without NaN")
+
+    # --- --first-above: the first op whose output runs past X, in either run
+    code, text, _ = probe("compare", "--first-above", "1e30", nan, ref)
+    check(code == 1 and "First op above 1e+30: act#0 at step 0 (in A)" in text, f"--first-above names act: {text}")
+    check("B: no output above 1e+30" in text, f"--first-above: none in B: {text}")
+    code, js, _ = probe("compare", "--first-above", "0", ref, "--json", "-")
+    fa = json.loads(js)
+    check(code == 1 and fa["first"]["op_key"] == "fc1#0" and fa["first"]["seq"] == 1, f"--first-above 0: the first op {js}")
+    code, text, _ = probe("compare", "--first-above", "1e30", ref)
+    check(code == 0 and "No output holds a value with |value| > 1e+30" in text, f"--first-above: none: {text}")
+    code, _, err = probe("compare", "--first-above", "1", ref, ref, ref)
+    check(code == 2 and "one or two dump folders" in err, "--first-above takes one or two dumps")
     code, js, _ = probe("compare", nan, ref, "--json", "-")
     r = json.loads(js)["runs"][0]
     check([x["op_key"] for x in r["roots"]] == ["act#0"], f"NaN root {r['roots']}")

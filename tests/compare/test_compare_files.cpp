@@ -209,7 +209,7 @@ TEST_CASE("compare files: broken inputs are bad input, and the message names the
   CHECK(noted);
 }
 
-TEST_CASE("compare files: a stats-only dump pairs without data, and is not a mismatch") {
+TEST_CASE("compare files: a stats-only dump is compared by its statistics, and says so") {
   temp_dir d;
   dump_run<float>(d / "ref", true);
   probe::set_flags(("--probe_dump_to=" + (d / "stats") + " --probe_dump_stats_only").c_str());
@@ -217,7 +217,39 @@ TEST_CASE("compare files: a stats-only dump pairs without data, and is not a mis
   probe::set_flags("");
   const pa::compare_report r = pa::compare_paths(d / "stats", d / "ref", pa::compare_settings());
   REQUIRE(r.error.empty());
-  CHECK(r.counts.no_data == 18);
+  CHECK(r.counts.no_data == 0);
+  CHECK(r.counts.by_stats == 18);
+  CHECK(r.counts.ok == 18);
   CHECK(r.exit_code() == 0);
   CHECK(r.runs[0].graph.roots.empty());
+  CHECK(pa::compare_text(r).find("compared by their statistics only") != std::string::npos);
+  // a planted bug shows in the statistics: the same root as with the data
+  engine_options o;
+  o.planted = plant::wrong_norm;
+  probe::set_flags(("--probe_dump_to=" + (d / "stats_bug") + " --probe_dump_stats_only").c_str());
+  tiny_net<float>(o).run();
+  probe::set_flags("");
+  const pa::compare_report b = pa::compare_paths(d / "stats_bug", d / "ref", pa::compare_settings());
+  REQUIRE(b.error.empty());
+  CHECK(b.exit_code() == 1);
+  REQUIRE(b.runs[0].graph.roots.size() == 1);
+  CHECK(b.runs[0].graph.nodes[b.runs[0].graph.roots[0].node].op == "norm");
+  CHECK(pa::compare_text(b).find("MISMATCH (stats)") != std::string::npos);
+}
+
+TEST_CASE("compare files: a dump with snapshots only compares its values against an npy dump") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  probe::set_flags(("--probe_dump_to=" + (d / "snap") + " --probe_dump_snapshots").c_str());
+  tiny_net<float>().run();
+  probe::set_flags("");
+  const pa::compare_report r = pa::compare_paths(d / "snap", d / "ref", pa::compare_settings());
+  INFO(pa::compare_text(r));
+  REQUIRE(r.error.empty());
+  CHECK(r.counts.no_data == 0);
+  CHECK(r.counts.by_stats == 0);
+  CHECK(r.counts.ok == 18);
+  size_t compared = 0;
+  for (const pa::compared_pair& p : r.runs[0].pairs) compared += p.metrics.compared;
+  CHECK(compared == 18);
 }

@@ -87,6 +87,8 @@ struct pair_side {
   int ndim = 0;
   int64_t shape[max_dims] = {};
   uint64_t seq = 0;
+  std::string hash;  // content hash from the manifest ("" when absent)
+  std::string stale_producer, stale_last_op;  // written outside any op after this producer
   bool have_stats = false;
   health stats;  // from the manifest
   // from the .npy header
@@ -101,11 +103,26 @@ struct compared_pair {
   uint64_t occurrence = 0, parent = 0;
   int64_t step = 0;
   bool is_input = false;
+  bool inout = false, implicit = false;  // an input that is the prior state of an output slot
+  std::vector<dump_producer> producers;  // inputs: the latest writer of each byte range (A's, else B's)
   size_t line = 0;  // manifest line, to keep a stable order within an op
   pair_side a, b;
   pair_status status = pair_status::ok;
   std::string why;  // shape, dtype, no_data
   tensor_metrics metrics;
+  bool by_stats = false;  // no data on a side: judged by the manifest's statistics
+  std::string tol_note;   // the tolerance was tightened: the same bytes are judged once
+  // From a second look at a mismatching pair (compare_details.hpp); negative: not measured.
+  double scale = -1;       // max |b| of the finite reference values
+  int64_t fresh_fail = -1; // outputs of an in-place slot: failing elements whose prior state passed
+  int slice_dim = -1;      // every failure lies at index slice_index of this dimension
+  int64_t slice_index = 0;
+  // |a-b| relative to the tensor's scale: the size of the error, whatever the tolerance
+  double scaled_error() const {
+    return scale > 0 ? metrics.max_abs / scale : metrics.max_abs > 0 ? metrics.max_abs : 0;
+  }
+  // whether the input is the earlier state of what the op overwrites
+  bool prior_state() const { return is_input && (inout || implicit); }
 
   std::string op_key() const { return op + "#" + std::to_string(occurrence); }
 };
@@ -119,6 +136,9 @@ inline void fill_side(const dump_tensor& t, pair_side* s) {
   s->ndim = t.ndim;
   for (int i = 0; i < t.ndim; ++i) s->shape[i] = t.shape[i];
   s->seq = t.seq;
+  s->hash = t.hash;
+  s->stale_producer = t.stale_producer;
+  s->stale_last_op = t.stale_last_op;
   s->have_stats = t.have_stats;
   s->stats = t.stats;
 }
@@ -129,14 +149,19 @@ inline bool pair_order(const compared_pair& x, const compared_pair& y) {
   return x.line < y.line;
 }
 
-// Pairs the tensor records of two runs by key (only those of the step, if one is asked).
+// Pairs the tensor records of two runs by key (only those of the step, if one is asked;
+// *outside gets the step of every output key the step leaves out).
 inline std::vector<compared_pair> pair_runs(const dump_run& a, const dump_run& b, const compare_settings& s,
-                                            std::vector<std::string>* notes) {
+                                            std::vector<std::string>* notes,
+                                            std::unordered_map<std::string, int64_t>* outside = nullptr) {
   std::vector<compared_pair> pairs;
   std::unordered_map<std::string, size_t> index;
   auto take = [&](const dump_run& run, bool is_a) {
     for (const dump_tensor& t : run.tensors) {
-      if (s.has_step && t.step != s.step) continue;
+      if (s.has_step && t.step != s.step) {
+        if (outside && !t.is_input) outside->emplace(t.key, t.step);
+        continue;
+      }
       auto it = index.find(t.key);
       if (it == index.end()) {
         it = index.emplace(t.key, pairs.size()).first;
@@ -152,6 +177,9 @@ inline std::vector<compared_pair> pair_runs(const dump_run& a, const dump_run& b
         p.parent = t.parent;
         p.step = t.step;
         p.is_input = t.is_input;
+        p.inout = t.inout;
+        p.implicit = t.implicit;
+        p.producers = t.producers;
         p.line = t.line;
       }
       compared_pair& p = pairs[it->second];

@@ -9,6 +9,7 @@
 
 #include <probe/formats/json_write.hpp>
 #include "compare_run.hpp"
+#include "compare_words.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -82,7 +83,34 @@ inline void pair(json::writer& w, const compared_pair& p) {
   }
   w.key("metrics");
   if (p.metrics.compared) metrics(w, p.metrics); else w.null();
+  w.member("by_stats", p.by_stats);
+  w.key("tol_note"), opt_string(w, p.tol_note);
+  if (p.is_input) {
+    w.member("inout", p.inout).member("implicit", p.implicit);
+    w.key("producers").begin_array();
+    for (const dump_producer& d : p.producers)
+      w.begin_object().member("key", d.key).member("bytes", static_cast<unsigned long long>(d.bytes))
+          .member("offset", static_cast<unsigned long long>(d.offset)).end_object();
+    w.end_array();
+    const std::string& stale = !p.a.stale_producer.empty() ? p.a.stale_producer : p.b.stale_producer;
+    w.key("stale"), opt_string(w, stale);
+  }
+  w.key("scale");
+  if (p.scale >= 0) w.value(p.scale); else w.null();
+  w.key("fresh_fail");
+  if (p.fresh_fail >= 0) w.value(static_cast<long long>(p.fresh_fail)); else w.null();
+  w.key("slice");
+  if (p.slice_dim >= 0)
+    w.begin_object().member("dim", p.slice_dim).member("index", static_cast<long long>(p.slice_index)).end_object();
+  else
+    w.null();
   w.end_object();
+}
+
+inline void node_keys(json::writer& w, const graph_answers& g, const char* k, const std::vector<size_t>& nodes) {
+  w.key(k).begin_array();
+  for (size_t ni : nodes) w.value(g.nodes[ni].op_key);
+  w.end_array();
 }
 
 inline void node(json::writer& w, const compared_run& run, const op_node& n) {
@@ -108,7 +136,8 @@ inline void run(json::writer& w, const compared_run& r) {
   }
   w.key("roots").begin_array();
   for (const root_cause& c : g.roots) {
-    w.begin_object().member("kind", c.is_input ? "input" : "op");
+    w.begin_object().member("kind", c.is_input ? "input" : "op").member("cause", root_kind_name(c.kind));
+    w.member("severity", c.severity).member("rounding", c.rounding);
     node(w, r, g.nodes[c.node]);
     w.key("input");
     if (c.is_input) opt_string(w, r.pairs[c.input].key); else w.null();
@@ -122,6 +151,39 @@ inline void run(json::writer& w, const compared_run& r) {
   w.end_array();
   w.key("unexplained").begin_array();
   for (size_t ni : g.unexplained) w.value(g.nodes[ni].op_key);
+  w.end_array();
+  w.key("hints").begin_array();
+  for (const graph_hint& h : g.hints) {
+    w.begin_object().member("kind", hint_kind_name(h.kind)).member("producer", h.producer_key);
+    w.member("consumer_op", h.consumer_op).member("slot", h.slot).member("last_op_before", h.last_op);
+    w.member("producer_step", static_cast<long long>(h.producer_step)).member("only_in", h.only_in);
+    w.member("occurrences", static_cast<unsigned long long>(h.inputs.size()));
+    w.member("differing", static_cast<unsigned long long>(h.differing));
+    node_keys(w, g, "reaches", h.reaches);
+    w.end_object();
+  }
+  w.end_array();
+  const run_findings& f = r.findings;
+  w.key("alignment").begin_object();
+  node_keys(w, g, "only_a", f.align.only_a);
+  node_keys(w, g, "only_b", f.align.only_b);
+  node_keys(w, g, "reordered", f.align.reordered);
+  w.member("paired", static_cast<unsigned long long>(f.align.paired));
+  w.key("counts").begin_array();
+  for (const std::string& c : f.align.count_notes) w.value(c);
+  w.end_array().end_object();
+  w.key("amplifiers").begin_array();
+  for (const amplifier& a : f.amplifiers)
+    w.begin_object().member("op_key", g.nodes[a.node].op_key).member("in_error", a.in_error)
+        .member("out_error", a.out_error).end_object();
+  w.end_array();
+  w.key("faulty_types").begin_array();
+  for (const type_group& t : f.types) {
+    w.begin_object().member("type", t.type).member("instances", static_cast<unsigned long long>(t.instances));
+    node_keys(w, g, "faulty", t.faulty);
+    node_keys(w, g, "suspects", t.suspects);
+    w.end_object();
+  }
   w.end_array();
   w.key("tensors").begin_array();
   for (const compared_pair& p : r.pairs) pair(w, p);
@@ -170,6 +232,10 @@ inline std::string compare_json(const compare_report& r) {
   w.member("mismatch", static_cast<unsigned long long>(k.mismatch)).member("shape", static_cast<unsigned long long>(k.shape));
   w.member("dtype", static_cast<unsigned long long>(k.dtype)).member("only_a", static_cast<unsigned long long>(k.only_a));
   w.member("only_b", static_cast<unsigned long long>(k.only_b)).member("no_data", static_cast<unsigned long long>(k.no_data));
+  w.member("by_stats", static_cast<unsigned long long>(k.by_stats));
+  w.key("rounding");
+  const std::string rounding = compare_text_impl::rounding_words(r);
+  if (rounding.empty()) w.null(); else w.value(rounding);
   w.member("exit", r.exit_code()).member("bytes", static_cast<unsigned long long>(r.bytes)).member("seconds", r.seconds);
   w.end_object();
   strings(w, "notes", r.notes);

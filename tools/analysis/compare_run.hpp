@@ -23,7 +23,10 @@
 #include <vector>
 
 #include <probe/formats/npy.hpp>
+#include "compare_details.hpp"
+#include "compare_findings.hpp"
 #include "compare_graph.hpp"
+#include "compare_stats.hpp"
 #include "compare_tensors.hpp"
 #include "npy_file.hpp"
 
@@ -34,10 +37,13 @@ struct compared_run {
   std::string name;  // "" for a single run, else the run folder's name (rank_0003)
   std::vector<compared_pair> pairs;  // sequence order
   graph_answers graph;
+  run_findings findings;
+  std::unordered_map<std::string, int64_t> outside_step;  // output keys --step left out -> their step
 };
 
 struct compare_counts {
   size_t pairs = 0, ok = 0, mismatch = 0, shape = 0, dtype = 0, only_a = 0, only_b = 0, no_data = 0;
+  size_t by_stats = 0;  // of ok and mismatch: judged by the manifest's statistics (no data files)
   size_t bad() const { return mismatch + shape + dtype + only_a + only_b; }
 };
 
@@ -186,6 +192,7 @@ inline bool compare_pairs(compare_report* r) {
   std::vector<job> jobs;
   std::vector<std::unique_ptr<tensor>> keep;
   for (size_t ri = 0; ri < r->runs.size(); ++ri) {
+    const std::vector<tolerance> asked = same_bytes_tolerances(&r->runs[ri].pairs, r->settings);
     for (size_t pi = 0; pi < r->runs[ri].pairs.size(); ++pi) {
       compared_pair& p = r->runs[ri].pairs[pi];
       if (!p.a.present || !p.b.present) {
@@ -195,14 +202,14 @@ inline bool compare_pairs(compare_report* r) {
       if (p.a.file.empty() || p.b.file.empty()) {
         p.status = pair_status::no_data;
         p.why = std::string("no data file in ") + (p.a.file.empty() ? (p.b.file.empty() ? "A or B" : "A") : "B");
+        compare_by_stats(&p, asked[pi]);
         continue;
       }
       if (!read_side_header(&p.a, &r->error) || !read_side_header(&p.b, &r->error)) return false;
       job j;
       j.run = ri;
       j.pair = pi;
-      j.plan = plan_pair(p.a.type, p.a.shape, p.a.ndim, p.b.type, p.b.shape, p.b.ndim,
-                         r->settings.tolerance_for(p.key), r->settings.check);
+      j.plan = plan_pair(p.a.type, p.a.shape, p.a.ndim, p.b.type, p.b.shape, p.b.ndim, asked[pi], r->settings.check);
       if (j.plan.status != pair_status::ok) {
         p.status = j.plan.status;
         p.why = j.plan.why;
@@ -255,6 +262,7 @@ inline void count_pairs(compare_report* r) {
         case pair_status::only_b: ++k.only_b; break;
         case pair_status::no_data: ++k.no_data; break;
       }
+      if (p.by_stats) ++k.by_stats;
     }
 }
 
@@ -277,7 +285,9 @@ inline bool pair_dumps(compare_report* r) {
     }
     compared_run run;
     run.name = single ? std::string() : x.name;
-    run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes);
+    run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes, &run.outside_step);
+    for (const dump_run* side : {&x, y})
+      for (const std::string& n : side->op_notes) r->notes.push_back(n);
     r->runs.push_back(std::move(run));
   }
   for (const dump_run& y : rb) {
@@ -297,6 +307,20 @@ inline bool pair_dumps(compare_report* r) {
     }
   }
   return true;
+}
+
+// Why no pair was compared, in words.
+inline std::string nothing_compared_why(const compare_report& r) {
+  const compare_counts& k = r.counts;
+  if (k.pairs == 0) return "neither side has a tensor" + std::string(r.settings.has_step ? " at this --step" : "");
+  std::string s;
+  if (k.only_a || k.only_b)
+    s += std::to_string(k.only_a) + " tensors only in A and " + std::to_string(k.only_b) + " only in B (no key pairs up)";
+  if (k.no_data) {
+    if (!s.empty()) s += "; ";
+    s += std::to_string(k.no_data) + " paired tensors have neither data files nor statistics on both sides";
+  }
+  return s;
 }
 
 inline compare_report compare_paths(const std::string& a, const std::string& b, const compare_settings& settings) {
@@ -342,8 +366,18 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
   }
   if (!compare_pairs(&r)) return r;
   count_pairs(&r);
+  if (r.counts.ok + r.counts.mismatch + r.counts.shape + r.counts.dtype == 0) {
+    r.error = "nothing to compare: " + nothing_compared_why(r);
+    return r;
+  }
+  for (compared_run& run : r.runs) measure_details(&run.pairs, r.settings.check);
   if (r.kind == "dumps")
-    for (compared_run& run : r.runs) run.graph = analyze_graph(run.pairs);
+    for (compared_run& run : r.runs) {
+      graph_context ctx;
+      ctx.outside_step = &run.outside_step;
+      run.graph = analyze_graph(run.pairs, ctx);
+      run.findings = find_more(run.pairs, &run.graph);
+    }
   return r;
 }
 

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <probe/core/stats.hpp>
@@ -25,6 +26,12 @@
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
+
+// A byte range of an input and the op output that last wrote it ("producers").
+struct dump_producer {
+  std::string key;
+  uint64_t bytes = 0, offset = 0;
+};
 
 // One "tensor" record of a manifest.
 struct dump_tensor {
@@ -40,6 +47,12 @@ struct dump_tensor {
   int ndim = 0;
   int64_t shape[max_dims] = {};
   std::string file;  // path of the data file (joined with the run folder); "" when none
+  std::string same_as;  // the record named an earlier file ("same_as"); `file` is that file
+  std::string hash;     // content hash of the bytes dumped ("" in old dumps)
+  bool inout = false;     // op.inout: the slot's state before (input) and after (output)
+  bool implicit = false;  // an input the library added: the prior state of an overwritten output
+  std::vector<dump_producer> producers;  // inputs: the latest writer of each byte range
+  std::string stale_producer, stale_last_op;  // inputs: written outside any op after this producer
   bool have_stats = false;
   health stats;
   std::string note;
@@ -74,6 +87,7 @@ struct dump_run {
   std::vector<dump_tensor> tensors;
   std::vector<dump_attrs> attrs;
   std::vector<std::string> notes;  // budget records, a dropped partial last line
+  std::vector<std::string> op_notes;  // "note" records: one line about an op
 };
 
 inline std::string join(const std::string& dir, const std::string& name) {
@@ -160,6 +174,8 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
   const json::value& shape = v.get("shape");
   t->ndim = static_cast<int>(std::min<size_t>(shape.size(), max_dims));
   for (int i = 0; i < t->ndim; ++i) t->shape[i] = shape[static_cast<size_t>(i)].as_int();
+  // A constant dumped once: "same_as" names the earlier record's file, read from there.
+  t->same_as = v.get_string("same_as");
   const std::string file = data_file_name(v);
   if (!file.empty()) {
     if (file[0] == '/' || file == ".." || file.compare(0, 3, "../") == 0 || file.find("/../") != std::string::npos ||
@@ -168,6 +184,26 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
       return false;
     }
     t->file = join(dir, file);
+  }
+  t->hash = v.get_string("hash");
+  t->inout = v.get("inout").is_bool() && v.get("inout").as_bool();
+  t->implicit = v.get("implicit").is_bool() && v.get("implicit").as_bool();
+  const json::value& producers = v.get("producers");
+  for (size_t i = 0; i < producers.size(); ++i) {
+    const json::value& p = producers[i];
+    if (!p.is_object() || p.get_string("key").empty()) continue;
+    dump_producer d;
+    d.key = p.get_string("key");
+    d.bytes = static_cast<uint64_t>(p.get_int("bytes"));
+    d.offset = static_cast<uint64_t>(p.get_int("offset"));
+    t->producers.push_back(std::move(d));
+  }
+  // Old dumps: the single producer stands for the whole input.
+  if (t->producers.empty() && !t->producer.empty()) t->producers.push_back(dump_producer{t->producer, 0, 0});
+  const json::value& stale = v.get("stale");
+  if (stale.is_object()) {
+    t->stale_producer = stale.get_string("producer");
+    t->stale_last_op = stale.get_string("last_op_before");
   }
   t->have_stats = read_stats(v.get("stats"), &t->stats);
   if (t->have_stats) t->stats.type = t->elem_type;
@@ -221,6 +257,8 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       run->has_run_record = true;
     } else if (kind == "end") {
       run->has_end = true;
+    } else if (kind == "note") {
+      run->op_notes.push_back(v.get_string("op") + ": " + v.get_string("text"));
     } else if (kind == "budget") {
       run->notes.push_back("dumping stopped early: " + v.get_string("reason"));
     }
@@ -233,13 +271,6 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
   return true;
 }
 
-// Reads dir/manifest.jsonl into *run. False with *error naming the file (and line).
-inline bool read_manifest(const std::string& dir, dump_run* run, std::string* error) {
-  const std::string path = join(dir, "manifest.jsonl");
-  std::string text;
-  return read_regular_file(path, &text, error) && parse_manifest(text, dir, path, run, error);
-}
-
 // Sorted names of a folder's entries (no hidden ones).
 inline std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> out;
@@ -250,6 +281,47 @@ inline std::vector<std::string> list_dir(const std::string& dir) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Tensors the manifest gives no file for, in a dump written with snapshots only: their data
+// is in snapshots/op_*/ (snapshot.json names each tensor's key and file). A snapshot that
+// cannot be read is skipped with a note: the tensor stays without data.
+inline void attach_snapshot_files(dump_run* run) {
+  std::unordered_map<std::string, size_t> missing;
+  for (size_t i = 0; i < run->tensors.size(); ++i)
+    if (run->tensors[i].file.empty()) missing.emplace(run->tensors[i].key, i);
+  const std::string snaps = join(run->dir, "snapshots");
+  if (missing.empty() || !is_dir(snaps)) return;
+  for (const std::string& name : list_dir(snaps)) {
+    const std::string folder = join(snaps, name), path = join(folder, "snapshot.json");
+    if (!is_file(path)) continue;
+    std::string text, error;
+    json::value doc;
+    if (!read_regular_file(path, &text, &error, size_t{16} << 20) || !json::parse(text.data(), text.size(), doc, &error)) {
+      run->notes.push_back(path + ": unreadable snapshot, skipped" + (error.empty() ? "" : ": " + error));
+      continue;
+    }
+    for (const char* list : {"inputs", "outputs"}) {
+      const json::value& items = doc.get(list);
+      for (size_t i = 0; i < items.size(); ++i) {
+        const std::string key = items[i].get_string("key"), file = items[i].get_string("file");
+        auto it = missing.find(key);
+        // a plain name inside the snapshot folder, nothing else
+        if (it == missing.end() || file.empty() || file.find('/') != std::string::npos || file == "..") continue;
+        run->tensors[it->second].file = join(folder, file);
+        missing.erase(it);
+      }
+    }
+  }
+}
+
+// Reads dir/manifest.jsonl into *run. False with *error naming the file (and line).
+inline bool read_manifest(const std::string& dir, dump_run* run, std::string* error) {
+  const std::string path = join(dir, "manifest.jsonl");
+  std::string text;
+  if (!read_regular_file(path, &text, error) || !parse_manifest(text, dir, path, run, error)) return false;
+  attach_snapshot_files(run);
+  return true;
 }
 
 // Whether path holds a dump: its own manifest, or subfolders with one.

@@ -11,6 +11,7 @@
 #include "analysis/compare_html.hpp"
 #include "analysis/compare_json.hpp"
 #include "analysis/compare_text.hpp"
+#include "analysis/first_above.hpp"
 #include "analysis/nonfinite.hpp"
 
 #include "file_output.hpp"
@@ -42,6 +43,8 @@ const option_spec k_options[] = {
     flag("--all", "every row in the table; without it, rows within tolerance are left out above 200 tensors"),
     flag("--quiet", "no text report"),
     flag("--nonfinite", "one dump: the first op whose output holds NaN or Inf"),
+    number("--first-above", "X", 0, 1e300,
+           "one or two dumps: the first op (in sequence order) whose output holds |value| > X in either run"),
 };
 
 int bad_input(const std::string& message) {
@@ -82,13 +85,28 @@ int run_nonfinite(const std::vector<std::string>& inputs, const probe::analysis:
   return r.exit_code();
 }
 
+int run_first_above(const std::vector<std::string>& inputs, double threshold, const probe::analysis::compare_settings& s,
+                    const std::string& json_path, bool quiet) {
+  namespace pa = probe::analysis;
+  if (inputs.empty() || inputs.size() > 2) return bad_input("--first-above takes one or two dump folders");
+  const pa::above_report r = pa::find_first_above(inputs, threshold, s.has_step, s.step);
+  if (!r.error.empty()) return bad_input(r.error);
+  if (json_path == "-") fputs(pa::first_above_json(r).c_str(), stdout);
+  else if (!quiet) fputs(terminal_lines(pa::first_above_text(r)).c_str(), stdout);
+  std::string error;
+  if (!json_path.empty() && json_path != "-" && !write_report_file(json_path, pa::first_above_json(r), &error))
+    return bad_input(error);
+  return r.exit_code();
+}
+
 }  // namespace
 
 const command_spec compare_command = {
     "compare",
     "compare two dumps: per-tensor errors, first divergent op, root causes",
     "probe compare [options] A B\n"
-    "probe compare --nonfinite [--step N] [--json FILE] DIR",
+    "probe compare --nonfinite [--step N] [--json FILE] DIR\n"
+    "probe compare --first-above X [--step N] [--json FILE] A [B]",
     "Compares a run A with a reference B: two dump folders (manifest.jsonl; rank folders are\n"
     "paired by name), two folders of .npy files (paired by relative path) or two .npy files.\n"
     "Reports per-tensor errors in execution order, the first divergent op, and the root causes:\n"
@@ -99,7 +117,7 @@ const command_spec compare_command = {
     "1e-2 1e-2, bfloat16 5e-2 5e-2, integers 0 0.\n",
     k_options,
     sizeof k_options / sizeof k_options[0],
-    "exit: 0 all within tolerance (--nonfinite: none found), 1 mismatch (found), 2 bad input",
+    "exit: 0 within tolerance (--nonfinite, --first-above: none found), 1 mismatch (found), 2 bad input",
     2,
     "",
     operand_kind::words,
@@ -150,6 +168,8 @@ int run_compare(int argc, char** argv) {
     }
   }
   if (nonfinite) return run_nonfinite(inputs, s, json_path, quiet);
+  double above = 0;
+  if (args.get("--first-above", &above)) return run_first_above(inputs, above, s, json_path, quiet);
   if (inputs.size() != 2)
     return usage_error(compare_command, "needs two inputs, A (the run) and B (the reference); see --help");
 

@@ -95,7 +95,7 @@ int show_manifest(const std::string& dir, const pa::compare_settings& s, bool he
     const pa::nonfinite_report r = pa::find_first_nonfinite(dir, s.has_step, s.step);
     if (!r.error.empty()) return bad_input(r.error);
     print_report(pa::nonfinite_text(r));
-    return 0;
+    return r.exit_code();  // as probe compare --nonfinite: 1 when NaN/Inf is found
   }
   std::vector<pa::dump_run> runs;
   std::string error;
@@ -199,7 +199,7 @@ const command_spec show_command = {
     "  a folder of .npy     one line per file\n",
     k_options,
     sizeof k_options / sizeof k_options[0],
-    "exit: 0, 2 bad input",
+    "exit: 0, 1 (--health) NaN/Inf found, 2 bad input",
     2,
     "",
     operand_kind::words,

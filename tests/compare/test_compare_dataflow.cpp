@@ -1,0 +1,285 @@
+// probe compare on the data-flow records of real engines: in-place and partial writes
+// (inout, implicit, producers per byte range), buffers written outside any op (stale), and
+// filters (--tol, --step) that must not invent a diagnosis. Dumps are written by hand.
+#include <doctest/doctest.h>
+
+#include "analysis/compare_run.hpp"
+#include "analysis/compare_text.hpp"
+
+#include <set>
+
+#include "../support/capture.hpp"
+#include "manifest_fixture.hpp"
+
+using namespace compare_test;
+namespace pa = probe::analysis;
+using probe_test::temp_dir;
+
+namespace {
+
+pa::compare_report compare(const std::string& a, const std::string& b, pa::compare_settings s = pa::compare_settings()) {
+  pa::compare_report r = pa::compare_paths(a, b, s);
+  INFO(pa::compare_text(r));
+  REQUIRE(r.error.empty());
+  return r;
+}
+
+// The report with wrapped lines joined again.
+std::string flat_text(const pa::compare_report& r) {
+  std::string t = pa::compare_text(r), out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.compare(i, 5, "\n    ") == 0) {
+      out += ' ';
+      i += 4;
+      continue;
+    }
+    out += t[i];
+  }
+  return out;
+}
+
+std::vector<std::string> root_ops(const pa::compared_run& run) {
+  std::vector<std::string> out;
+  for (const pa::root_cause& r : run.graph.roots) out.push_back(run.graph.nodes[r.node].op_key);
+  return out;
+}
+
+std::set<std::string> reach_of(const pa::compared_run& run, const std::vector<size_t>& reaches) {
+  std::set<std::string> out;
+  for (size_t n : reaches) out.insert(run.graph.nodes[n].op_key);
+  return out;
+}
+
+// Two ops write the halves of one buffer; `sum` reads all of it. Bug: "left" or "right".
+void halves(fixture_dump& d, const std::string& bug) {
+  std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8};
+  d.out(1, "src", "y", x);
+  std::vector<float> l{2, 4, 6, 8}, r{10, 12, 14, 16};
+  if (bug == "left") l[1] += 1;
+  if (bug == "right") r[2] += 1;
+  d.in(2, "left", "x", x, "src#0/out/y");
+  d.out(2, "left", "y", l);
+  d.in(3, "right", "x", x, "src#0/out/y");
+  d.out(3, "right", "y", r);
+  std::vector<float> buf(l);
+  buf.insert(buf.end(), r.begin(), r.end());
+  // the singular producer names the one covering most bytes (here: right, by a tie)
+  d.in(4, "sum", "x", buf, "right#0/out/y",
+       R"("producers":[{"key":"left#0/out/y","bytes":16,"offset":0},{"key":"right#0/out/y","bytes":16,"offset":16}])");
+  float s = 0;
+  for (float v : buf) s += v;
+  d.out(4, "sum", "y", {s});
+  d.finish();
+}
+
+}  // namespace
+
+TEST_CASE("dataflow: two ops write disjoint halves of a buffer; a bug in either is the one root") {
+  for (const char* bug : {"left", "right"}) {
+    CAPTURE(bug);
+    temp_dir d;
+    fixture_dump a(d / "a"), b(d / "b");
+    halves(a, bug);
+    halves(b, "");
+    const pa::compare_report r = compare(d / "a", d / "b");
+    const pa::compared_run& run = r.runs[0];
+    CHECK(root_ops(run) == std::vector<std::string>{std::string(bug) + "#0"});
+    REQUIRE(run.graph.roots.size() == 1);
+    CHECK(reach_of(run, run.graph.roots[0].reaches) == std::set<std::string>{"sum#0"});
+    CHECK(run.graph.hints.empty());
+    CHECK(run.graph.unexplained.empty());
+    const std::string text = flat_text(r);
+    CHECK(text.find("changed in between") == std::string::npos);
+    CHECK(text.find("outside any op") == std::string::npos);
+  }
+}
+
+namespace {
+
+// f is updated in place by `scale` then `shift` (op.inout); `read` consumes it.
+// bugs: "scale" (elements 0, 1), "shift" (element 5), or both.
+void in_place(fixture_dump& d, bool bug_scale, bool bug_shift, bool implicit) {
+  std::vector<float> f0{1, 2, 3, 4, 5, 6};
+  d.out(1, "init", "f", f0);
+  std::vector<float> f1(f0), f2;
+  for (float& v : f1) v *= 2;
+  if (bug_scale) f1[0] += 3, f1[1] += 3;
+  f2 = f1;
+  for (float& v : f2) v += 1;
+  if (bug_shift) f2[5] += 7;
+  const std::string mark = implicit ? R"("implicit":true)" : R"("inout":true)";
+  d.in(2, "scale", "f", f0, "init#0/out/f", mark);
+  d.out(2, "scale", "f", f1, implicit ? "" : mark);
+  d.in(3, "shift", "f", f1, "scale#0/out/f", mark);
+  d.out(3, "shift", "f", f2, implicit ? "" : mark);
+  d.in(4, "read", "x", f2, "shift#0/out/f");
+  d.out(4, "read", "y", {f2[0] + f2[5]});
+  d.finish();
+}
+
+}  // namespace
+
+TEST_CASE("dataflow: in-place updates are blamed only for the elements they got wrong") {
+  for (bool implicit : {false, true}) {
+    CAPTURE(implicit);
+    struct {
+      bool scale, shift;
+      std::vector<std::string> roots;
+    } cases[] = {{true, false, {"scale#0"}}, {false, true, {"shift#0"}}, {true, true, {"scale#0", "shift#0"}}};
+    for (const auto& c : cases) {
+      CAPTURE(c.scale);
+      CAPTURE(c.shift);
+      temp_dir d;
+      fixture_dump a(d / "a"), b(d / "b");
+      in_place(a, c.scale, c.shift, implicit);
+      in_place(b, false, false, implicit);
+      const pa::compare_report r = compare(d / "a", d / "b");
+      const pa::compared_run& run = r.runs[0];
+      std::vector<std::string> got = root_ops(run);
+      std::sort(got.begin(), got.end());
+      CHECK(got == c.roots);
+      CHECK(run.graph.unexplained.empty());
+      if (c.scale && !c.shift) {
+        // shift carries scale's error on: reached, not blamed
+        REQUIRE(run.graph.roots.size() == 1);
+        CHECK(reach_of(run, run.graph.roots[0].reaches) == std::set<std::string>{"shift#0", "read#0"});
+      }
+      if (c.scale && c.shift) {
+        const std::string text = flat_text(r);
+        CHECK(text.find("1 failing elements were right before it") != std::string::npos);
+      }
+    }
+  }
+}
+
+namespace {
+
+// `fill` writes buf; code outside any op then overwrites it in A (stale) before `use` reads
+// it, at each of three steps.
+void scratch(fixture_dump& d, bool clobber, bool stale_field) {
+  for (int step = 0; step < 3; ++step) {
+    const uint64_t base = static_cast<uint64_t>(10 * step);
+    const std::string occ = std::to_string(step);
+    std::vector<float> v{1, 2, 3, 4};
+    d.out(base + 1, "fill", "buf", v, "", step, static_cast<uint64_t>(step));
+    d.out(base + 2, "other", "y", {0}, "", step, static_cast<uint64_t>(step));
+    std::vector<float> seen = v;
+    if (clobber) seen[2] = -9;
+    const std::string stale = clobber && stale_field
+                                  ? R"("stale":{"producer":"fill#)" + occ + R"(/out/buf","last_op_before":"other"})"
+                                  : "";
+    d.in(base + 3, "use", "x", seen, "fill#" + occ + "/out/buf", stale, step, static_cast<uint64_t>(step));
+    d.out(base + 3, "use", "y", {seen[2] * 2}, "", step, static_cast<uint64_t>(step));
+  }
+  d.finish();
+}
+
+}  // namespace
+
+TEST_CASE("dataflow: a buffer written by code outside any op is a hint once per place, not a root cause") {
+  for (bool stale_field : {true, false}) {
+    CAPTURE(stale_field);
+    temp_dir d;
+    fixture_dump a(d / "a"), b(d / "b");
+    scratch(a, true, stale_field);
+    scratch(b, false, false);
+    const pa::compare_report r = compare(d / "a", d / "b");
+    const pa::compared_run& run = r.runs[0];
+    CHECK(run.graph.roots.empty());
+    REQUIRE(run.graph.hints.size() == 1);
+    const pa::graph_hint& h = run.graph.hints[0];
+    CHECK(h.kind == pa::hint_kind::outside_op);
+    CHECK(h.inputs.size() == 3);
+    CHECK(h.differing == 3);
+    CHECK(reach_of(run, h.reaches) == std::set<std::string>{"use#0", "use#1", "use#2"});
+    CHECK(run.graph.unexplained.empty());
+    const std::string text = flat_text(r);
+    CHECK(text.find("Root cause") == std::string::npos);
+    CHECK(text.find("changed in between") == std::string::npos);
+    CHECK(text.find("written by code outside any op between fill#0/out/buf and use") != std::string::npos);
+    CHECK(text.find("mark that code") != std::string::npos);
+    if (stale_field) CHECK(text.find("the last op before it: other") != std::string::npos);
+  }
+}
+
+TEST_CASE("dataflow: a stale input that matches is still a hint; a bug upstream stays the root") {
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  for (fixture_dump* x : {&a, &b}) {
+    x->out(1, "fill", "buf", {1, 2, 3});
+    x->in(2, "use", "x", {1, 2, 3}, "fill#0/out/buf", R"("stale":{"producer":"fill#0/out/buf","last_op_before":"fill"})");
+    x->out(2, "use", "y", {x == &a ? 7.f : 6.f});
+    x->finish();
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_ops(run) == std::vector<std::string>{"use#0"});
+  REQUIRE(run.graph.hints.size() == 1);
+  CHECK(run.graph.hints[0].differing == 0);
+  CHECK(pa::compare_text(r).find("(it matches)") != std::string::npos);
+}
+
+namespace {
+
+void producer_consumer(fixture_dump& d, bool bug, const std::string& hashes) {
+  std::vector<float> y{1, 2, 3, 4};
+  if (bug) y[3] = 4.5f;
+  d.in(1, "p", "x", {1, 1, 1, 1}, "");
+  d.out(1, "p", "y", y, hashes.empty() ? "" : R"("hash":")" + hashes + "\"");
+  d.in(2, "c", "x", y, "p#0/out/y", hashes.empty() ? "" : R"("hash":")" + hashes + "\"");
+  d.out(2, "c", "y", {y[3]});
+  d.finish();
+}
+
+}  // namespace
+
+TEST_CASE("dataflow: --tol cannot pass bytes as one op's output and fail the same bytes as the next op's input") {
+  for (bool with_hash : {true, false}) {
+    CAPTURE(with_hash);
+    temp_dir d;
+    fixture_dump a(d / "a"), b(d / "b");
+    producer_consumer(a, true, with_hash ? "00000000000000aa" : "");
+    producer_consumer(b, false, with_hash ? "00000000000000bb" : "");
+    pa::compare_settings s;
+    std::string err;
+    REQUIRE(s.add_override("^p#=1,0", &err));
+    const pa::compare_report r = compare(d / "a", d / "b", s);
+    const pa::compared_run& run = r.runs[0];
+    CHECK(root_ops(run) == std::vector<std::string>{"p#0"});
+    CHECK(run.graph.hints.empty());
+    for (const pa::compared_pair& p : run.pairs)
+      if (p.key == "p#0/out/y" || p.key == "c#0/in/x") {
+        CHECK(p.status == pa::pair_status::mismatch);
+        CHECK(p.metrics.tol.atol == doctest::Approx(1e-5));
+        CHECK(p.tol_note.find("stricter tolerance of the two views") != std::string::npos);
+      }
+    const std::string text = flat_text(r);
+    CHECK(text.find("stricter tolerance of the two views") != std::string::npos);
+    CHECK(text.find("changed in between") == std::string::npos);
+  }
+}
+
+TEST_CASE("dataflow: with --step, a producer at another step is outside --step, not missing") {
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  for (fixture_dump* x : {&a, &b}) {
+    const float v = x == &a ? 5.f : 4.f;
+    x->in(1, "embed", "x", {1, 2}, "", "", 0);
+    x->out(1, "embed", "y", {1, v}, "", 0);
+    x->in(2, "decode", "x", {1, v}, "embed#0/out/y", "", 1);
+    x->out(2, "decode", "y", {v * 2}, "", 1);
+    x->finish();
+  }
+  pa::compare_settings s;
+  s.has_step = true;
+  s.step = 1;
+  const pa::compare_report r = compare(d / "a", d / "b", s);
+  const pa::compared_run& run = r.runs[0];
+  CHECK(run.graph.roots.empty());
+  REQUIRE(run.graph.hints.size() == 1);
+  CHECK(run.graph.hints[0].kind == pa::hint_kind::outside_step);
+  CHECK(run.graph.hints[0].producer_step == 0);
+  const std::string text = flat_text(r);
+  CHECK(text.find("was not dumped") == std::string::npos);
+  CHECK(text.find("outside --step (step 0)") != std::string::npos);
+}

@@ -1,0 +1,237 @@
+// What `probe compare` says beyond the root causes, from the graph and the second look at
+// mismatching pairs (compare_details.hpp):
+// - rounding-level failures: every failure of a tensor is tiny next to its scale (the
+//   largest |value| of the reference), as between -O0 and -O3 -ffast-math; the atol that
+//   passes them all; root causes ranked by severity, so that a real bug comes first;
+// - ops that add error beyond what their inputs carry (amplification), and every faulty
+//   instance of an op type (a bug in the kernel of relu shows at each relu);
+// - how the two runs' op sequences align: ops only in A, only in B, in another order.
+// Standalone header, plain inline.
+#pragma once
+#include <stdint.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compare_graph.hpp"
+#include "compare_source.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace analysis {
+
+// An error this small next to the tensor's scale is rounding: about the square root of the
+// coarser float type's precision (float32: 2^-13 = 1.2e-4; float64: 2^-27; float16: 2^-6).
+inline double rounding_limit(dtype a, dtype b) {
+  const int bits = compare_impl::precision_bits(compare_impl::ulp_type(compare_impl::component_type(a),
+                                                                       compare_impl::component_type(b)));
+  return bits ? std::ldexp(1.0, -(bits / 2 + 1)) : 0;
+}
+
+// A mismatch whose every failure is rounding-level (false when not measured).
+inline bool rounding_level(const compared_pair& p) {
+  if (p.status != pair_status::mismatch || p.by_stats || p.scale <= 0) return false;
+  if (p.metrics.nan_mismatch || p.metrics.inf_mismatch) return false;
+  return p.scaled_error() <= rounding_limit(p.a.type, p.b.type);
+}
+
+// How bad a mismatch is: its largest error relative to the tensor's scale (inf: NaN/Inf
+// disagreements, shapes or dtypes that differ).
+inline double severity(const compared_pair& p) {
+  if (!status_mismatch(p.status)) return 0;
+  if (p.status != pair_status::mismatch || p.metrics.nan_mismatch || p.metrics.inf_mismatch)
+    return __builtin_inf();
+  return p.scaled_error();
+}
+
+// One op execution whose output error is much larger than its inputs'.
+struct amplifier {
+  size_t node = 0;
+  double in_error = 0, out_error = 0;  // relative to each tensor's scale
+};
+
+// The faulty instances of one op type: roots and amplifiers.
+struct type_group {
+  std::string type;               // the op type (the op name when it has none)
+  std::vector<size_t> faulty;     // nodes, sequence order
+  size_t instances = 0;           // paired op executions of the type
+  // other instances whose error grows by half or more from input to output: with a root of
+  // the same type, the kernel is suspect there too (its inputs differ, so it cannot be proven)
+  std::vector<size_t> suspects;
+};
+
+// A repeated root cause: one op name, several occurrences or steps.
+struct root_group {
+  std::string op;
+  std::vector<size_t> roots;  // indices into graph.roots, sequence order
+  size_t occurrences = 0;     // paired executions of the op
+};
+
+struct alignment {
+  std::vector<size_t> only_a, only_b, reordered;  // nodes
+  std::vector<std::string> count_notes;           // "relu ran 6 times in A, 4 in B"
+  size_t paired = 0;
+  bool differs() const { return !only_a.empty() || !only_b.empty() || !reordered.empty(); }
+};
+
+struct run_findings {
+  std::vector<amplifier> amplifiers;
+  std::vector<type_group> types;       // types with a faulty instance
+  std::vector<root_group> root_groups; // op roots grouped by op name, first root's order
+  alignment align;
+};
+
+namespace findings_impl {
+
+// Nodes of a sequence that are out of order: those not on a longest increasing run of seq_b.
+inline std::vector<size_t> out_of_order(const std::vector<op_node>& nodes, const std::vector<size_t>& paired) {
+  const size_t n = paired.size();
+  std::vector<size_t> tails, tail_at, prev(n, SIZE_MAX);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t v = nodes[paired[i]].seq_b;
+    size_t lo = 0, hi = tails.size();
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (nodes[paired[tails[mid]]].seq_b < v) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) prev[i] = tails[lo - 1];
+    if (lo == tails.size()) tails.push_back(i);
+    else tails[lo] = i;
+  }
+  std::vector<char> keep(n, 0);
+  for (size_t i = tails.empty() ? SIZE_MAX : tails.back(); i != SIZE_MAX; i = prev[i]) keep[i] = 1;
+  std::vector<size_t> out;
+  for (size_t i = 0; i < n; ++i)
+    if (!keep[i]) out.push_back(paired[i]);
+  return out;
+}
+
+}  // namespace findings_impl
+
+// Ranks the roots (real bugs first), and finds amplifiers, faulty types and the alignment.
+inline run_findings find_more(const std::vector<compared_pair>& pairs, graph_answers* g) {
+  run_findings f;
+  // severity of each root
+  for (root_cause& r : g->roots) {
+    r.severity = 0;
+    bool all_rounding = true;
+    const std::vector<size_t> own = r.is_input ? std::vector<size_t>{r.input} : g->nodes[r.node].outputs;
+    for (size_t pi : own) {
+      if (!status_mismatch(pairs[pi].status)) continue;
+      r.severity = std::max(r.severity, severity(pairs[pi]));
+      all_rounding = all_rounding && rounding_level(pairs[pi]);
+    }
+    r.rounding = all_rounding && r.severity > 0;
+  }
+  std::stable_sort(g->roots.begin(), g->roots.end(), [](const root_cause& x, const root_cause& y) {
+    if (x.rounding != y.rounding) return !x.rounding;
+    return x.severity > y.severity;
+  });
+  // amplifiers: the output error is ten times the largest input error, and not rounding
+  std::vector<char> is_root(g->nodes.size(), 0);
+  for (const root_cause& r : g->roots)
+    if (!r.is_input) is_root[r.node] = 1;
+  for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
+    const op_node& n = g->nodes[ni];
+    if (!n.mismatch || is_root[ni] || n.inner_mismatch || !n.paired()) continue;
+    double in_err = 0, out_err = 0;
+    bool measured = true, real = false;
+    for (size_t pi : n.inputs)
+      if (status_mismatch(pairs[pi].status)) {
+        measured = measured && pairs[pi].scale > 0;
+        in_err = std::max(in_err, severity(pairs[pi]));
+      }
+    for (size_t pi : n.outputs)
+      if (status_mismatch(pairs[pi].status)) {
+        out_err = std::max(out_err, severity(pairs[pi]));
+        real = real || !rounding_level(pairs[pi]);
+      }
+    if (measured && real && std::isfinite(out_err) && out_err > 10 * in_err) f.amplifiers.push_back({ni, in_err, out_err});
+  }
+  // faulty instances by op type
+  std::map<std::string, size_t> type_index;
+  std::vector<char> faulty(g->nodes.size(), 0);
+  for (size_t ni = 0; ni < g->nodes.size(); ++ni) faulty[ni] = is_root[ni];
+  for (const amplifier& a : f.amplifiers) faulty[a.node] = 1;
+  for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
+    const op_node& n = g->nodes[ni];
+    if (!n.paired()) continue;
+    const std::string t = n.type.empty() ? n.op : n.type;
+    auto it = type_index.find(t);
+    if (it == type_index.end()) {
+      it = type_index.emplace(t, f.types.size()).first;
+      f.types.push_back(type_group{t, {}, 0, {}});
+    }
+    ++f.types[it->second].instances;
+    if (faulty[ni]) f.types[it->second].faulty.push_back(ni);
+  }
+  for (type_group& t : f.types) {
+    bool has_root = false;
+    for (size_t ni : t.faulty) has_root = has_root || is_root[ni];
+    if (!has_root) continue;
+    for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
+      const op_node& n = g->nodes[ni];
+      if (faulty[ni] || !n.mismatch || !n.paired() || (n.type.empty() ? n.op : n.type) != t.type) continue;
+      double in_err = 0, out_err = 0;
+      for (size_t pi : n.inputs)
+        if (status_mismatch(pairs[pi].status)) in_err = std::max(in_err, severity(pairs[pi]));
+      for (size_t pi : n.outputs)
+        if (status_mismatch(pairs[pi].status)) out_err = std::max(out_err, severity(pairs[pi]));
+      if (std::isfinite(out_err) && out_err > 1.5 * in_err) t.suspects.push_back(ni);
+    }
+  }
+  f.types.erase(std::remove_if(f.types.begin(), f.types.end(), [](const type_group& t) { return t.faulty.empty(); }),
+                f.types.end());
+  // op roots grouped by op name, in the order of the first root of each
+  std::map<std::string, size_t> group_index;
+  std::vector<size_t> order(g->roots.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t ri : order) {
+    const root_cause& r = g->roots[ri];
+    if (r.is_input) continue;
+    const std::string& op = g->nodes[r.node].op;
+    auto it = group_index.find(op);
+    if (it == group_index.end()) {
+      it = group_index.emplace(op, f.root_groups.size()).first;
+      f.root_groups.push_back(root_group{op, {}, 0});
+    }
+    f.root_groups[it->second].roots.push_back(ri);
+  }
+  for (root_group& rg : f.root_groups) {
+    for (const op_node& n : g->nodes) rg.occurrences += n.paired() && n.op == rg.op;
+    std::sort(rg.roots.begin(), rg.roots.end(),
+              [&](size_t x, size_t y) { return g->nodes[g->roots[x].node].seq < g->nodes[g->roots[y].node].seq; });
+  }
+  // alignment of the op sequences
+  std::vector<size_t> paired;
+  std::map<std::string, std::pair<size_t, size_t>> counts;  // op name -> executions in A, in B
+  for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
+    const op_node& n = g->nodes[ni];
+    if (n.in_a) ++counts[n.op].first;
+    if (n.in_b) ++counts[n.op].second;
+    if (n.paired()) paired.push_back(ni);
+    else if (n.in_a) f.align.only_a.push_back(ni);
+    else f.align.only_b.push_back(ni);
+  }
+  f.align.paired = paired.size();
+  f.align.reordered = findings_impl::out_of_order(g->nodes, paired);
+  for (const auto& c : counts)
+    if (c.second.first != c.second.second && c.second.first && c.second.second)
+      f.align.count_notes.push_back(c.first + " ran " + std::to_string(c.second.first) + " times in A, " +
+                                    std::to_string(c.second.second) + " in B");
+  return f;
+}
+
+// The smallest "nice" number (one significant digit) not below v: 3.7e-5 -> 4e-5.
+inline double round_up_1(double v) {
+  if (!(v > 0) || !std::isfinite(v)) return v;
+  const double e = std::pow(10.0, std::floor(std::log10(v)));
+  double m = std::ceil(v / e - 1e-9);
+  return m * e;
+}
+
+}  // namespace analysis
+PROBE_END_NAMESPACE

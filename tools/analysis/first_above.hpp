@@ -1,0 +1,156 @@
+// `probe compare --first-above X A [B]`: the first op, in sequence order, whose output holds
+// a value with |value| > X in either run: values running away before they become NaN/Inf.
+// Outputs are judged by the manifest's statistics (min, max, Inf counts); an output
+// recorded without them is measured from its data file. Standalone header, plain inline.
+#pragma once
+#include <stdint.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <probe/formats/json_write.hpp>
+#include <probe/util/text.hpp>
+#include "dump_manifest.hpp"
+#include "npy_file.hpp"
+
+PROBE_BEGIN_NAMESPACE
+namespace analysis {
+
+struct above_hit {
+  bool found = false;
+  std::string side;  // "A" or "B"
+  std::string run;   // rank folder, or ""
+  std::string key, op, op_key, type;
+  uint64_t seq = 0;
+  int64_t step = 0;
+  double largest = 0;  // the largest |value| of the output (inf for an infinity or NaN)
+};
+
+struct above_report {
+  double threshold = 0;
+  std::vector<std::string> dirs;
+  above_hit first;              // the earliest of both runs
+  std::vector<above_hit> sides; // the first in each run, A then B
+  size_t scanned = 0, unknown = 0;
+  std::string error;
+  int exit_code() const { return !error.empty() ? 2 : first.found ? 1 : 0; }
+};
+
+namespace above_impl {
+
+// The largest |value| of an output; false when neither stats nor data tell it.
+inline bool largest_of(const dump_tensor& t, double* out) {
+  if (t.have_stats) {
+    const health& h = t.stats;
+    if (h.nan || h.pos_inf || h.neg_inf) {
+      *out = __builtin_inf();
+      return true;
+    }
+    if (h.finite == 0) {
+      *out = 0;
+      return true;
+    }
+    *out = std::max(std::fabs(h.min), std::fabs(h.max));
+    return !std::isnan(*out);
+  }
+  if (t.file.empty()) return false;
+  npy_file file;
+  health h;
+  std::string error;
+  if (!file.open(t.file, &error) || !file.health_of_all(&h, &error)) return false;
+  *out = h.nan || h.pos_inf || h.neg_inf ? __builtin_inf() : h.finite ? std::max(std::fabs(h.min), std::fabs(h.max)) : 0;
+  return true;
+}
+
+}  // namespace above_impl
+
+inline above_report find_first_above(const std::vector<std::string>& dirs, double threshold, bool has_step, int64_t step) {
+  above_report r;
+  r.threshold = threshold;
+  r.dirs = dirs;
+  for (size_t side = 0; side < dirs.size(); ++side) {
+    std::vector<dump_run> runs;
+    if (!read_dump(dirs[side], &runs, &r.error)) return r;
+    above_hit best;
+    best.side = side ? "B" : "A";
+    for (const dump_run& run : runs)
+      for (const dump_tensor& t : run.tensors) {
+        if (t.is_input || (has_step && t.step != step)) continue;
+        if (best.found && t.seq >= best.seq) continue;
+        double v = 0;
+        ++r.scanned;
+        if (!above_impl::largest_of(t, &v)) {
+          ++r.unknown;
+          continue;
+        }
+        if (!(v > threshold)) continue;
+        best.found = true;
+        best.run = run.name;
+        best.key = t.key;
+        best.op = t.op;
+        best.op_key = t.op_key();
+        best.type = t.type;
+        best.seq = t.seq;
+        best.step = t.step;
+        best.largest = v;
+      }
+    r.sides.push_back(best);
+    if (best.found && (!r.first.found || best.seq < r.first.seq)) r.first = best;
+  }
+  return r;
+}
+
+inline std::string first_above_text(const above_report& r) {
+  char x[32];
+  std::snprintf(x, sizeof x, "%g", r.threshold);
+  std::string out;
+  if (!r.first.found) {
+    out = "No output holds a value with |value| > " + std::string(x) + " (" + std::to_string(r.scanned) + " outputs";
+    if (r.unknown) out += ", " + std::to_string(r.unknown) + " without stats or data";
+    return out + ").\n";
+  }
+  for (const above_hit& h : r.sides) {
+    if (!h.found) {
+      out += h.side + ": no output above " + x + ".\n";
+      continue;
+    }
+    char v[32];
+    std::snprintf(v, sizeof v, "%.4g", h.largest);
+    out += h.side + ": first above " + x + ": op " +
+           ::probe::detail::printable(h.op_key) + (h.type.empty() ? "" : " (" + ::probe::detail::printable(h.type) + ")") +
+           " at seq " + std::to_string(h.seq) + ", step " + std::to_string(h.step) +
+           (h.run.empty() ? "" : ", run " + ::probe::detail::printable(h.run)) + ": " +
+           ::probe::detail::printable(h.key) + " holds |value| " + v + ".\n";
+  }
+  const above_hit& f = r.first;
+  out += "First op above " + std::string(x) + ": " + ::probe::detail::printable(f.op_key) + " at step " +
+         std::to_string(f.step) + " (in " + f.side + ").\n";
+  return out;
+}
+
+inline std::string first_above_json(const above_report& r) {
+  std::string out;
+  json::writer w(out);
+  w.begin_object().member("format", "probe-first-above-1").member("threshold", r.threshold);
+  w.key("error");
+  if (r.error.empty()) w.null(); else w.value(r.error);
+  auto hit = [&](const above_hit& h) {
+    if (!h.found) return (void)w.null();
+    w.begin_object().member("side", h.side).member("run", h.run).member("key", h.key).member("op_key", h.op_key);
+    w.member("op", h.op).member("type", h.type).member("seq", static_cast<unsigned long long>(h.seq));
+    w.member("step", static_cast<long long>(h.step)).member("largest", h.largest).end_object();
+  };
+  w.key("first");
+  hit(r.first);
+  w.key("sides").begin_array();
+  for (const above_hit& h : r.sides) hit(h);
+  w.end_array();
+  w.member("scanned", static_cast<unsigned long long>(r.scanned)).member("unknown", static_cast<unsigned long long>(r.unknown));
+  w.member("exit", r.exit_code()).end_object();
+  out += '\n';
+  return out;
+}
+
+}  // namespace analysis
+PROBE_END_NAMESPACE
