@@ -809,7 +809,7 @@ PROBE_END_NAMESPACE
   X(string, print_to, "", "write debug prints to FILE instead of stderr")                         \
   X(boolean, callback, true, "run probe::callback functions")                                     \
   X(choice, breakpoint, "auto",                                                                    \
-    "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else dump)") \
+    "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else one line and go on)") \
   X(string, breakpoint_commands, "", "feed the breakpoint prompt from FILE (scripted sessions)")   \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
   X(boolean, timing, false, "time scopes and ops")                                                 \
@@ -13508,7 +13508,9 @@ PROBE_END_NAMESPACE
 #include <string.h>
 #include <unistd.h>
 
+#include <map>
 #include <string>
+#include <utility>
 
 // ---- probe/effects/breakpoint_frames.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_FRAMES_HPP
@@ -13564,6 +13566,8 @@ struct stop_info {
   std::string reason;    // one line: "breakpoint", "non-finite values in ..."
   uint32_t thread = 0;   // probe's small thread index
   long tid = 0;          // the OS thread id
+  int64_t step = 0;      // probe::current_step() at the stop
+  uint64_t hit = 0;      // how many times this breakpoint's location was reached (0: not counted)
   std::vector<frame> frames;  // [0] is the innermost (the breakpoint itself)
 };
 
@@ -13575,6 +13579,9 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v);
 PROBE_API void add_op_frames(stop_info& s, const op_record* op);
 
 PROBE_API void set_stop_thread(stop_info& s) noexcept;
+
+// "[thread 0, tid 123, step 4, hit 2]": who stopped, when, how often this location did.
+PROBE_API std::string stop_where(const stop_info& s);
 
 // A breakpoint at a source location with the caller's variables, inside the current ops.
 PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* function, const var_ref* vars, int n);
@@ -13825,8 +13832,7 @@ class session {
   session(stop_info& stop, prompt_io& io) : s_(stop), io_(io) {}
 
   prompt_action run() {
-    out_ = "probe: " + s_.reason + " [thread " + std::to_string(s_.thread) + ", tid " + std::to_string(s_.tid) +
-           "]; 'help' lists the commands\n";
+    out_ = "probe: " + s_.reason + " " + stop_where(s_) + "; 'help' lists the commands\n";
     show_current_line();
     flush();
     std::string last;
@@ -14124,13 +14130,24 @@ struct breakpoint_state {
   bool commands_failed = false;
   std::string temp_dir;      // for dumps when no dump directory was given
   int dumps = 0;
+  int reports = 0;           // one-line reports of stops that did not stop (not at a terminal)
+  std::map<std::pair<std::string, int>, uint64_t> hits;  // (file, line) -> times reached
   int nonfinite_fired = 0;   // atomic: --probe_break_on_nonfinite stops once
 };
 PROBE_API breakpoint_state& breakpoint_state_ref() noexcept;
 
 constexpr int k_breakpoint_max_dumps = 100;
+constexpr int k_breakpoint_max_reports = 100;
 
+// Counts one more arrival at file:line; returns the count (1 the first time).
+PROBE_API uint64_t breakpoint_count_hit(const char* file, int line) noexcept;
+
+// 'auto' becomes the prompt at a terminal or with a commands file; otherwise it stays 'auto',
+// which reports the stop in one line and goes on (a leftover breakpoint in a batch job).
 PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept;
+
+// 'auto' off a terminal: one line (where, step, hit count, which flag stops or dumps).
+PROBE_API void breakpoint_report(const stop_info& s) noexcept;
 
 // Linux: a debugger (or strace) is attached when /proc/self/status names a tracer.
 PROBE_API bool debugger_attached() noexcept;
@@ -14181,6 +14198,7 @@ class nonfinite_listener final : public op_listener {
       if (h.nonfinite() == 0 || __atomic_exchange_n(&st.nonfinite_fired, 1, __ATOMIC_ACQ_REL)) return;
       stop_info s;
       set_stop_thread(s);
+      s.step = r.step;
       frame f;
       f.kind = frame_kind::nonfinite;
       f.name = "output '" + printable(t.slot) + "' of op " + printable(r.name);
@@ -14219,7 +14237,34 @@ PROBE_API breakpoint_state& breakpoint_state_ref() noexcept {
 PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept {
   if (o.breakpoint_as != breakpoint_mode::auto_) return o.breakpoint_as;
   if (o.breakpoint_commands && o.breakpoint_commands[0]) return breakpoint_mode::prompt;
-  return isatty(0) ? breakpoint_mode::prompt : breakpoint_mode::dump;
+  return isatty(0) ? breakpoint_mode::prompt : breakpoint_mode::auto_;
+}
+
+PROBE_API uint64_t breakpoint_count_hit(const char* file, int line) noexcept {
+  breakpoint_state& st = breakpoint_state_ref();
+  try {
+    lock_guard<mutex> g(st.m);
+    return ++st.hits[std::make_pair(std::string(file ? file : ""), line)];
+  } catch (...) {
+    return 0;
+  }
+}
+
+PROBE_API void breakpoint_report(const stop_info& s) noexcept {
+  breakpoint_state& st = breakpoint_state_ref();
+  int n;
+  {
+    lock_guard<mutex> g(st.m);
+    n = ++st.reports;
+  }
+  if (n > k_breakpoint_max_reports) return;
+  try {
+    log("%s %s: not at a terminal; continuing (--probe_breakpoint=prompt stops here, --probe_breakpoint=dump "
+        "writes its variables)%s",
+        s.reason.c_str(), stop_where(s).c_str(),
+        n == k_breakpoint_max_reports ? "; later breakpoints are not reported" : "");
+  } catch (...) {
+  }
 }
 
 PROBE_API bool debugger_attached() noexcept {
@@ -14236,9 +14281,7 @@ PROBE_API bool debugger_attached() noexcept {
   return tracer != 0;
 }
 
-PROBE_API std::string stop_header(const stop_info& s) {
-  return s.reason + " [thread " + std::to_string(s.thread) + ", tid " + std::to_string(s.tid) + "]";
-}
+PROBE_API std::string stop_header(const stop_info& s) { return s.reason + " " + stop_where(s); }
 
 PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept { write_all(2, text, n); }
 
@@ -14291,7 +14334,6 @@ PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
 }
 
 PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
-  const bool chosen_for_us = o.breakpoint_as == breakpoint_mode::auto_;
   breakpoint_state& st = breakpoint_state_ref();
   try {
     std::string dir;
@@ -14353,9 +14395,8 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       }
     }
     write_file_atomic(join_path(dir, "frames.txt"), index.data(), index.size());
-    log("%s: %swrote %d variable%s to %s%s%s", stop_header(s).c_str(), chosen_for_us ? "not at a terminal; " : "",
-        written, written == 1 ? "" : "s", dir.c_str(), failed ? " (some could not be written: see frames.txt)" : "",
-        chosen_for_us ? " (--probe_breakpoint=prompt for a prompt)" : "");
+    log("%s: wrote %d variable%s to %s%s", stop_header(s).c_str(), written, written == 1 ? "" : "s", dir.c_str(),
+        failed ? " (some could not be written: see frames.txt)" : "");
   } catch (...) {
     log("%s: out of memory writing its variables", stop_header(s).c_str());
   }
@@ -14369,7 +14410,9 @@ PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
     if (dump_writers* w = dump_writers::existing()) w->drain();
   switch (mode) {
     case breakpoint_mode::off:
+      return;
     case breakpoint_mode::auto_:
+      breakpoint_report(s);
       return;
     case breakpoint_mode::prompt:
       breakpoint_prompt(s, o);
@@ -14397,6 +14440,7 @@ PROBE_API void breakpoint_hit(const char* file, int line, const char* function, 
                                int nvars) noexcept {
   try {
     stop_info s = breakpoint_stop(file, line, function, vars, nvars);
+    s.hit = breakpoint_count_hit(file, line);
     s.reason = std::string("breakpoint at ") + (file ? file : "?") + ":" + std::to_string(line) +
                (function && function[0] ? std::string(" in ") + function + "()" : std::string());
     breakpoint_stop_now(s);
@@ -14434,6 +14478,7 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
     if (h.nonfinite() == 0) return;
     stop_info s;
     set_stop_thread(s);
+    s.hit = breakpoint_count_hit(file, line);
     frame f;
     f.kind = frame_kind::nonfinite;
     f.file = file ? file : "";
@@ -14507,6 +14552,14 @@ PROBE_API void add_op_frames(stop_info& s, const op_record* op) {
 PROBE_API void set_stop_thread(stop_info& s) noexcept {
   s.thread = thread_index();
   s.tid = os_thread_id();
+  s.step = current_step();
+}
+
+PROBE_API std::string stop_where(const stop_info& s) {
+  std::string t = "[thread " + std::to_string(s.thread) + ", tid " + std::to_string(s.tid) + ", step " +
+                  std::to_string(s.step);
+  if (s.hit) t += ", hit " + std::to_string(s.hit);
+  return t + "]";
 }
 
 PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* function, const var_ref* vars, int n) {

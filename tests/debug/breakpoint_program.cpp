@@ -1,6 +1,6 @@
 // Breakpoint scenarios for check_breakpoints.py, which runs them under different modes,
 // inputs (pipes, a commands file, a pty) and gdb.
-//   breakpoint_program SCENARIO     basic twice threads nonfinite_ops nonfinite_check
+//   breakpoint_program SCENARIO     basic twice loop threads nonfinite_ops nonfinite_check
 #include <probe/probe.hpp>
 
 #include <cmath>
@@ -29,6 +29,15 @@ void run_twice() {
   PROBE_BREAKPOINT(probe::var("a", a));
   PROBE_BREAKPOINT(probe::var("b", b));
   std::printf("after both\n");
+}
+
+// One breakpoint reached three times, at steps 1, 2, 3.
+void run_loop() {
+  for (int i = 1; i <= 3; ++i) {
+    probe::set_step(i);
+    PROBE_BREAKPOINT(probe::var("i", i));  // loop-line
+  }
+  std::printf("loop done\n");
 }
 
 void run_threads() {
@@ -85,6 +94,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(s, "basic")) run_basic();
   else if (!std::strcmp(s, "twice")) run_twice();
   else if (!std::strcmp(s, "threads")) run_threads();
+  else if (!std::strcmp(s, "loop")) run_loop();
   else if (!std::strcmp(s, "nonfinite_ops")) run_nonfinite_ops();
   else if (!std::strcmp(s, "nonfinite_check")) run_nonfinite_check();
   else return 2;

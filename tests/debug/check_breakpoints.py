@@ -27,6 +27,7 @@ def line_of(marker):
 
 
 BASIC_LINE = line_of("// basic-line")
+LOOP_LINE = line_of("// loop-line")
 NONFINITE_LINE = line_of("// nonfinite-line")
 SRC = os.path.basename(SOURCE)
 
@@ -49,7 +50,8 @@ def check(name, cond, detail=""):
 
 
 def header(rest):
-    return re.compile(r"probe: %s \[thread \d+, tid \d+\]; 'help' lists the commands\n" % re.escape(rest))
+    return re.compile(r"probe: %s \[thread \d+, tid \d+, step \d+, hit \d+\]; 'help' lists the commands\n"
+                      % re.escape(rest))
 
 
 # ---- piped stdin with --probe_breakpoint=prompt: every frame, exact transcript ----
@@ -138,21 +140,32 @@ try:
     check("commands file missing: one message, the program goes on",
           rc == 0 and err.count("cannot read --probe_breakpoint_commands") == 1 and out == "after both\n", err)
 
-    # ---- not a terminal, no flags: the frame's variables as npy in a temp folder ----
-    rc, out, err = run("basic", "", b"", env_extra={"TMPDIR": tmp})
-    m = re.search(r"not at a terminal; wrote (\d+) variables? to (\S+) \(--probe_breakpoint=prompt", err)
-    check("non-tty default: dump message", rc == 0 and m is not None, err)
+    # ---- not a terminal, no flags: one line per stop, no files, the program goes on ----
+    rc, out, err = run("loop", "", b"", env_extra={"TMPDIR": tmp})
+    lines = err.splitlines()
+    check("non-tty default: one line per stop", len(lines) == 3 and all(
+        re.fullmatch(r"probe: breakpoint at %s:%d in run_loop\(\) \[thread \d+, tid \d+, step %d, hit %d\]: "
+                     r"not at a terminal; continuing \(--probe_breakpoint=prompt stops here, "
+                     r"--probe_breakpoint=dump writes its variables\)" % (re.escape(SOURCE), LOOP_LINE, k, k), l)
+        for k, l in zip((1, 2, 3), lines)), err)
+    check("non-tty default: no files", not [n for n in os.listdir(tmp) if n.startswith("probe_")], repr(os.listdir(tmp)))
+    check("non-tty default: the program goes on", rc == 0 and out == "loop done\n", out)
+
+    # ---- --probe_breakpoint=dump without a dump folder: the variables as npy under TMPDIR ----
+    rc, out, err = run("basic", "--probe_breakpoint=dump", b"", env_extra={"TMPDIR": tmp})
+    m = re.search(r"\]: wrote (\d+) variables? to (\S+)\n", err)
+    check("dump mode: message", rc == 0 and m is not None, err)
     if m:
         folder = m.group(2)
-        check("non-tty default: under TMPDIR", folder.startswith(tmp), folder)
+        check("dump mode: under TMPDIR", folder.startswith(tmp), folder)
         y = np.load(os.path.join(folder, "f0.y.npy"))
         step = np.load(os.path.join(folder, "f0.step.npy"))
-        check("non-tty default: y.npy", y.dtype == np.float32 and y.tolist() == [[1, 2, 3], [4, 5, 6]], repr(y))
-        check("non-tty default: step.npy", step.dtype == np.int32 and step.shape == () and int(step) == 7, repr(step))
+        check("dump mode: y.npy", y.dtype == np.float32 and y.tolist() == [[1, 2, 3], [4, 5, 6]], repr(y))
+        check("dump mode: step.npy", step.dtype == np.int32 and step.shape == () and int(step) == 7, repr(step))
         with open(os.path.join(folder, "frames.txt")) as f:
             frames = f.read()
-        check("non-tty default: frames.txt", ("#0 " + where) in frames and "f0.y.npy" in frames, frames)
-        check("non-tty default: the program goes on", out == "after the breakpoint\n", out)
+        check("dump mode: frames.txt", ("#0 " + where) in frames and "f0.y.npy" in frames, frames)
+        check("dump mode: the program goes on", out == "after the breakpoint\n", out)
 
     # ---- with a dump directory, the breakpoint's files go under it, op frames included ----
     dump = os.path.join(tmp, "dump")
@@ -203,7 +216,7 @@ check("off: nothing happens", rc == 0 and err == "" and out == "after the breakp
 
 # ---- two threads: one at a time in the prompt, each session whole, thread ids shown ----
 rc, out, err = run("threads", "--probe_breakpoint=prompt", b"p t\nc\np t\nc\n")
-sessions = re.findall(r"probe: breakpoint at [^\n]* \[thread (\d+), tid (\d+)\]; 'help' lists the commands\n"
+sessions = re.findall(r"probe: breakpoint at [^\n]* \[thread (\d+), tid (\d+), step 0, hit \d\]; 'help' lists the commands\n"
                       r"-> [^\n]*\n\(probe\) p t\n(\d+)\n\(probe\) c\n", err)
 check("threads: two whole sessions", len(sessions) == 2 and sorted(s[2] for s in sessions) == ["100", "101"], err)
 check("threads: different threads", len(sessions) == 2 and sessions[0][1] != sessions[1][1], repr(sessions))

@@ -27,7 +27,7 @@
   X(string, print_to, "", "write debug prints to FILE instead of stderr")                         \
   X(boolean, callback, true, "run probe::callback functions")                                     \
   X(choice, breakpoint, "auto",                                                                    \
-    "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else dump)") \
+    "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else one line and go on)") \
   X(string, breakpoint_commands, "", "feed the breakpoint prompt from FILE (scripted sessions)")   \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
   X(boolean, timing, false, "time scopes and ops")                                                 \

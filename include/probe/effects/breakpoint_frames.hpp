@@ -56,6 +56,8 @@ struct stop_info {
   std::string reason;    // one line: "breakpoint", "non-finite values in ..."
   uint32_t thread = 0;   // probe's small thread index
   long tid = 0;          // the OS thread id
+  int64_t step = 0;      // probe::current_step() at the stop
+  uint64_t hit = 0;      // how many times this breakpoint's location was reached (0: not counted)
   std::vector<frame> frames;  // [0] is the innermost (the breakpoint itself)
 };
 
@@ -67,6 +69,9 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v);
 PROBE_API void add_op_frames(stop_info& s, const op_record* op);
 
 PROBE_API void set_stop_thread(stop_info& s) noexcept;
+
+// "[thread 0, tid 123, step 4, hit 2]": who stopped, when, how often this location did.
+PROBE_API std::string stop_where(const stop_info& s);
 
 // A breakpoint at a source location with the caller's variables, inside the current ops.
 PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* function, const var_ref* vars, int n);

@@ -39,6 +39,14 @@ PROBE_API void add_op_frames(stop_info& s, const op_record* op) {
 PROBE_API void set_stop_thread(stop_info& s) noexcept {
   s.thread = thread_index();
   s.tid = os_thread_id();
+  s.step = current_step();
+}
+
+PROBE_API std::string stop_where(const stop_info& s) {
+  std::string t = "[thread " + std::to_string(s.thread) + ", tid " + std::to_string(s.tid) + ", step " +
+                  std::to_string(s.step);
+  if (s.hit) t += ", hit " + std::to_string(s.hit);
+  return t + "]";
 }
 
 PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* function, const var_ref* vars, int n) {

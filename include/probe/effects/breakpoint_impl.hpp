@@ -13,7 +13,34 @@ PROBE_API breakpoint_state& breakpoint_state_ref() noexcept {
 PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept {
   if (o.breakpoint_as != breakpoint_mode::auto_) return o.breakpoint_as;
   if (o.breakpoint_commands && o.breakpoint_commands[0]) return breakpoint_mode::prompt;
-  return isatty(0) ? breakpoint_mode::prompt : breakpoint_mode::dump;
+  return isatty(0) ? breakpoint_mode::prompt : breakpoint_mode::auto_;
+}
+
+PROBE_API uint64_t breakpoint_count_hit(const char* file, int line) noexcept {
+  breakpoint_state& st = breakpoint_state_ref();
+  try {
+    lock_guard<mutex> g(st.m);
+    return ++st.hits[std::make_pair(std::string(file ? file : ""), line)];
+  } catch (...) {
+    return 0;
+  }
+}
+
+PROBE_API void breakpoint_report(const stop_info& s) noexcept {
+  breakpoint_state& st = breakpoint_state_ref();
+  int n;
+  {
+    lock_guard<mutex> g(st.m);
+    n = ++st.reports;
+  }
+  if (n > k_breakpoint_max_reports) return;
+  try {
+    log("%s %s: not at a terminal; continuing (--probe_breakpoint=prompt stops here, --probe_breakpoint=dump "
+        "writes its variables)%s",
+        s.reason.c_str(), stop_where(s).c_str(),
+        n == k_breakpoint_max_reports ? "; later breakpoints are not reported" : "");
+  } catch (...) {
+  }
 }
 
 PROBE_API bool debugger_attached() noexcept {
@@ -30,9 +57,7 @@ PROBE_API bool debugger_attached() noexcept {
   return tracer != 0;
 }
 
-PROBE_API std::string stop_header(const stop_info& s) {
-  return s.reason + " [thread " + std::to_string(s.thread) + ", tid " + std::to_string(s.tid) + "]";
-}
+PROBE_API std::string stop_header(const stop_info& s) { return s.reason + " " + stop_where(s); }
 
 PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept { write_all(2, text, n); }
 
@@ -85,7 +110,6 @@ PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
 }
 
 PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
-  const bool chosen_for_us = o.breakpoint_as == breakpoint_mode::auto_;
   breakpoint_state& st = breakpoint_state_ref();
   try {
     std::string dir;
@@ -147,9 +171,8 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       }
     }
     write_file_atomic(join_path(dir, "frames.txt"), index.data(), index.size());
-    log("%s: %swrote %d variable%s to %s%s%s", stop_header(s).c_str(), chosen_for_us ? "not at a terminal; " : "",
-        written, written == 1 ? "" : "s", dir.c_str(), failed ? " (some could not be written: see frames.txt)" : "",
-        chosen_for_us ? " (--probe_breakpoint=prompt for a prompt)" : "");
+    log("%s: wrote %d variable%s to %s%s", stop_header(s).c_str(), written, written == 1 ? "" : "s", dir.c_str(),
+        failed ? " (some could not be written: see frames.txt)" : "");
   } catch (...) {
     log("%s: out of memory writing its variables", stop_header(s).c_str());
   }
@@ -163,7 +186,9 @@ PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
     if (dump_writers* w = dump_writers::existing()) w->drain();
   switch (mode) {
     case breakpoint_mode::off:
+      return;
     case breakpoint_mode::auto_:
+      breakpoint_report(s);
       return;
     case breakpoint_mode::prompt:
       breakpoint_prompt(s, o);
@@ -191,6 +216,7 @@ PROBE_API void breakpoint_hit(const char* file, int line, const char* function, 
                                int nvars) noexcept {
   try {
     stop_info s = breakpoint_stop(file, line, function, vars, nvars);
+    s.hit = breakpoint_count_hit(file, line);
     s.reason = std::string("breakpoint at ") + (file ? file : "?") + ":" + std::to_string(line) +
                (function && function[0] ? std::string(" in ") + function + "()" : std::string());
     breakpoint_stop_now(s);
@@ -228,6 +254,7 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
     if (h.nonfinite() == 0) return;
     stop_info s;
     set_stop_thread(s);
+    s.hit = breakpoint_count_hit(file, line);
     frame f;
     f.kind = frame_kind::nonfinite;
     f.file = file ? file : "";

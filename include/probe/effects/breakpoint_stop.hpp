@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <map>
 #include <string>
+#include <utility>
 
 #include "../core/context.hpp"
 #include "../core/options.hpp"
@@ -36,13 +38,24 @@ struct breakpoint_state {
   bool commands_failed = false;
   std::string temp_dir;      // for dumps when no dump directory was given
   int dumps = 0;
+  int reports = 0;           // one-line reports of stops that did not stop (not at a terminal)
+  std::map<std::pair<std::string, int>, uint64_t> hits;  // (file, line) -> times reached
   int nonfinite_fired = 0;   // atomic: --probe_break_on_nonfinite stops once
 };
 PROBE_API breakpoint_state& breakpoint_state_ref() noexcept;
 
 constexpr int k_breakpoint_max_dumps = 100;
+constexpr int k_breakpoint_max_reports = 100;
 
+// Counts one more arrival at file:line; returns the count (1 the first time).
+PROBE_API uint64_t breakpoint_count_hit(const char* file, int line) noexcept;
+
+// 'auto' becomes the prompt at a terminal or with a commands file; otherwise it stays 'auto',
+// which reports the stop in one line and goes on (a leftover breakpoint in a batch job).
 PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept;
+
+// 'auto' off a terminal: one line (where, step, hit count, which flag stops or dumps).
+PROBE_API void breakpoint_report(const stop_info& s) noexcept;
 
 // Linux: a debugger (or strace) is attached when /proc/self/status names a tracer.
 PROBE_API bool debugger_attached() noexcept;
@@ -93,6 +106,7 @@ class nonfinite_listener final : public op_listener {
       if (h.nonfinite() == 0 || __atomic_exchange_n(&st.nonfinite_fired, 1, __ATOMIC_ACQ_REL)) return;
       stop_info s;
       set_stop_thread(s);
+      s.step = r.step;
       frame f;
       f.kind = frame_kind::nonfinite;
       f.name = "output '" + printable(t.slot) + "' of op " + printable(r.name);
