@@ -810,7 +810,9 @@ PROBE_END_NAMESPACE
   X(boolean, callback, true, "run probe::callback functions")                                     \
   X(choice, breakpoint, "auto",                                                                    \
     "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else one line and go on)") \
-  X(string, breakpoint_commands, "", "feed the breakpoint prompt from FILE (scripted sessions)")   \
+  X(string, breakpoint_commands, "",                                                               \
+    "feed the breakpoint prompt from FILE: '@ FILE:LINE', '@ NAME', '@ hit N' blocks per stop (implies the prompt)") \
+  X(string, break_if, "", "stop at a breakpoint only when COND holds: op=RE, type=RE, step>=N, hit==N joined by && and ||") \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
   X(boolean, timing, false, "time scopes and ops")                                                 \
   X(boolean, timing_summary, false, "print a timing summary at exit (implies --probe_timing)")     \
@@ -5641,7 +5643,9 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   // Replay mode: every mark takes the slow path, where the first one replays and exits.
   if (o.replay[0]) return gate_unparsed;
   unsigned g = 0;
-  const bool frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
+  // Op scopes become frames once breakpoints are asked for: a mode, a commands file or a condition.
+  const bool frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
+                      o.breakpoint_as != breakpoint_mode::off;
   if (o.dump || o.timing || o.break_on_nonfinite || frames) g |= gate_ops;
   if (o.print) g |= gate_print;
   if (o.callback) g |= gate_callback;
@@ -13502,13 +13506,16 @@ PROBE_END_NAMESPACE
 // the frames' variables, abort, or nothing; non-finite checks, for one tensor or (as an op
 // listener) every op output. Internal header.
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -14118,6 +14125,83 @@ PROBE_API prompt_action run_prompt(stop_info& stop, prompt_io& io) noexcept;
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_PROMPT_HPP
+// ---- probe/effects/breakpoint_when.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_WHEN_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_WHEN_HPP
+// When a breakpoint stops, and what a scripted stop runs. Internal header.
+//
+// --probe_break_if='op=L1\..* && step>=3 || hit==10': a condition over the innermost op's
+// name and type (probe regexes, partial match), the step and the location's hit count.
+// --probe_breakpoint_commands=FILE: blocks of prompt commands, each under an '@' header that
+// says which stops run it; lines before the first header run at every stop:
+//
+//   w                      every stop: list the frames
+//   @ model.cpp:42         stops at that line (the file matches the end of the path)
+//   p y[0]
+//   @ forward hit 3        the 3rd arrival at a breakpoint in forward(), or inside op 'forward'
+//   stats y
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+enum class when_subject : uint8_t { op, type, step, hit };
+enum class when_compare : uint8_t { eq, ne, lt, le, gt, ge };
+
+struct when_term {
+  when_subject subject = when_subject::step;
+  when_compare compare = when_compare::eq;  // op and type: eq (matches) or ne (does not)
+  regex re;
+  int64_t value = 0;
+};
+
+// Terms joined by '&&' in groups joined by '||' ('&&' binds tighter); no groups: always true.
+struct when_condition {
+  std::vector<std::vector<when_term>> any;
+  bool never = false;  // the text did not parse: breakpoints do not stop
+  std::string text;
+};
+
+// What a condition looks at, at one arrival.
+struct when_facts {
+  const char* op = nullptr;    // innermost op on the thread (nullptr: none)
+  const char* type = nullptr;
+  int64_t step = 0;
+  uint64_t hit = 0;
+};
+
+// Parses `text`; on error false and *err says where ("expected a number after 'step>=' at 9").
+PROBE_API bool parse_when(const std::string& text, when_condition* out, std::string* err);
+
+PROBE_API bool when_holds(const when_condition& c, const when_facts& f);
+
+// One block of a commands file.
+struct command_block {
+  bool header = false;     // false: the lines before the first '@' (every stop)
+  std::string file;        // "@ model.cpp:42": matches a path ending in "/model.cpp" or equal to it
+  int line = 0;
+  std::string name;        // "@ forward": the breakpoint's function, or an enclosing op's name
+  uint64_t hit = 0;        // "@ hit 3": the stop's hit count
+  std::vector<std::string> lines;
+};
+
+// Splits a commands file into blocks. Blank lines and lines starting with '#' are skipped.
+// False (with *err naming the line) for a header it cannot read.
+PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command_block>* out, std::string* err);
+
+PROBE_API bool block_matches(const command_block& b, const stop_info& s);
+
+// The commands one stop runs: the lines before any header, then every matching block's, in
+// file order, one per line.
+PROBE_API std::string commands_for_stop(const std::vector<command_block>& blocks, const stop_info& s);
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_WHEN_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -14126,8 +14210,9 @@ struct breakpoint_state {
   mutex prompt;   // one thread at a time at the prompt
   mutex m;        // guards what follows
   std::string commands_path;
-  FILE* commands = nullptr;  // kept open: each breakpoint reads on from where the last stopped
+  std::vector<command_block> commands;  // the commands file, read once per path
   bool commands_failed = false;
+  const when_condition* when = nullptr;  // --probe_break_if (atomic; never freed, as listener sets)
   std::string temp_dir;      // for dumps when no dump directory was given
   int dumps = 0;
   int reports = 0;           // one-line reports of stops that did not stop (not at a terminal)
@@ -14156,8 +14241,12 @@ PROBE_API std::string stop_header(const stop_info& s);
 
 PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept;
 
-// The prompt's input: the commands file when one is named (opened once), else stdin.
-PROBE_API FILE* prompt_input(const options& o, const char** name) noexcept;
+// The commands file's blocks (read when its path changes); false when there is none or it
+// cannot be read (said once).
+PROBE_API bool commands_file(const options& o, std::string* commands_for_this_stop, const stop_info& s) noexcept;
+
+// Whether --probe_break_if lets the calling thread's breakpoint at this hit count stop.
+PROBE_API bool breakpoint_wanted(uint64_t hit) noexcept;
 
 PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept;
 
@@ -14285,30 +14374,61 @@ PROBE_API std::string stop_header(const stop_info& s) { return s.reason + " " + 
 
 PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept { write_all(2, text, n); }
 
-PROBE_API FILE* prompt_input(const options& o, const char** name) noexcept {
+PROBE_API bool commands_file(const options& o, std::string* commands_for_this_stop, const stop_info& s) noexcept {
   breakpoint_state& st = breakpoint_state_ref();
   const char* path = o.breakpoint_commands ? o.breakpoint_commands : "";
-  if (!path[0]) {
-    *name = "stdin";
-    return stdin;
-  }
   lock_guard<mutex> g(st.m);
   try {
     if (st.commands_path != path) {
-      if (st.commands) fclose(st.commands);
-      st.commands = fopen(path, "r");
       st.commands_path = path;
-      st.commands_failed = false;
-      if (!st.commands) {
-        st.commands_failed = true;
-        log("cannot read --probe_breakpoint_commands=%s: %s; breakpoints continue", path, strerror(errno));
+      st.commands.clear();
+      st.commands_failed = true;
+      std::string text, why;
+      const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO is refused, not waited on
+      struct stat sb;
+      if (fd < 0 || fstat(fd, &sb) != 0) {
+        why = strerror(errno);
+      } else if (!S_ISREG(sb.st_mode) || sb.st_size > (1 << 20)) {
+        why = S_ISREG(sb.st_mode) ? "larger than 1 MiB" : "not a regular file";
+      } else {
+        text.resize(static_cast<size_t>(sb.st_size));
+        size_t got = 0;
+        while (got < text.size()) {
+          const ssize_t n = read(fd, &text[got], text.size() - got);
+          if (n <= 0) break;
+          got += static_cast<size_t>(n);
+        }
+        text.resize(got);
       }
+      if (fd >= 0) close(fd);
+      if (why.empty() && !parse_command_blocks(text, &st.commands, &why)) st.commands.clear();
+      if (!why.empty())
+        log("cannot read --probe_breakpoint_commands=%s: %s; breakpoints continue", path, why.c_str());
+      else
+        st.commands_failed = false;
     }
+    if (st.commands_failed) return false;
+    *commands_for_this_stop = commands_for_stop(st.commands, s);
+    return true;
   } catch (...) {
-    return nullptr;
+    return false;
   }
-  *name = st.commands_path.c_str();
-  return st.commands;
+}
+
+PROBE_API bool breakpoint_wanted(uint64_t hit) noexcept {
+  const when_condition* c = __atomic_load_n(&breakpoint_state_ref().when, __ATOMIC_ACQUIRE);
+  if (!c) return true;
+  when_facts f;
+  const op_record* r = current_op();
+  f.op = r ? r->name.c_str() : nullptr;
+  f.type = r ? r->type.c_str() : nullptr;
+  f.step = current_step();
+  f.hit = hit;
+  try {
+    return when_holds(*c, f);
+  } catch (...) {
+    return false;
+  }
 }
 
 PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
@@ -14317,15 +14437,25 @@ PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
   prompt_action action;
   {
     lock_guard<mutex> g(st.prompt);
-    const char* name = "stdin";
-    FILE* in = prompt_input(o, &name);
-    if (!in) return;
     prompt_io io;
+    io.write = &prompt_write;
+    std::string commands, name;
+    FILE* in = stdin;
+    if (o.breakpoint_commands && o.breakpoint_commands[0]) {
+      if (!commands_file(o, &commands, s)) return;
+      // The stop's own commands, as a stream of their own: one stop never reads another's.
+      in = commands.empty() ? fopen("/dev/null", "r") : fmemopen(&commands[0], commands.size(), "r");
+      if (!in) return;
+      try {
+        name = std::string(o.breakpoint_commands) + " (the commands for this stop)";
+      } catch (...) {
+      }
+      io.source_name = name.c_str();
+    }
     io.in = in;
     io.echo = !isatty(fileno(in));
-    io.write = &prompt_write;
-    io.source_name = name;
     action = run_prompt(s, io);
+    if (in != stdin) fclose(in);
   }
   if (action == prompt_action::quit) {
     log("quit at the breakpoint prompt: ending the program (exit status %d)", breakpoint_quit_status);
@@ -14439,8 +14569,10 @@ PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
 PROBE_API void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
                                int nvars) noexcept {
   try {
+    const uint64_t hit = breakpoint_count_hit(file, line);
+    if (!breakpoint_wanted(hit)) return;
     stop_info s = breakpoint_stop(file, line, function, vars, nvars);
-    s.hit = breakpoint_count_hit(file, line);
+    s.hit = hit;
     s.reason = std::string("breakpoint at ") + (file ? file : "?") + ":" + std::to_string(line) +
                (function && function[0] ? std::string(" in ") + function + "()" : std::string());
     breakpoint_stop_now(s);
@@ -14476,9 +14608,11 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
       return;
     }
     if (h.nonfinite() == 0) return;
+    const uint64_t hit = breakpoint_count_hit(file, line);
+    if (!breakpoint_wanted(hit)) return;
     stop_info s;
     set_stop_thread(s);
-    s.hit = breakpoint_count_hit(file, line);
+    s.hit = hit;
     frame f;
     f.kind = frame_kind::nonfinite;
     f.file = file ? file : "";
@@ -14501,7 +14635,27 @@ PROBE_API nonfinite_listener& nonfinite_listener_ref() noexcept {
 }
 
 PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {
-  __atomic_store_n(&breakpoint_state_ref().nonfinite_fired, 0, __ATOMIC_RELEASE);
+  breakpoint_state& st = breakpoint_state_ref();
+  __atomic_store_n(&st.nonfinite_fired, 0, __ATOMIC_RELEASE);
+  {
+    lock_guard<mutex> g(st.m);
+    st.hits.clear();  // new options, a new run: hit counts start again
+    st.commands_path.clear();  // the commands file is read again (it may have changed)
+  }
+  when_condition* when = nullptr;
+  if (o.break_if[0]) {
+    std::string err;
+    when = new (std::nothrow) when_condition();
+    try {
+      if (when && !parse_when(o.break_if, when, &err)) {
+        when->never = true;
+        log("--probe_break_if='%s': %s; breakpoints will not stop", o.break_if, err.c_str());
+      }
+    } catch (...) {
+      if (when) when->never = true;
+    }
+  }
+  __atomic_store_n(&st.when, when, __ATOMIC_RELEASE);  // the old one stays: a breakpoint may be reading it
   if (o.break_on_nonfinite && o.breakpoint_as != breakpoint_mode::off && n < cap) list[n++] = &nonfinite_listener_ref();
   return n;
 }
@@ -14736,6 +14890,224 @@ PROBE_API prompt_action run_prompt(stop_info& stop, prompt_io& io) noexcept {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_PROMPT_IMPL_HPP
+// ---- probe/effects/breakpoint_when_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_WHEN_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_WHEN_IMPL_HPP
+// breakpoint_when: definitions (see breakpoint_when.hpp).
+#include <string.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+namespace bp_when {
+
+inline bool at(const std::string& t, size_t i, const char* word) noexcept {
+  return t.compare(i, strlen(word), word) == 0;
+}
+inline size_t skip_spaces(const std::string& t, size_t i) noexcept {
+  while (i < t.size() && bp_expr::is_space(t[i])) ++i;
+  return i;
+}
+// Where the operand that starts at i ends: the next "&&" or "||", or the end.
+inline size_t operand_end(const std::string& t, size_t i) noexcept {
+  while (i < t.size() && !at(t, i, "&&") && !at(t, i, "||")) ++i;
+  return i;
+}
+
+}  // namespace bp_when
+
+PROBE_API bool parse_when(const std::string& text, when_condition* out, std::string* err) {
+  using namespace bp_when;
+  out->any.clear();
+  out->never = false;
+  out->text = text;
+  const std::string& t = text;
+  size_t i = skip_spaces(t, 0);
+  if (i == t.size()) return true;
+  out->any.emplace_back();
+  for (;;) {
+    i = skip_spaces(t, i);
+    const size_t name_at = i;
+    while (i < t.size() && ((t[i] >= 'a' && t[i] <= 'z') || t[i] == '_')) ++i;
+    const std::string name = t.substr(name_at, i - name_at);
+    when_term term;
+    if (name == "op") term.subject = when_subject::op;
+    else if (name == "type") term.subject = when_subject::type;
+    else if (name == "step") term.subject = when_subject::step;
+    else if (name == "hit") term.subject = when_subject::hit;
+    else {
+      *err = (name.empty() ? std::string("expected a name") : "unknown name '" + name + "'") + " at " +
+             std::to_string(name_at + 1) + " (op=RE, type=RE, step CMP N, hit CMP N)";
+      return false;
+    }
+    i = skip_spaces(t, i);
+    const size_t op_at = i;
+    struct {
+      const char* text;
+      when_compare c;
+    } const ops[] = {{"==", when_compare::eq}, {"!=", when_compare::ne}, {"<=", when_compare::le},
+                     {">=", when_compare::ge}, {"=", when_compare::eq},  {"<", when_compare::lt},
+                     {">", when_compare::gt}};
+    bool found = false;
+    for (const auto& o : ops)
+      if (at(t, i, o.text)) {
+        term.compare = o.c;
+        i += strlen(o.text);
+        found = true;
+        break;
+      }
+    const bool textual = term.subject == when_subject::op || term.subject == when_subject::type;
+    if (!found || (textual && term.compare != when_compare::eq && term.compare != when_compare::ne)) {
+      *err = "expected " + std::string(textual ? "'=' or '!='" : "'==', '!=', '<', '<=', '>' or '>='") + " after '" +
+             name + "' at " + std::to_string(op_at + 1);
+      return false;
+    }
+    const size_t value_at = skip_spaces(t, i);
+    const size_t end = operand_end(t, value_at);
+    const std::string value = bp_expr::trim(t.substr(value_at, end - value_at));
+    if (textual) {
+      std::string why;
+      if (value.empty() || !term.re.compile(value, &why)) {
+        *err = value.empty() ? "expected a regular expression after '" + name + "' at " + std::to_string(value_at + 1)
+                             : why;
+        return false;
+      }
+    } else {
+      bool present = false;
+      if (!bp_expr::parse_int(value, &term.value, &present) || !present) {
+        *err = "expected a number after '" + t.substr(name_at, value_at - name_at) + "' at " +
+               std::to_string(value_at + 1) + (value.empty() ? std::string() : ", not '" + value + "'");
+        return false;
+      }
+    }
+    out->any.back().push_back(static_cast<when_term&&>(term));
+    i = end;
+    if (i == t.size()) return true;
+    if (at(t, i, "||")) out->any.emplace_back();
+    i += 2;
+  }
+}
+
+PROBE_API bool when_holds(const when_condition& c, const when_facts& f) {
+  if (c.never) return false;
+  if (c.any.empty()) return true;
+  for (const std::vector<when_term>& group : c.any) {
+    bool all = true;
+    for (const when_term& term : group) {
+      bool ok;
+      if (term.subject == when_subject::op || term.subject == when_subject::type) {
+        const char* s = term.subject == when_subject::op ? f.op : f.type;
+        ok = s && term.re.search(s, strlen(s));  // no op: neither '=' nor '!=' holds
+        if (s && term.compare == when_compare::ne) ok = !ok;
+      } else {
+        const int64_t v = term.subject == when_subject::step ? f.step : static_cast<int64_t>(f.hit);
+        switch (term.compare) {
+          case when_compare::eq: ok = v == term.value; break;
+          case when_compare::ne: ok = v != term.value; break;
+          case when_compare::lt: ok = v < term.value; break;
+          case when_compare::le: ok = v <= term.value; break;
+          case when_compare::gt: ok = v > term.value; break;
+          default: ok = v >= term.value; break;
+        }
+      }
+      if (!ok) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command_block>* out, std::string* err) {
+  out->clear();
+  out->emplace_back();  // the lines before any header
+  size_t pos = 0;
+  int number = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = bp_expr::trim(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] != '@') {
+      out->back().lines.push_back(line);
+      continue;
+    }
+    command_block b;
+    b.header = true;
+    std::vector<std::string> words;
+    for (size_t i = 1; i < line.size();) {
+      while (i < line.size() && bp_expr::is_space(line[i])) ++i;
+      const size_t w = i;
+      while (i < line.size() && !bp_expr::is_space(line[i])) ++i;
+      if (i > w) words.push_back(line.substr(w, i - w));
+    }
+    if (words.empty()) {
+      *err = "line " + std::to_string(number) + ": '@' needs FILE:LINE, a name or 'hit N'";
+      return false;
+    }
+    for (size_t k = 0; k < words.size(); ++k) {
+      const std::string& w = words[k];
+      int64_t n = 0;
+      bool present = false;
+      const size_t colon = w.rfind(':');
+      if (w == "hit") {
+        if (k + 1 == words.size() || !bp_expr::parse_int(words[k + 1], &n, &present) || n < 1) {
+          *err = "line " + std::to_string(number) + ": 'hit' needs a count from 1";
+          return false;
+        }
+        b.hit = static_cast<uint64_t>(n);
+        ++k;
+      } else if (colon != std::string::npos && colon > 0 && bp_expr::parse_int(w.substr(colon + 1), &n, &present) &&
+                 present) {
+        if (n < 1 || n > 0x7fffffff) {
+          *err = "line " + std::to_string(number) + ": bad line number in '" + w + "'";
+          return false;
+        }
+        b.file = w.substr(0, colon);
+        b.line = static_cast<int>(n);
+      } else {
+        b.name = w;
+      }
+    }
+    out->push_back(static_cast<command_block&&>(b));
+  }
+  return true;
+}
+
+PROBE_API bool block_matches(const command_block& b, const stop_info& s) {
+  if (!b.header) return true;
+  if (b.hit && b.hit != s.hit) return false;
+  const frame* top = s.frames.empty() ? nullptr : &s.frames[0];
+  if (!b.file.empty()) {
+    if (!top || top->line != b.line || top->file.size() < b.file.size()) return false;
+    const size_t cut = top->file.size() - b.file.size();
+    if (top->file.compare(cut, std::string::npos, b.file) != 0 || (cut > 0 && top->file[cut - 1] != '/'))
+      return false;
+  }
+  if (!b.name.empty()) {
+    bool named = top && top->kind != frame_kind::op && top->file.size() && top->name == b.name;
+    for (const frame& f : s.frames)
+      if (f.kind == frame_kind::op && f.name == b.name) named = true;
+    if (!named) return false;
+  }
+  return true;
+}
+
+PROBE_API std::string commands_for_stop(const std::vector<command_block>& blocks, const stop_info& s) {
+  std::string text;
+  for (const command_block& b : blocks)
+    if (block_matches(b, s))
+      for (const std::string& l : b.lines) text += l + "\n";
+  return text;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_WHEN_IMPL_HPP
 // ---- probe/effects/timing_impl.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -26,15 +27,16 @@ __attribute__((noinline)) void run_basic() {
 void run_twice() {
   int a = 1;
   double b = 2.5;
-  PROBE_BREAKPOINT(probe::var("a", a));
-  PROBE_BREAKPOINT(probe::var("b", b));
+  PROBE_BREAKPOINT(probe::var("a", a));  // twice-a
+  PROBE_BREAKPOINT(probe::var("b", b));  // twice-b
   std::printf("after both\n");
 }
 
-// One breakpoint reached three times, at steps 1, 2, 3.
+// One breakpoint reached three times, at steps 1, 2, 3, inside ops L1.mlp, L2.attn, L3.mlp.
 void run_loop() {
   for (int i = 1; i <= 3; ++i) {
     probe::set_step(i);
+    probe::op layer(i == 2 ? "L2.attn" : "L" + std::to_string(i) + ".mlp", "Block");
     PROBE_BREAKPOINT(probe::var("i", i));  // loop-line
   }
   std::printf("loop done\n");

@@ -28,6 +28,7 @@ def line_of(marker):
 
 BASIC_LINE = line_of("// basic-line")
 LOOP_LINE = line_of("// loop-line")
+TWICE_A, TWICE_B = line_of("// twice-a"), line_of("// twice-b")
 NONFINITE_LINE = line_of("// nonfinite-line")
 SRC = os.path.basename(SOURCE)
 
@@ -99,15 +100,52 @@ check("EOF: continues with a message",
 tmp = tempfile.mkdtemp(prefix="probe_bp_test_")
 try:
     cmds = os.path.join(tmp, "cmds.txt")
+    # Blocks per stop: the lines before any header run at every stop, then each matching block.
     with open(cmds, "w") as f:
-        f.write("p a\nc\np b\np b.dtype\n")
+        f.write("# both stops\ninfo\n@ %s:%d\np a\nc\np never_reached\n@ %s:%d\np b\np b.dtype\n"
+                % (SRC, TWICE_A, SRC, TWICE_B))
     # No --probe_breakpoint: a commands file makes 'auto' mean the prompt, even off a terminal.
     rc, out, err = run("twice", "--probe_breakpoint_commands=" + cmds, b"")
-    first = err.find("(probe) p a\n1\n(probe) c\n")
-    second = err.find("(probe) p b\n2.5\n(probe) p b.dtype\nfloat64\n(probe) probe: end of input on %s at the "
-                      "breakpoint prompt; continuing\n" % cmds)
-    check("commands file: both breakpoints, in order", 0 <= first < second, err)
+    first = err.find("(probe) info\nframe #0 breakpoint at %s:%d in run_twice():\n  a  int32[]  host\n"
+                     "(probe) p a\n1\n(probe) c\n" % (SOURCE, TWICE_A))
+    second = err.find("(probe) info\nframe #0 breakpoint at %s:%d in run_twice():\n  b  float64[]  host\n"
+                      "(probe) p b\n2.5\n(probe) p b.dtype\nfloat64\n(probe) probe: end of input on %s (the commands "
+                      "for this stop) at the breakpoint prompt; continuing\n" % (SOURCE, TWICE_B, cmds))
+    check("commands file: each stop runs its own block, in order", 0 <= first < second, err)
+    check("commands file: a block ends at its 'c'", "never_reached" not in err, err)
     check("commands file: the program goes on", rc == 0 and out == "after both\n", "rc=%d out=%r" % (rc, out))
+
+    # '@ hit N' and '@ NAME' (an enclosing op); the file alone gives op frames ('up' reaches the op).
+    with open(cmds, "w") as f:
+        f.write("p i\n@ hit 2\nup\n@ L3.mlp\nw\n")
+    rc, out, err = run("loop", "--probe_breakpoint_commands=" + cmds, b"")
+    stops = err.split("'help' lists the commands\n")[1:]
+    check("commands file blocks: three stops", len(stops) == 3 and rc == 0 and out == "loop done\n", err)
+    if len(stops) == 3:
+        check("commands file blocks: every stop runs the lines before any header",
+              all("(probe) p i\n%d\n" % k in stops[k - 1] for k in (1, 2, 3)), err)
+        check("commands file blocks: '@ hit 2' at the second stop only, with op frames",
+              "(probe) up\n> #1 op L2.attn (Block) seq 2, step 2\n" in stops[1] and "(probe) up" not in stops[0] + stops[2],
+              err)
+        check("commands file blocks: '@ L3.mlp' inside that op only",
+              "(probe) w\n  #1 op L3.mlp (Block) seq 3, step 3\n> #0 breakpoint" in stops[2] and
+              "(probe) w" not in stops[0] + stops[1], err)
+    check("commands file blocks: the header shows the step and hit",
+          "run_loop() [thread 0, tid" in err and ", step 2, hit 2]; 'help'" in err, err)
+
+    # ---- --probe_break_if: op name regex, step and hit comparisons ----
+    with open(cmds, "w") as f:
+        f.write("p i\n")
+    for cond, want in [(r"op=L\d\.mlp && step>=2", [3]), ("hit==1 || op=attn", [1, 2]), ("step!=2 && type=Bl", [1, 3]),
+                       ("op!=mlp", [2])]:
+        rc, out, err = run("loop", "--probe_breakpoint_commands=%s '--probe_break_if=%s'" % (cmds, cond), b"")
+        got = [int(x) for x in re.findall(r"\(probe\) p i\n(\d+)\n", err)]
+        check("break_if %r stops at %r" % (cond, want), got == want and rc == 0, "got %r\n%s" % (got, err))
+    rc, out, err = run("loop", "--probe_breakpoint_commands=%s '--probe_break_if=step>=x'" % cmds, b"")
+    check("break_if: a bad condition is one message and no stop",
+          err.count("--probe_break_if='step>=x': expected a number after 'step>=' at 7, not 'x'; breakpoints will not stop")
+          == 1 and "(probe)" not in err and rc == 0 and out == "loop done\n", err)
+
     # Every command from a file, with --probe_breakpoint=prompt (op frames recorded).
     npy = os.path.join(tmp, "row.npy")
     with open(cmds, "w") as f:

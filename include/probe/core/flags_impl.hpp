@@ -363,7 +363,9 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   // Replay mode: every mark takes the slow path, where the first one replays and exits.
   if (o.replay[0]) return gate_unparsed;
   unsigned g = 0;
-  const bool frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
+  // Op scopes become frames once breakpoints are asked for: a mode, a commands file or a condition.
+  const bool frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
+                      o.breakpoint_as != breakpoint_mode::off;
   if (o.dump || o.timing || o.break_on_nonfinite || frames) g |= gate_ops;
   if (o.print) g |= gate_print;
   if (o.callback) g |= gate_callback;

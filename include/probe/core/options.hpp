@@ -28,7 +28,9 @@
   X(boolean, callback, true, "run probe::callback functions")                                     \
   X(choice, breakpoint, "auto",                                                                    \
     "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else one line and go on)") \
-  X(string, breakpoint_commands, "", "feed the breakpoint prompt from FILE (scripted sessions)")   \
+  X(string, breakpoint_commands, "",                                                               \
+    "feed the breakpoint prompt from FILE: '@ FILE:LINE', '@ NAME', '@ hit N' blocks per stop (implies the prompt)") \
+  X(string, break_if, "", "stop at a breakpoint only when COND holds: op=RE, type=RE, step>=N, hit==N joined by && and ||") \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
   X(boolean, timing, false, "time scopes and ops")                                                 \
   X(boolean, timing_summary, false, "print a timing summary at exit (implies --probe_timing)")     \

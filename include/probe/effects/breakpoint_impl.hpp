@@ -61,30 +61,61 @@ PROBE_API std::string stop_header(const stop_info& s) { return s.reason + " " + 
 
 PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept { write_all(2, text, n); }
 
-PROBE_API FILE* prompt_input(const options& o, const char** name) noexcept {
+PROBE_API bool commands_file(const options& o, std::string* commands_for_this_stop, const stop_info& s) noexcept {
   breakpoint_state& st = breakpoint_state_ref();
   const char* path = o.breakpoint_commands ? o.breakpoint_commands : "";
-  if (!path[0]) {
-    *name = "stdin";
-    return stdin;
-  }
   lock_guard<mutex> g(st.m);
   try {
     if (st.commands_path != path) {
-      if (st.commands) fclose(st.commands);
-      st.commands = fopen(path, "r");
       st.commands_path = path;
-      st.commands_failed = false;
-      if (!st.commands) {
-        st.commands_failed = true;
-        log("cannot read --probe_breakpoint_commands=%s: %s; breakpoints continue", path, strerror(errno));
+      st.commands.clear();
+      st.commands_failed = true;
+      std::string text, why;
+      const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO is refused, not waited on
+      struct stat sb;
+      if (fd < 0 || fstat(fd, &sb) != 0) {
+        why = strerror(errno);
+      } else if (!S_ISREG(sb.st_mode) || sb.st_size > (1 << 20)) {
+        why = S_ISREG(sb.st_mode) ? "larger than 1 MiB" : "not a regular file";
+      } else {
+        text.resize(static_cast<size_t>(sb.st_size));
+        size_t got = 0;
+        while (got < text.size()) {
+          const ssize_t n = read(fd, &text[got], text.size() - got);
+          if (n <= 0) break;
+          got += static_cast<size_t>(n);
+        }
+        text.resize(got);
       }
+      if (fd >= 0) close(fd);
+      if (why.empty() && !parse_command_blocks(text, &st.commands, &why)) st.commands.clear();
+      if (!why.empty())
+        log("cannot read --probe_breakpoint_commands=%s: %s; breakpoints continue", path, why.c_str());
+      else
+        st.commands_failed = false;
     }
+    if (st.commands_failed) return false;
+    *commands_for_this_stop = commands_for_stop(st.commands, s);
+    return true;
   } catch (...) {
-    return nullptr;
+    return false;
   }
-  *name = st.commands_path.c_str();
-  return st.commands;
+}
+
+PROBE_API bool breakpoint_wanted(uint64_t hit) noexcept {
+  const when_condition* c = __atomic_load_n(&breakpoint_state_ref().when, __ATOMIC_ACQUIRE);
+  if (!c) return true;
+  when_facts f;
+  const op_record* r = current_op();
+  f.op = r ? r->name.c_str() : nullptr;
+  f.type = r ? r->type.c_str() : nullptr;
+  f.step = current_step();
+  f.hit = hit;
+  try {
+    return when_holds(*c, f);
+  } catch (...) {
+    return false;
+  }
 }
 
 PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
@@ -93,15 +124,25 @@ PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
   prompt_action action;
   {
     lock_guard<mutex> g(st.prompt);
-    const char* name = "stdin";
-    FILE* in = prompt_input(o, &name);
-    if (!in) return;
     prompt_io io;
+    io.write = &prompt_write;
+    std::string commands, name;
+    FILE* in = stdin;
+    if (o.breakpoint_commands && o.breakpoint_commands[0]) {
+      if (!commands_file(o, &commands, s)) return;
+      // The stop's own commands, as a stream of their own: one stop never reads another's.
+      in = commands.empty() ? fopen("/dev/null", "r") : fmemopen(&commands[0], commands.size(), "r");
+      if (!in) return;
+      try {
+        name = std::string(o.breakpoint_commands) + " (the commands for this stop)";
+      } catch (...) {
+      }
+      io.source_name = name.c_str();
+    }
     io.in = in;
     io.echo = !isatty(fileno(in));
-    io.write = &prompt_write;
-    io.source_name = name;
     action = run_prompt(s, io);
+    if (in != stdin) fclose(in);
   }
   if (action == prompt_action::quit) {
     log("quit at the breakpoint prompt: ending the program (exit status %d)", breakpoint_quit_status);
@@ -215,8 +256,10 @@ PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
 PROBE_API void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
                                int nvars) noexcept {
   try {
+    const uint64_t hit = breakpoint_count_hit(file, line);
+    if (!breakpoint_wanted(hit)) return;
     stop_info s = breakpoint_stop(file, line, function, vars, nvars);
-    s.hit = breakpoint_count_hit(file, line);
+    s.hit = hit;
     s.reason = std::string("breakpoint at ") + (file ? file : "?") + ":" + std::to_string(line) +
                (function && function[0] ? std::string(" in ") + function + "()" : std::string());
     breakpoint_stop_now(s);
@@ -252,9 +295,11 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
       return;
     }
     if (h.nonfinite() == 0) return;
+    const uint64_t hit = breakpoint_count_hit(file, line);
+    if (!breakpoint_wanted(hit)) return;
     stop_info s;
     set_stop_thread(s);
-    s.hit = breakpoint_count_hit(file, line);
+    s.hit = hit;
     frame f;
     f.kind = frame_kind::nonfinite;
     f.file = file ? file : "";
@@ -277,7 +322,27 @@ PROBE_API nonfinite_listener& nonfinite_listener_ref() noexcept {
 }
 
 PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {
-  __atomic_store_n(&breakpoint_state_ref().nonfinite_fired, 0, __ATOMIC_RELEASE);
+  breakpoint_state& st = breakpoint_state_ref();
+  __atomic_store_n(&st.nonfinite_fired, 0, __ATOMIC_RELEASE);
+  {
+    lock_guard<mutex> g(st.m);
+    st.hits.clear();  // new options, a new run: hit counts start again
+    st.commands_path.clear();  // the commands file is read again (it may have changed)
+  }
+  when_condition* when = nullptr;
+  if (o.break_if[0]) {
+    std::string err;
+    when = new (std::nothrow) when_condition();
+    try {
+      if (when && !parse_when(o.break_if, when, &err)) {
+        when->never = true;
+        log("--probe_break_if='%s': %s; breakpoints will not stop", o.break_if, err.c_str());
+      }
+    } catch (...) {
+      if (when) when->never = true;
+    }
+  }
+  __atomic_store_n(&st.when, when, __ATOMIC_RELEASE);  // the old one stays: a breakpoint may be reading it
   if (o.break_on_nonfinite && o.breakpoint_as != breakpoint_mode::off && n < cap) list[n++] = &nonfinite_listener_ref();
   return n;
 }

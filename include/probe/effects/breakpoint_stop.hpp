@@ -3,13 +3,16 @@
 // listener) every op output. Internal header.
 #pragma once
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -23,6 +26,7 @@
 #include "breakpoint.hpp"
 #include "breakpoint_frames.hpp"
 #include "breakpoint_prompt.hpp"
+#include "breakpoint_when.hpp"
 #include "dump_names.hpp"
 #include "dump_writer.hpp"
 #include "effect_queue.hpp"
@@ -34,8 +38,9 @@ struct breakpoint_state {
   mutex prompt;   // one thread at a time at the prompt
   mutex m;        // guards what follows
   std::string commands_path;
-  FILE* commands = nullptr;  // kept open: each breakpoint reads on from where the last stopped
+  std::vector<command_block> commands;  // the commands file, read once per path
   bool commands_failed = false;
+  const when_condition* when = nullptr;  // --probe_break_if (atomic; never freed, as listener sets)
   std::string temp_dir;      // for dumps when no dump directory was given
   int dumps = 0;
   int reports = 0;           // one-line reports of stops that did not stop (not at a terminal)
@@ -64,8 +69,12 @@ PROBE_API std::string stop_header(const stop_info& s);
 
 PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept;
 
-// The prompt's input: the commands file when one is named (opened once), else stdin.
-PROBE_API FILE* prompt_input(const options& o, const char** name) noexcept;
+// The commands file's blocks (read when its path changes); false when there is none or it
+// cannot be read (said once).
+PROBE_API bool commands_file(const options& o, std::string* commands_for_this_stop, const stop_info& s) noexcept;
+
+// Whether --probe_break_if lets the calling thread's breakpoint at this hit count stop.
+PROBE_API bool breakpoint_wanted(uint64_t hit) noexcept;
 
 PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept;
 
