@@ -128,6 +128,16 @@ class op {
   uint64_t sequence() const noexcept { return 0; }
 };
 
+class op_context {
+ public:
+  bool empty() const noexcept { return true; }
+};
+inline op_context current_op_context() noexcept { return op_context(); }
+class adopt_op_context {
+ public:
+  explicit adopt_op_context(const op_context&) noexcept {}
+};
+
 template <class T>
 struct io_arg {
   const char* slot;
@@ -1209,6 +1219,88 @@ decltype(auto) wrap(const char* name, F&& fn, const A&... a) {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_CORE_OP_HPP
+// ---- probe/core/op_context.hpp ----
+#ifndef PROBE_SINGLE_CORE_OP_CONTEXT_HPP
+#define PROBE_SINGLE_CORE_OP_CONTEXT_HPP
+// Ops begun on worker threads inside an op of the spawning thread. Light header.
+//
+//   probe::op layer("L3", "Block");
+//   const probe::op_context ctx = probe::current_op_context();   // on the spawning thread
+//   #pragma omp parallel
+//   {
+//     probe::adopt_op_context adopt(ctx);                          // on each worker
+//     probe::op tile("L3.tile", "MatMul");                          // parent: L3
+//   }
+//
+// An op's parent is the op open on its own thread; a worker thread has none, so without this
+// its ops would be top-level. Adopting makes the captured op the worker's enclosing op for
+// the adopter's lifetime: ops begun there name it as their parent (manifest "parent"), and a
+// breakpoint there shows its frames. A thread that already has an op open (the OpenMP master
+// thread, which runs a share of the region) keeps its own chain: adopting changes nothing.
+//
+// Fork-join only: capture while the op is open and let every adopter end before the op does
+// (the end of a parallel region, a join). The parent's record is read, not copied; a worker
+// outliving it would read freed memory. The explicit capture is deliberate: a process-wide
+// "current op" would make unrelated threads (a prefetcher, a logger) children of whatever op
+// the main thread happens to be in.
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+struct op_record;
+#if !defined(PROBE_DISABLE)
+PROBE_API op_record* op_current() noexcept;
+// Makes r the calling thread's current op when it has none; true when it did.
+PROBE_API bool op_adopt(op_record* r) noexcept;
+// Undoes op_adopt(r) (the thread's current op goes back to none while it is still r).
+PROBE_API void op_unadopt(op_record* r) noexcept;
+#endif
+}  // namespace detail
+
+// The op open on the calling thread when it was captured (or none).
+class op_context {
+ public:
+  op_context() noexcept = default;
+  bool empty() const noexcept { return r_ == nullptr; }
+
+ private:
+  detail::op_record* r_ = nullptr;
+  friend op_context current_op_context() noexcept;
+  friend class adopt_op_context;
+};
+
+inline op_context current_op_context() noexcept {
+  op_context c;
+#if !defined(PROBE_DISABLE)
+  if (detail::gate_on(detail::gate_ops)) c.r_ = detail::op_current();
+#endif
+  return c;
+}
+
+// For its lifetime, the captured op encloses the ops the calling thread begins.
+class adopt_op_context {
+ public:
+  explicit adopt_op_context(const op_context& c) noexcept {
+#if !defined(PROBE_DISABLE)
+    if (c.r_ && detail::op_adopt(c.r_)) r_ = c.r_;
+#else
+    (void)c;
+#endif
+  }
+  ~adopt_op_context() {
+#if !defined(PROBE_DISABLE)
+    if (r_) detail::op_unadopt(r_);
+#endif
+  }
+  adopt_op_context(const adopt_op_context&) = delete;
+  adopt_op_context& operator=(const adopt_op_context&) = delete;
+
+ private:
+  detail::op_record* r_ = nullptr;
+};
+
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_OP_CONTEXT_HPP
 // ---- probe/core/lifecycle.hpp ----
 #ifndef PROBE_SINGLE_CORE_LIFECYCLE_HPP
 #define PROBE_SINGLE_CORE_LIFECYCLE_HPP
@@ -6286,6 +6378,17 @@ PROBE_API void op_end(op_record* r) noexcept {
 }
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
+
+// probe::adopt_op_context (core/op_context.hpp).
+PROBE_API op_record* op_current() noexcept { return t_current_op; }
+PROBE_API bool op_adopt(op_record* r) noexcept {
+  if (t_current_op) return false;
+  t_current_op = r;
+  return true;
+}
+PROBE_API void op_unadopt(op_record* r) noexcept {
+  if (t_current_op == r) t_current_op = nullptr;
+}
 
 }  // namespace detail
 PROBE_END_NAMESPACE

@@ -13,6 +13,7 @@
 #include "../util/sync.hpp"
 #include "../util/thread_id.hpp"
 #include "op.hpp"
+#include "op_context.hpp"
 #include "options.hpp"
 
 PROBE_BEGIN_NAMESPACE
