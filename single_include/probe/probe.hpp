@@ -916,6 +916,7 @@ enum gate_bits : unsigned {
   gate_callback = 1u << 2,   // probe::callback
   gate_breakpoint = 1u << 3, // PROBE_BREAKPOINT and friends
   gate_timing = 1u << 4,     // PROBE_SCOPE, probe::timer, probe::metric's record
+  gate_scopes = 1u << 5,     // PROBE_SCOPE keeps a per-thread chain (breakpoint frames)
   gate_unparsed = ~0u,
 };
 
@@ -1248,6 +1249,9 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 struct op_record;
 #if !defined(PROBE_DISABLE)
+// The innermost op open on this thread (nullptr outside every op).
+inline thread_local op_record* t_current_op = nullptr;
+
 PROBE_API op_record* op_current() noexcept;
 // Makes r the calling thread's current op when it has none; true when it did.
 PROBE_API bool op_adopt(op_record* r) noexcept;
@@ -2428,6 +2432,13 @@ struct alignas(8) scope_site {
   mutable uint32_t id;  // assigned by the aggregator, off the hot path (0 = not yet)
 };
 
+// An open PROBE_SCOPE on its thread's chain, for breakpoint frames; lives in the scope's guard.
+struct scope_link {
+  const scope_site* site;
+  const scope_link* parent;  // the enclosing open scope on this thread
+  const void* op;            // the op open on this thread when the scope began (nesting order)
+};
+
 // Range annotations for external profilers (NVTX under CUDA, backends/cuda_timing.hpp).
 // Null unless a backend installed them; consulted only while timing is on.
 struct range_hooks {
@@ -2458,6 +2469,22 @@ PROBE_API void timer_record(const char* name, const void** interned, uint64_t be
 // A named timer destroyed while running: reads the clock and records like stop().
 PROBE_API void timer_end(const char* name, const void** interned, uint64_t begin) noexcept;
 
+// The innermost open scope on the calling thread (linked only while gate_scopes is on).
+inline thread_local const scope_link* t_scope = nullptr;
+inline const scope_link* current_scope() noexcept { return t_scope; }
+PROBE_ALWAYS_INLINE void scope_push(scope_link* link, const scope_site* site) noexcept {
+  link->site = site;
+  link->parent = t_scope;
+  link->op = t_current_op;
+  t_scope = link;
+}
+// A guard destroyed out of order (not a block) unlinks only itself.
+PROBE_API void scope_unlink(const scope_link* link) noexcept;
+PROBE_ALWAYS_INLINE void scope_pop(const scope_link* link) noexcept {
+  if (PROBE_LIKELY(t_scope == link)) t_scope = link->parent;
+  else scope_unlink(link);
+}
+
 // A scope's two halves, for PROBE_SCOPE's guard and for C (probe.h): enter returns whether
 // timing took the scope, and its start tick.
 PROBE_ALWAYS_INLINE bool scope_enter(const scope_site* site, uint64_t* begin) noexcept {
@@ -2473,21 +2500,40 @@ PROBE_ALWAYS_INLINE void scope_leave(const scope_site* site, uint64_t begin) noe
   if (PROBE_UNLIKELY(h != nullptr)) h->pop();
 }
 
-// The RAII object behind PROBE_SCOPE.
+// The RAII object behind PROBE_SCOPE. Off, one branch tests both of its effects: timing,
+// and linking itself into the thread's chain of scopes for breakpoint frames.
 class scope_guard {
  public:
   explicit scope_guard(const scope_site* site) noexcept {
-    if (scope_enter(site, &begin_)) site_ = site;
+    if (PROBE_UNLIKELY(gate_on(gate_timing | gate_scopes))) enter(site);
   }
   ~scope_guard() {
-    if (site_ != nullptr) scope_leave(site_, begin_);
+    if (PROBE_UNLIKELY(what_ != 0)) leave();
   }
   scope_guard(const scope_guard&) = delete;
   scope_guard& operator=(const scope_guard&) = delete;
 
  private:
-  const scope_site* site_ = nullptr;
-  uint64_t begin_ = 0;
+  void enter(const scope_site* site) noexcept {
+    const unsigned g = gate_load();
+    if (g & gate_scopes) {
+      scope_push(&link_, site);
+      what_ |= linked;
+    }
+    if ((g & gate_timing) && scope_enter(site, &begin_)) {
+      link_.site = site;
+      what_ |= timed;
+    }
+  }
+  void leave() noexcept {
+    if (what_ & timed) scope_leave(link_.site, begin_);
+    if (what_ & linked) scope_pop(&link_);
+  }
+  enum : unsigned char { timed = 1, linked = 2 };
+  unsigned char what_ = 0;
+  // Written only on the way in (off, a scope stores nothing but what_).
+  scope_link link_;
+  uint64_t begin_;
 };
 #endif  // PROBE_DISABLE
 
@@ -5743,6 +5789,8 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   if (o.callback) g |= gate_callback;
   if (o.breakpoint_as != breakpoint_mode::off) g |= gate_breakpoint;
   if (o.timing) g |= gate_timing;
+  // Scopes become breakpoint frames alongside op frames: only then do they link themselves.
+  if ((g & gate_ops) && (g & gate_breakpoint)) g |= gate_scopes;
   return g;
 }
 
@@ -6196,7 +6244,7 @@ struct op_context {
 };
 PROBE_API op_context& context();
 
-inline thread_local op_record* t_current_op = nullptr;
+// t_current_op: core/op_context.hpp (PROBE_SCOPE reads it inline).
 
 // Called by the wiring whenever options change. `set` must outlive every op.
 PROBE_API void set_op_listeners(const listener_set* set, bool track_edges) noexcept;
@@ -13628,9 +13676,9 @@ PROBE_END_NAMESPACE
 // The frames a breakpoint shows: its own variables first, then each enclosing probe scope
 // with the tensors it recorded, innermost first. Internal header.
 //
-// Frames come from scope records that know their parent on the same thread; today those are
-// op scopes (core/context_impl.hpp). Another kind of scope (a timing scope) becomes a frame
-// by adding a frame_kind and a case to collect_frames() that walks its own chain.
+// Frames come from scope records that know their parent: op scopes (core/context_impl.hpp;
+// a worker's ops may lead to an adopted op of another thread) and PROBE_SCOPE blocks (the
+// thread's chain of scope_link, effects/timing.hpp), interleaved by the op each scope began in.
 #include <stdio.h>
 #include <string.h>
 
@@ -13641,7 +13689,7 @@ PROBE_END_NAMESPACE
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-enum class frame_kind : uint8_t { breakpoint, nonfinite, op };
+enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope };
 
 struct frame_var {
   std::string name;
@@ -13652,7 +13700,7 @@ struct frame {
   frame_kind kind = frame_kind::breakpoint;
   std::string name;      // op name; a breakpoint's function; what a non-finite check without
                          // a source location looked at ("output 'y' of op conv1")
-  std::string type;      // op type
+  std::string type;      // op type; a scope's function
   std::string file;      // source location, when known
   int line = 0;
   uint64_t seq = 0;      // op sequence number
@@ -13687,6 +13735,11 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v);
 // variables are its recorded tensors named by slot; a slot used both as an input and an
 // output is "x" for the input and "x_out" for the output.
 PROBE_API void add_op_frames(stop_info& s, const op_record* op);
+PROBE_API void add_op_frame(stop_info& s, const op_record* r);
+
+// The enclosing op scopes of `op` and the PROBE_SCOPE blocks open on this thread, interleaved
+// as they nest, innermost first. A scope frame has its name, file:line and function.
+PROBE_API void add_enclosing_frames(stop_info& s, const op_record* op, const scope_link* scope);
 
 PROBE_API void set_stop_thread(stop_info& s) noexcept;
 
@@ -14396,7 +14449,7 @@ class nonfinite_listener final : public op_listener {
       f.name = "output '" + printable(t.slot) + "' of op " + printable(r.name);
       add_var(f, t.slot, t.view);
       s.frames.push_back(static_cast<frame&&>(f));
-      add_op_frames(s, &r);
+      add_enclosing_frames(s, &r, current_scope());  // the op's own thread: its scopes are ours
       s.reason = "non-finite values in output '" + printable(t.slot) + "' of op " + printable(r.name) +
                  (r.type.empty() ? std::string() : " (" + printable(r.type) + ")") + " seq " + std::to_string(r.seq) +
                  ", step " + std::to_string(r.step) + ": " + nonfinite_counts(h) +
@@ -14723,7 +14776,7 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
     f.name = function ? function : "";
     add_var(f, name ? name : "", v);
     s.frames.push_back(static_cast<frame&&>(f));
-    add_op_frames(s, current_op());
+    add_enclosing_frames(s, current_op(), current_scope());
     s.reason = std::string("'") + (name ? name : "") + "' holds non-finite values (" + nonfinite_counts(h) +
                ") at " + s.frames[0].file + ":" + std::to_string(line) +
                (function && function[0] ? std::string(" in ") + function + "()" : std::string());
@@ -14784,25 +14837,48 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v) 
   f.vars.push_back(static_cast<frame_var&&>(fv));
 }
 
-PROBE_API void add_op_frames(stop_info& s, const op_record* op) {
-  for (const op_record* r = op; r; r = r->parent) {
-    frame f;
-    f.kind = frame_kind::op;
-    f.name = printable(r->name);  // shown at the prompt: no control characters
-    f.type = printable(r->type);
-    f.seq = r->seq;
-    f.step = r->step;
-    for (const recorded_tensor& t : r->tensors) {
-      std::string name = t.slot;
-      if (t.which == io::out) {
-        bool clash = false;
-        for (const recorded_tensor& u : r->tensors)
-          if (u.which == io::in && u.slot == t.slot) clash = true;
-        if (clash) name += "_out";
-      }
-      add_var(f, name, t.view);
+PROBE_API void add_op_frame(stop_info& s, const op_record* r) {
+  frame f;
+  f.kind = frame_kind::op;
+  f.name = printable(r->name);  // shown at the prompt: no control characters
+  f.type = printable(r->type);
+  f.seq = r->seq;
+  f.step = r->step;
+  for (const recorded_tensor& t : r->tensors) {
+    std::string name = t.slot;
+    if (t.which == io::out) {
+      bool clash = false;
+      for (const recorded_tensor& u : r->tensors)
+        if (u.which == io::in && u.slot == t.slot) clash = true;
+      if (clash) name += "_out";
     }
-    s.frames.push_back(static_cast<frame&&>(f));
+    add_var(f, name, t.view);
+  }
+  s.frames.push_back(static_cast<frame&&>(f));
+}
+
+PROBE_API void add_op_frames(stop_info& s, const op_record* op) {
+  for (const op_record* r = op; r; r = r->parent) add_op_frame(s, r);
+}
+
+PROBE_API void add_enclosing_frames(stop_info& s, const op_record* op, const scope_link* scope) {
+  // A scope is inside op O when it began while O was the innermost op: it comes before O.
+  // Scopes begun outside every op (or in an op no longer on the chain) come after the ops.
+  const op_record* r = op;
+  while (r || scope) {
+    if (scope && (!r || scope->op == r)) {
+      frame f;
+      f.kind = frame_kind::scope;
+      f.name = printable(scope->site->name ? scope->site->name : "");
+      f.file = scope->site->file ? scope->site->file : "";
+      f.line = scope->site->line;
+      f.type = printable(scope->site->function ? scope->site->function : "");
+      s.frames.push_back(static_cast<frame&&>(f));
+      scope = scope->parent;
+    } else {
+      add_op_frame(s, r);
+      r = r->parent;
+    }
   }
 }
 
@@ -14829,7 +14905,7 @@ PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* func
   f.line = line;
   for (int i = 0; i < n; ++i) add_var(f, vars[i].name ? vars[i].name : "", vars[i].view);
   s.frames.push_back(static_cast<frame&&>(f));
-  add_op_frames(s, current_op());
+  add_enclosing_frames(s, current_op(), current_scope());
   return s;
 }
 
@@ -14877,6 +14953,10 @@ PROBE_API std::string frame_title(const frame& f, size_t index) {
         s += "non-finite check at " + f.file + ":" + std::to_string(f.line);
         if (!f.name.empty()) s += " in " + f.name + "()";
       }
+      break;
+    case frame_kind::scope:
+      s += "scope " + f.name + " at " + f.file + ":" + std::to_string(f.line);
+      if (!f.type.empty()) s += " in " + f.type + "()";
       break;
     case frame_kind::op:
       s += "op " + f.name;
@@ -16721,6 +16801,14 @@ PROBE_API bool timing_lookup(const char* name, char kind, uint64_t* count, doubl
   } catch (...) {
     return false;
   }
+}
+
+PROBE_API void scope_unlink(const scope_link* link) noexcept {
+  for (const scope_link* l = t_scope; l; l = l->parent)
+    if (l->parent == link) {
+      const_cast<scope_link*>(l)->parent = link->parent;
+      return;
+    }
 }
 
 }  // namespace detail

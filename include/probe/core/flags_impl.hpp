@@ -371,6 +371,8 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   if (o.callback) g |= gate_callback;
   if (o.breakpoint_as != breakpoint_mode::off) g |= gate_breakpoint;
   if (o.timing) g |= gate_timing;
+  // Scopes become breakpoint frames alongside op frames: only then do they link themselves.
+  if ((g & gate_ops) && (g & gate_breakpoint)) g |= gate_scopes;
   return g;
 }
 

@@ -26,6 +26,9 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 struct op_record;
 #if !defined(PROBE_DISABLE)
+// The innermost op open on this thread (nullptr outside every op).
+inline thread_local op_record* t_current_op = nullptr;
+
 PROBE_API op_record* op_current() noexcept;
 // Makes r the calling thread's current op when it has none; true when it did.
 PROBE_API bool op_adopt(op_record* r) noexcept;

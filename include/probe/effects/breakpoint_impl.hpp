@@ -307,7 +307,7 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
     f.name = function ? function : "";
     add_var(f, name ? name : "", v);
     s.frames.push_back(static_cast<frame&&>(f));
-    add_op_frames(s, current_op());
+    add_enclosing_frames(s, current_op(), current_scope());
     s.reason = std::string("'") + (name ? name : "") + "' holds non-finite values (" + nonfinite_counts(h) +
                ") at " + s.frames[0].file + ":" + std::to_string(line) +
                (function && function[0] ? std::string(" in ") + function + "()" : std::string());

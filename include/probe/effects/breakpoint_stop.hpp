@@ -121,7 +121,7 @@ class nonfinite_listener final : public op_listener {
       f.name = "output '" + printable(t.slot) + "' of op " + printable(r.name);
       add_var(f, t.slot, t.view);
       s.frames.push_back(static_cast<frame&&>(f));
-      add_op_frames(s, &r);
+      add_enclosing_frames(s, &r, current_scope());  // the op's own thread: its scopes are ours
       s.reason = "non-finite values in output '" + printable(t.slot) + "' of op " + printable(r.name) +
                  (r.type.empty() ? std::string() : " (" + printable(r.type) + ")") + " seq " + std::to_string(r.seq) +
                  ", step " + std::to_string(r.step) + ": " + nonfinite_counts(h) +

@@ -197,6 +197,14 @@ PROBE_API bool timing_lookup(const char* name, char kind, uint64_t* count, doubl
   }
 }
 
+PROBE_API void scope_unlink(const scope_link* link) noexcept {
+  for (const scope_link* l = t_scope; l; l = l->parent)
+    if (l->parent == link) {
+      const_cast<scope_link*>(l)->parent = link->parent;
+      return;
+    }
+}
+
 }  // namespace detail
 
 PROBE_API void metric(const char* name, double value) noexcept {
