@@ -824,6 +824,7 @@ PROBE_END_NAMESPACE
     "feed the breakpoint prompt from FILE: '@ FILE:LINE', '@ NAME', '@ hit N' blocks per stop (implies the prompt)") \
   X(string, break_if, "", "stop at a breakpoint only when COND holds: op=RE, type=RE, step>=N, hit==N joined by && and ||") \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
+  X(string, break_on_abs_above, "", "breakpoint on the first op output or print argument with |value| > X") \
   X(boolean, timing, false, "time scopes and ops")                                                 \
   X(boolean, timing_summary, false, "print a timing summary at exit (implies --probe_timing)")     \
   X(string, trace_to, "", "write a Chrome trace (JSON) to FILE (implies --probe_timing)")          \
@@ -5784,7 +5785,7 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   // Op scopes become frames once breakpoints are asked for: a mode, a commands file or a condition.
   const bool frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
                       o.breakpoint_as != breakpoint_mode::off;
-  if (o.dump || o.timing || o.break_on_nonfinite || frames) g |= gate_ops;
+  if (o.dump || o.timing || o.break_on_nonfinite || o.break_on_abs_above[0] || frames) g |= gate_ops;
   if (o.print) g |= gate_print;
   if (o.callback) g |= gate_callback;
   if (o.breakpoint_as != breakpoint_mode::off) g |= gate_breakpoint;
@@ -13044,6 +13045,11 @@ struct print_sink {
 };
 PROBE_API print_sink& print_sink_ref() noexcept;
 
+// A check of every print's arguments on the caller's thread, before they are captured
+// (--probe_break_on_abs_above installs one); null when none.
+using print_check_fn = void (*)(const char* fmt, size_t fmt_len, const format_arg* args, int nargs) noexcept;
+inline print_check_fn g_print_check = nullptr;
+
 PROBE_API void print_apply_options(const options& o) noexcept;
 
 PROBE_API int print_sink_fd(print_sink& s) noexcept;
@@ -13156,6 +13162,7 @@ PROBE_API void effect_run(effect_record* r, std::string& out) noexcept {
 PROBE_API void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
                              int nargs) noexcept {
   if (!fmt) fmt = "", fmt_len = 0;
+  if (const print_check_fn check = __atomic_load_n(&g_print_check, __ATOMIC_ACQUIRE)) check(fmt, fmt_len, args, nargs);
   // One allocation: the record, the erased arguments, the format and the strings' bytes.
   size_t text = fmt_len;
   for (int i = 0; i < nargs; ++i)
@@ -13689,7 +13696,7 @@ PROBE_END_NAMESPACE
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope };
+enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope, value };
 
 struct frame_var {
   std::string name;
@@ -14954,6 +14961,9 @@ PROBE_API std::string frame_title(const frame& f, size_t index) {
         if (!f.name.empty()) s += " in " + f.name + "()";
       }
       break;
+    case frame_kind::value:
+      s += "large value in " + f.name;  // "output 'y' of op conv1 ...", "argument 1 of probe::print(...)"
+      break;
     case frame_kind::scope:
       s += "scope " + f.name + " at " + f.file + ":" + std::to_string(f.line);
       if (!f.type.empty()) s += " in " + f.type + "()";
@@ -15291,6 +15301,171 @@ PROBE_API std::string commands_for_stop(const std::vector<command_block>& blocks
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_WHEN_IMPL_HPP
+// ---- probe/effects/breakpoint_values_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_VALUES_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_VALUES_IMPL_HPP
+// breakpoint_values: definitions (see breakpoint_values.hpp).
+#include <stdlib.h>
+
+// ---- probe/effects/breakpoint_values.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_BREAKPOINT_VALUES_HPP
+#define PROBE_SINGLE_EFFECTS_BREAKPOINT_VALUES_HPP
+// --probe_break_on_abs_above=X: a breakpoint at the first op output, or the first probe::print
+// argument, holding a value whose magnitude exceeds X (an overflow on its way, before it
+// becomes the Inf or NaN that --probe_break_on_nonfinite catches). Internal header.
+#include <string>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct abs_above_state {
+  double limit = 0;  // read after `on` (release/acquire)
+  int on = 0;        // atomic
+  int fired = 0;     // atomic: stops once per set of options
+};
+PROBE_API abs_above_state& abs_above_ref() noexcept;
+
+// "%.9g": 100, 1e+06, 0.001.
+PROBE_API std::string short_number(double x);
+
+// The largest magnitude in h: +inf when it holds an infinity; NaN when it holds no number.
+PROBE_API double largest_magnitude(const health& h) noexcept;
+
+// Checks one tensor; stops (once) when it exceeds the limit. `what` names it for the header,
+// `op` (may be null) gives the enclosing frames' innermost op.
+PROBE_API void abs_above_check(const tensor_view& v, const std::string& var, const std::string& what,
+                                op_record* op) noexcept;
+
+class abs_above_listener final : public op_listener {
+ public:
+  void on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept override;
+};
+PROBE_API abs_above_listener& abs_above_listener_ref() noexcept;
+
+// probe::print's arguments (installed as its check while the flag is on).
+PROBE_API void abs_above_print_check(const char* fmt, size_t fmt_len, const format_arg* args, int nargs) noexcept;
+
+// Wiring: parses the limit (a bad one: one message, the check stays off), re-arms the stop,
+// adds the listener and the print check.
+PROBE_API int abs_above_apply_options(const options& o, op_listener** list, int n, int cap) noexcept;
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_VALUES_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_API abs_above_state& abs_above_ref() noexcept {
+  static abs_above_state* s = new abs_above_state();  // never destroyed: ops may run during exit
+  return *s;
+}
+
+PROBE_API std::string short_number(double x) {
+  char b[40];
+  snprintf(b, sizeof b, "%.9g", x);
+  return b;
+}
+
+PROBE_API double largest_magnitude(const health& h) noexcept {
+  if (h.pos_inf || h.neg_inf) return __builtin_inf();
+  if (h.finite == 0) return __builtin_nan("");
+  const double a = h.min < 0 ? -h.min : h.min, b = h.max < 0 ? -h.max : h.max;
+  return a > b ? a : b;
+}
+
+PROBE_API void abs_above_check(const tensor_view& v, const std::string& var, const std::string& what,
+                                op_record* op) noexcept {
+  abs_above_state& st = abs_above_ref();
+  if (!__atomic_load_n(&st.on, __ATOMIC_ACQUIRE) || __atomic_load_n(&st.fired, __ATOMIC_ACQUIRE)) return;
+  if (v.type == dtype::boolean || !v.valid()) return;
+  try {
+    health h;
+    std::string err;
+    if (!nonfinite_health(v, &h, &err)) {
+      static int said = 0;
+      log_once(&said, "--probe_break_on_abs_above cannot check %s: %s", what.c_str(), err.c_str());
+      return;
+    }
+    const double m = largest_magnitude(h);
+    if (!(m > st.limit) || __atomic_exchange_n(&st.fired, 1, __ATOMIC_ACQ_REL)) return;
+    stop_info s;
+    set_stop_thread(s);
+    if (op) s.step = op->step;
+    frame f;
+    f.kind = frame_kind::value;
+    f.name = what;
+    add_var(f, var, v);
+    s.frames.push_back(static_cast<frame&&>(f));
+    add_enclosing_frames(s, op ? op : current_op(), current_scope());
+    s.reason = "|value| above " + short_number(st.limit) + " in " + what + ": largest magnitude " + short_number(m) +
+               ", min " + short_number(h.min) + ", max " + short_number(h.max) +
+               " (the first such value; later ones are not reported)";
+    breakpoint_stop_now(s);
+  } catch (...) {
+  }
+}
+
+PROBE_API void abs_above_listener::on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept {
+  if (t.which != io::out) return;
+  try {
+    abs_above_check(t.view, t.slot,
+                    "output '" + printable(t.slot) + "' of op " + printable(r.name) +
+                        (r.type.empty() ? std::string() : " (" + printable(r.type) + ")") + " seq " +
+                        std::to_string(r.seq) + ", step " + std::to_string(r.step),
+                    &r);
+  } catch (...) {
+  }
+}
+
+PROBE_API abs_above_listener& abs_above_listener_ref() noexcept {
+  static abs_above_listener* l = new abs_above_listener();
+  return *l;
+}
+
+PROBE_API void abs_above_print_check(const char* fmt, size_t fmt_len, const format_arg* args, int nargs) noexcept {
+  try {
+    for (int i = 0; i < nargs; ++i) {
+      tensor_view v;
+      const format_arg& a = args[i];
+      if (a.kind == arg_kind::tensor) v = a.view;
+      else if (a.kind == arg_kind::float64) v = ::probe::view(a.d);
+      else if (a.kind == arg_kind::float32) v = ::probe::view(a.f);
+      else if (a.kind == arg_kind::signed_int) v = ::probe::view(a.i);
+      else continue;
+      abs_above_check(v, "arg" + std::to_string(i),
+                      "argument " + std::to_string(i) + " of probe::print(\"" +
+                          printable(std::string(fmt ? fmt : "", fmt ? fmt_len : 0)) + "\")",
+                      nullptr);
+    }
+  } catch (...) {
+  }
+}
+
+PROBE_API int abs_above_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {
+  abs_above_state& st = abs_above_ref();
+  __atomic_store_n(&st.on, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&g_print_check, static_cast<print_check_fn>(nullptr), __ATOMIC_RELEASE);
+  __atomic_store_n(&st.fired, 0, __ATOMIC_RELEASE);
+  if (!o.break_on_abs_above[0] || o.breakpoint_as == breakpoint_mode::off) return n;
+  char* end = nullptr;
+  const double x = strtod(o.break_on_abs_above, &end);
+  if (end == o.break_on_abs_above || *end != '\0' || !(x >= 0) || x != x) {
+    log("--probe_break_on_abs_above=%s: expected a number >= 0; the check is off", o.break_on_abs_above);
+    return n;
+  }
+  st.limit = x;
+  __atomic_store_n(&st.on, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&g_print_check, &abs_above_print_check, __ATOMIC_RELEASE);
+  if (n < cap) list[n++] = &abs_above_listener_ref();
+  return n;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_BREAKPOINT_VALUES_IMPL_HPP
 // ---- probe/effects/timing_impl.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP
@@ -18840,6 +19015,7 @@ PROBE_API void apply_options(const options& o) noexcept {
   if (o.dump && n < cap) set->list[n++] = dump;
   // After the dump, so a non-finite output is on disk before its breakpoint stops.
   n = breakpoint_apply_options(o, set->list, n, cap);
+  n = abs_above_apply_options(o, set->list, n, cap);
   set->count = n;
   reset_op_counters();
   set_op_listeners(set, o.dump);

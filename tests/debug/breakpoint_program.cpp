@@ -80,6 +80,24 @@ void run_nonfinite_ops() {
   std::printf("ops done\n");
 }
 
+// Values growing step by step: op 'grow' outputs 5, then 150, then 1e6; then a print of -2e6.
+void run_large() {
+  std::vector<float> y{1, -1};
+  for (int step = 1; step <= 3; ++step) {
+    probe::set_step(step);
+    probe::op op("grow", "Mul");
+    op.input("x", y);
+    const float f = step == 1 ? 5.f : step == 2 ? 150.f : 1e6f;
+    y = {f, -f / 2};
+    op.output("y", y);
+  }
+  std::vector<double> small{1, 2};
+  probe::print("small {} and {}", small, 3.5);
+  probe::print("big {} {}", 1, -2e6);
+  probe::effects_barrier();
+  std::printf("large done\n");
+}
+
 void run_nonfinite_check() {
   std::vector<double> ok{1, 2, 3}, bad{1, std::nan(""), -std::numeric_limits<double>::infinity()};
   probe::breakpoint_if_nonfinite("ok", ok);
@@ -97,6 +115,7 @@ int main(int argc, char** argv) {
   else if (!std::strcmp(s, "twice")) run_twice();
   else if (!std::strcmp(s, "threads")) run_threads();
   else if (!std::strcmp(s, "loop")) run_loop();
+  else if (!std::strcmp(s, "large")) run_large();
   else if (!std::strcmp(s, "nonfinite_ops")) run_nonfinite_ops();
   else if (!std::strcmp(s, "nonfinite_check")) run_nonfinite_check();
   else return 2;

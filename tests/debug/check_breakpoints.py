@@ -273,6 +273,25 @@ check("nonfinite ops: the program goes on", rc == 0 and out == "ops done\n", out
 rc, out, err = run("nonfinite_ops", "--probe_breakpoint=prompt", b"c\n")
 check("nonfinite ops: off without the flag", rc == 0 and "non-finite" not in err, err)
 
+# ---- |value| above a limit: the first op output, once; print arguments too ----
+rc, out, err = run("large", "--probe_break_on_abs_above=100 --probe_breakpoint=prompt", b"w\np y\nc\n")
+check("abs_above: stops once, at the first output above the limit",
+      err.count("'help' lists the commands") == 1 and
+      "probe: |value| above 100 in output 'y' of op grow (Mul) seq 2, step 2: largest magnitude 150, min -75, max 150 "
+      "(the first such value; later ones are not reported) [thread 0, tid" in err and ", step 2]" in err, err)
+check("abs_above: frames", "  #1 op grow (Mul) seq 2, step 2\n> #0 large value in output 'y' of op grow (Mul) seq 2, "
+      "step 2\n" in err and "(probe) p y\n[150. -75.]\n" in err, err)
+check("abs_above: the program goes on", rc == 0 and out == "large done\n", out)
+rc, out, err = run("large", "--probe_break_on_abs_above=1e6 --probe_breakpoint=prompt", b"p arg1\nc\n")
+check("abs_above: a print argument",
+      err.count("'help' lists the commands") == 1 and
+      "probe: |value| above 1000000 in argument 1 of probe::print(\"big {} {}\"): largest magnitude 2000000" in err and
+      "(probe) p arg1\n-2000000.0\n" in err and rc == 0, err)
+rc, out, err = run("large", "--probe_break_on_abs_above=lots --probe_breakpoint=prompt", b"")
+check("abs_above: a bad limit is one message, no stop",
+      err.count("--probe_break_on_abs_above=lots: expected a number >= 0; the check is off") == 1 and
+      "(probe)" not in err and rc == 0, err)
+
 rc, out, err = run("nonfinite_check", "--probe_breakpoint=prompt", b"p bad\nc\n")
 check("breakpoint_if_nonfinite: only the tensor with NaN/Inf",
       err.count("'help' lists the commands") == 1 and

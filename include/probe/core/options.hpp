@@ -32,6 +32,7 @@
     "feed the breakpoint prompt from FILE: '@ FILE:LINE', '@ NAME', '@ hit N' blocks per stop (implies the prompt)") \
   X(string, break_if, "", "stop at a breakpoint only when COND holds: op=RE, type=RE, step>=N, hit==N joined by && and ||") \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
+  X(string, break_on_abs_above, "", "breakpoint on the first op output or print argument with |value| > X") \
   X(boolean, timing, false, "time scopes and ops")                                                 \
   X(boolean, timing_summary, false, "print a timing summary at exit (implies --probe_timing)")     \
   X(string, trace_to, "", "write a Chrome trace (JSON) to FILE (implies --probe_timing)")          \

@@ -22,7 +22,7 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope };
+enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope, value };
 
 struct frame_var {
   std::string name;

@@ -131,6 +131,9 @@ PROBE_API std::string frame_title(const frame& f, size_t index) {
         if (!f.name.empty()) s += " in " + f.name + "()";
       }
       break;
+    case frame_kind::value:
+      s += "large value in " + f.name;  // "output 'y' of op conv1 ...", "argument 1 of probe::print(...)"
+      break;
     case frame_kind::scope:
       s += "scope " + f.name + " at " + f.file + ":" + std::to_string(f.line);
       if (!f.type.empty()) s += " in " + f.type + "()";

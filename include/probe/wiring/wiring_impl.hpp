@@ -15,6 +15,7 @@
 #include "../core/options.hpp"
 #include "../util/fs.hpp"
 #include "../effects/breakpoint_stop.hpp"
+#include "../effects/breakpoint_values.hpp"
 #include "../effects/dump.hpp"
 #include "../effects/print_sink.hpp"
 #include "../effects/replay_run.hpp"
@@ -54,6 +55,7 @@ PROBE_API void apply_options(const options& o) noexcept {
   if (o.dump && n < cap) set->list[n++] = dump;
   // After the dump, so a non-finite output is on disk before its breakpoint stops.
   n = breakpoint_apply_options(o, set->list, n, cap);
+  n = abs_above_apply_options(o, set->list, n, cap);
   set->count = n;
   reset_op_counters();
   set_op_listeners(set, o.dump);
