@@ -35,6 +35,7 @@
   X(string, break_on_abs_above, "", "breakpoint on the first op output or print argument with |value| > X") \
   X(boolean, timing, false, "time scopes and ops")                                                 \
   X(boolean, timing_summary, false, "print a timing summary at exit (implies --probe_timing)")     \
+  X(integer, timing_summary_rows, 30, "rows per table of the timing summary; the rest are one line (0 = all)") \
   X(string, trace_to, "", "write a Chrome trace (JSON) to FILE (implies --probe_timing)")          \
   X(integer, trace_max_events, 50000000, "stop recording trace events after N (0 = no limit)")    \
   X(choice, timing_clock, "auto", "timing clock: auto|tsc|monotonic (auto: invariant TSC when trusted)") \

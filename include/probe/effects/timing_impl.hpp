@@ -243,7 +243,8 @@ PROBE_API void write_timing_summary(FILE* out) noexcept {
     const double wall = ever ? detail::ticks_to_ns(static_cast<double>(detail::clock_now() - s.start_ticks)) : 0;
     if (!ever) fputs("probe timing summary: timing is off (--probe_timing turns it on)\n", out);
     if (ever || !rows.empty() || !metrics.empty())
-      detail::write_summary_table(out, rows, metrics, wall, detail::clock_name(), ever ? detail::clock_frequency() : 0);
+      detail::write_summary_table(out, rows, metrics, wall, detail::clock_name(), ever ? detail::clock_frequency() : 0,
+                                  static_cast<size_t>(options_ref().timing_summary_rows));
   } catch (...) {
   }
 }
