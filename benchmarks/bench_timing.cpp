@@ -148,6 +148,18 @@ int main(int argc, char** argv) {
   bench::print_row("two raw clock reads", hot.second);
   bench::print_ratio("timing on / two clock reads (target <= 1.2)", hot.first, hot.second);
 
+  // With breakpoints on (the default 'auto') and ops recorded, scopes also link themselves
+  // into the thread's chain for breakpoint frames; --probe_breakpoint=off leaves them out.
+  probe::set_flags("--probe_timing --probe_breakpoint=off");
+  auto unlinked = hot_path_pair(bench::quick() ? 5 : 201);
+  bench::print_row("PROBE_SCOPE, timing on, breakpoints off", unlinked.first);
+  bench::print_ratio("timing on, scopes linked / not linked", hot.first, unlinked.first);
+  probe::set_flags("--probe_breakpoint=prompt");
+  auto linked_only = loop_pair(bench::quick() ? 3 : 21, iters * 10);
+  bench::print_row("PROBE_SCOPE, linked only (timing off)", linked_only.first);
+  std::printf("%-48s %+.3f ns\n", "linked only, over the empty loop", linked_only.first.median - linked_only.second.median);
+  probe::set_flags("--probe_timing");
+
   // Sustained: millions of events, drained by the background thread meanwhile. On a busy
   // machine that thread competes with the recording one, so this includes its CPU.
   probe::detail::timing_reset();

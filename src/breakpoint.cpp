@@ -5,3 +5,5 @@
 #include <probe/effects/breakpoint_frames_impl.hpp>
 #include <probe/effects/breakpoint_expr_impl.hpp>
 #include <probe/effects/breakpoint_prompt_impl.hpp>
+#include <probe/effects/breakpoint_when_impl.hpp>
+#include <probe/effects/breakpoint_values_impl.hpp>

@@ -69,6 +69,16 @@ class op {
   uint64_t sequence() const noexcept { return 0; }
 };
 
+class op_context {
+ public:
+  bool empty() const noexcept { return true; }
+};
+inline op_context current_op_context() noexcept { return op_context(); }
+class adopt_op_context {
+ public:
+  explicit adopt_op_context(const op_context&) noexcept {}
+};
+
 template <class T>
 struct io_arg {
   const char* slot;

@@ -21,6 +21,7 @@
 #include "core/tensor_view.hpp"
 #include "core/options.hpp"
 #include "core/op.hpp"
+#include "core/op_context.hpp"
 #include "core/lifecycle.hpp"
 #include "core/format.hpp"
 #include "core/stats.hpp"

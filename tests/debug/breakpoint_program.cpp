@@ -1,12 +1,13 @@
 // Breakpoint scenarios for check_breakpoints.py, which runs them under different modes,
 // inputs (pipes, a commands file, a pty) and gdb.
-//   breakpoint_program SCENARIO     basic twice threads nonfinite_ops nonfinite_check
+//   breakpoint_program SCENARIO     basic twice loop threads nonfinite_ops nonfinite_check
 #include <probe/probe.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -26,9 +27,19 @@ __attribute__((noinline)) void run_basic() {
 void run_twice() {
   int a = 1;
   double b = 2.5;
-  PROBE_BREAKPOINT(probe::var("a", a));
-  PROBE_BREAKPOINT(probe::var("b", b));
+  PROBE_BREAKPOINT(probe::var("a", a));  // twice-a
+  PROBE_BREAKPOINT(probe::var("b", b));  // twice-b
   std::printf("after both\n");
+}
+
+// One breakpoint reached three times, at steps 1, 2, 3, inside ops L1.mlp, L2.attn, L3.mlp.
+void run_loop() {
+  for (int i = 1; i <= 3; ++i) {
+    probe::set_step(i);
+    probe::op layer(i == 2 ? "L2.attn" : "L" + std::to_string(i) + ".mlp", "Block");
+    PROBE_BREAKPOINT(probe::var("i", i));  // loop-line
+  }
+  std::printf("loop done\n");
 }
 
 void run_threads() {
@@ -69,6 +80,24 @@ void run_nonfinite_ops() {
   std::printf("ops done\n");
 }
 
+// Values growing step by step: op 'grow' outputs 5, then 150, then 1e6; then a print of -2e6.
+void run_large() {
+  std::vector<float> y{1, -1};
+  for (int step = 1; step <= 3; ++step) {
+    probe::set_step(step);
+    probe::op op("grow", "Mul");
+    op.input("x", y);
+    const float f = step == 1 ? 5.f : step == 2 ? 150.f : 1e6f;
+    y = {f, -f / 2};
+    op.output("y", y);
+  }
+  std::vector<double> small{1, 2};
+  probe::print("small {} and {}", small, 3.5);
+  probe::print("big {} {}", 1, -2e6);
+  probe::effects_barrier();
+  std::printf("large done\n");
+}
+
 void run_nonfinite_check() {
   std::vector<double> ok{1, 2, 3}, bad{1, std::nan(""), -std::numeric_limits<double>::infinity()};
   probe::breakpoint_if_nonfinite("ok", ok);
@@ -85,6 +114,8 @@ int main(int argc, char** argv) {
   if (!std::strcmp(s, "basic")) run_basic();
   else if (!std::strcmp(s, "twice")) run_twice();
   else if (!std::strcmp(s, "threads")) run_threads();
+  else if (!std::strcmp(s, "loop")) run_loop();
+  else if (!std::strcmp(s, "large")) run_large();
   else if (!std::strcmp(s, "nonfinite_ops")) run_nonfinite_ops();
   else if (!std::strcmp(s, "nonfinite_check")) run_nonfinite_check();
   else return 2;

@@ -27,6 +27,8 @@ def line_of(marker):
 
 
 BASIC_LINE = line_of("// basic-line")
+LOOP_LINE = line_of("// loop-line")
+TWICE_A, TWICE_B = line_of("// twice-a"), line_of("// twice-b")
 NONFINITE_LINE = line_of("// nonfinite-line")
 SRC = os.path.basename(SOURCE)
 
@@ -49,7 +51,8 @@ def check(name, cond, detail=""):
 
 
 def header(rest):
-    return re.compile(r"probe: %s \[thread \d+, tid \d+\]; 'help' lists the commands\n" % re.escape(rest))
+    return re.compile(r"probe: %s \[thread \d+, tid \d+, step \d+, hit \d+\]; 'help' lists the commands\n"
+                      % re.escape(rest))
 
 
 # ---- piped stdin with --probe_breakpoint=prompt: every frame, exact transcript ----
@@ -97,15 +100,52 @@ check("EOF: continues with a message",
 tmp = tempfile.mkdtemp(prefix="probe_bp_test_")
 try:
     cmds = os.path.join(tmp, "cmds.txt")
+    # Blocks per stop: the lines before any header run at every stop, then each matching block.
     with open(cmds, "w") as f:
-        f.write("p a\nc\np b\np b.dtype\n")
+        f.write("# both stops\ninfo\n@ %s:%d\np a\nc\np never_reached\n@ %s:%d\np b\np b.dtype\n"
+                % (SRC, TWICE_A, SRC, TWICE_B))
     # No --probe_breakpoint: a commands file makes 'auto' mean the prompt, even off a terminal.
     rc, out, err = run("twice", "--probe_breakpoint_commands=" + cmds, b"")
-    first = err.find("(probe) p a\n1\n(probe) c\n")
-    second = err.find("(probe) p b\n2.5\n(probe) p b.dtype\nfloat64\n(probe) probe: end of input on %s at the "
-                      "breakpoint prompt; continuing\n" % cmds)
-    check("commands file: both breakpoints, in order", 0 <= first < second, err)
+    first = err.find("(probe) info\nframe #0 breakpoint at %s:%d in run_twice():\n  a  int32[]  host\n"
+                     "(probe) p a\n1\n(probe) c\n" % (SOURCE, TWICE_A))
+    second = err.find("(probe) info\nframe #0 breakpoint at %s:%d in run_twice():\n  b  float64[]  host\n"
+                      "(probe) p b\n2.5\n(probe) p b.dtype\nfloat64\n(probe) probe: end of input on %s (the commands "
+                      "for this stop) at the breakpoint prompt; continuing\n" % (SOURCE, TWICE_B, cmds))
+    check("commands file: each stop runs its own block, in order", 0 <= first < second, err)
+    check("commands file: a block ends at its 'c'", "never_reached" not in err, err)
     check("commands file: the program goes on", rc == 0 and out == "after both\n", "rc=%d out=%r" % (rc, out))
+
+    # '@ hit N' and '@ NAME' (an enclosing op); the file alone gives op frames ('up' reaches the op).
+    with open(cmds, "w") as f:
+        f.write("p i\n@ hit 2\nup\n@ L3.mlp\nw\n")
+    rc, out, err = run("loop", "--probe_breakpoint_commands=" + cmds, b"")
+    stops = err.split("'help' lists the commands\n")[1:]
+    check("commands file blocks: three stops", len(stops) == 3 and rc == 0 and out == "loop done\n", err)
+    if len(stops) == 3:
+        check("commands file blocks: every stop runs the lines before any header",
+              all("(probe) p i\n%d\n" % k in stops[k - 1] for k in (1, 2, 3)), err)
+        check("commands file blocks: '@ hit 2' at the second stop only, with op frames",
+              "(probe) up\n> #1 op L2.attn (Block) seq 2, step 2\n" in stops[1] and "(probe) up" not in stops[0] + stops[2],
+              err)
+        check("commands file blocks: '@ L3.mlp' inside that op only",
+              "(probe) w\n  #1 op L3.mlp (Block) seq 3, step 3\n> #0 breakpoint" in stops[2] and
+              "(probe) w" not in stops[0] + stops[1], err)
+    check("commands file blocks: the header shows the step and hit",
+          "run_loop() [thread 0, tid" in err and ", step 2, hit 2]; 'help'" in err, err)
+
+    # ---- --probe_break_if: op name regex, step and hit comparisons ----
+    with open(cmds, "w") as f:
+        f.write("p i\n")
+    for cond, want in [(r"op=L\d\.mlp && step>=2", [3]), ("hit==1 || op=attn", [1, 2]), ("step!=2 && type=Bl", [1, 3]),
+                       ("op!=mlp", [2])]:
+        rc, out, err = run("loop", "--probe_breakpoint_commands=%s '--probe_break_if=%s'" % (cmds, cond), b"")
+        got = [int(x) for x in re.findall(r"\(probe\) p i\n(\d+)\n", err)]
+        check("break_if %r stops at %r" % (cond, want), got == want and rc == 0, "got %r\n%s" % (got, err))
+    rc, out, err = run("loop", "--probe_breakpoint_commands=%s '--probe_break_if=step>=x'" % cmds, b"")
+    check("break_if: a bad condition is one message and no stop",
+          err.count("--probe_break_if='step>=x': expected a number after 'step>=' at 7, not 'x'; breakpoints will not stop")
+          == 1 and "(probe)" not in err and rc == 0 and out == "loop done\n", err)
+
     # Every command from a file, with --probe_breakpoint=prompt (op frames recorded).
     npy = os.path.join(tmp, "row.npy")
     with open(cmds, "w") as f:
@@ -138,21 +178,32 @@ try:
     check("commands file missing: one message, the program goes on",
           rc == 0 and err.count("cannot read --probe_breakpoint_commands") == 1 and out == "after both\n", err)
 
-    # ---- not a terminal, no flags: the frame's variables as npy in a temp folder ----
-    rc, out, err = run("basic", "", b"", env_extra={"TMPDIR": tmp})
-    m = re.search(r"not at a terminal; wrote (\d+) variables? to (\S+) \(--probe_breakpoint=prompt", err)
-    check("non-tty default: dump message", rc == 0 and m is not None, err)
+    # ---- not a terminal, no flags: one line per stop, no files, the program goes on ----
+    rc, out, err = run("loop", "", b"", env_extra={"TMPDIR": tmp})
+    lines = err.splitlines()
+    check("non-tty default: one line per stop", len(lines) == 3 and all(
+        re.fullmatch(r"probe: breakpoint at %s:%d in run_loop\(\) \[thread \d+, tid \d+, step %d, hit %d\]: "
+                     r"not at a terminal; continuing \(--probe_breakpoint=prompt stops here, "
+                     r"--probe_breakpoint=dump writes its variables\)" % (re.escape(SOURCE), LOOP_LINE, k, k), l)
+        for k, l in zip((1, 2, 3), lines)), err)
+    check("non-tty default: no files", not [n for n in os.listdir(tmp) if n.startswith("probe_")], repr(os.listdir(tmp)))
+    check("non-tty default: the program goes on", rc == 0 and out == "loop done\n", out)
+
+    # ---- --probe_breakpoint=dump without a dump folder: the variables as npy under TMPDIR ----
+    rc, out, err = run("basic", "--probe_breakpoint=dump", b"", env_extra={"TMPDIR": tmp})
+    m = re.search(r"\]: wrote (\d+) variables? to (\S+)\n", err)
+    check("dump mode: message", rc == 0 and m is not None, err)
     if m:
         folder = m.group(2)
-        check("non-tty default: under TMPDIR", folder.startswith(tmp), folder)
+        check("dump mode: under TMPDIR", folder.startswith(tmp), folder)
         y = np.load(os.path.join(folder, "f0.y.npy"))
         step = np.load(os.path.join(folder, "f0.step.npy"))
-        check("non-tty default: y.npy", y.dtype == np.float32 and y.tolist() == [[1, 2, 3], [4, 5, 6]], repr(y))
-        check("non-tty default: step.npy", step.dtype == np.int32 and step.shape == () and int(step) == 7, repr(step))
+        check("dump mode: y.npy", y.dtype == np.float32 and y.tolist() == [[1, 2, 3], [4, 5, 6]], repr(y))
+        check("dump mode: step.npy", step.dtype == np.int32 and step.shape == () and int(step) == 7, repr(step))
         with open(os.path.join(folder, "frames.txt")) as f:
             frames = f.read()
-        check("non-tty default: frames.txt", ("#0 " + where) in frames and "f0.y.npy" in frames, frames)
-        check("non-tty default: the program goes on", out == "after the breakpoint\n", out)
+        check("dump mode: frames.txt", ("#0 " + where) in frames and "f0.y.npy" in frames, frames)
+        check("dump mode: the program goes on", out == "after the breakpoint\n", out)
 
     # ---- with a dump directory, the breakpoint's files go under it, op frames included ----
     dump = os.path.join(tmp, "dump")
@@ -203,7 +254,7 @@ check("off: nothing happens", rc == 0 and err == "" and out == "after the breakp
 
 # ---- two threads: one at a time in the prompt, each session whole, thread ids shown ----
 rc, out, err = run("threads", "--probe_breakpoint=prompt", b"p t\nc\np t\nc\n")
-sessions = re.findall(r"probe: breakpoint at [^\n]* \[thread (\d+), tid (\d+)\]; 'help' lists the commands\n"
+sessions = re.findall(r"probe: breakpoint at [^\n]* \[thread (\d+), tid (\d+), step 0, hit \d\]; 'help' lists the commands\n"
                       r"-> [^\n]*\n\(probe\) p t\n(\d+)\n\(probe\) c\n", err)
 check("threads: two whole sessions", len(sessions) == 2 and sorted(s[2] for s in sessions) == ["100", "101"], err)
 check("threads: different threads", len(sessions) == 2 and sessions[0][1] != sessions[1][1], repr(sessions))
@@ -221,6 +272,25 @@ check("nonfinite ops: frames",
 check("nonfinite ops: the program goes on", rc == 0 and out == "ops done\n", out)
 rc, out, err = run("nonfinite_ops", "--probe_breakpoint=prompt", b"c\n")
 check("nonfinite ops: off without the flag", rc == 0 and "non-finite" not in err, err)
+
+# ---- |value| above a limit: the first op output, once; print arguments too ----
+rc, out, err = run("large", "--probe_break_on_abs_above=100 --probe_breakpoint=prompt", b"w\np y\nc\n")
+check("abs_above: stops once, at the first output above the limit",
+      err.count("'help' lists the commands") == 1 and
+      "probe: |value| above 100 in output 'y' of op grow (Mul) seq 2, step 2: largest magnitude 150, min -75, max 150 "
+      "(the first such value; later ones are not reported) [thread 0, tid" in err and ", step 2]" in err, err)
+check("abs_above: frames", "  #1 op grow (Mul) seq 2, step 2\n> #0 large value in output 'y' of op grow (Mul) seq 2, "
+      "step 2\n" in err and "(probe) p y\n[150. -75.]\n" in err, err)
+check("abs_above: the program goes on", rc == 0 and out == "large done\n", out)
+rc, out, err = run("large", "--probe_break_on_abs_above=1e6 --probe_breakpoint=prompt", b"p arg1\nc\n")
+check("abs_above: a print argument",
+      err.count("'help' lists the commands") == 1 and
+      "probe: |value| above 1000000 in argument 1 of probe::print(\"big {} {}\"): largest magnitude 2000000" in err and
+      "(probe) p arg1\n-2000000.0\n" in err and rc == 0, err)
+rc, out, err = run("large", "--probe_break_on_abs_above=lots --probe_breakpoint=prompt", b"")
+check("abs_above: a bad limit is one message, no stop",
+      err.count("--probe_break_on_abs_above=lots: expected a number >= 0; the check is off") == 1 and
+      "(probe)" not in err and rc == 0, err)
 
 rc, out, err = run("nonfinite_check", "--probe_breakpoint=prompt", b"p bad\nc\n")
 check("breakpoint_if_nonfinite: only the tensor with NaN/Inf",

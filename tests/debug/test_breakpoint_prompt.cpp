@@ -100,7 +100,7 @@ TEST_CASE("prompt: the header, p with every expression form, and continue") {
                                   &action);
   CHECK(action == probe::detail::prompt_action::resume);
   CHECK(out ==
-        "probe: breakpoint at model.cpp:12 in forward() [thread 4, tid 4321]; 'help' lists the commands\n"
+        "probe: breakpoint at model.cpp:12 in forward() [thread 4, tid 4321, step 0]; 'help' lists the commands\n"
         "-> source line 12\n"
         "(probe) p y\n[[1. 2. 3.]\n [4. 5. 6.]]\n"
         "(probe) p y[1]\n[4. 5. 6.]\n"
@@ -141,7 +141,7 @@ TEST_CASE("prompt: frames: where, up, down, info in each frame") {
                                   "where\n"
                                   "cont\n");
   CHECK(out ==
-        "probe: breakpoint at model.cpp:12 in forward() [thread 4, tid 4321]; 'help' lists the commands\n"
+        "probe: breakpoint at model.cpp:12 in forward() [thread 4, tid 4321, step 0]; 'help' lists the commands\n"
         "-> source line 12\n"
         "(probe) w\n"
         "  #2 op block (Block) seq 1, step 0\n"
@@ -188,7 +188,7 @@ TEST_CASE("prompt: frames: where, up, down, info in each frame") {
 TEST_CASE("prompt: list, list again, the end of the file, and op frames without a location") {
   frames_fixture fx;
   std::string expect =
-      "probe: breakpoint at model.cpp:12 in forward() [thread 4, tid 4321]; 'help' lists the commands\n"
+      "probe: breakpoint at model.cpp:12 in forward() [thread 4, tid 4321, step 0]; 'help' lists the commands\n"
       "-> source line 12\n"
       "(probe) l\n";
   for (int i = 7; i <= 17; ++i) expect += (i < 10 ? "   " : "  ") + std::to_string(i) + (i == 12 ? " ->" : "   ") + "\tsource line " + std::to_string(i) + "\n";
@@ -259,7 +259,7 @@ TEST_CASE("prompt: every error is one line and the prompt stays") {
                                   "p step\n"
                                   "c\n");
   CHECK(out ==
-        "probe: breakpoint at model.cpp:12 in forward() [thread 4, tid 4321]; 'help' lists the commands\n"
+        "probe: breakpoint at model.cpp:12 in forward() [thread 4, tid 4321, step 0]; 'help' lists the commands\n"
         "-> source line 12\n"
         "(probe) frobnicate\n*** unknown command 'frobnicate' (help lists the commands)\n"
         "(probe) p\n*** expected an expression: a name, name[i, j], name[a:b], name.shape or name.dtype\n"

@@ -370,3 +370,55 @@ TEST_CASE("timing: hostile names cannot drive the terminal or widen the summary"
   }
   probe::set_flags("");
 }
+
+TEST_CASE("timing: the summary totals ops by type and rows by name pattern, and cuts long tables") {
+  probe::set_flags("--probe_timing --probe_timing_summary_rows=3");
+  probe::detail::timing_reset();
+  for (int layer = 1; layer <= 3; ++layer) {
+    {
+      probe::op op("L" + std::to_string(layer) + ".rope", "Rope");
+      sleep_ms(3);
+    }
+    probe::op op("L" + std::to_string(layer) + ".attn", "Attention");
+  }
+  { probe::op op("head12", "Linear"); }
+  { PROBE_SCOPE("step"); }
+  const std::string s = summary_text();
+  INFO(s);
+  CHECK(probe::detail::name_pattern("L3.rope") == "L*.rope");
+  CHECK(probe::detail::name_pattern("blk12.l07x9") == "blk*.l*x*");
+  // The per-name table: the three rope ops (largest), then one line for the other five rows.
+  const size_t head = s.find("wall%\n");
+  REQUIRE(head != std::string::npos);
+  const size_t more = s.find("  ... 5 more rows: ");
+  REQUIRE(more != std::string::npos);
+  const std::string top = s.substr(head, more - head);
+  CHECK(top.find("L1.rope") != std::string::npos);
+  CHECK(top.find("L3.rope") != std::string::npos);
+  CHECK(top.find("attn") == std::string::npos);
+  // By op type: Rope (3 ops, 3 executions) first; types with one op each are listed too.
+  const size_t types = s.find("  by op type");
+  REQUIRE(types != std::string::npos);
+  char name[32], kind[16];
+  int names = 0, count = 0;
+  const size_t rope = s.find("\n  Rope", types);
+  REQUIRE(rope != std::string::npos);
+  REQUIRE(std::sscanf(s.c_str() + rope + 1, "%31s %15s %d %d", name, kind, &names, &count) == 4);
+  CHECK(std::string(kind) == "op");
+  CHECK(names == 3);
+  CHECK(count == 3);
+  CHECK(s.find("\n  Attention", types) != std::string::npos);
+  // By name pattern: groups of several names only (head12 alone is not one).
+  const size_t patterns = s.find("  by name pattern");
+  REQUIRE(patterns != std::string::npos);
+  CHECK(patterns > types);
+  const size_t rope_p = s.find("\n  L*.rope", patterns);
+  REQUIRE(rope_p != std::string::npos);
+  REQUIRE(std::sscanf(s.c_str() + rope_p + 1, "%31s %15s %d %d", name, kind, &names, &count) == 4);
+  CHECK(names == 3);
+  CHECK(s.find("\n  L*.attn", patterns) != std::string::npos);
+  CHECK(s.find("head*") == std::string::npos);
+  // Sorted by total: rope (3 x 3 ms) before attention.
+  CHECK(rope_p < s.find("\n  L*.attn", patterns));
+  probe::set_flags("");
+}

@@ -14,6 +14,7 @@
 #include "../util/sync.hpp"
 #include "../util/thread_id.hpp"
 #include "op.hpp"
+#include "op_context.hpp"
 #include "options.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -130,7 +131,7 @@ struct op_context {
 };
 PROBE_API op_context& context();
 
-inline thread_local op_record* t_current_op = nullptr;
+// t_current_op: core/op_context.hpp (PROBE_SCOPE reads it inline).
 
 // Called by the wiring whenever options change. `set` must outlive every op.
 PROBE_API void set_op_listeners(const listener_set* set, bool track_edges) noexcept;

@@ -332,5 +332,16 @@ PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
 
 PROBE_API bool op_records_tensors(const op_record* r) noexcept { return r->wants_tensors; }
 
+// probe::adopt_op_context (core/op_context.hpp).
+PROBE_API op_record* op_current() noexcept { return t_current_op; }
+PROBE_API bool op_adopt(op_record* r) noexcept {
+  if (t_current_op) return false;
+  t_current_op = r;
+  return true;
+}
+PROBE_API void op_unadopt(op_record* r) noexcept {
+  if (t_current_op == r) t_current_op = nullptr;
+}
+
 }  // namespace detail
 PROBE_END_NAMESPACE

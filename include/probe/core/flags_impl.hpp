@@ -384,12 +384,16 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   // Replay mode: every mark takes the slow path, where the first one replays and exits.
   if (o.replay[0]) return gate_unparsed;
   unsigned g = 0;
-  const bool frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
-  if (o.dump || o.timing || o.break_on_nonfinite || frames) g |= gate_ops;
+  // Op scopes become frames once breakpoints are asked for: a mode, a commands file or a condition.
+  const bool frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
+                      o.breakpoint_as != breakpoint_mode::off;
+  if (o.dump || o.timing || o.break_on_nonfinite || o.break_on_abs_above[0] || frames) g |= gate_ops;
   if (o.print) g |= gate_print;
   if (o.callback) g |= gate_callback;
   if (o.breakpoint_as != breakpoint_mode::off) g |= gate_breakpoint;
   if (o.timing) g |= gate_timing;
+  // Scopes become breakpoint frames alongside op frames: only then do they link themselves.
+  if ((g & gate_ops) && (g & gate_breakpoint)) g |= gate_scopes;
   return g;
 }
 

@@ -15,6 +15,7 @@ enum gate_bits : unsigned {
   gate_callback = 1u << 2,   // probe::callback
   gate_breakpoint = 1u << 3, // PROBE_BREAKPOINT and friends
   gate_timing = 1u << 4,     // PROBE_SCOPE, probe::timer, probe::metric's record
+  gate_scopes = 1u << 5,     // PROBE_SCOPE keeps a per-thread chain (breakpoint frames)
   gate_unparsed = ~0u,
 };
 

@@ -30,11 +30,15 @@
   X(string, print_to, "", "write debug prints to FILE instead of stderr")                         \
   X(boolean, callback, true, "run probe::callback functions")                                     \
   X(choice, breakpoint, "auto",                                                                    \
-    "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else dump)") \
-  X(string, breakpoint_commands, "", "feed the breakpoint prompt from FILE (scripted sessions)")   \
+    "what a breakpoint does: auto|prompt|trap|dump|abort|off (auto: prompt on a tty, else one line and go on)") \
+  X(string, breakpoint_commands, "",                                                               \
+    "feed the breakpoint prompt from FILE: '@ FILE:LINE', '@ NAME', '@ hit N' blocks per stop (implies the prompt)") \
+  X(string, break_if, "", "stop at a breakpoint only when COND holds: op=RE, type=RE, step>=N, hit==N joined by && and ||") \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
+  X(string, break_on_abs_above, "", "breakpoint on the first op output or print argument with |value| > X") \
   X(boolean, timing, false, "time scopes and ops")                                                 \
   X(boolean, timing_summary, false, "print a timing summary at exit (implies --probe_timing)")     \
+  X(integer, timing_summary_rows, 30, "rows per table of the timing summary; the rest are one line (0 = all)") \
   X(string, trace_to, "", "write a Chrome trace (JSON) to FILE (implies --probe_timing)")          \
   X(integer, trace_max_events, 50000000, "stop recording trace events after N (0 = no limit)")    \
   X(choice, timing_clock, "auto", "timing clock: auto|tsc|monotonic (auto: invariant TSC when trusted)") \

@@ -1,9 +1,9 @@
 // The frames a breakpoint shows: its own variables first, then each enclosing probe scope
 // with the tensors it recorded, innermost first. Internal header.
 //
-// Frames come from scope records that know their parent on the same thread; today those are
-// op scopes (core/context_impl.hpp). Another kind of scope (a timing scope) becomes a frame
-// by adding a frame_kind and a case to collect_frames() that walks its own chain.
+// Frames come from scope records that know their parent: op scopes (core/context_impl.hpp;
+// a worker's ops may lead to an adopted op of another thread) and PROBE_SCOPE blocks (the
+// thread's chain of scope_link, effects/timing.hpp), interleaved by the op each scope began in.
 #pragma once
 #include <stdio.h>
 #include <string.h>
@@ -17,11 +17,12 @@
 #include "../util/text.hpp"
 #include "../util/thread_id.hpp"
 #include "breakpoint.hpp"
+#include "timing.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-enum class frame_kind : uint8_t { breakpoint, nonfinite, op };
+enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope, value };
 
 struct frame_var {
   std::string name;
@@ -32,7 +33,7 @@ struct frame {
   frame_kind kind = frame_kind::breakpoint;
   std::string name;      // op name; a breakpoint's function; what a non-finite check without
                          // a source location looked at ("output 'y' of op conv1")
-  std::string type;      // op type
+  std::string type;      // op type; a scope's function
   std::string file;      // source location, when known
   int line = 0;
   uint64_t seq = 0;      // op sequence number
@@ -56,6 +57,8 @@ struct stop_info {
   std::string reason;    // one line: "breakpoint", "non-finite values in ..."
   uint32_t thread = 0;   // probe's small thread index
   long tid = 0;          // the OS thread id
+  int64_t step = 0;      // probe::current_step() at the stop
+  uint64_t hit = 0;      // how many times this breakpoint's location was reached (0: not counted)
   std::vector<frame> frames;  // [0] is the innermost (the breakpoint itself)
 };
 
@@ -65,8 +68,16 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v);
 // variables are its recorded tensors named by slot; a slot used both as an input and an
 // output is "x" for the input and "x_out" for the output.
 PROBE_API void add_op_frames(stop_info& s, const op_record* op);
+PROBE_API void add_op_frame(stop_info& s, const op_record* r);
+
+// The enclosing op scopes of `op` and the PROBE_SCOPE blocks open on this thread, interleaved
+// as they nest, innermost first. A scope frame has its name, file:line and function.
+PROBE_API void add_enclosing_frames(stop_info& s, const op_record* op, const scope_link* scope);
 
 PROBE_API void set_stop_thread(stop_info& s) noexcept;
+
+// "[thread 0, tid 123, step 4, hit 2]": who stopped, when, how often this location did.
+PROBE_API std::string stop_where(const stop_info& s);
 
 // A breakpoint at a source location with the caller's variables, inside the current ops.
 PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* function, const var_ref* vars, int n);

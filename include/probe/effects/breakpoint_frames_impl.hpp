@@ -14,31 +14,62 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v) 
   f.vars.push_back(static_cast<frame_var&&>(fv));
 }
 
-PROBE_API void add_op_frames(stop_info& s, const op_record* op) {
-  for (const op_record* r = op; r; r = r->parent) {
-    frame f;
-    f.kind = frame_kind::op;
-    f.name = printable(r->name);  // shown at the prompt: no control characters
-    f.type = printable(r->type);
-    f.seq = r->seq;
-    f.step = r->step;
-    for (const recorded_tensor& t : r->tensors) {
-      std::string name = t.slot;
-      if (t.which == io::out) {
-        bool clash = false;
-        for (const recorded_tensor& u : r->tensors)
-          if (u.which == io::in && u.slot == t.slot) clash = true;
-        if (clash) name += "_out";
-      }
-      add_var(f, name, t.view);
+PROBE_API void add_op_frame(stop_info& s, const op_record* r) {
+  frame f;
+  f.kind = frame_kind::op;
+  f.name = printable(r->name);  // shown at the prompt: no control characters
+  f.type = printable(r->type);
+  f.seq = r->seq;
+  f.step = r->step;
+  for (const recorded_tensor& t : r->tensors) {
+    std::string name = t.slot;
+    if (t.which == io::out) {
+      bool clash = false;
+      for (const recorded_tensor& u : r->tensors)
+        if (u.which == io::in && u.slot == t.slot) clash = true;
+      if (clash) name += "_out";
     }
-    s.frames.push_back(static_cast<frame&&>(f));
+    add_var(f, name, t.view);
+  }
+  s.frames.push_back(static_cast<frame&&>(f));
+}
+
+PROBE_API void add_op_frames(stop_info& s, const op_record* op) {
+  for (const op_record* r = op; r; r = r->parent) add_op_frame(s, r);
+}
+
+PROBE_API void add_enclosing_frames(stop_info& s, const op_record* op, const scope_link* scope) {
+  // A scope is inside op O when it began while O was the innermost op: it comes before O.
+  // Scopes begun outside every op (or in an op no longer on the chain) come after the ops.
+  const op_record* r = op;
+  while (r || scope) {
+    if (scope && (!r || scope->op == r)) {
+      frame f;
+      f.kind = frame_kind::scope;
+      f.name = printable(scope->site->name ? scope->site->name : "");
+      f.file = scope->site->file ? scope->site->file : "";
+      f.line = scope->site->line;
+      f.type = printable(scope->site->function ? scope->site->function : "");
+      s.frames.push_back(static_cast<frame&&>(f));
+      scope = scope->parent;
+    } else {
+      add_op_frame(s, r);
+      r = r->parent;
+    }
   }
 }
 
 PROBE_API void set_stop_thread(stop_info& s) noexcept {
   s.thread = thread_index();
   s.tid = os_thread_id();
+  s.step = current_step();
+}
+
+PROBE_API std::string stop_where(const stop_info& s) {
+  std::string t = "[thread " + std::to_string(s.thread) + ", tid " + std::to_string(s.tid) + ", step " +
+                  std::to_string(s.step);
+  if (s.hit) t += ", hit " + std::to_string(s.hit);
+  return t + "]";
 }
 
 PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* function, const var_ref* vars, int n) {
@@ -51,7 +82,7 @@ PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* func
   f.line = line;
   for (int i = 0; i < n; ++i) add_var(f, vars[i].name ? vars[i].name : "", vars[i].view);
   s.frames.push_back(static_cast<frame&&>(f));
-  add_op_frames(s, current_op());
+  add_enclosing_frames(s, current_op(), current_scope());
   return s;
 }
 
@@ -99,6 +130,13 @@ PROBE_API std::string frame_title(const frame& f, size_t index) {
         s += "non-finite check at " + f.file + ":" + std::to_string(f.line);
         if (!f.name.empty()) s += " in " + f.name + "()";
       }
+      break;
+    case frame_kind::value:
+      s += "large value in " + f.name;  // "output 'y' of op conv1 ...", "argument 1 of probe::print(...)"
+      break;
+    case frame_kind::scope:
+      s += "scope " + f.name + " at " + f.file + ":" + std::to_string(f.line);
+      if (!f.type.empty()) s += " in " + f.type + "()";
       break;
     case frame_kind::op:
       s += "op " + f.name;

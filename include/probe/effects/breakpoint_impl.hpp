@@ -13,7 +13,34 @@ PROBE_API breakpoint_state& breakpoint_state_ref() noexcept {
 PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept {
   if (o.breakpoint_as != breakpoint_mode::auto_) return o.breakpoint_as;
   if (o.breakpoint_commands && o.breakpoint_commands[0]) return breakpoint_mode::prompt;
-  return isatty(0) ? breakpoint_mode::prompt : breakpoint_mode::dump;
+  return isatty(0) ? breakpoint_mode::prompt : breakpoint_mode::auto_;
+}
+
+PROBE_API uint64_t breakpoint_count_hit(const char* file, int line) noexcept {
+  breakpoint_state& st = breakpoint_state_ref();
+  try {
+    lock_guard<mutex> g(st.m);
+    return ++st.hits[std::make_pair(std::string(file ? file : ""), line)];
+  } catch (...) {
+    return 0;
+  }
+}
+
+PROBE_API void breakpoint_report(const stop_info& s) noexcept {
+  breakpoint_state& st = breakpoint_state_ref();
+  int n;
+  {
+    lock_guard<mutex> g(st.m);
+    n = ++st.reports;
+  }
+  if (n > k_breakpoint_max_reports) return;
+  try {
+    log("%s %s: not at a terminal; continuing (--probe_breakpoint=prompt stops here, --probe_breakpoint=dump "
+        "writes its variables)%s",
+        s.reason.c_str(), stop_where(s).c_str(),
+        n == k_breakpoint_max_reports ? "; later breakpoints are not reported" : "");
+  } catch (...) {
+  }
 }
 
 PROBE_API bool debugger_attached() noexcept {
@@ -30,36 +57,65 @@ PROBE_API bool debugger_attached() noexcept {
   return tracer != 0;
 }
 
-PROBE_API std::string stop_header(const stop_info& s) {
-  return s.reason + " [thread " + std::to_string(s.thread) + ", tid " + std::to_string(s.tid) + "]";
-}
+PROBE_API std::string stop_header(const stop_info& s) { return s.reason + " " + stop_where(s); }
 
 PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept { write_all(2, text, n); }
 
-PROBE_API FILE* prompt_input(const options& o, const char** name) noexcept {
+PROBE_API bool commands_file(const options& o, std::string* commands_for_this_stop, const stop_info& s) noexcept {
   breakpoint_state& st = breakpoint_state_ref();
   const char* path = o.breakpoint_commands ? o.breakpoint_commands : "";
-  if (!path[0]) {
-    *name = "stdin";
-    return stdin;
-  }
   lock_guard<mutex> g(st.m);
   try {
     if (st.commands_path != path) {
-      if (st.commands) fclose(st.commands);
-      st.commands = fopen(path, "r");
       st.commands_path = path;
-      st.commands_failed = false;
-      if (!st.commands) {
-        st.commands_failed = true;
-        log("cannot read --probe_breakpoint_commands=%s: %s; breakpoints continue", path, strerror(errno));
+      st.commands.clear();
+      st.commands_failed = true;
+      std::string text, why;
+      const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO is refused, not waited on
+      struct stat sb;
+      if (fd < 0 || fstat(fd, &sb) != 0) {
+        why = strerror(errno);
+      } else if (!S_ISREG(sb.st_mode) || sb.st_size > (1 << 20)) {
+        why = S_ISREG(sb.st_mode) ? "larger than 1 MiB" : "not a regular file";
+      } else {
+        text.resize(static_cast<size_t>(sb.st_size));
+        size_t got = 0;
+        while (got < text.size()) {
+          const ssize_t n = read(fd, &text[got], text.size() - got);
+          if (n <= 0) break;
+          got += static_cast<size_t>(n);
+        }
+        text.resize(got);
       }
+      if (fd >= 0) close(fd);
+      if (why.empty() && !parse_command_blocks(text, &st.commands, &why)) st.commands.clear();
+      if (!why.empty())
+        log("cannot read --probe_breakpoint_commands=%s: %s; breakpoints continue", path, why.c_str());
+      else
+        st.commands_failed = false;
     }
+    if (st.commands_failed) return false;
+    *commands_for_this_stop = commands_for_stop(st.commands, s);
+    return true;
   } catch (...) {
-    return nullptr;
+    return false;
   }
-  *name = st.commands_path.c_str();
-  return st.commands;
+}
+
+PROBE_API bool breakpoint_wanted(uint64_t hit) noexcept {
+  const when_condition* c = __atomic_load_n(&breakpoint_state_ref().when, __ATOMIC_ACQUIRE);
+  if (!c) return true;
+  when_facts f;
+  const op_record* r = current_op();
+  f.op = r ? r->name.c_str() : nullptr;
+  f.type = r ? r->type.c_str() : nullptr;
+  f.step = current_step();
+  f.hit = hit;
+  try {
+    return when_holds(*c, f);
+  } catch (...) {
+    return false;
+  }
 }
 
 PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
@@ -68,15 +124,25 @@ PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
   prompt_action action;
   {
     lock_guard<mutex> g(st.prompt);
-    const char* name = "stdin";
-    FILE* in = prompt_input(o, &name);
-    if (!in) return;
     prompt_io io;
+    io.write = &prompt_write;
+    std::string commands, name;
+    FILE* in = stdin;
+    if (o.breakpoint_commands && o.breakpoint_commands[0]) {
+      if (!commands_file(o, &commands, s)) return;
+      // The stop's own commands, as a stream of their own: one stop never reads another's.
+      in = commands.empty() ? fopen("/dev/null", "r") : fmemopen(&commands[0], commands.size(), "r");
+      if (!in) return;
+      try {
+        name = std::string(o.breakpoint_commands) + " (the commands for this stop)";
+      } catch (...) {
+      }
+      io.source_name = name.c_str();
+    }
     io.in = in;
     io.echo = !isatty(fileno(in));
-    io.write = &prompt_write;
-    io.source_name = name;
     action = run_prompt(s, io);
+    if (in != stdin) fclose(in);
   }
   if (action == prompt_action::quit) {
     log("quit at the breakpoint prompt: ending the program (exit status %d)", breakpoint_quit_status);
@@ -85,7 +151,6 @@ PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
 }
 
 PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
-  const bool chosen_for_us = o.breakpoint_as == breakpoint_mode::auto_;
   breakpoint_state& st = breakpoint_state_ref();
   try {
     std::string dir;
@@ -147,9 +212,8 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       }
     }
     write_file_atomic(join_path(dir, "frames.txt"), index.data(), index.size());
-    log("%s: %swrote %d variable%s to %s%s%s", stop_header(s).c_str(), chosen_for_us ? "not at a terminal; " : "",
-        written, written == 1 ? "" : "s", dir.c_str(), failed ? " (some could not be written: see frames.txt)" : "",
-        chosen_for_us ? " (--probe_breakpoint=prompt for a prompt)" : "");
+    log("%s: wrote %d variable%s to %s%s", stop_header(s).c_str(), written, written == 1 ? "" : "s", dir.c_str(),
+        failed ? " (some could not be written: see frames.txt)" : "");
   } catch (...) {
     log("%s: out of memory writing its variables", stop_header(s).c_str());
   }
@@ -163,7 +227,9 @@ PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
     if (dump_writers* w = dump_writers::existing()) w->drain();
   switch (mode) {
     case breakpoint_mode::off:
+      return;
     case breakpoint_mode::auto_:
+      breakpoint_report(s);
       return;
     case breakpoint_mode::prompt:
       breakpoint_prompt(s, o);
@@ -190,7 +256,10 @@ PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
 PROBE_API void breakpoint_hit(const char* file, int line, const char* function, const var_ref* vars,
                                int nvars) noexcept {
   try {
+    const uint64_t hit = breakpoint_count_hit(file, line);
+    if (!breakpoint_wanted(hit)) return;
     stop_info s = breakpoint_stop(file, line, function, vars, nvars);
+    s.hit = hit;
     s.reason = std::string("breakpoint at ") + (file ? file : "?") + ":" + std::to_string(line) +
                (function && function[0] ? std::string(" in ") + function + "()" : std::string());
     breakpoint_stop_now(s);
@@ -226,8 +295,11 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
       return;
     }
     if (h.nonfinite() == 0) return;
+    const uint64_t hit = breakpoint_count_hit(file, line);
+    if (!breakpoint_wanted(hit)) return;
     stop_info s;
     set_stop_thread(s);
+    s.hit = hit;
     frame f;
     f.kind = frame_kind::nonfinite;
     f.file = file ? file : "";
@@ -235,7 +307,7 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
     f.name = function ? function : "";
     add_var(f, name ? name : "", v);
     s.frames.push_back(static_cast<frame&&>(f));
-    add_op_frames(s, current_op());
+    add_enclosing_frames(s, current_op(), current_scope());
     s.reason = std::string("'") + (name ? name : "") + "' holds non-finite values (" + nonfinite_counts(h) +
                ") at " + s.frames[0].file + ":" + std::to_string(line) +
                (function && function[0] ? std::string(" in ") + function + "()" : std::string());
@@ -250,7 +322,27 @@ PROBE_API nonfinite_listener& nonfinite_listener_ref() noexcept {
 }
 
 PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {
-  __atomic_store_n(&breakpoint_state_ref().nonfinite_fired, 0, __ATOMIC_RELEASE);
+  breakpoint_state& st = breakpoint_state_ref();
+  __atomic_store_n(&st.nonfinite_fired, 0, __ATOMIC_RELEASE);
+  {
+    lock_guard<mutex> g(st.m);
+    st.hits.clear();  // new options, a new run: hit counts start again
+    st.commands_path.clear();  // the commands file is read again (it may have changed)
+  }
+  when_condition* when = nullptr;
+  if (o.break_if[0]) {
+    std::string err;
+    when = new (std::nothrow) when_condition();
+    try {
+      if (when && !parse_when(o.break_if, when, &err)) {
+        when->never = true;
+        log("--probe_break_if='%s': %s; breakpoints will not stop", o.break_if, err.c_str());
+      }
+    } catch (...) {
+      if (when) when->never = true;
+    }
+  }
+  __atomic_store_n(&st.when, when, __ATOMIC_RELEASE);  // the old one stays: a breakpoint may be reading it
   if (o.break_on_nonfinite && o.breakpoint_as != breakpoint_mode::off && n < cap) list[n++] = &nonfinite_listener_ref();
   return n;
 }

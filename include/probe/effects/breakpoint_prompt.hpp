@@ -57,8 +57,7 @@ class session {
   session(stop_info& stop, prompt_io& io) : s_(stop), io_(io) {}
 
   prompt_action run() {
-    out_ = "probe: " + s_.reason + " [thread " + std::to_string(s_.thread) + ", tid " + std::to_string(s_.tid) +
-           "]; 'help' lists the commands\n";
+    out_ = "probe: " + s_.reason + " " + stop_where(s_) + "; 'help' lists the commands\n";
     show_current_line();
     flush();
     std::string last;

@@ -3,13 +3,18 @@
 // listener) every op output. Internal header.
 #pragma once
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <map>
+#include <new>
 #include <string>
+#include <utility>
 
 #include "../core/context.hpp"
 #include "../core/options.hpp"
@@ -21,6 +26,7 @@
 #include "breakpoint.hpp"
 #include "breakpoint_frames.hpp"
 #include "breakpoint_prompt.hpp"
+#include "breakpoint_when.hpp"
 #include "dump_names.hpp"
 #include "dump_writer.hpp"
 #include "effect_queue.hpp"
@@ -32,17 +38,29 @@ struct breakpoint_state {
   mutex prompt;   // one thread at a time at the prompt
   mutex m;        // guards what follows
   std::string commands_path;
-  FILE* commands = nullptr;  // kept open: each breakpoint reads on from where the last stopped
+  std::vector<command_block> commands;  // the commands file, read once per path
   bool commands_failed = false;
+  const when_condition* when = nullptr;  // --probe_break_if (atomic; never freed, as listener sets)
   std::string temp_dir;      // for dumps when no dump directory was given
   int dumps = 0;
+  int reports = 0;           // one-line reports of stops that did not stop (not at a terminal)
+  std::map<std::pair<std::string, int>, uint64_t> hits;  // (file, line) -> times reached
   int nonfinite_fired = 0;   // atomic: --probe_break_on_nonfinite stops once
 };
 PROBE_API breakpoint_state& breakpoint_state_ref() noexcept;
 
 constexpr int k_breakpoint_max_dumps = 100;
+constexpr int k_breakpoint_max_reports = 100;
 
+// Counts one more arrival at file:line; returns the count (1 the first time).
+PROBE_API uint64_t breakpoint_count_hit(const char* file, int line) noexcept;
+
+// 'auto' becomes the prompt at a terminal or with a commands file; otherwise it stays 'auto',
+// which reports the stop in one line and goes on (a leftover breakpoint in a batch job).
 PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept;
+
+// 'auto' off a terminal: one line (where, step, hit count, which flag stops or dumps).
+PROBE_API void breakpoint_report(const stop_info& s) noexcept;
 
 // Linux: a debugger (or strace) is attached when /proc/self/status names a tracer.
 PROBE_API bool debugger_attached() noexcept;
@@ -51,8 +69,12 @@ PROBE_API std::string stop_header(const stop_info& s);
 
 PROBE_API void prompt_write(void*, const char* text, size_t n) noexcept;
 
-// The prompt's input: the commands file when one is named (opened once), else stdin.
-PROBE_API FILE* prompt_input(const options& o, const char** name) noexcept;
+// The commands file's blocks (read when its path changes); false when there is none or it
+// cannot be read (said once).
+PROBE_API bool commands_file(const options& o, std::string* commands_for_this_stop, const stop_info& s) noexcept;
+
+// Whether --probe_break_if lets the calling thread's breakpoint at this hit count stop.
+PROBE_API bool breakpoint_wanted(uint64_t hit) noexcept;
 
 PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept;
 
@@ -93,12 +115,13 @@ class nonfinite_listener final : public op_listener {
       if (h.nonfinite() == 0 || __atomic_exchange_n(&st.nonfinite_fired, 1, __ATOMIC_ACQ_REL)) return;
       stop_info s;
       set_stop_thread(s);
+      s.step = r.step;
       frame f;
       f.kind = frame_kind::nonfinite;
       f.name = "output '" + printable(t.slot) + "' of op " + printable(r.name);
       add_var(f, t.slot, t.view);
       s.frames.push_back(static_cast<frame&&>(f));
-      add_op_frames(s, &r);
+      add_enclosing_frames(s, &r, current_scope());  // the op's own thread: its scopes are ours
       s.reason = "non-finite values in output '" + printable(t.slot) + "' of op " + printable(r.name) +
                  (r.type.empty() ? std::string() : " (" + printable(r.type) + ")") + " seq " + std::to_string(r.seq) +
                  ", step " + std::to_string(r.step) + ": " + nonfinite_counts(h) +

@@ -80,6 +80,7 @@ PROBE_API void effect_run(effect_record* r, std::string& out) noexcept {
 PROBE_API void print_submit(bool ordered, const char* fmt, size_t fmt_len, const format_arg* args,
                              int nargs) noexcept {
   if (!fmt) fmt = "", fmt_len = 0;
+  if (const print_check_fn check = __atomic_load_n(&g_print_check, __ATOMIC_ACQUIRE)) check(fmt, fmt_len, args, nargs);
   // One allocation: the record, the erased arguments, the format and the strings' bytes.
   size_t text = fmt_len;
   for (int i = 0; i < nargs; ++i)

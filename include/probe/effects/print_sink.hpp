@@ -31,6 +31,11 @@ struct print_sink {
 };
 PROBE_API print_sink& print_sink_ref() noexcept;
 
+// A check of every print's arguments on the caller's thread, before they are captured
+// (--probe_break_on_abs_above installs one); null when none.
+using print_check_fn = void (*)(const char* fmt, size_t fmt_len, const format_arg* args, int nargs) noexcept;
+inline print_check_fn g_print_check = nullptr;
+
 PROBE_API void print_apply_options(const options& o) noexcept;
 
 PROBE_API int print_sink_fd(print_sink& s) noexcept;

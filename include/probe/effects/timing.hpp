@@ -27,6 +27,7 @@
 
 #include "../core/gate.hpp"
 #include "../core/op.hpp"
+#include "../core/op_context.hpp"
 #include "timing_buffer.hpp"
 #include "timing_clock.hpp"
 
@@ -40,6 +41,13 @@ struct alignas(8) scope_site {
   const char* function;
   int line;
   mutable uint32_t id;  // assigned by the aggregator, off the hot path (0 = not yet)
+};
+
+// An open PROBE_SCOPE on its thread's chain, for breakpoint frames; lives in the scope's guard.
+struct scope_link {
+  const scope_site* site;
+  const scope_link* parent;  // the enclosing open scope on this thread
+  const void* op;            // the op open on this thread when the scope began (nesting order)
 };
 
 // Range annotations for external profilers (NVTX under CUDA, backends/cuda_timing.hpp).
@@ -72,6 +80,22 @@ PROBE_API void timer_record(const char* name, const void** interned, uint64_t be
 // A named timer destroyed while running: reads the clock and records like stop().
 PROBE_API void timer_end(const char* name, const void** interned, uint64_t begin) noexcept;
 
+// The innermost open scope on the calling thread (linked only while gate_scopes is on).
+inline thread_local const scope_link* t_scope = nullptr;
+inline const scope_link* current_scope() noexcept { return t_scope; }
+PROBE_ALWAYS_INLINE void scope_push(scope_link* link, const scope_site* site) noexcept {
+  link->site = site;
+  link->parent = t_scope;
+  link->op = t_current_op;
+  t_scope = link;
+}
+// A guard destroyed out of order (not a block) unlinks only itself.
+PROBE_API void scope_unlink(const scope_link* link) noexcept;
+PROBE_ALWAYS_INLINE void scope_pop(const scope_link* link) noexcept {
+  if (PROBE_LIKELY(t_scope == link)) t_scope = link->parent;
+  else scope_unlink(link);
+}
+
 // A scope's two halves, for PROBE_SCOPE's guard and for C (probe.h): enter returns whether
 // timing took the scope, and its start tick.
 PROBE_ALWAYS_INLINE bool scope_enter(const scope_site* site, uint64_t* begin) noexcept {
@@ -87,21 +111,40 @@ PROBE_ALWAYS_INLINE void scope_leave(const scope_site* site, uint64_t begin) noe
   if (PROBE_UNLIKELY(h != nullptr)) h->pop();
 }
 
-// The RAII object behind PROBE_SCOPE.
+// The RAII object behind PROBE_SCOPE. Off, one branch tests both of its effects: timing,
+// and linking itself into the thread's chain of scopes for breakpoint frames.
 class scope_guard {
  public:
   explicit scope_guard(const scope_site* site) noexcept {
-    if (scope_enter(site, &begin_)) site_ = site;
+    if (PROBE_UNLIKELY(gate_on(gate_timing | gate_scopes))) enter(site);
   }
   ~scope_guard() {
-    if (site_ != nullptr) scope_leave(site_, begin_);
+    if (PROBE_UNLIKELY(what_ != 0)) leave();
   }
   scope_guard(const scope_guard&) = delete;
   scope_guard& operator=(const scope_guard&) = delete;
 
  private:
-  const scope_site* site_ = nullptr;
-  uint64_t begin_ = 0;
+  void enter(const scope_site* site) noexcept {
+    const unsigned g = gate_load();
+    if (g & gate_scopes) {
+      scope_push(&link_, site);
+      what_ |= linked;
+    }
+    if ((g & gate_timing) && scope_enter(site, &begin_)) {
+      link_.site = site;
+      what_ |= timed;
+    }
+  }
+  void leave() noexcept {
+    if (what_ & timed) scope_leave(link_.site, begin_);
+    if (what_ & linked) scope_pop(&link_);
+  }
+  enum : unsigned char { timed = 1, linked = 2 };
+  unsigned char what_ = 0;
+  // Written only on the way in (off, a scope stores nothing but what_).
+  scope_link link_;
+  uint64_t begin_;
 };
 #endif  // PROBE_DISABLE
 

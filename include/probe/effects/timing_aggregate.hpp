@@ -38,7 +38,7 @@ struct alignas(8) interned_name {
 
 // What an op event carries to the aggregator (owned by the event).
 struct alignas(8) op_detail {
-  std::string name;
+  std::string name, type;
   std::string args;  // JSON object members: "seq":1,"step":0,...
 };
 
@@ -74,6 +74,7 @@ class timing_aggregator {
       case event_op: {
         auto* d = const_cast<op_detail*>(static_cast<const op_detail*>(e.what()));
         series_entry& s = series_[series_index('o', d->name)];
+        if (s.type.empty() && !d->type.empty()) s.type = d->type;  // for the totals by op type
         s.stats.add(e.end - e.begin);
         if (tracing()) complete_event(s.op_prefix, e.begin, e.end, b.tid, &d->args);
         delete d;

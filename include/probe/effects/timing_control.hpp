@@ -86,6 +86,7 @@ class op_timer final : public op_listener {
     try {
       d = new op_detail();
       d->name = r.name;
+      d->type = r.type;
       describe(r, d->args);
     } catch (...) {
       delete d;

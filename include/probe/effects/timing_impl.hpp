@@ -198,6 +198,14 @@ PROBE_API bool timing_lookup(const char* name, char kind, uint64_t* count, doubl
   }
 }
 
+PROBE_API void scope_unlink(const scope_link* link) noexcept {
+  for (const scope_link* l = t_scope; l; l = l->parent)
+    if (l->parent == link) {
+      const_cast<scope_link*>(l)->parent = link->parent;
+      return;
+    }
+}
+
 }  // namespace detail
 
 PROBE_API void metric(const char* name, double value) noexcept {
@@ -236,7 +244,8 @@ PROBE_API void write_timing_summary(FILE* out) noexcept {
     const double wall = ever ? detail::ticks_to_ns(static_cast<double>(detail::clock_now() - s.start_ticks)) : 0;
     if (!ever) fputs("probe timing summary: timing is off (--probe_timing turns it on)\n", out);
     if (ever || !rows.empty() || !metrics.empty())
-      detail::write_summary_table(out, rows, metrics, wall, detail::clock_name(), ever ? detail::clock_frequency() : 0);
+      detail::write_summary_table(out, rows, metrics, wall, detail::clock_name(), ever ? detail::clock_frequency() : 0,
+                                  static_cast<size_t>(options_ref().timing_summary_rows));
   } catch (...) {
   }
 }

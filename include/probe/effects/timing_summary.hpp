@@ -1,5 +1,6 @@
 // The timing summary table: one row per name (scopes, timers, ops, GPU ops), sorted by total
-// time, then the user metrics. Internal header.
+// time; then totals by op type and by name pattern (digits collapsed: L3.rope and L7.rope are
+// L*.rope), each table cut to its largest rows; then the user metrics. Internal header.
 #pragma once
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 
 #include <string>
+#include <vector>
 
 #include "../util/ptr_list.hpp"
 #include "../util/float_text.hpp"
@@ -18,6 +20,7 @@ namespace detail {
 struct summary_row {
   std::string name;
   const char* kind = "scope";  // "scope" (scopes and named timers), "op", "gpu op"
+  std::string type;            // op type, when the op gave one
   double ns_per_unit = 1;      // what one unit of the stats is, in nanoseconds
   duration_stats stats;
 };
@@ -82,10 +85,104 @@ inline void pad_to(std::string& line, const std::string& cell, size_t width, boo
   else line += cell + fill;
 }
 
+// "L3.rope" -> "L*.rope": every run of digits becomes one '*'.
+inline std::string name_pattern(const std::string& name) {
+  std::string p;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name[i] >= '0' && name[i] <= '9') {
+      if (p.empty() || p.back() != '*' || !(i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')) p += '*';
+      continue;
+    }
+    p += name[i];
+  }
+  return p;
+}
+
+// A group of rows: all ops of one type, or all rows of one kind whose names share a pattern.
+struct summary_group {
+  std::string name;
+  const char* kind = "op";
+  size_t names = 0;
+  uint64_t count = 0;
+  double total_ns = 0;
+};
+
+// Groups of at least `min_names` rows, largest total first.
+template <class Key>
+std::vector<summary_group> group_rows(ptr_list<summary_row>& rows, Key key, size_t min_names) {
+  std::vector<summary_group> groups;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const summary_row& r = rows[i];
+    const std::string k = key(r);
+    if (k.empty()) continue;
+    summary_group* g = nullptr;
+    for (summary_group& x : groups)
+      if (x.name == k && strcmp(x.kind, r.kind) == 0) g = &x;
+    if (!g) {
+      groups.push_back(summary_group{k, r.kind, 0, 0, 0});
+      g = &groups.back();
+    }
+    ++g->names;
+    g->count += r.stats.count();
+    g->total_ns += static_cast<double>(r.stats.total()) * r.ns_per_unit;
+  }
+  std::vector<summary_group> kept;
+  for (summary_group& g : groups)
+    if (g.names >= min_names) kept.push_back(g);
+  if (kept.size() > 1)
+    qsort(kept.data(), kept.size(), sizeof(summary_group), [](const void* pa, const void* pb) {
+      const summary_group& a = *static_cast<const summary_group*>(pa);
+      const summary_group& b = *static_cast<const summary_group*>(pb);
+      if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns ? -1 : 1;
+      return a.name.compare(b.name);
+    });
+  return kept;
+}
+
+// "  ... 12 more rows: 3.456 ms in total"
+inline std::string more_rows_line(size_t n, double total_ns) {
+  return "  ... " + std::to_string(n) + " more row" + (n == 1 ? "" : "s") + ": " + format_duration(total_ns) +
+         " in total\n";
+}
+
+inline void write_group_table(std::string& text, const char* title, const std::vector<summary_group>& groups,
+                              size_t name_w, size_t max_rows, double wall_ns) {
+  if (groups.empty()) return;
+  const size_t col = 12;
+  std::string line = "  ";
+  pad_to(line, title, name_w, false);
+  line += "  ";
+  pad_to(line, "kind", 6, false);
+  const char* heads[] = {"names", "count", "total", "mean", "wall%"};
+  for (const char* h : heads) pad_to(line, h, col, true);
+  text += line + "\n";
+  double rest = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const summary_group& g = groups[i];
+    if (max_rows && i >= max_rows) {
+      rest += g.total_ns;
+      continue;
+    }
+    line = "  ";
+    pad_to(line, summary_name(g.name), name_w, false);
+    line += "  ";
+    pad_to(line, g.kind, 6, false);
+    pad_to(line, std::to_string(g.names), col, true);
+    pad_to(line, std::to_string(g.count), col, true);
+    pad_to(line, format_duration(g.total_ns), col, true);
+    pad_to(line, format_duration(g.count ? g.total_ns / static_cast<double>(g.count) : 0), col, true);
+    char share[32];
+    snprintf(share, sizeof share, "%.1f%%", wall_ns > 0 ? 100.0 * g.total_ns / wall_ns : 0.0);
+    pad_to(line, share, col, true);
+    text += line + "\n";
+  }
+  if (max_rows && groups.size() > max_rows) text += more_rows_line(groups.size() - max_rows, rest);
+}
+
 // Rows sorted in place (largest total first, then by name); wall_ns is the share-of-wall
-// denominator.
+// denominator. Each table shows its max_rows largest rows (0: all) and a line for the rest.
 inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics,
-                                double wall_ns, const char* clock, double clock_hz) {
+                                double wall_ns, const char* clock, double clock_hz, size_t max_rows = 0) {
   if (rows.size() > 1)
     qsort(rows.data(), rows.size(), sizeof(summary_row*), [](const void* pa, const void* pb) {
       const summary_row& a = **static_cast<summary_row* const*>(pa);
@@ -101,13 +198,33 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
            format_duration(wall_ns).c_str(), clock, clock_hz / 1e9);
   text += head;
 
+  // Totals by op type (when ops gave types and some type has several ops) and by name pattern
+  // (patterns shared by several names).
+  std::vector<summary_group> by_type =
+      group_rows(rows, [](const summary_row& r) { return r.type; }, 1);
+  bool types_group = false;
+  for (const summary_group& g : by_type) types_group = types_group || g.names > 1;
+  if (!types_group) by_type.clear();
+  const std::vector<summary_group> by_pattern = group_rows(
+      rows, [](const summary_row& r) {
+        const std::string p = name_pattern(r.name);
+        return p == r.name ? std::string() : p;
+      },
+      2);
+
   size_t name_w = 4;
   auto widen = [&name_w](const std::string& name) {
     const size_t w = display_width(summary_name(name));
     if (w > name_w) name_w = w;
   };
-  for (size_t i = 0; i < rows.size(); ++i) widen(rows[i].name);
+  const size_t shown = max_rows && rows.size() > max_rows ? max_rows : rows.size();
+  for (size_t i = 0; i < shown; ++i) widen(rows[i].name);
   for (size_t i = 0; i < metrics.size(); ++i) widen(metrics[i].name);
+  const std::vector<summary_group>* tables[] = {&by_type, &by_pattern};
+  for (const std::vector<summary_group>* table : tables)
+    for (size_t i = 0; i < table->size() && (!max_rows || i < max_rows); ++i) widen((*table)[i].name);
+  if (!by_type.empty()) widen("by op type");
+  if (!by_pattern.empty()) widen("by name pattern");
   const size_t col = 12;
 
   if (rows.empty()) {
@@ -120,7 +237,10 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
     const char* heads[] = {"count", "total", "mean", "min", "median", "p95", "max", "wall%"};
     for (const char* h : heads) pad_to(line, h, col, true);
     text += line + "\n";
-    for (size_t i = 0; i < rows.size(); ++i) {
+    double rest = 0;
+    for (size_t i = shown; i < rows.size(); ++i)
+      rest += static_cast<double>(rows[i].stats.total()) * rows[i].ns_per_unit;
+    for (size_t i = 0; i < shown; ++i) {
       summary_row& r = rows[i];
       duration_stats& s = r.stats;
       const double ns_per_tick = r.ns_per_unit;
@@ -142,7 +262,10 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       pad_to(line, share, col, true);
       text += line + "\n";
     }
+    if (shown < rows.size()) text += more_rows_line(rows.size() - shown, rest);
   }
+  write_group_table(text, "by op type", by_type, name_w, max_rows, wall_ns);
+  write_group_table(text, "by name pattern", by_pattern, name_w, max_rows, wall_ns);
   if (!metrics.empty()) {
     std::string line = "  ";
     pad_to(line, "metric", name_w, false);

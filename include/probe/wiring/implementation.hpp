@@ -39,6 +39,8 @@
 #include "../effects/breakpoint_frames_impl.hpp"
 #include "../effects/breakpoint_expr_impl.hpp"
 #include "../effects/breakpoint_prompt_impl.hpp"
+#include "../effects/breakpoint_when_impl.hpp"
+#include "../effects/breakpoint_values_impl.hpp"
 #include "../effects/timing_impl.hpp"
 #include "../effects/timing_aggregate_impl.hpp"
 #include "../effects/timing_buffer_impl.hpp"
