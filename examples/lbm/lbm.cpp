@@ -92,7 +92,8 @@ void initialize(lattice& L) {
 void collide(lattice& L) {
   probe::op op("collide", "BGK");
   op.attr("omega", static_cast<double>(L.omega));
-  op.input("f", probe::view(L.f.data(), {L.shape[0], L.shape[1]}));
+  // Read-modify-write: recorded before (as an input) and after the op (as its output).
+  op.inout("f", probe::view(L.f.data(), {L.shape[0], L.shape[1]}));
   const int extra = slowdown_percent();
   for (size_t i = 0; i < L.cells; ++i) {
     if (L.solid[i]) continue;
@@ -111,14 +112,13 @@ void collide(lattice& L) {
       if (static_cast<int>(i % 100) < extra - 100 * r) equilibrium(rho, mx / rho, my / rho, mz / rho, feq);
     for (int q = 0; q < Q; ++q) L.f[q * L.cells + i] = fi[q] + L.omega * (feq[q] - fi[q]);
   }
-  op.output("f", probe::view(L.f.data(), {L.shape[0], L.shape[1]}));
 }
 
 // Full-way bounce-back at the walls, in place in the array collide writes at the fluid
 // cells: each wall cell reverses its populations; the lid (y = n - 1) adds its momentum.
 void bounce_back(lattice& L, bool planted_bug) {
   probe::op op("bounce_back", "BounceBack");
-  op.input("f", probe::view(L.f.data(), {L.shape[0], L.shape[1]}));
+  op.inout("f", probe::view(L.f.data(), {L.shape[0], L.shape[1]}));
   const int n = L.n;
   for (size_t i : L.wall_cells) {
     float fi[Q];
@@ -131,7 +131,6 @@ void bounce_back(lattice& L, bool planted_bug) {
       L.f[q * L.cells + i] = v;
     }
   }
-  op.output("f", probe::view(L.f.data(), {L.shape[0], L.shape[1]}));
 }
 
 // Pull streaming with periodic wrap: g(x) = f(x - c).
