@@ -129,7 +129,7 @@ TEST_CASE("graph: DOT labels are capped whatever the engine names things") {
   n.seq = 1;
   n.name = std::string(100000, 'a');
   n.type = std::string(50000, 'T');
-  for (int i = 0; i < 2000; ++i) n.outputs.push_back({"y" + std::to_string(i), "float32", "[4]", "", ""});
+  for (int i = 0; i < 2000; ++i) n.outputs.push_back({"y" + std::to_string(i), "float32", "[4]", "", "", {}});
   g.nodes.push_back(n);
   g.link();
   const std::string dot = probe::detail::render_dot(g);
