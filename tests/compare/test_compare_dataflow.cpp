@@ -283,3 +283,22 @@ TEST_CASE("dataflow: with --step, a producer at another step is outside --step, 
   CHECK(text.find("was not dumped") == std::string::npos);
   CHECK(text.find("outside --step (step 0)") != std::string::npos);
 }
+
+TEST_CASE("dataflow: an input partly written by an op and partly fed is a graph input where the op's part matches") {
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  for (fixture_dump* x : {&a, &b}) {
+    x->out(1, "head", "y", {1, 2});
+    // bytes 0..7 written by head, bytes 8..15 loaded by the host: they differ in A
+    x->in(2, "use", "x", {1, 2, 3, x == &a ? 9.f : 4.f}, "head#0/out/y",
+          R"("producers":[{"key":"head#0/out/y","bytes":8,"offset":0}])");
+    x->out(2, "use", "y", {x == &a ? 9.f : 4.f});
+    x->finish();
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(run.graph.roots[0].kind == pa::root_kind::graph_input);
+  CHECK(run.graph.hints.empty());
+  CHECK(flat_text(r).find("the runs were fed different data") != std::string::npos);
+}

@@ -6,6 +6,7 @@
 #include "analysis/compare_text.hpp"
 #include "analysis/nonfinite.hpp"
 
+#include <cstdlib>
 #include <set>
 
 #include "../support/capture.hpp"
@@ -299,4 +300,24 @@ TEST_CASE("compare: rank folders are paired by name") {
   REQUIRE(r.runs[1].graph.roots.size() == 1);
   CHECK(op_of(r.runs[1], r.runs[1].graph.roots[0].node) == "norm");
   CHECK(pa::compare_text(r).find("rank_0001: Root cause: op norm#0") != std::string::npos);
+}
+
+TEST_CASE("compare: kernels that differ by rounding only, at a tolerance too tight: rounding-level, and the atol that passes") {
+  temp_dir d;
+  dump_run<float>(d / "ref", true);
+  dump_run<float>(d / "opt", false);
+  pa::compare_settings s;
+  s.tol = {1e-9, 1e-9};
+  const pa::compare_report r = compare(d / "opt", d / "ref", s);
+  CHECK(r.exit_code() == 1);
+  std::string text = pa::compare_text(r);
+  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
+  const size_t at = text.find("All failures are rounding-level: --atol ");
+  REQUIRE(at != std::string::npos);
+  for (const pa::root_cause& root : r.runs[0].graph.roots) CHECK(root.rounding);
+  // the atol it names passes
+  const double atol = std::strtod(text.c_str() + at + 40, nullptr);
+  CHECK(atol > 0);
+  s.tol.atol = atol;
+  CHECK(pa::compare_paths(d / "opt", d / "ref", s).exit_code() == 0);
 }

@@ -119,6 +119,20 @@ inline bool stale_from(const compared_pair& in, const std::string& producer) {
          (!in.b.stale_producer.empty() && in.b.stale_producer == producer);
 }
 
+// Some bytes of the input were written by no op (the producers' byte counts cover less than
+// the input); unknown (false) when a producer has no byte count (old dumps).
+inline bool partly_unproduced(const compared_pair& in) {
+  uint64_t covered = 0;
+  for (const dump_producer& p : in.producers) {
+    if (!p.bytes) return false;
+    covered += p.bytes;
+  }
+  const pair_side& s = in.a.present ? in.a : in.b;
+  uint64_t bytes = dtype_size(s.type);
+  for (int i = 0; i < s.ndim; ++i) bytes *= static_cast<uint64_t>(s.shape[i]);
+  return bytes > 0 && covered < bytes;
+}
+
 inline std::string op_name_of_key(const std::string& key) {
   const size_t hash = key.find('#');
   return hash == std::string::npos ? key : key.substr(0, hash);
@@ -303,6 +317,15 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       } else if (missing) {
         root_cause r;
         r.kind = root_kind::producer_missing;
+        r.is_input = true;
+        r.node = ni;
+        r.input = pi;
+        if (n.mismatch) spread(ni, true, &r.reaches);
+        g.roots.push_back(std::move(r));
+      } else if (stale.empty() && matched && graph_impl::partly_unproduced(in)) {
+        // the producers wrote only part of it and what they wrote matched: the rest was fed
+        root_cause r;
+        r.kind = root_kind::graph_input;
         r.is_input = true;
         r.node = ni;
         r.input = pi;

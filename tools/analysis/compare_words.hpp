@@ -234,7 +234,7 @@ inline std::string op_root_words(const compared_run& run, const root_cause& r) {
   for (size_t pi : n.inputs) prior_differs = prior_differs || (run.pairs[pi].prior_state() && status_mismatch(run.pairs[pi].status));
   if (prior_differs && fresh > 0)
     out += "; the state it overwrote differs too, but " + std::to_string(fresh) + " failing elements were right before it";
-  return out + ".";
+  return out;
 }
 
 inline std::string rounding_suffix(const compared_run& run, const root_cause& r) {
@@ -255,9 +255,9 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
       const compared_pair& in = run.pairs[r.input];
       out += "input " + ::probe::detail::printable(in.slot) + " of op " + node_name(n) + " (" +
              ::probe::detail::printable(in.key) + ") differs, ";
-      if (r.kind == root_kind::graph_input) out += "and it is a graph input: the runs were fed different data.";
-      else out += "and its producer " + ::probe::detail::printable(in.producer) + " was not dumped.";
-      out += rounding_suffix(run, r);
+      if (r.kind == root_kind::graph_input) out += "and it is a graph input: the runs were fed different data";
+      else out += "and its producer " + ::probe::detail::printable(in.producer) + " was not dumped";
+      out += rounding_suffix(run, r) + ".";
       reach_words(out, g, r.reaches);
       continue;
     }
@@ -266,7 +266,7 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
     for (const root_group& rg : run.findings.root_groups)
       if (rg.op == n.op && rg.roots.size() > 1) group = &rg;
     if (!group) {
-      out += op_root_words(run, r) + rounding_suffix(run, r);
+      out += op_root_words(run, r) + rounding_suffix(run, r) + ".";
       reach_words(out, g, r.reaches);
       continue;
     }
@@ -287,7 +287,7 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
            std::to_string(group->occurrences) + " occurrences";
     if (first_step != last_step) out += " (steps " + std::to_string(first_step) + " to " + std::to_string(last_step) + ")";
     out += ", first at step " + std::to_string(g.nodes[first.node].step) + ": " + op_root_words(run, first) +
-           rounding_suffix(run, first);
+           rounding_suffix(run, first) + ".";
     reach_words(out, g, reach);
   }
   // graph inputs and weights that differ, by name
