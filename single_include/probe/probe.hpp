@@ -854,6 +854,7 @@ struct options {
   bool dump = false;            // any dump flag given
   bool dump_to_stdout = false;  // no directory, or '-'
   breakpoint_mode breakpoint_as = breakpoint_mode::auto_;  // 'auto' resolved at break time
+  bool frames = false;          // --probe_breakpoint given (not off): open ops are frames
 };
 
 #if defined(PROBE_DISABLE)
@@ -5675,6 +5676,8 @@ PROBE_API void derive_intent(flag_state& st) {
                     : strcmp(b, "abort") == 0 ? breakpoint_mode::abort_
                     : strcmp(b, "off") == 0   ? breakpoint_mode::off
                                               : breakpoint_mode::auto_;
+  // A breakpoint asked for by flag shows the open ops as frames, with their tensors.
+  o.frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
 }
 
 PROBE_API unsigned compute_gate(const flag_state& st) {
@@ -5682,7 +5685,7 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   // Replay mode: every mark takes the slow path, where the first one replays and exits.
   if (o.replay[0]) return gate_unparsed;
   unsigned g = 0;
-  const bool frames = given(st, "breakpoint") && o.breakpoint_as != breakpoint_mode::off;
+  const bool frames = o.frames;
   if (o.dump || o.timing || o.break_on_nonfinite || frames) g |= gate_ops;
   if (o.print) g |= gate_print;
   if (o.callback) g |= gate_callback;
@@ -6385,29 +6388,37 @@ PROBE_API void reset_op_counters() noexcept {
 }
 
 // Each thread keeps the record of its last ended op for its next one: an op recorded only for
-// timing allocates nothing once its name fits the record's string.
-struct spare_record {
-  op_record* r = nullptr;
-  bool gone = false;  // the thread is exiting: records are freed, not kept
-  ~spare_record() {
-    delete r;
-    r = nullptr;
-    gone = true;
+// timing allocates nothing once its name fits the record's string. The pointer is plain
+// thread-local data (no TLS wrapper on the op path); an object with a destructor frees it
+// when the thread exits, registered the first time a record is kept.
+inline thread_local op_record* t_spare = nullptr;
+inline thread_local bool t_spare_state = false;  // false: no cleanup registered yet; true: registered
+inline thread_local bool t_spare_gone = false;   // the thread is exiting: records are freed, not kept
+struct spare_cleanup {
+  void touch() noexcept {}
+  ~spare_cleanup() {
+    delete t_spare;
+    t_spare = nullptr;
+    t_spare_gone = true;
   }
 };
-inline thread_local spare_record t_spare;
+inline thread_local spare_cleanup t_spare_cleanup;
 
 inline op_record* take_record() {
-  op_record* r = t_spare.r;
+  op_record* r = t_spare;
   if (!r) return new op_record();
-  t_spare.r = nullptr;
+  t_spare = nullptr;
   return r;
 }
 
 inline void give_back_record(op_record* r) noexcept {
-  if (t_spare.gone || t_spare.r) {
+  if (t_spare_gone || t_spare) {
     delete r;
     return;
+  }
+  if (PROBE_UNLIKELY(!t_spare_state)) {
+    t_spare_state = true;
+    t_spare_cleanup.touch();  // constructs it, and so registers its destructor
   }
   r->tensors.clear();
   r->deferred.clear();
@@ -6419,7 +6430,7 @@ inline void give_back_record(op_record* r) noexcept {
   for (uint64_t& w : r->scratch) w = 0;
   r->wants_tensors = false;
   r->occurrence = 0;
-  t_spare.r = r;
+  t_spare = r;
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
@@ -12745,6 +12756,13 @@ inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const t
       w.key("producer");
       if (rec.producer.empty()) w.null(); else w.value(rec.producer);
     }
+    if (rec.inout) w.member("inout", true);
+    if (rec.implicit) w.member("implicit", true);
+    if (rec.have_hash) {
+      char h[16];
+      hash_hex(rec.hash, h);
+      w.member("hash", std::string(h, 16));
+    }
     w.end_object();
     (rec.is_input ? d.snapshot_inputs : d.snapshot_outputs).push_back(item);
     write_snapshot_json(r, d, "running");
@@ -19060,7 +19078,7 @@ PROBE_API void apply_options(const options& o) noexcept {
   n = breakpoint_apply_options(o, set->list, n, cap);
   set->count = n;
   // Timing alone looks at no tensor (a trace names their shapes).
-  set->tensors = o.dump || o.trace_to[0] != '\0' || n > before_breakpoints;
+  set->tensors = o.dump || o.trace_to[0] != '\0' || o.frames || n > before_breakpoints;
   reset_op_counters();
   set_op_listeners(set, o.dump);
 }

@@ -80,6 +80,10 @@ TEST_CASE("dataflow: op.inout records the buffer before and after, in the manife
   probe::tensor after = probe::npy::read(d / "snapshots/op_000001.relax/out.cells.npy", &err);
   REQUIRE_MESSAGE(!after.empty(), err);
   CHECK(after.data_as<float>()[3] == 40.f);
+  const std::string snap = read_file(d / "snapshots/op_000001.relax/snapshot.json");
+  CHECK(count_containing({snap}, "\"inout\":true") == 1);
+  CHECK(snap.find("\"slot\":\"cells\",\"key\":\"relax#0/out/cells\",\"file\":\"out.cells.npy\"") != std::string::npos);
+  CHECK(snap.find(in.get_string("hash")) != std::string::npos);
   CHECK(check_with_numpy(d.path(), R"({"records": 2})") == 0);
 }
 

@@ -28,29 +28,37 @@ PROBE_API void reset_op_counters() noexcept {
 }
 
 // Each thread keeps the record of its last ended op for its next one: an op recorded only for
-// timing allocates nothing once its name fits the record's string.
-struct spare_record {
-  op_record* r = nullptr;
-  bool gone = false;  // the thread is exiting: records are freed, not kept
-  ~spare_record() {
-    delete r;
-    r = nullptr;
-    gone = true;
+// timing allocates nothing once its name fits the record's string. The pointer is plain
+// thread-local data (no TLS wrapper on the op path); an object with a destructor frees it
+// when the thread exits, registered the first time a record is kept.
+inline thread_local op_record* t_spare = nullptr;
+inline thread_local bool t_spare_state = false;  // false: no cleanup registered yet; true: registered
+inline thread_local bool t_spare_gone = false;   // the thread is exiting: records are freed, not kept
+struct spare_cleanup {
+  void touch() noexcept {}
+  ~spare_cleanup() {
+    delete t_spare;
+    t_spare = nullptr;
+    t_spare_gone = true;
   }
 };
-inline thread_local spare_record t_spare;
+inline thread_local spare_cleanup t_spare_cleanup;
 
 inline op_record* take_record() {
-  op_record* r = t_spare.r;
+  op_record* r = t_spare;
   if (!r) return new op_record();
-  t_spare.r = nullptr;
+  t_spare = nullptr;
   return r;
 }
 
 inline void give_back_record(op_record* r) noexcept {
-  if (t_spare.gone || t_spare.r) {
+  if (t_spare_gone || t_spare) {
     delete r;
     return;
+  }
+  if (PROBE_UNLIKELY(!t_spare_state)) {
+    t_spare_state = true;
+    t_spare_cleanup.touch();  // constructs it, and so registers its destructor
   }
   r->tensors.clear();
   r->deferred.clear();
@@ -62,7 +70,7 @@ inline void give_back_record(op_record* r) noexcept {
   for (uint64_t& w : r->scratch) w = 0;
   r->wants_tensors = false;
   r->occurrence = 0;
-  t_spare.r = r;
+  t_spare = r;
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.

@@ -57,7 +57,7 @@ PROBE_API void apply_options(const options& o) noexcept {
   n = breakpoint_apply_options(o, set->list, n, cap);
   set->count = n;
   // Timing alone looks at no tensor (a trace names their shapes).
-  set->tensors = o.dump || o.trace_to[0] != '\0' || n > before_breakpoints;
+  set->tensors = o.dump || o.trace_to[0] != '\0' || o.frames || n > before_breakpoints;
   reset_op_counters();
   set_op_listeners(set, o.dump);
 }
