@@ -6012,6 +6012,16 @@ class producer_map {
     return out;
   }
 
+  // The bytes output `key` wrote over v's range are `hash` (as of the op's end): updates the
+  // range when it is still that output's, whole.
+  void rehash(const tensor_view& v, const std::string& key, uint64_t hash) {
+    uintptr_t lo, hi;
+    if (!byte_range(v, &lo, &hi)) return;
+    const size_t i = first_not_before(device_key(v), lo);
+    if (i < ranges_.size() && ranges_[i].lo == lo && ranges_[i].hi == hi && ranges_[i].hashed && ranges_[i].key == key)
+      ranges_[i].hash = hash;
+  }
+
   bool empty() const noexcept { return ranges_.empty(); }
   void clear() { ranges_.clear(); }
 
@@ -6592,6 +6602,23 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
   }
 }
 
+// Outputs given with output() before the kernel wrote them: the edge checks compare later
+// readers with what the op left, so each hashed output is hashed again as the op ends.
+inline void rehash_outputs(op_record& r) noexcept {
+  op_context& c = context();
+  if (!__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) return;
+  try {
+    for (const recorded_tensor& t : r.tensors) {
+      if (t.which != io::out || !t.have_hash) continue;
+      const uint64_t now = content_hash::of(t.view.data, t.view.nbytes());
+      if (now == t.hash) continue;
+      lock_guard<mutex> g(c.m);
+      c.producers.rehash(t.view, r.key(io::out, t.slot.c_str()), now);
+    }
+  } catch (...) {
+  }
+}
+
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
   emit_tensor(r, which, slot, v);
 }
@@ -6678,6 +6705,7 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
+  if (r->wants_tensors) rehash_outputs(*r);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
   give_back_record(r);

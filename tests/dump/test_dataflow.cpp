@@ -209,6 +209,16 @@ TEST_CASE("dataflow: a buffer changed outside any op since its producer wrote it
       probe::op op("use_b", "Use");
       op.input("b", b);
     }
+    std::vector<float> c(8, 0.f);
+    {
+      probe::op op("early", "Early");
+      op.output("c", c);  // before the kernel
+      c[2] = 5.f;
+    }
+    {
+      probe::op op("late", "Late");
+      op.input("c", c);
+    }
   }
   const manifest m(d.path());
   const auto& use = m.at("use#0/in/a");
@@ -216,6 +226,10 @@ TEST_CASE("dataflow: a buffer changed outside any op since its producer wrote it
   CHECK(use.find("producers") == nullptr);
   CHECK(use.get("stale").get_string("producer") == "fill#0/out/a");
   CHECK(use.get("stale").get_string("last_op_before") == "other");
+  // An output given before its kernel ran is checked against what the op left.
+  const auto& early = m.at("late#0/in/c");
+  CHECK(early.get_string("producer") == "early#0/out/c");
+  CHECK(early.find("stale") == nullptr);
   const auto& ok = m.at("use_b#0/in/b");
   CHECK(ok.get_string("producer") == "other#0/out/b");
   CHECK(ok.find("stale") == nullptr);

@@ -232,6 +232,23 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
   }
 }
 
+// Outputs given with output() before the kernel wrote them: the edge checks compare later
+// readers with what the op left, so each hashed output is hashed again as the op ends.
+inline void rehash_outputs(op_record& r) noexcept {
+  op_context& c = context();
+  if (!__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) return;
+  try {
+    for (const recorded_tensor& t : r.tensors) {
+      if (t.which != io::out || !t.have_hash) continue;
+      const uint64_t now = content_hash::of(t.view.data, t.view.nbytes());
+      if (now == t.hash) continue;
+      lock_guard<mutex> g(c.m);
+      c.producers.rehash(t.view, r.key(io::out, t.slot.c_str()), now);
+    }
+  } catch (...) {
+  }
+}
+
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
   emit_tensor(r, which, slot, v);
 }
@@ -318,6 +335,7 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
+  if (r->wants_tensors) rehash_outputs(*r);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
   give_back_record(r);

@@ -80,6 +80,16 @@ class producer_map {
     return out;
   }
 
+  // The bytes output `key` wrote over v's range are `hash` (as of the op's end): updates the
+  // range when it is still that output's, whole.
+  void rehash(const tensor_view& v, const std::string& key, uint64_t hash) {
+    uintptr_t lo, hi;
+    if (!byte_range(v, &lo, &hi)) return;
+    const size_t i = first_not_before(device_key(v), lo);
+    if (i < ranges_.size() && ranges_[i].lo == lo && ranges_[i].hi == hi && ranges_[i].hashed && ranges_[i].key == key)
+      ranges_[i].hash = hash;
+  }
+
   bool empty() const noexcept { return ranges_.empty(); }
   void clear() { ranges_.clear(); }
 
