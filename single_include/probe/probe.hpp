@@ -5957,6 +5957,7 @@ class producer_map {
     bool whole = false;        // the writer's whole range lies inside the reader's
     bool hashed = false;       // `hash` is what the writer left in [lo, hi) (whole ranges only)
     uint64_t hash = 0;
+    bool read = false;         // an op has read some of these bytes since they were written
   };
 
   // v's bytes were written by output `key` of op `seq`; `hash` (when `hashed`) is the content
@@ -5974,12 +5975,12 @@ class producer_map {
     while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
       const entry& e = ranges_[end];
       // A trimmed piece's hash no longer describes it: it is not checked any more.
-      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step});
-      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step});
+      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step, e.read});
+      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step, e.read});
       ++end;
     }
     ranges_.erase(ranges_.begin() + static_cast<ptrdiff_t>(i), ranges_.begin() + static_cast<ptrdiff_t>(end));
-    entry fresh{dev, lo, hi, key, seq, hashed, hash, step};
+    entry fresh{dev, lo, hi, key, seq, hashed, hash, step, false};
     if (!keep.empty() && keep[0].lo < lo) {
       ranges_.insert(ranges_.begin() + static_cast<ptrdiff_t>(i++), keep[0]);
       keep.erase(keep.begin());
@@ -6007,6 +6008,7 @@ class producer_map {
       p.whole = e.lo >= lo && e.hi <= hi;
       p.hashed = p.whole && e.hashed;
       p.hash = e.hash;
+      p.read = e.read;
       out.push_back(p);
     }
     return out;
@@ -6020,6 +6022,16 @@ class producer_map {
     const size_t i = first_not_before(device_key(v), lo);
     if (i < ranges_.size() && ranges_[i].lo == lo && ranges_[i].hi == hi && ranges_[i].hashed && ranges_[i].key == key)
       ranges_[i].hash = hash;
+  }
+
+  // An op read v's bytes: their writers' outputs were consumed.
+  void mark_read(const tensor_view& v) {
+    uintptr_t lo, hi;
+    if (!byte_range(v, &lo, &hi)) return;
+    const int dev = device_key(v);
+    size_t i = first_not_before(dev, lo);
+    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
+    for (; i < ranges_.size() && ranges_[i].dev == dev && ranges_[i].lo < hi; ++i) ranges_[i].read = true;
   }
 
   bool empty() const noexcept { return ranges_.empty(); }
@@ -6049,6 +6061,7 @@ class producer_map {
     bool hashed;
     uint64_t hash;
     int64_t step;
+    bool read;
   };
   // Index of the first range at or after (dev, lo).
   size_t first_not_before(int dev, uintptr_t lo) const noexcept {
@@ -6501,6 +6514,7 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
     lock_guard<mutex> g(c.m);
     if (c.producers.empty()) return;
     pieces = c.producers.find(t.view);
+    if (check) c.producers.mark_read(t.view);  // an implicit input is no read
   }
   uintptr_t lo = 0, hi = 0;
   if (pieces.empty() || !producer_map::byte_range(t.view, &lo, &hi)) return;
@@ -6560,7 +6574,7 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
   for (const producer_map::piece& p : pieces) {
     const bool same_name = p.key.size() > r.name.size() && p.key.compare(0, r.name.size(), r.name) == 0 &&
                            p.key[r.name.size()] == '#';
-    if (p.step == r.step && !same_name) return true;
+    if (p.step == r.step && !same_name && !p.read) return true;
   }
   return false;
 }

@@ -128,6 +128,15 @@ TEST_CASE("dataflow: an output written in place without being declared as input 
         op.input("f", f);
       }
     }
+    std::vector<float> scratch(8, 0.f);
+    for (int layer = 0; layer < 2; ++layer) {
+      {
+        probe::op op("q", "MatMul", layer);
+        op.output("s", scratch);
+      }
+      probe::op op("attn", "Attention", layer);
+      op.input("s", scratch);
+    }
   }
   const manifest m(d.path());
   const auto& implicit = m.at("bounce#0/in/f");
@@ -139,6 +148,9 @@ TEST_CASE("dataflow: an output written in place without being declared as input 
   // The in-place op's consumer reads what it wrote.
   CHECK(m.at("stream#0/in/f").get_string("producer") == "bounce#0/out/f");
   CHECK(m.at("collide#1/in/f").get_string("producer") == "bounce#0/out/f");
+  // A scratch buffer read by an op and then rewritten by another is overwritten, not updated.
+  CHECK(m.tensors.count("L1.q#0/in/s") == 0);
+  CHECK(m.at("L1.q#0/out/s").get_string("slot") == "s");
   // One note per op name, not per execution.
   REQUIRE(m.notes.size() == 1);
   CHECK(m.notes[0].get_string("op") == "bounce");

@@ -131,6 +131,7 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
     lock_guard<mutex> g(c.m);
     if (c.producers.empty()) return;
     pieces = c.producers.find(t.view);
+    if (check) c.producers.mark_read(t.view);  // an implicit input is no read
   }
   uintptr_t lo = 0, hi = 0;
   if (pieces.empty() || !producer_map::byte_range(t.view, &lo, &hi)) return;
@@ -190,7 +191,7 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
   for (const producer_map::piece& p : pieces) {
     const bool same_name = p.key.size() > r.name.size() && p.key.compare(0, r.name.size(), r.name) == 0 &&
                            p.key[r.name.size()] == '#';
-    if (p.step == r.step && !same_name) return true;
+    if (p.step == r.step && !same_name && !p.read) return true;
   }
   return false;
 }
