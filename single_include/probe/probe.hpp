@@ -877,6 +877,7 @@ struct options {
   bool dump = false;            // any dump flag given
   bool dump_to_stdout = false;  // no directory, or '-'
   breakpoint_mode breakpoint_as = breakpoint_mode::auto_;  // 'auto' resolved at break time
+  bool frames = false;          // --probe_breakpoint given (not off): open ops are frames
 };
 
 #if defined(PROBE_DISABLE)
@@ -6203,6 +6204,9 @@ PROBE_API void derive_intent(flag_state& st) {
                     : strcmp(b, "abort") == 0 ? breakpoint_mode::abort_
                     : strcmp(b, "off") == 0   ? breakpoint_mode::off
                                               : breakpoint_mode::auto_;
+  // A breakpoint asked for by flag shows the open ops as frames, with their tensors.
+  o.frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
+             o.breakpoint_as != breakpoint_mode::off;
 }
 
 PROBE_API unsigned compute_gate(const flag_state& st) {
@@ -6210,10 +6214,9 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   // Replay mode: every mark takes the slow path, where the first one replays and exits.
   if (o.replay[0]) return gate_unparsed;
   unsigned g = 0;
-  // Op scopes become frames once breakpoints are asked for: a mode, a commands file or a condition.
-  const bool frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
-                      o.breakpoint_as != breakpoint_mode::off;
-  if (o.dump || o.timing || o.break_on_nonfinite || o.break_on_abs_above[0] || frames) g |= gate_ops;
+  // Op scopes become frames once breakpoints are asked for: a mode, a commands file or a
+  // condition (o.frames).
+  if (o.dump || o.timing || o.break_on_nonfinite || o.break_on_abs_above[0] || o.frames) g |= gate_ops;
   if (o.print) g |= gate_print;
   if (o.callback) g |= gate_callback;
   if (o.breakpoint_as != breakpoint_mode::off) g |= gate_breakpoint;
@@ -6432,6 +6435,7 @@ class producer_map {
     bool whole = false;        // the writer's whole range lies inside the reader's
     bool hashed = false;       // `hash` is what the writer left in [lo, hi) (whole ranges only)
     uint64_t hash = 0;
+    bool read = false;         // an op has read some of these bytes since they were written
   };
 
   // v's bytes were written by output `key` of op `seq`; `hash` (when `hashed`) is the content
@@ -6449,12 +6453,12 @@ class producer_map {
     while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
       const entry& e = ranges_[end];
       // A trimmed piece's hash no longer describes it: it is not checked any more.
-      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step});
-      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step});
+      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step, e.read});
+      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step, e.read});
       ++end;
     }
     ranges_.erase(ranges_.begin() + static_cast<ptrdiff_t>(i), ranges_.begin() + static_cast<ptrdiff_t>(end));
-    entry fresh{dev, lo, hi, key, seq, hashed, hash, step};
+    entry fresh{dev, lo, hi, key, seq, hashed, hash, step, false};
     if (!keep.empty() && keep[0].lo < lo) {
       ranges_.insert(ranges_.begin() + static_cast<ptrdiff_t>(i++), keep[0]);
       keep.erase(keep.begin());
@@ -6482,9 +6486,30 @@ class producer_map {
       p.whole = e.lo >= lo && e.hi <= hi;
       p.hashed = p.whole && e.hashed;
       p.hash = e.hash;
+      p.read = e.read;
       out.push_back(p);
     }
     return out;
+  }
+
+  // The bytes output `key` wrote over v's range are `hash` (as of the op's end): updates the
+  // range when it is still that output's, whole.
+  void rehash(const tensor_view& v, const std::string& key, uint64_t hash) {
+    uintptr_t lo, hi;
+    if (!byte_range(v, &lo, &hi)) return;
+    const size_t i = first_not_before(device_key(v), lo);
+    if (i < ranges_.size() && ranges_[i].lo == lo && ranges_[i].hi == hi && ranges_[i].hashed && ranges_[i].key == key)
+      ranges_[i].hash = hash;
+  }
+
+  // An op read v's bytes: their writers' outputs were consumed.
+  void mark_read(const tensor_view& v) {
+    uintptr_t lo, hi;
+    if (!byte_range(v, &lo, &hi)) return;
+    const int dev = device_key(v);
+    size_t i = first_not_before(dev, lo);
+    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > lo) --i;
+    for (; i < ranges_.size() && ranges_[i].dev == dev && ranges_[i].lo < hi; ++i) ranges_[i].read = true;
   }
 
   bool empty() const noexcept { return ranges_.empty(); }
@@ -6514,6 +6539,7 @@ class producer_map {
     bool hashed;
     uint64_t hash;
     int64_t step;
+    bool read;
   };
   // Index of the first range at or after (dev, lo).
   size_t first_not_before(int dev, uintptr_t lo) const noexcept {
@@ -6876,29 +6902,37 @@ PROBE_API void reset_op_counters() noexcept {
 }
 
 // Each thread keeps the record of its last ended op for its next one: an op recorded only for
-// timing allocates nothing once its name fits the record's string.
-struct spare_record {
-  op_record* r = nullptr;
-  bool gone = false;  // the thread is exiting: records are freed, not kept
-  ~spare_record() {
-    delete r;
-    r = nullptr;
-    gone = true;
+// timing allocates nothing once its name fits the record's string. The pointer is plain
+// thread-local data (no TLS wrapper on the op path); an object with a destructor frees it
+// when the thread exits, registered the first time a record is kept.
+inline thread_local op_record* t_spare = nullptr;
+inline thread_local bool t_spare_state = false;  // false: no cleanup registered yet; true: registered
+inline thread_local bool t_spare_gone = false;   // the thread is exiting: records are freed, not kept
+struct spare_cleanup {
+  void touch() noexcept {}
+  ~spare_cleanup() {
+    delete t_spare;
+    t_spare = nullptr;
+    t_spare_gone = true;
   }
 };
-inline thread_local spare_record t_spare;
+inline thread_local spare_cleanup t_spare_cleanup;
 
 inline op_record* take_record() {
-  op_record* r = t_spare.r;
+  op_record* r = t_spare;
   if (!r) return new op_record();
-  t_spare.r = nullptr;
+  t_spare = nullptr;
   return r;
 }
 
 inline void give_back_record(op_record* r) noexcept {
-  if (t_spare.gone || t_spare.r) {
+  if (t_spare_gone || t_spare) {
     delete r;
     return;
+  }
+  if (PROBE_UNLIKELY(!t_spare_state)) {
+    t_spare_state = true;
+    t_spare_cleanup.touch();  // constructs it, and so registers its destructor
   }
   r->tensors.clear();
   r->deferred.clear();
@@ -6910,7 +6944,7 @@ inline void give_back_record(op_record* r) noexcept {
   for (uint64_t& w : r->scratch) w = 0;
   r->wants_tensors = false;
   r->occurrence = 0;
-  t_spare.r = r;
+  t_spare = r;
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
@@ -6971,6 +7005,7 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
     lock_guard<mutex> g(c.m);
     if (c.producers.empty()) return;
     pieces = c.producers.find(t.view);
+    if (check) c.producers.mark_read(t.view);  // an implicit input is no read
   }
   uintptr_t lo = 0, hi = 0;
   if (pieces.empty() || !producer_map::byte_range(t.view, &lo, &hi)) return;
@@ -7030,7 +7065,7 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
   for (const producer_map::piece& p : pieces) {
     const bool same_name = p.key.size() > r.name.size() && p.key.compare(0, r.name.size(), r.name) == 0 &&
                            p.key[r.name.size()] == '#';
-    if (p.step == r.step && !same_name) return true;
+    if (p.step == r.step && !same_name && !p.read) return true;
   }
   return false;
 }
@@ -7068,6 +7103,23 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
     }
     r->tensors.push_back(std::move(t));
     for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_tensor(*r, r->tensors.back(), state); });
+  } catch (...) {
+  }
+}
+
+// Outputs given with output() before the kernel wrote them: the edge checks compare later
+// readers with what the op left, so each hashed output is hashed again as the op ends.
+inline void rehash_outputs(op_record& r) noexcept {
+  op_context& c = context();
+  if (!__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) return;
+  try {
+    for (const recorded_tensor& t : r.tensors) {
+      if (t.which != io::out || !t.have_hash) continue;
+      const uint64_t now = content_hash::of(t.view.data, t.view.nbytes());
+      if (now == t.hash) continue;
+      lock_guard<mutex> g(c.m);
+      c.producers.rehash(t.view, r.key(io::out, t.slot.c_str()), now);
+    }
   } catch (...) {
   }
 }
@@ -7158,6 +7210,7 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
+  if (r->wants_tensors) rehash_outputs(*r);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
   give_back_record(r);
@@ -13362,6 +13415,13 @@ inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const t
     if (rec.is_input) {
       w.key("producer");
       if (rec.producer.empty()) w.null(); else w.value(rec.producer);
+    }
+    if (rec.inout) w.member("inout", true);
+    if (rec.implicit) w.member("implicit", true);
+    if (rec.have_hash) {
+      char h[16];
+      hash_hex(rec.hash, h);
+      w.member("hash", std::string(h, 16));
     }
     w.end_object();
     (rec.is_input ? d.snapshot_inputs : d.snapshot_outputs).push_back(item);
@@ -20495,7 +20555,7 @@ PROBE_API void apply_options(const options& o) noexcept {
   n = abs_above_apply_options(o, next.list, n, cap);
   next.count = n;
   // Timing alone looks at no tensor (a trace names their shapes).
-  next.tensors = o.dump || o.trace_to[0] != '\0' || n > before_breakpoints;
+  next.tensors = o.dump || o.trace_to[0] != '\0' || o.frames || n > before_breakpoints;
   reset_op_counters();
   if (const listener_set* set = keep_listener_set(next)) set_op_listeners(set, o.dump);
 }

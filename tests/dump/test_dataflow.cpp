@@ -80,6 +80,10 @@ TEST_CASE("dataflow: op.inout records the buffer before and after, in the manife
   probe::tensor after = probe::npy::read(d / "snapshots/op_000001.relax/out.cells.npy", &err);
   REQUIRE_MESSAGE(!after.empty(), err);
   CHECK(after.data_as<float>()[3] == 40.f);
+  const std::string snap = read_file(d / "snapshots/op_000001.relax/snapshot.json");
+  CHECK(count_containing({snap}, "\"inout\":true") == 1);
+  CHECK(snap.find("\"slot\":\"cells\",\"key\":\"relax#0/out/cells\",\"file\":\"out.cells.npy\"") != std::string::npos);
+  CHECK(snap.find(in.get_string("hash")) != std::string::npos);
   CHECK(check_with_numpy(d.path(), R"({"records": 2})") == 0);
 }
 
@@ -124,6 +128,15 @@ TEST_CASE("dataflow: an output written in place without being declared as input 
         op.input("f", f);
       }
     }
+    std::vector<float> scratch(8, 0.f);
+    for (int layer = 0; layer < 2; ++layer) {
+      {
+        probe::op op("q", "MatMul", layer);
+        op.output("s", scratch);
+      }
+      probe::op op("attn", "Attention", layer);
+      op.input("s", scratch);
+    }
   }
   const manifest m(d.path());
   const auto& implicit = m.at("bounce#0/in/f");
@@ -135,6 +148,9 @@ TEST_CASE("dataflow: an output written in place without being declared as input 
   // The in-place op's consumer reads what it wrote.
   CHECK(m.at("stream#0/in/f").get_string("producer") == "bounce#0/out/f");
   CHECK(m.at("collide#1/in/f").get_string("producer") == "bounce#0/out/f");
+  // A scratch buffer read by an op and then rewritten by another is overwritten, not updated.
+  CHECK(m.tensors.count("L1.q#0/in/s") == 0);
+  CHECK(m.at("L1.q#0/out/s").get_string("slot") == "s");
   // One note per op name, not per execution.
   REQUIRE(m.notes.size() == 1);
   CHECK(m.notes[0].get_string("op") == "bounce");
@@ -205,6 +221,16 @@ TEST_CASE("dataflow: a buffer changed outside any op since its producer wrote it
       probe::op op("use_b", "Use");
       op.input("b", b);
     }
+    std::vector<float> c(8, 0.f);
+    {
+      probe::op op("early", "Early");
+      op.output("c", c);  // before the kernel
+      c[2] = 5.f;
+    }
+    {
+      probe::op op("late", "Late");
+      op.input("c", c);
+    }
   }
   const manifest m(d.path());
   const auto& use = m.at("use#0/in/a");
@@ -212,6 +238,10 @@ TEST_CASE("dataflow: a buffer changed outside any op since its producer wrote it
   CHECK(use.find("producers") == nullptr);
   CHECK(use.get("stale").get_string("producer") == "fill#0/out/a");
   CHECK(use.get("stale").get_string("last_op_before") == "other");
+  // An output given before its kernel ran is checked against what the op left.
+  const auto& early = m.at("late#0/in/c");
+  CHECK(early.get_string("producer") == "early#0/out/c");
+  CHECK(early.find("stale") == nullptr);
   const auto& ok = m.at("use_b#0/in/b");
   CHECK(ok.get_string("producer") == "other#0/out/b");
   CHECK(ok.find("stale") == nullptr);

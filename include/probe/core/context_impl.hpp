@@ -41,29 +41,37 @@ PROBE_API void reset_op_counters() noexcept {
 }
 
 // Each thread keeps the record of its last ended op for its next one: an op recorded only for
-// timing allocates nothing once its name fits the record's string.
-struct spare_record {
-  op_record* r = nullptr;
-  bool gone = false;  // the thread is exiting: records are freed, not kept
-  ~spare_record() {
-    delete r;
-    r = nullptr;
-    gone = true;
+// timing allocates nothing once its name fits the record's string. The pointer is plain
+// thread-local data (no TLS wrapper on the op path); an object with a destructor frees it
+// when the thread exits, registered the first time a record is kept.
+inline thread_local op_record* t_spare = nullptr;
+inline thread_local bool t_spare_state = false;  // false: no cleanup registered yet; true: registered
+inline thread_local bool t_spare_gone = false;   // the thread is exiting: records are freed, not kept
+struct spare_cleanup {
+  void touch() noexcept {}
+  ~spare_cleanup() {
+    delete t_spare;
+    t_spare = nullptr;
+    t_spare_gone = true;
   }
 };
-inline thread_local spare_record t_spare;
+inline thread_local spare_cleanup t_spare_cleanup;
 
 inline op_record* take_record() {
-  op_record* r = t_spare.r;
+  op_record* r = t_spare;
   if (!r) return new op_record();
-  t_spare.r = nullptr;
+  t_spare = nullptr;
   return r;
 }
 
 inline void give_back_record(op_record* r) noexcept {
-  if (t_spare.gone || t_spare.r) {
+  if (t_spare_gone || t_spare) {
     delete r;
     return;
+  }
+  if (PROBE_UNLIKELY(!t_spare_state)) {
+    t_spare_state = true;
+    t_spare_cleanup.touch();  // constructs it, and so registers its destructor
   }
   r->tensors.clear();
   r->deferred.clear();
@@ -75,7 +83,7 @@ inline void give_back_record(op_record* r) noexcept {
   for (uint64_t& w : r->scratch) w = 0;
   r->wants_tensors = false;
   r->occurrence = 0;
-  t_spare.r = r;
+  t_spare = r;
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
@@ -136,6 +144,7 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
     lock_guard<mutex> g(c.m);
     if (c.producers.empty()) return;
     pieces = c.producers.find(t.view);
+    if (check) c.producers.mark_read(t.view);  // an implicit input is no read
   }
   uintptr_t lo = 0, hi = 0;
   if (pieces.empty() || !producer_map::byte_range(t.view, &lo, &hi)) return;
@@ -195,7 +204,7 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
   for (const producer_map::piece& p : pieces) {
     const bool same_name = p.key.size() > r.name.size() && p.key.compare(0, r.name.size(), r.name) == 0 &&
                            p.key[r.name.size()] == '#';
-    if (p.step == r.step && !same_name) return true;
+    if (p.step == r.step && !same_name && !p.read) return true;
   }
   return false;
 }
@@ -233,6 +242,23 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
     }
     r->tensors.push_back(std::move(t));
     for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_tensor(*r, r->tensors.back(), state); });
+  } catch (...) {
+  }
+}
+
+// Outputs given with output() before the kernel wrote them: the edge checks compare later
+// readers with what the op left, so each hashed output is hashed again as the op ends.
+inline void rehash_outputs(op_record& r) noexcept {
+  op_context& c = context();
+  if (!__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) return;
+  try {
+    for (const recorded_tensor& t : r.tensors) {
+      if (t.which != io::out || !t.have_hash) continue;
+      const uint64_t now = content_hash::of(t.view.data, t.view.nbytes());
+      if (now == t.hash) continue;
+      lock_guard<mutex> g(c.m);
+      c.producers.rehash(t.view, r.key(io::out, t.slot.c_str()), now);
+    }
   } catch (...) {
   }
 }
@@ -323,6 +349,7 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
+  if (r->wants_tensors) rehash_outputs(*r);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
   give_back_record(r);

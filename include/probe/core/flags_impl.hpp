@@ -377,6 +377,9 @@ PROBE_API void derive_intent(flag_state& st) {
                     : strcmp(b, "abort") == 0 ? breakpoint_mode::abort_
                     : strcmp(b, "off") == 0   ? breakpoint_mode::off
                                               : breakpoint_mode::auto_;
+  // A breakpoint asked for by flag shows the open ops as frames, with their tensors.
+  o.frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
+             o.breakpoint_as != breakpoint_mode::off;
 }
 
 PROBE_API unsigned compute_gate(const flag_state& st) {
@@ -384,10 +387,9 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   // Replay mode: every mark takes the slow path, where the first one replays and exits.
   if (o.replay[0]) return gate_unparsed;
   unsigned g = 0;
-  // Op scopes become frames once breakpoints are asked for: a mode, a commands file or a condition.
-  const bool frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
-                      o.breakpoint_as != breakpoint_mode::off;
-  if (o.dump || o.timing || o.break_on_nonfinite || o.break_on_abs_above[0] || frames) g |= gate_ops;
+  // Op scopes become frames once breakpoints are asked for: a mode, a commands file or a
+  // condition (o.frames).
+  if (o.dump || o.timing || o.break_on_nonfinite || o.break_on_abs_above[0] || o.frames) g |= gate_ops;
   if (o.print) g |= gate_print;
   if (o.callback) g |= gate_callback;
   if (o.breakpoint_as != breakpoint_mode::off) g |= gate_breakpoint;

@@ -76,6 +76,7 @@ struct options {
   bool dump = false;            // any dump flag given
   bool dump_to_stdout = false;  // no directory, or '-'
   breakpoint_mode breakpoint_as = breakpoint_mode::auto_;  // 'auto' resolved at break time
+  bool frames = false;          // --probe_breakpoint given (not off): open ops are frames
 };
 
 #if defined(PROBE_DISABLE)

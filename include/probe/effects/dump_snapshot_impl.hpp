@@ -50,6 +50,13 @@ inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const t
       w.key("producer");
       if (rec.producer.empty()) w.null(); else w.value(rec.producer);
     }
+    if (rec.inout) w.member("inout", true);
+    if (rec.implicit) w.member("implicit", true);
+    if (rec.have_hash) {
+      char h[16];
+      hash_hex(rec.hash, h);
+      w.member("hash", std::string(h, 16));
+    }
     w.end_object();
     (rec.is_input ? d.snapshot_inputs : d.snapshot_outputs).push_back(item);
     write_snapshot_json(r, d, "running");

@@ -82,7 +82,7 @@ PROBE_API void apply_options(const options& o) noexcept {
   n = abs_above_apply_options(o, next.list, n, cap);
   next.count = n;
   // Timing alone looks at no tensor (a trace names their shapes).
-  next.tensors = o.dump || o.trace_to[0] != '\0' || n > before_breakpoints;
+  next.tensors = o.dump || o.trace_to[0] != '\0' || o.frames || n > before_breakpoints;
   reset_op_counters();
   if (const listener_set* set = keep_listener_set(next)) set_op_listeners(set, o.dump);
 }
