@@ -5322,6 +5322,7 @@ struct flag_state {
   std::vector<std::string> argv_tokens;  // from probe::init
   bool parsed = false;
   bool help_shown = false;
+  bool help_exit = false;  // --probe_help from PROBE_FLAGS or argv: print and exit
 };
 PROBE_API flag_state& flags();
 
@@ -5399,7 +5400,13 @@ PROBE_API void apply_options(const options& o) noexcept;
 PROBE_API void replay_if_asked() noexcept;
 
 // Parses env + argv tokens from defaults; the caller holds st.m.
-PROBE_API void reparse_locked(flag_state& st);
+// help_exits: flags from PROBE_FLAGS or the command line, where --probe_help prints the table on
+// stdout and ends the program (exit_for_help, once the lock is released); from set_flags it
+// prints the table on stderr and the program goes on.
+PROBE_API void reparse_locked(flag_state& st, bool help_exits = false);
+
+// Ends the program with the flag table on stdout (exit status 0) when --probe_help asked to.
+PROBE_API void exit_for_help(const flag_state& st) noexcept;
 
 PROBE_API void publish(flag_state& st);
 
@@ -5796,14 +5803,24 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   return g;
 }
 
-PROBE_API void reparse_locked(flag_state& st) {
+PROBE_API void exit_for_help(const flag_state& st) noexcept {
+  if (!st.help_exit) return;
+  fflush(stdout);
+  print_flag_help(stdout);
+  fflush(stdout);
+  _exit(0);  // before the program did anything: its exit handlers have nothing to finish
+}
+
+PROBE_API void reparse_locked(flag_state& st, bool help_exits) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
   parse_result r;
   parse_tokens(st, st.env_tokens, 0, r);
   parse_tokens(st, st.argv_tokens, 0, r);
   derive_intent(st);
-  if (st.opts.help && !st.help_shown) {
+  if (st.opts.help && help_exits) {
+    st.help_exit = true;
+  } else if (st.opts.help && !st.help_shown) {
     st.help_shown = true;
     print_flag_help(stderr);
   }
@@ -5839,7 +5856,7 @@ PROBE_API void ensure_parsed() noexcept {
         const char* env = getenv("PROBE_FLAGS");
         std::string err;
         if (env && !tokenize(env, st.env_tokens, &err)) log("PROBE_FLAGS: %s", err.c_str());
-        reparse_locked(st);
+        reparse_locked(st, true);
       } catch (...) {
         log("could not parse PROBE_FLAGS (out of memory); every effect stays off");
         st.opts = options{};
@@ -5848,6 +5865,7 @@ PROBE_API void ensure_parsed() noexcept {
       now = true;
     }
   }
+  if (now) exit_for_help(st);
   if (now) publish(st);
 }
 
@@ -5887,8 +5905,9 @@ PROBE_API void init(int& argc, char** argv) noexcept {
       {
         detail::lock_guard<detail::mutex> g(st.m);
         st.argv_tokens = toks;
-        detail::reparse_locked(st);
+        detail::reparse_locked(st, true);
       }
+      detail::exit_for_help(st);
       detail::publish(st);
     }
   } catch (...) {
@@ -13882,8 +13901,10 @@ inline bool parse_item(const std::string& raw, index_item* it, std::string* err)
   return true;
 }
 
-// Applies one bracket's items to v's leading dimensions, as numpy does.
-inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err) {
+// Applies one bracket's items to v's leading dimensions, as numpy does; *offset (elements
+// from v's first element) grows by where the result starts. v.data moves with it.
+inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err,
+                        int64_t* moved = nullptr) {
   if (nitems > v.ndim) {
     *err = "too many indices: the tensor is " + std::to_string(v.ndim) + "-dimensional, but " +
            std::to_string(nitems) + " were indexed";
@@ -13939,7 +13960,52 @@ inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std
   r.ndim = static_cast<int8_t>(out);
   for (int d = out; d < max_dims; ++d) r.shape[d] = r.strides[d] = 0;
   if (r.data) r.data = static_cast<const char*>(v.data) + offset * static_cast<int64_t>(v.itemsize());
+  if (moved) *moved += offset;
   v = r;
+  return true;
+}
+
+// The items between one pair of brackets ("126, 2, :"), applied to v.
+inline bool apply_bracket(tensor_view& v, const std::string& inside, std::string* err, int64_t* moved = nullptr) {
+  index_item items[max_dims + 1];
+  int nitems = 0;
+  size_t from = 0;
+  for (size_t i = 0; i <= inside.size(); ++i)
+    if (i == inside.size() || inside[i] == ',') {
+      index_item it;
+      if (!parse_item(inside.substr(from, i - from), &it, err)) return false;
+      if (nitems <= max_dims) items[nitems] = it;
+      ++nitems;
+      from = i + 1;
+    }
+  if (nitems > max_dims) nitems = max_dims + 1;  // reported as too many indices
+  return apply_index(v, items, nitems, err, moved);
+}
+
+// A whole index expression: one or more brackets, "[126, 2, :]" or "[1][2:]". The view's
+// memory is not read: *moved says where the result starts, in elements of v.
+inline bool apply_index_text(tensor_view& v, const std::string& text, std::string* err, int64_t* moved) {
+  const std::string t = trim(text);
+  size_t pos = 0;
+  if (t.empty() || t[0] != '[') {
+    *err = "expected an index such as '[0, :, 1:3]', not '" + t + "'";
+    return false;
+  }
+  while (pos < t.size()) {
+    while (pos < t.size() && is_space(t[pos])) ++pos;
+    if (pos >= t.size()) break;
+    if (t[pos] != '[') {
+      *err = "unexpected '" + t.substr(pos) + "' (an index is [i, j, a:b:step], brackets may repeat)";
+      return false;
+    }
+    const size_t close = t.find(']', pos);
+    if (close == std::string::npos) {
+      *err = "missing ']' in '" + t + "'";
+      return false;
+    }
+    if (!apply_bracket(v, t.substr(pos + 1, close - pos - 1), err, moved)) return false;
+    pos = close + 1;
+  }
   return true;
 }
 
@@ -15027,20 +15093,7 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
         *err = "missing ']' in '" + e + "'";
         return false;
       }
-      index_item items[max_dims + 1];
-      int nitems = 0;
-      const std::string inside = e.substr(pos + 1, close - pos - 1);
-      size_t from = 0;
-      for (size_t i = 0; i <= inside.size(); ++i)
-        if (i == inside.size() || inside[i] == ',') {
-          index_item it;
-          if (!parse_item(inside.substr(from, i - from), &it, err)) return false;
-          if (nitems <= max_dims) items[nitems] = it;
-          ++nitems;
-          from = i + 1;
-        }
-      if (nitems > max_dims) nitems = max_dims + 1;  // reported as too many indices below
-      if (!apply_index(v, items, nitems, err)) return false;
+      if (!apply_bracket(v, e.substr(pos + 1, close - pos - 1), err)) return false;
       pos = close + 1;
     } else if (e.compare(pos, 6, ".shape") == 0 && trim(e.substr(pos + 6)).empty()) {
       attr = "shape";
