@@ -15,6 +15,7 @@
 #include "op.hpp"
 #include "op_context.hpp"
 #include "options.hpp"
+#include "tensor_reader.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -24,6 +25,7 @@ struct recorded_tensor {
   std::string slot;
   tensor_view view;
   std::string producer;  // key of the op output this input came from ("" if none)
+  tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
 };
 
 // op::attr(name, value): an attribute, copied out of the caller's value.
@@ -168,7 +170,7 @@ class producer_map {
     return v.where.kind == device::host ? -1 : v.where.index;
   }
   static bool range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
-    if (!v.valid() || !v.data || v.numel() == 0) return false;
+    if (!v.valid() || !v.data || v.batch || v.numel() == 0) return false;
     const int64_t item = static_cast<int64_t>(v.itemsize());
     int64_t first = 0, last = 0;
     for (int i = 0; i < v.ndim; ++i) {

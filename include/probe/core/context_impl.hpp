@@ -55,7 +55,19 @@ PROBE_API op_record* op_begin(const char* name, const char* type) noexcept {
 PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
   op_context& c = context();
   try {
-    recorded_tensor t{which, slot ? slot : "", v, std::string()};
+    recorded_tensor t{which, slot ? slot : "", v, std::string(), tensor()};
+    if (v.batch) {
+      // Listeners see one contiguous host tensor [count, ...]; the samples are read now.
+      std::string why;
+      if (read_tensor(v, &t.gathered, &why)) {
+        t.view = t.gathered.view();
+      } else {
+        static int said = 0;
+        log_once(&said, "op %s: %s '%s': %s; recorded without data", r->name.c_str(), which == io::in ? "input" : "output",
+                 t.slot.c_str(), why.c_str());
+        t.view.batch = nullptr;  // shape and dtype stay; no data
+      }
+    }
     if (which == io::in) {
       for (const auto& l : r->links)
         if (l.slot == t.slot) t.producer = l.producer;
@@ -67,7 +79,7 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
       lock_guard<mutex> g(c.m);
       c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq);
     }
-    r->tensors.push_back(t);
+    r->tensors.push_back(static_cast<recorded_tensor&&>(t));
     for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_tensor(*r, r->tensors.back(), state); });
   } catch (...) {
   }
@@ -79,7 +91,7 @@ PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_
 
 PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
   try {
-    r->deferred.push_back(recorded_tensor{io::out, slot ? slot : "", v, std::string()});
+    r->deferred.push_back(recorded_tensor{io::out, slot ? slot : "", v, std::string(), tensor()});
   } catch (...) {
   }
 }

@@ -29,8 +29,8 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
     return false;
   }
   tensor_view v = var->view;
-  if (!v.valid()) {
-    *err = "'" + name + "' is not a valid tensor (bad dtype or more than 8 dimensions)";
+  if (!view_problem_text(v).empty()) {
+    *err = "'" + name + "': " + view_problem_text(v);
     return false;
   }
   while (attr.empty() && pos != std::string::npos && pos < e.size()) {
