@@ -95,6 +95,10 @@ template <class T>
 tensor_view view(const T*, std::initializer_list<int64_t>, std::initializer_list<int64_t>) noexcept {
   return tensor_view{};
 }
+template <class... A>
+tensor_view batch_view(const A&...) noexcept {
+  return tensor_view{};
+}
 
 inline void init(int&, char**) noexcept {}
 inline void set_flags(const char*) noexcept {}
@@ -664,14 +668,21 @@ inline int64_t shape_numel(const int64_t* shape, int ndim) noexcept {
 }
 }  // namespace detail
 
+// Why a view could not be built (tensor_view::problem, with ndim == -1).
+enum class view_problem : uint8_t { none = 0, too_many_dims, strides_count, batch_sample, batch_count };
+
 struct tensor_view {
   const void* data = nullptr;
   dtype type = dtype::invalid;
-  int8_t ndim = 0;  // -1 marks a view that could not be built (too many dims, bad dtype)
+  int8_t ndim = 0;  // -1 marks a view that could not be built (problem says why)
+  view_problem problem = view_problem::none;
   device where{};
   int64_t shape[max_dims] = {};
   int64_t strides[max_dims] = {};  // in elements, not bytes
   void* stream = nullptr;          // cudaStream_t for device views, when known
+  // batch_view: one pointer per sample (shape[0] of them), each sample laid out as dims 1..
+  // say; data is null and strides[0] 0. Probe gathers the samples where it reads the view.
+  const void* const* batch = nullptr;
 
   bool valid() const noexcept { return ndim >= 0 && type != dtype::invalid; }
   int64_t numel() const noexcept { return detail::shape_numel(shape, ndim); }
@@ -707,6 +718,7 @@ inline tensor_view view_raw(const void* data, dtype t, const dims& shape) noexce
   v.type = t;
   if (shape.too_many()) {
     v.ndim = -1;
+    v.problem = view_problem::too_many_dims;
     return v;
   }
   v.ndim = static_cast<int8_t>(shape.size());
@@ -721,8 +733,9 @@ inline tensor_view view_raw(const void* data, dtype t, const dims& shape) noexce
 inline tensor_view view_raw(const void* data, dtype t, const dims& shape,
                             const dims& strides) noexcept {
   tensor_view v = view_raw(data, t, shape);
-  if (strides.size() != shape.size()) {
+  if (v.ndim >= 0 && strides.size() != shape.size()) {
     v.ndim = -1;
+    v.problem = view_problem::strides_count;
     return v;
   }
   for (int i = 0; i < v.ndim; ++i) v.strides[i] = strides[i];
@@ -760,6 +773,49 @@ tensor_view view(const T& scalar, int = 0) noexcept {
   return view(&scalar, dims{});
 }
 inline tensor_view view(const tensor_view& v) noexcept { return v; }
+
+// Equally shaped samples in separate buffers, as one tensor [count, sample dims...]: `sample`
+// gives every sample's dtype, shape, strides and device (its data pointer is not used), and
+// ptrs[k] where sample k starts. The pointer array must outlive the view, as the data must.
+// Dumps write one array with the leading batch dimension; prints and breakpoints show it whole.
+inline tensor_view batch_view(const void* const* ptrs, int64_t count, const tensor_view& sample) noexcept {
+  tensor_view v = sample;
+  v.data = nullptr;
+  v.batch = ptrs;
+  if (!sample.valid() || sample.batch) {
+    v.ndim = -1;
+    v.problem = view_problem::batch_sample;
+    return v;
+  }
+  if (count < 0 || (count > 0 && !ptrs)) {
+    v.ndim = -1;
+    v.problem = view_problem::batch_count;
+    return v;
+  }
+  if (sample.ndim + 1 > max_dims) {
+    v.ndim = -1;
+    v.problem = view_problem::too_many_dims;
+    return v;
+  }
+  for (int d = sample.ndim; d > 0; --d) {
+    v.shape[d] = sample.shape[d - 1];
+    v.strides[d] = sample.strides[d - 1];
+  }
+  v.shape[0] = count;
+  v.strides[0] = 0;
+  v.ndim = static_cast<int8_t>(sample.ndim + 1);
+  return v;
+}
+template <class T>
+tensor_view batch_view(const T* const* ptrs, int64_t count, const tensor_view& sample) noexcept {
+  return batch_view(reinterpret_cast<const void* const*>(ptrs), count, sample);
+}
+// A container of sample pointers (std::vector<float*>, std::array<const T*, N>, ...).
+template <class C, class = decltype(detail::declval_<const C&>().data()),
+          class = decltype(detail::declval_<const C&>().size())>
+tensor_view batch_view(const C& ptrs, const tensor_view& sample) noexcept {
+  return batch_view(ptrs.data(), static_cast<int64_t>(ptrs.size()), sample);
+}
 
 namespace detail {
 // Customization: an engine adapts its tensor type with an ADL function
@@ -5730,6 +5786,7 @@ struct flag_state {
   std::vector<std::string> argv_tokens;  // from probe::init
   bool parsed = false;
   bool help_shown = false;
+  bool help_exit = false;  // --probe_help from PROBE_FLAGS or argv: print and exit
 };
 PROBE_API flag_state& flags();
 
@@ -5807,7 +5864,13 @@ PROBE_API void apply_options(const options& o) noexcept;
 PROBE_API void replay_if_asked() noexcept;
 
 // Parses env + argv tokens from defaults; the caller holds st.m.
-PROBE_API void reparse_locked(flag_state& st);
+// help_exits: flags from PROBE_FLAGS or the command line, where --probe_help prints the table on
+// stdout and ends the program (exit_for_help, once the lock is released); from set_flags it
+// prints the table on stderr and the program goes on.
+PROBE_API void reparse_locked(flag_state& st, bool help_exits = false);
+
+// Ends the program with the flag table on stdout (exit status 0) when --probe_help asked to.
+PROBE_API void exit_for_help(const flag_state& st) noexcept;
 
 PROBE_API void publish(flag_state& st);
 
@@ -6243,14 +6306,24 @@ inline void publish_locked(flag_state& st) {
   __atomic_store_n(&st.current, p, __ATOMIC_RELEASE);
 }
 
-PROBE_API void reparse_locked(flag_state& st) {
+PROBE_API void exit_for_help(const flag_state& st) noexcept {
+  if (!st.help_exit) return;
+  fflush(stdout);
+  print_flag_help(stdout);
+  fflush(stdout);
+  _exit(0);  // before the program did anything: its exit handlers have nothing to finish
+}
+
+PROBE_API void reparse_locked(flag_state& st, bool help_exits) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
   parse_result r;
   parse_tokens(st, st.env_tokens, 0, r);
   parse_tokens(st, st.argv_tokens, 0, r);
   derive_intent(st);
-  if (st.opts.help && !st.help_shown) {
+  if (st.opts.help && help_exits) {
+    st.help_exit = true;
+  } else if (st.opts.help && !st.help_shown) {
     st.help_shown = true;
     print_flag_help(stderr);
   }
@@ -6291,7 +6364,7 @@ PROBE_API void ensure_parsed() noexcept {
         const char* env = getenv("PROBE_FLAGS");
         std::string err;
         if (env && !tokenize(env, st.env_tokens, &err)) log("PROBE_FLAGS: %s", err.c_str());
-        reparse_locked(st);
+        reparse_locked(st, true);
       } catch (...) {
         log("could not parse PROBE_FLAGS (out of memory); every effect stays off");
         st.opts = options{};
@@ -6300,6 +6373,7 @@ PROBE_API void ensure_parsed() noexcept {
       now = true;
     }
   }
+  if (now) exit_for_help(st);
   if (now) publish(st);
 }
 
@@ -6342,8 +6416,9 @@ PROBE_API void init(int& argc, char** argv) noexcept {
       {
         detail::lock_guard<detail::mutex> g(st.m);
         st.argv_tokens = toks;
-        detail::reparse_locked(st);
+        detail::reparse_locked(st, true);
       }
+      detail::exit_for_help(st);
       detail::publish(st);
     }
   } catch (...) {
@@ -6517,7 +6592,7 @@ class producer_map {
 
   // The bytes a view spans, from its lowest to its highest element (false: no data).
   static bool byte_range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
-    if (!v.valid() || !v.data || v.numel() == 0) return false;
+    if (!v.valid() || !v.data || v.batch || v.numel() == 0) return false;
     const int64_t item = static_cast<int64_t>(v.itemsize());
     int64_t first = 0, last = 0;
     for (int i = 0; i < v.ndim; ++i) {
@@ -6595,6 +6670,401 @@ inline long os_thread_id() noexcept {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_UTIL_THREAD_ID_HPP
+// ---- probe/core/tensor_reader.hpp ----
+#ifndef PROBE_SINGLE_CORE_TENSOR_READER_HPP
+#define PROBE_SINGLE_CORE_TENSOR_READER_HPP
+// Reads any tensor_view's elements in row-major order, in pieces of bounded size, whatever
+// its layout (contiguous or strided) or device (host, or an accelerator through
+// device_access). Consumers (dump files, health stats, captured prints) see a stream of
+// contiguous host chunks and never copy more than a chunk at a time.
+// Internal header.
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+
+// ---- probe/core/device_access.hpp ----
+#ifndef PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
+#define PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
+// How probe reads tensors that live on an accelerator: a small interface that a backend
+// (backends/cuda.hpp) implements and registers. The staging and ordering logic that uses it
+// (core/tensor_reader.hpp) is backend-independent, so tests drive it with a host fake.
+// Internal header.
+#include <stddef.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class device_access {
+ public:
+  virtual ~device_access() = default;
+  virtual const char* name() const noexcept = 0;
+  // Host memory suited for fast transfers (pinned for CUDA); nullptr on failure.
+  virtual void* alloc_staging(size_t bytes) noexcept = 0;
+  virtual void free_staging(void* p) noexcept = 0;
+  // Starts copying n bytes at device address src into dst (staging memory), ordered after
+  // the work already queued on `stream` (nullptr: the device's default stream). Returns a
+  // token for wait_copy, or 0 with *err set.
+  virtual uintptr_t start_copy(void* dst, const void* src, size_t n, const device& dev,
+                               void* stream, const char** err) noexcept = 0;
+  // Waits until the copy is complete; false with *err on failure.
+  virtual bool wait_copy(uintptr_t token, const char** err) noexcept = 0;
+};
+
+inline device_access* g_device_access[2] = {nullptr, nullptr};  // by device::kind_t
+
+// Backends register themselves; tests register fakes. Passing nullptr unregisters.
+inline void set_device_access(device::kind_t kind, device_access* a) noexcept {
+  __atomic_store_n(&g_device_access[kind], a, __ATOMIC_RELEASE);
+}
+inline device_access* get_device_access(device::kind_t kind) noexcept {
+  return __atomic_load_n(&g_device_access[kind], __ATOMIC_ACQUIRE);
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
+// ---- probe/core/tensor.hpp ----
+#ifndef PROBE_SINGLE_CORE_TENSOR_HPP
+#define PROBE_SINGLE_CORE_TENSOR_HPP
+// probe::tensor: an owning, contiguous, host n-d array (what npy::read returns and what
+// asynchronous effects capture), and copy_contiguous() to gather any host view into one.
+// Self-contained: usable on its own in every build mode.
+#include <string.h>
+
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+
+namespace detail {
+// Copies a host view's elements, in row-major order, into dst (nbytes() bytes).
+inline void copy_contiguous(const tensor_view& v, void* dst) noexcept {
+  const size_t item = v.itemsize();
+  if (v.ndim <= 0 || v.is_contiguous()) {
+    if (v.data && v.nbytes()) memcpy(dst, v.data, v.nbytes());
+    return;
+  }
+  const int64_t n = v.numel();
+  if (n == 0) return;
+  // Walk the index space with an odometer; copy the innermost run at once when it is dense.
+  const int last = v.ndim - 1;
+  const bool inner_dense = v.strides[last] == 1;
+  const int64_t run = inner_dense ? v.shape[last] : 1;
+  const int outer_dims = inner_dense ? last : v.ndim;
+  int64_t idx[max_dims] = {};
+  const char* src = static_cast<const char*>(v.data);
+  char* out = static_cast<char*>(dst);
+  for (int64_t done = 0; done < n; done += run) {
+    int64_t off = 0;
+    for (int d = 0; d < outer_dims; ++d) off += idx[d] * v.strides[d];
+    memcpy(out, src + off * static_cast<int64_t>(item), static_cast<size_t>(run) * item);
+    out += static_cast<size_t>(run) * item;
+    for (int d = outer_dims - 1; d >= 0; --d) {
+      if (++idx[d] < v.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+}  // namespace detail
+
+class tensor {
+ public:
+  tensor() = default;
+  // Zero-filled, row-major.
+  tensor(dtype t, const dims& shape) : type_(t) {
+    ndim_ = shape.too_many() ? 0 : shape.size();
+    for (int i = 0; i < ndim_; ++i) shape_[i] = shape[i];
+    storage_.assign((nbytes() + 7) / 8, 0);
+  }
+  // A deep copy of a host view (any strides), made contiguous.
+  static tensor copy_of(const tensor_view& v) {
+    tensor t;
+    if (!v.valid()) return t;
+    t.type_ = v.type;
+    t.ndim_ = v.ndim;
+    for (int i = 0; i < v.ndim; ++i) t.shape_[i] = v.shape[i];
+    t.storage_.assign((t.nbytes() + 7) / 8, 0);
+    detail::copy_contiguous(v, t.data());
+    return t;
+  }
+
+  dtype type() const noexcept { return type_; }
+  int ndim() const noexcept { return ndim_; }
+  int64_t shape(int i) const noexcept { return shape_[i]; }
+  const int64_t* shape() const noexcept { return shape_; }
+  int64_t numel() const noexcept { return detail::shape_numel(shape_, ndim_); }
+  size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * dtype_size(type_); }
+  bool empty() const noexcept { return type_ == dtype::invalid; }
+  void* data() noexcept { return storage_.data(); }
+  const void* data() const noexcept { return storage_.data(); }
+  template <class T>
+  T* data_as() noexcept {
+    return static_cast<T*>(data());
+  }
+  template <class T>
+  const T* data_as() const noexcept {
+    return static_cast<const T*>(data());
+  }
+
+  tensor_view view() const noexcept {
+    return view_raw(storage_.data(), type_, dims(shape_, static_cast<size_t>(ndim_)));
+  }
+
+ private:
+  dtype type_ = dtype::invalid;
+  int ndim_ = 0;
+  int64_t shape_[max_dims] = {};
+  std::vector<uint64_t> storage_;  // 8-byte aligned for every dtype
+};
+
+// Makes a tensor viewable wherever probe takes a value (ops, format, print).
+inline tensor_view probe_view(const tensor& t) noexcept { return t.view(); }
+
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_TENSOR_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// What is wrong with a view, naming the field ("" when it can be read): "invalid tensor view:
+// shape[1] is -3", "... its strides have 2 entries for a 3-d shape", ...
+PROBE_API std::string view_problem_text(const tensor_view& v);
+
+class tensor_reader {
+ public:
+  static constexpr size_t k_chunk = size_t(4) << 20;  // 4 MiB: fits L2/L3, amortizes syscalls
+
+  tensor_reader() = default;
+  tensor_reader(const tensor_reader&) = delete;
+  tensor_reader& operator=(const tensor_reader&) = delete;
+  ~tensor_reader() { release(); }
+
+  // False (with error()) when the view cannot be read: invalid, or on a device with no backend.
+  bool open(const tensor_view& v, size_t chunk_bytes = k_chunk) noexcept {
+    release();
+    v_ = v;
+    item_ = v.itemsize();
+    total_ = v.valid() ? v.nbytes() : 0;
+    done_ = 0;
+    try {
+      const std::string problem = view_problem_text(v);
+      if (!problem.empty()) return fail(problem.c_str());
+    } catch (...) {
+      return fail("out of memory");
+    }
+    if (v.batch) return open_batch();
+    // Whole elements per chunk, at least one.
+    chunk_ = chunk_bytes < item_ ? item_ : chunk_bytes - chunk_bytes % item_;
+    if (!v.where.is_host()) {
+      dev_ = get_device_access(v.where.kind);
+      if (!dev_) return fail("cannot read device memory: probe was built without this device's backend");
+      if (!v.is_contiguous()) return open_strided_device();
+      return open_device();
+    }
+    contiguous_ = v.is_contiguous();
+    if (!contiguous_) {
+      buf_ = static_cast<char*>(malloc(total_ < chunk_ ? total_ + 1 : chunk_));
+      if (!buf_) return fail("out of memory for a staging buffer");
+    }
+    return true;
+  }
+
+  // The next chunk; *n == 0 at the end. False on a device error (see error()).
+  bool next(const void** data, size_t* n) noexcept {
+    *n = 0;
+    if (!error_.empty()) return false;
+    if (done_ >= total_) return true;
+    const size_t want = total_ - done_ < chunk_ ? total_ - done_ : chunk_;
+    if (dev_ && !gathered_) return next_device(data, n, want);
+    if (gathered_ || contiguous_) {
+      const char* base = gathered_ ? gathered_ : static_cast<const char*>(v_.data);
+      *data = base + done_;
+    } else {
+      gather(buf_, want / item_);
+      *data = buf_;
+    }
+    *n = want;
+    done_ += want;
+    return true;
+  }
+
+  const std::string& error() const noexcept { return error_; }
+  size_t total_bytes() const noexcept { return total_; }
+
+ private:
+  bool fail(const char* why) noexcept {
+    try {
+      error_ = why;
+    } catch (...) {
+    }
+    return false;
+  }
+
+  // Copies `count` elements of a strided host view, continuing the row-major walk.
+  void gather(char* out, size_t count) noexcept {
+    const char* src = static_cast<const char*>(v_.data);
+    for (size_t k = 0; k < count; ++k) {
+      int64_t off = 0;
+      for (int d = 0; d < v_.ndim; ++d) off += idx_[d] * v_.strides[d];
+      memcpy(out + k * item_, src + off * static_cast<int64_t>(item_), item_);
+      for (int d = v_.ndim - 1; d >= 0; --d) {
+        if (++idx_[d] < v_.shape[d]) break;
+        idx_[d] = 0;
+      }
+    }
+  }
+
+  // Contiguous device memory: two staging buffers; the copy of chunk i+1 runs while the
+  // consumer works on chunk i.
+  bool open_device() noexcept {
+    const size_t sz = total_ < chunk_ ? (total_ ? total_ : 1) : chunk_;
+    for (auto& s : staging_) {
+      s = dev_->alloc_staging(sz);
+      if (!s) return fail("cannot allocate pinned staging memory");
+    }
+    if (total_) return issue(0);
+    return true;
+  }
+  bool issue(size_t offset) noexcept {
+    const size_t n = total_ - offset < chunk_ ? total_ - offset : chunk_;
+    const char* err = nullptr;
+    const int slot = static_cast<int>((offset / chunk_) % 2);
+    token_[slot] = dev_->start_copy(staging_[slot], static_cast<const char*>(v_.data) + offset, n,
+                                    v_.where, v_.stream, &err);
+    if (!token_[slot]) return fail(err ? err : "device copy failed");
+    return true;
+  }
+  bool next_device(const void** data, size_t* n, size_t want) noexcept {
+    const int slot = static_cast<int>((done_ / chunk_) % 2);
+    const char* err = nullptr;
+    if (!dev_->wait_copy(token_[slot], &err)) return fail(err ? err : "device copy failed");
+    token_[slot] = 0;
+    if (done_ + want < total_ && !issue(done_ + want)) return false;
+    *data = staging_[slot];
+    *n = want;
+    done_ += want;
+    return true;
+  }
+
+  bool fail_sample(int64_t k, const std::string& why) noexcept {
+    try {
+      return fail(("batch_view sample " + std::to_string(k) + ": " + why).c_str());
+    } catch (...) {
+      return fail("batch_view: a sample cannot be read");
+    }
+  }
+
+  // A batch_view: every sample (host or device, any strides) read into one host block.
+  bool open_batch() noexcept {
+    gathered_ = static_cast<char*>(malloc(total_ ? total_ : 1));
+    if (!gathered_) return fail("out of memory gathering a batch_view");
+    tensor_view sample = v_;
+    sample.batch = nullptr;
+    sample.ndim = static_cast<int8_t>(v_.ndim - 1);
+    for (int d = 0; d < sample.ndim; ++d) {
+      sample.shape[d] = v_.shape[d + 1];
+      sample.strides[d] = v_.strides[d + 1];
+    }
+    sample.shape[sample.ndim] = sample.strides[sample.ndim] = 0;
+    char* out = gathered_;
+    for (int64_t k = 0; k < v_.shape[0]; ++k) {
+      sample.data = v_.batch[k];
+      tensor_reader r;
+      const void* p;
+      size_t n;
+      if (!r.open(sample)) return fail_sample(k, r.error());
+      while (r.next(&p, &n) && n) {
+        memcpy(out, p, n);
+        out += n;
+      }
+      if (!r.error().empty()) return fail_sample(k, r.error());
+    }
+    return true;
+  }
+
+  // A strided device view: copy its bounding byte range to the host once, then gather.
+  bool open_strided_device() noexcept {
+    int64_t first = 0, last = 0;
+    for (int i = 0; i < v_.ndim; ++i) {
+      const int64_t span = (v_.shape[i] - 1) * v_.strides[i];
+      if (span < 0) first += span; else last += span;
+    }
+    const size_t span_bytes = static_cast<size_t>(last - first + 1) * item_;
+    if (span_bytes > 4 * total_ + (size_t(256) << 20))
+      return fail("strided device view spans too much memory to copy; dump a contiguous copy");
+    char* host = static_cast<char*>(malloc(span_bytes ? span_bytes : 1));
+    if (!host) return fail("out of memory copying a device tensor");
+    const char* base = static_cast<const char*>(v_.data) + first * static_cast<int64_t>(item_);
+    void* stage = dev_->alloc_staging(chunk_);
+    if (!stage) {
+      free(host);
+      return fail("cannot allocate pinned staging memory");
+    }
+    for (size_t off = 0; off < span_bytes; off += chunk_) {
+      const size_t n = span_bytes - off < chunk_ ? span_bytes - off : chunk_;
+      const char* err = nullptr;
+      const uintptr_t t = dev_->start_copy(stage, base + off, n, v_.where, v_.stream, &err);
+      if (!t || !dev_->wait_copy(t, &err)) {
+        dev_->free_staging(stage);
+        free(host);
+        return fail(err ? err : "device copy failed");
+      }
+      memcpy(host + off, stage, n);
+    }
+    dev_->free_staging(stage);
+    // Re-point the view at the host copy and gather it contiguous once.
+    tensor_view hv = v_.on_host();
+    hv.data = host - first * static_cast<int64_t>(item_);
+    gathered_ = static_cast<char*>(malloc(total_ ? total_ : 1));
+    if (!gathered_) {
+      free(host);
+      return fail("out of memory copying a device tensor");
+    }
+    copy_contiguous(hv, gathered_);
+    free(host);
+    return true;
+  }
+
+  void release() noexcept {
+    if (dev_) {
+      const char* err = nullptr;
+      for (int i = 0; i < 2; ++i) {
+        if (token_[i]) dev_->wait_copy(token_[i], &err);  // never free memory a copy still writes
+        token_[i] = 0;
+        if (staging_[i]) dev_->free_staging(staging_[i]);
+        staging_[i] = nullptr;
+      }
+    }
+    free(buf_);
+    free(gathered_);
+    buf_ = gathered_ = nullptr;
+    dev_ = nullptr;
+    for (auto& i : idx_) i = 0;
+    error_.clear();
+  }
+
+  tensor_view v_{};
+  size_t item_ = 1, total_ = 0, done_ = 0, chunk_ = k_chunk;
+  bool contiguous_ = true;
+  char* buf_ = nullptr;       // host gather buffer
+  char* gathered_ = nullptr;  // whole host copy of a strided device view
+  int64_t idx_[max_dims] = {};
+  device_access* dev_ = nullptr;
+  void* staging_[2] = {nullptr, nullptr};
+  uintptr_t token_[2] = {0, 0};
+  std::string error_;
+};
+
+// A host copy of any view (device or strided, a batch of buffers), as an owning tensor. False
+// with *err on failure.
+PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err);
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_TENSOR_READER_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -6618,6 +7088,7 @@ struct recorded_tensor {
   bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
   uint64_t hash = 0;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
+  tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
 };
 
 // op::attr(name, value): an attribute, copied out of the caller's value.
@@ -7082,8 +7553,20 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
     t.view = v;
     t.inout = inout;
     t.implicit = implicit;
-    if (edges && v.where.is_host() && v.valid() && v.data && v.is_contiguous()) {
-      t.hash = content_hash::of(v.data, v.nbytes());
+    if (v.batch) {
+      // Listeners see one contiguous host tensor [count, ...]; the samples are read now.
+      std::string why;
+      if (read_tensor(v, &t.gathered, &why)) {
+        t.view = t.gathered.view();
+      } else {
+        static int said = 0;
+        log_once(&said, "op %s: %s '%s': %s; recorded without data", r->name.c_str(), which == io::in ? "input" : "output",
+                 t.slot.c_str(), why.c_str());
+        t.view.batch = nullptr;  // shape and dtype stay; no data
+      }
+    }
+    if (edges && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
+      t.hash = content_hash::of(t.view.data, t.view.nbytes());
       t.have_hash = true;
     }
     if (which == io::in) {
@@ -8991,358 +9474,41 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_CORE_TENSOR_READER_IMPL_HPP
 #define PROBE_SINGLE_CORE_TENSOR_READER_IMPL_HPP
 // tensor_reader: definitions (see tensor_reader.hpp).
-// ---- probe/core/tensor_reader.hpp ----
-#ifndef PROBE_SINGLE_CORE_TENSOR_READER_HPP
-#define PROBE_SINGLE_CORE_TENSOR_READER_HPP
-// Reads any tensor_view's elements in row-major order, in pieces of bounded size, whatever
-// its layout (contiguous or strided) or device (host, or an accelerator through
-// device_access). Consumers (dump files, health stats, captured prints) see a stream of
-// contiguous host chunks and never copy more than a chunk at a time.
-// Internal header.
-#include <stdlib.h>
-#include <string.h>
-
-#include <string>
-
-// ---- probe/core/device_access.hpp ----
-#ifndef PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
-#define PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
-// How probe reads tensors that live on an accelerator: a small interface that a backend
-// (backends/cuda.hpp) implements and registers. The staging and ordering logic that uses it
-// (core/tensor_reader.hpp) is backend-independent, so tests drive it with a host fake.
-// Internal header.
-#include <stddef.h>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-class device_access {
- public:
-  virtual ~device_access() = default;
-  virtual const char* name() const noexcept = 0;
-  // Host memory suited for fast transfers (pinned for CUDA); nullptr on failure.
-  virtual void* alloc_staging(size_t bytes) noexcept = 0;
-  virtual void free_staging(void* p) noexcept = 0;
-  // Starts copying n bytes at device address src into dst (staging memory), ordered after
-  // the work already queued on `stream` (nullptr: the device's default stream). Returns a
-  // token for wait_copy, or 0 with *err set.
-  virtual uintptr_t start_copy(void* dst, const void* src, size_t n, const device& dev,
-                               void* stream, const char** err) noexcept = 0;
-  // Waits until the copy is complete; false with *err on failure.
-  virtual bool wait_copy(uintptr_t token, const char** err) noexcept = 0;
-};
-
-inline device_access* g_device_access[2] = {nullptr, nullptr};  // by device::kind_t
-
-// Backends register themselves; tests register fakes. Passing nullptr unregisters.
-inline void set_device_access(device::kind_t kind, device_access* a) noexcept {
-  __atomic_store_n(&g_device_access[kind], a, __ATOMIC_RELEASE);
+PROBE_API std::string view_problem_text(const tensor_view& v) {
+  const std::string head = "invalid tensor view: ";
+  if (v.ndim < 0) {
+    switch (v.problem) {
+      case view_problem::too_many_dims:
+        return head + "its shape has more than " + std::to_string(max_dims) + " dimensions (probe::max_dims)";
+      case view_problem::strides_count:
+        return head + "its strides do not have one entry per dimension of its shape";
+      case view_problem::batch_sample:
+        return head + "batch_view's sample view is itself invalid or a batch";
+      case view_problem::batch_count:
+        return head + "batch_view's count is negative, or its pointer array is null";
+      default:
+        return head + "ndim is " + std::to_string(v.ndim);
+    }
+  }
+  if (v.type == dtype::invalid || dtype_size(v.type) == 0)
+    return head + "its dtype is invalid (" + std::to_string(static_cast<int>(v.type)) + ")";
+  if (v.ndim > max_dims) return head + "ndim is " + std::to_string(v.ndim) + ", more than " + std::to_string(max_dims);
+  for (int d = 0; d < v.ndim; ++d)
+    if (v.shape[d] < 0) return head + "shape[" + std::to_string(d) + "] is " + std::to_string(v.shape[d]);
+  if (v.batch) {
+    for (int64_t k = 0; k < v.shape[0]; ++k)
+      if (!v.batch[k] && v.numel() > 0)
+        return head + "batch_view's pointer for sample " + std::to_string(k) + " is null";
+    return "";
+  }
+  if (v.numel() > 0 && !v.data)
+    return head + "data is null with " + std::to_string(v.numel()) + " elements in its shape";
+  return "";
 }
-inline device_access* get_device_access(device::kind_t kind) noexcept {
-  return __atomic_load_n(&g_device_access[kind], __ATOMIC_ACQUIRE);
-}
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_CORE_DEVICE_ACCESS_HPP
-// ---- probe/core/tensor.hpp ----
-#ifndef PROBE_SINGLE_CORE_TENSOR_HPP
-#define PROBE_SINGLE_CORE_TENSOR_HPP
-// probe::tensor: an owning, contiguous, host n-d array (what npy::read returns and what
-// asynchronous effects capture), and copy_contiguous() to gather any host view into one.
-// Self-contained: usable on its own in every build mode.
-#include <string.h>
-
-#include <vector>
-
-PROBE_BEGIN_NAMESPACE
-
-namespace detail {
-// Copies a host view's elements, in row-major order, into dst (nbytes() bytes).
-inline void copy_contiguous(const tensor_view& v, void* dst) noexcept {
-  const size_t item = v.itemsize();
-  if (v.ndim <= 0 || v.is_contiguous()) {
-    if (v.data && v.nbytes()) memcpy(dst, v.data, v.nbytes());
-    return;
-  }
-  const int64_t n = v.numel();
-  if (n == 0) return;
-  // Walk the index space with an odometer; copy the innermost run at once when it is dense.
-  const int last = v.ndim - 1;
-  const bool inner_dense = v.strides[last] == 1;
-  const int64_t run = inner_dense ? v.shape[last] : 1;
-  const int outer_dims = inner_dense ? last : v.ndim;
-  int64_t idx[max_dims] = {};
-  const char* src = static_cast<const char*>(v.data);
-  char* out = static_cast<char*>(dst);
-  for (int64_t done = 0; done < n; done += run) {
-    int64_t off = 0;
-    for (int d = 0; d < outer_dims; ++d) off += idx[d] * v.strides[d];
-    memcpy(out, src + off * static_cast<int64_t>(item), static_cast<size_t>(run) * item);
-    out += static_cast<size_t>(run) * item;
-    for (int d = outer_dims - 1; d >= 0; --d) {
-      if (++idx[d] < v.shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-}  // namespace detail
-
-class tensor {
- public:
-  tensor() = default;
-  // Zero-filled, row-major.
-  tensor(dtype t, const dims& shape) : type_(t) {
-    ndim_ = shape.too_many() ? 0 : shape.size();
-    for (int i = 0; i < ndim_; ++i) shape_[i] = shape[i];
-    storage_.assign((nbytes() + 7) / 8, 0);
-  }
-  // A deep copy of a host view (any strides), made contiguous.
-  static tensor copy_of(const tensor_view& v) {
-    tensor t;
-    if (!v.valid()) return t;
-    t.type_ = v.type;
-    t.ndim_ = v.ndim;
-    for (int i = 0; i < v.ndim; ++i) t.shape_[i] = v.shape[i];
-    t.storage_.assign((t.nbytes() + 7) / 8, 0);
-    detail::copy_contiguous(v, t.data());
-    return t;
-  }
-
-  dtype type() const noexcept { return type_; }
-  int ndim() const noexcept { return ndim_; }
-  int64_t shape(int i) const noexcept { return shape_[i]; }
-  const int64_t* shape() const noexcept { return shape_; }
-  int64_t numel() const noexcept { return detail::shape_numel(shape_, ndim_); }
-  size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * dtype_size(type_); }
-  bool empty() const noexcept { return type_ == dtype::invalid; }
-  void* data() noexcept { return storage_.data(); }
-  const void* data() const noexcept { return storage_.data(); }
-  template <class T>
-  T* data_as() noexcept {
-    return static_cast<T*>(data());
-  }
-  template <class T>
-  const T* data_as() const noexcept {
-    return static_cast<const T*>(data());
-  }
-
-  tensor_view view() const noexcept {
-    return view_raw(storage_.data(), type_, dims(shape_, static_cast<size_t>(ndim_)));
-  }
-
- private:
-  dtype type_ = dtype::invalid;
-  int ndim_ = 0;
-  int64_t shape_[max_dims] = {};
-  std::vector<uint64_t> storage_;  // 8-byte aligned for every dtype
-};
-
-// Makes a tensor viewable wherever probe takes a value (ops, format, print).
-inline tensor_view probe_view(const tensor& t) noexcept { return t.view(); }
-
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_CORE_TENSOR_HPP
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-class tensor_reader {
- public:
-  static constexpr size_t k_chunk = size_t(4) << 20;  // 4 MiB: fits L2/L3, amortizes syscalls
-
-  tensor_reader() = default;
-  tensor_reader(const tensor_reader&) = delete;
-  tensor_reader& operator=(const tensor_reader&) = delete;
-  ~tensor_reader() { release(); }
-
-  // False (with error()) when the view cannot be read: invalid, or on a device with no backend.
-  bool open(const tensor_view& v, size_t chunk_bytes = k_chunk) noexcept {
-    release();
-    v_ = v;
-    item_ = v.itemsize();
-    total_ = v.valid() ? v.nbytes() : 0;
-    done_ = 0;
-    if (!v.valid()) return fail("invalid tensor view (bad dtype or more than 8 dims)");
-    if (v.numel() > 0 && !v.data) return fail("tensor view has no data pointer");
-    // Whole elements per chunk, at least one.
-    chunk_ = chunk_bytes < item_ ? item_ : chunk_bytes - chunk_bytes % item_;
-    if (!v.where.is_host()) {
-      dev_ = get_device_access(v.where.kind);
-      if (!dev_) return fail("cannot read device memory: probe was built without this device's backend");
-      if (!v.is_contiguous()) return open_strided_device();
-      return open_device();
-    }
-    contiguous_ = v.is_contiguous();
-    if (!contiguous_) {
-      buf_ = static_cast<char*>(malloc(total_ < chunk_ ? total_ + 1 : chunk_));
-      if (!buf_) return fail("out of memory for a staging buffer");
-    }
-    return true;
-  }
-
-  // The next chunk; *n == 0 at the end. False on a device error (see error()).
-  bool next(const void** data, size_t* n) noexcept {
-    *n = 0;
-    if (!error_.empty()) return false;
-    if (done_ >= total_) return true;
-    const size_t want = total_ - done_ < chunk_ ? total_ - done_ : chunk_;
-    if (dev_ && !gathered_) return next_device(data, n, want);
-    if (gathered_ || contiguous_) {
-      const char* base = gathered_ ? gathered_ : static_cast<const char*>(v_.data);
-      *data = base + done_;
-    } else {
-      gather(buf_, want / item_);
-      *data = buf_;
-    }
-    *n = want;
-    done_ += want;
-    return true;
-  }
-
-  const std::string& error() const noexcept { return error_; }
-  size_t total_bytes() const noexcept { return total_; }
-
- private:
-  bool fail(const char* why) noexcept {
-    try {
-      error_ = why;
-    } catch (...) {
-    }
-    return false;
-  }
-
-  // Copies `count` elements of a strided host view, continuing the row-major walk.
-  void gather(char* out, size_t count) noexcept {
-    const char* src = static_cast<const char*>(v_.data);
-    for (size_t k = 0; k < count; ++k) {
-      int64_t off = 0;
-      for (int d = 0; d < v_.ndim; ++d) off += idx_[d] * v_.strides[d];
-      memcpy(out + k * item_, src + off * static_cast<int64_t>(item_), item_);
-      for (int d = v_.ndim - 1; d >= 0; --d) {
-        if (++idx_[d] < v_.shape[d]) break;
-        idx_[d] = 0;
-      }
-    }
-  }
-
-  // Contiguous device memory: two staging buffers; the copy of chunk i+1 runs while the
-  // consumer works on chunk i.
-  bool open_device() noexcept {
-    const size_t sz = total_ < chunk_ ? (total_ ? total_ : 1) : chunk_;
-    for (auto& s : staging_) {
-      s = dev_->alloc_staging(sz);
-      if (!s) return fail("cannot allocate pinned staging memory");
-    }
-    if (total_) return issue(0);
-    return true;
-  }
-  bool issue(size_t offset) noexcept {
-    const size_t n = total_ - offset < chunk_ ? total_ - offset : chunk_;
-    const char* err = nullptr;
-    const int slot = static_cast<int>((offset / chunk_) % 2);
-    token_[slot] = dev_->start_copy(staging_[slot], static_cast<const char*>(v_.data) + offset, n,
-                                    v_.where, v_.stream, &err);
-    if (!token_[slot]) return fail(err ? err : "device copy failed");
-    return true;
-  }
-  bool next_device(const void** data, size_t* n, size_t want) noexcept {
-    const int slot = static_cast<int>((done_ / chunk_) % 2);
-    const char* err = nullptr;
-    if (!dev_->wait_copy(token_[slot], &err)) return fail(err ? err : "device copy failed");
-    token_[slot] = 0;
-    if (done_ + want < total_ && !issue(done_ + want)) return false;
-    *data = staging_[slot];
-    *n = want;
-    done_ += want;
-    return true;
-  }
-
-  // A strided device view: copy its bounding byte range to the host once, then gather.
-  bool open_strided_device() noexcept {
-    int64_t first = 0, last = 0;
-    for (int i = 0; i < v_.ndim; ++i) {
-      const int64_t span = (v_.shape[i] - 1) * v_.strides[i];
-      if (span < 0) first += span; else last += span;
-    }
-    const size_t span_bytes = static_cast<size_t>(last - first + 1) * item_;
-    if (span_bytes > 4 * total_ + (size_t(256) << 20))
-      return fail("strided device view spans too much memory to copy; dump a contiguous copy");
-    char* host = static_cast<char*>(malloc(span_bytes ? span_bytes : 1));
-    if (!host) return fail("out of memory copying a device tensor");
-    const char* base = static_cast<const char*>(v_.data) + first * static_cast<int64_t>(item_);
-    void* stage = dev_->alloc_staging(chunk_);
-    if (!stage) {
-      free(host);
-      return fail("cannot allocate pinned staging memory");
-    }
-    for (size_t off = 0; off < span_bytes; off += chunk_) {
-      const size_t n = span_bytes - off < chunk_ ? span_bytes - off : chunk_;
-      const char* err = nullptr;
-      const uintptr_t t = dev_->start_copy(stage, base + off, n, v_.where, v_.stream, &err);
-      if (!t || !dev_->wait_copy(t, &err)) {
-        dev_->free_staging(stage);
-        free(host);
-        return fail(err ? err : "device copy failed");
-      }
-      memcpy(host + off, stage, n);
-    }
-    dev_->free_staging(stage);
-    // Re-point the view at the host copy and gather it contiguous once.
-    tensor_view hv = v_.on_host();
-    hv.data = host - first * static_cast<int64_t>(item_);
-    gathered_ = static_cast<char*>(malloc(total_ ? total_ : 1));
-    if (!gathered_) {
-      free(host);
-      return fail("out of memory copying a device tensor");
-    }
-    copy_contiguous(hv, gathered_);
-    free(host);
-    return true;
-  }
-
-  void release() noexcept {
-    if (dev_) {
-      const char* err = nullptr;
-      for (int i = 0; i < 2; ++i) {
-        if (token_[i]) dev_->wait_copy(token_[i], &err);  // never free memory a copy still writes
-        token_[i] = 0;
-        if (staging_[i]) dev_->free_staging(staging_[i]);
-        staging_[i] = nullptr;
-      }
-    }
-    free(buf_);
-    free(gathered_);
-    buf_ = gathered_ = nullptr;
-    dev_ = nullptr;
-    for (auto& i : idx_) i = 0;
-    error_.clear();
-  }
-
-  tensor_view v_{};
-  size_t item_ = 1, total_ = 0, done_ = 0, chunk_ = k_chunk;
-  bool contiguous_ = true;
-  char* buf_ = nullptr;       // host gather buffer
-  char* gathered_ = nullptr;  // whole host copy of a strided device view
-  int64_t idx_[max_dims] = {};
-  device_access* dev_ = nullptr;
-  void* staging_[2] = {nullptr, nullptr};
-  uintptr_t token_[2] = {0, 0};
-  std::string error_;
-};
-
-// A host copy of any view (device or strided), as an owning tensor. False with *err on failure.
-PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err);
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_CORE_TENSOR_READER_HPP
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
 
 PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err) {
   tensor_reader r;
@@ -10165,7 +10331,10 @@ inline int write_strided(int fd, const tensor_view& v) noexcept {
 
 // Why a view cannot be written ("" if it can).
 inline const char* unwritable(const tensor_view& v) noexcept {
-  if (v.ndim < 0) return "invalid view (more than 8 dimensions, or strides not matching the shape)";
+  if (v.ndim < 0 && v.problem == view_problem::too_many_dims) return "invalid view: more than 8 dimensions";
+  if (v.ndim < 0 && v.problem == view_problem::strides_count) return "invalid view: strides do not match the shape";
+  if (v.ndim < 0) return "invalid view: a bad batch_view (its sample view or count)";
+  if (v.batch) return "a batch_view: read it into one tensor first (probe::detail::read_tensor)";
   if (v.type == dtype::invalid) return "invalid view (no dtype)";
   if (!v.where.is_host()) return "device memory: copy the tensor to the host first";
   for (int i = 0; i < v.ndim; ++i)
@@ -14941,7 +15110,22 @@ PROBE_API void reserve_bytes(effect_record* r, size_t bytes) noexcept {
   r->bytes += bytes;
 }
 
-PROBE_API bool record_capture(effect_record* r, const tensor_view& v, tensor_view* out) noexcept {
+PROBE_API bool record_capture(effect_record* r, const tensor_view& given, tensor_view* out) noexcept {
+  tensor gathered;  // a batch_view's samples, read here; the capture below copies them
+  tensor_view v = given;
+  if (given.batch) {
+    std::string why;
+    try {
+      if (!read_tensor(given, &gathered, &why)) {
+        record_fail(r, why.c_str());
+        return false;
+      }
+    } catch (...) {
+      record_fail(r, "out of memory gathering a batch_view");
+      return false;
+    }
+    v = gathered.view();
+  }
   *out = v;
   if (!v.valid()) return true;  // formats as "<invalid tensor>"; nothing to copy
   if (v.numel() > 0 && !v.data) return true;
@@ -15053,6 +15237,7 @@ enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope, value };
 struct frame_var {
   std::string name;
   tensor_view view;
+  tensor gathered;  // a batch_view's samples, read when the frame was built: `view` shows them
 };
 
 struct frame {
@@ -15233,8 +15418,10 @@ inline bool parse_item(const std::string& raw, index_item* it, std::string* err)
   return true;
 }
 
-// Applies one bracket's items to v's leading dimensions, as numpy does.
-inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err) {
+// Applies one bracket's items to v's leading dimensions, as numpy does; *offset (elements
+// from v's first element) grows by where the result starts. v.data moves with it.
+inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err,
+                        int64_t* moved = nullptr) {
   if (nitems > v.ndim) {
     *err = "too many indices: the tensor is " + std::to_string(v.ndim) + "-dimensional, but " +
            std::to_string(nitems) + " were indexed";
@@ -15290,7 +15477,52 @@ inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std
   r.ndim = static_cast<int8_t>(out);
   for (int d = out; d < max_dims; ++d) r.shape[d] = r.strides[d] = 0;
   if (r.data) r.data = static_cast<const char*>(v.data) + offset * static_cast<int64_t>(v.itemsize());
+  if (moved) *moved += offset;
   v = r;
+  return true;
+}
+
+// The items between one pair of brackets ("126, 2, :"), applied to v.
+inline bool apply_bracket(tensor_view& v, const std::string& inside, std::string* err, int64_t* moved = nullptr) {
+  index_item items[max_dims + 1];
+  int nitems = 0;
+  size_t from = 0;
+  for (size_t i = 0; i <= inside.size(); ++i)
+    if (i == inside.size() || inside[i] == ',') {
+      index_item it;
+      if (!parse_item(inside.substr(from, i - from), &it, err)) return false;
+      if (nitems <= max_dims) items[nitems] = it;
+      ++nitems;
+      from = i + 1;
+    }
+  if (nitems > max_dims) nitems = max_dims + 1;  // reported as too many indices
+  return apply_index(v, items, nitems, err, moved);
+}
+
+// A whole index expression: one or more brackets, "[126, 2, :]" or "[1][2:]". The view's
+// memory is not read: *moved says where the result starts, in elements of v.
+inline bool apply_index_text(tensor_view& v, const std::string& text, std::string* err, int64_t* moved) {
+  const std::string t = trim(text);
+  size_t pos = 0;
+  if (t.empty() || t[0] != '[') {
+    *err = "expected an index such as '[0, :, 1:3]', not '" + t + "'";
+    return false;
+  }
+  while (pos < t.size()) {
+    while (pos < t.size() && is_space(t[pos])) ++pos;
+    if (pos >= t.size()) break;
+    if (t[pos] != '[') {
+      *err = "unexpected '" + t.substr(pos) + "' (an index is [i, j, a:b:step], brackets may repeat)";
+      return false;
+    }
+    const size_t close = t.find(']', pos);
+    if (close == std::string::npos) {
+      *err = "missing ']' in '" + t + "'";
+      return false;
+    }
+    if (!apply_bracket(v, t.substr(pos + 1, close - pos - 1), err, moved)) return false;
+    pos = close + 1;
+  }
   return true;
 }
 
@@ -16193,6 +16425,8 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v) 
   // Names stay unique within a frame: a second "x" becomes "x_2", and so on.
   for (int k = 2; f.find(fv.name); ++k) fv.name = (name.empty() ? std::string("_") : name) + "_" + std::to_string(k);
   fv.view = v;
+  std::string why;
+  if (v.batch && read_tensor(v, &fv.gathered, &why)) fv.view = fv.gathered.view();
   f.vars.push_back(static_cast<frame_var&&>(fv));
 }
 
@@ -16269,13 +16503,13 @@ PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* func
 }
 
 PROBE_API bool host_view_of(const tensor_view& v, tensor* storage, tensor_view* out, std::string* err) {
-  if (v.where.is_host()) {
+  if (v.where.is_host() && !v.batch) {
     *out = v;
     return true;
   }
   std::string why;
   if (!read_tensor(v, storage, &why)) {
-    *err = "cannot copy it from the device: " + (why.empty() ? std::string("unknown error") : why);
+    *err = v.batch ? why : "cannot copy it from the device: " + (why.empty() ? std::string("unknown error") : why);
     return false;
   }
   *out = storage->view();
@@ -16365,8 +16599,8 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
     return false;
   }
   tensor_view v = var->view;
-  if (!v.valid()) {
-    *err = "'" + name + "' is not a valid tensor (bad dtype or more than 8 dimensions)";
+  if (!view_problem_text(v).empty()) {
+    *err = "'" + name + "': " + view_problem_text(v);
     return false;
   }
   while (attr.empty() && pos != std::string::npos && pos < e.size()) {
@@ -16378,20 +16612,7 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
         *err = "missing ']' in '" + e + "'";
         return false;
       }
-      index_item items[max_dims + 1];
-      int nitems = 0;
-      const std::string inside = e.substr(pos + 1, close - pos - 1);
-      size_t from = 0;
-      for (size_t i = 0; i <= inside.size(); ++i)
-        if (i == inside.size() || inside[i] == ',') {
-          index_item it;
-          if (!parse_item(inside.substr(from, i - from), &it, err)) return false;
-          if (nitems <= max_dims) items[nitems] = it;
-          ++nitems;
-          from = i + 1;
-        }
-      if (nitems > max_dims) nitems = max_dims + 1;  // reported as too many indices below
-      if (!apply_index(v, items, nitems, err)) return false;
+      if (!apply_bracket(v, e.substr(pos + 1, close - pos - 1), err)) return false;
       pos = close + 1;
     } else if (e.compare(pos, 6, ".shape") == 0 && trim(e.substr(pos + 6)).empty()) {
       attr = "shape";
@@ -17583,16 +17804,19 @@ std::vector<summary_group> group_rows(ptr_list<summary_row>& rows, Key key, size
     g->count += r.stats.count();
     g->total_ns += static_cast<double>(r.stats.total()) * r.ns_per_unit;
   }
-  std::vector<summary_group> kept;
-  for (summary_group& g : groups)
-    if (g.names >= min_names) kept.push_back(g);
-  if (kept.size() > 1)
-    qsort(kept.data(), kept.size(), sizeof(summary_group), [](const void* pa, const void* pb) {
-      const summary_group& a = *static_cast<const summary_group*>(pa);
-      const summary_group& b = *static_cast<const summary_group*>(pb);
+  // qsort moves bytes: sort pointers, never the groups (their strings point into themselves).
+  std::vector<const summary_group*> order;
+  for (const summary_group& g : groups)
+    if (g.names >= min_names) order.push_back(&g);
+  if (order.size() > 1)
+    qsort(order.data(), order.size(), sizeof(const summary_group*), [](const void* pa, const void* pb) {
+      const summary_group& a = **static_cast<const summary_group* const*>(pa);
+      const summary_group& b = **static_cast<const summary_group* const*>(pb);
       if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns ? -1 : 1;
       return a.name.compare(b.name);
     });
+  std::vector<summary_group> kept;
+  for (const summary_group* g : order) kept.push_back(*g);
   return kept;
 }
 

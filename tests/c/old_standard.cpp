@@ -7,6 +7,10 @@ int old_standard_kernel(std::vector<float>& x, int step) {
   probe::set_step(step);
   probe::op op("scale", "Mul");
   op.input("x", x);
+  const float* samples[] = {x.data()};
+  op.input("batch", probe::batch_view(samples, 1, probe::view(x.data(), {static_cast<int64_t>(x.size())})));
+  const probe::op_context ctx = probe::current_op_context();
+  probe::adopt_op_context adopt(ctx);
   PROBE_SCOPE("kernel");
   for (float& v : x) v *= 2;
   op.output("x", probe::view(x.data(), {static_cast<int64_t>(x.size())}));

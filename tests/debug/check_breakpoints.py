@@ -299,5 +299,11 @@ check("breakpoint_if_nonfinite: only the tensor with NaN/Inf",
        % (SOURCE, NONFINITE_LINE)) in err and "(probe) p bad\n[  1.  nan -inf]\n" in err, err)
 check("breakpoint_if_nonfinite: the program goes on", rc == 0 and out == "checks done\n", out)
 
+# ---- --probe_help in PROBE_FLAGS: the flag table on stdout, exit 0, the program does not run ----
+rc, out, err = run("basic", "--probe_help --probe_breakpoint=prompt", b"c\n")
+check("--probe_help: table, exit 0, nothing else",
+      rc == 0 and "--probe_break_if=VALUE" in out and "--probe_breakpoint=MODE" in out and
+      "after the breakpoint" not in out and "(probe)" not in err, "rc=%d out=%r err=%r" % (rc, out[:200], err))
+
 print("%d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <probe/util/config.hpp>
+#include <probe/probe.hpp>
+#include <probe/core/flags.hpp>
 #include <probe/util/text.hpp>
 
 #include "options.hpp"
@@ -28,7 +29,8 @@ int usage(FILE* out) {
   std::fprintf(out,
                "probe %s: analyse what probe recorded\n\n"
                "usage: probe VERB [options]   (probe help VERB, or probe VERB --help, for a verb's options)\n"
-               "       probe --version        (the version and how this probe was built)\n\nverbs:\n",
+               "       probe --version        (the version and how this probe was built)\n"
+               "       probe --probe_help     (the PROBE_FLAGS an instrumented program reads)\n\nverbs:\n",
                PROBE_VERSION_STRING);
   for (const verb& v : k_verbs) std::fprintf(out, "  %-12s %s\n", v.spec->verb, v.spec->summary);
   return out == stdout ? 0 : 2;
@@ -72,6 +74,10 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage(stderr);
   const char* name = argv[1];
   if (!std::strcmp(name, "help") || !std::strcmp(name, "--help") || !std::strcmp(name, "-h")) return help(argc, argv);
+  if (!std::strcmp(name, "--probe_help")) {
+    probe::detail::print_flag_help(stdout);
+    return 0;
+  }
   if (!std::strcmp(name, "--version") || !std::strcmp(name, "version")) {
     std::fputs(version_text().c_str(), stdout);
     return 0;

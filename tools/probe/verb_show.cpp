@@ -10,6 +10,7 @@
 #include <probe/probe.hpp>
 #include <probe/core/format_tensor.hpp>
 #include <probe/formats/json.hpp>
+#include <probe/effects/breakpoint_expr.hpp>
 
 #include "analysis/compare_inputs.hpp"
 #include "analysis/dump_manifest.hpp"
@@ -87,6 +88,67 @@ bool show_npy(const std::string& path, bool full, const std::string& indent, std
     if (c == '\n') shifted += indent;
   }
   *out += shifted + "\n" + indent + "health: " + health_line(health) + "\n";
+  return true;
+}
+
+// Part of a .npy file, indexed as at the breakpoint prompt ("[126, 2, :]", "[0][::2]"). Reads
+// only the selected elements (the selection is held in memory: at most 256 MiB).
+bool show_npy_slice(const std::string& path, const std::string& index, bool full, std::string* out, std::string* error) {
+  pa::npy_file file;
+  if (!file.open(path, error)) return false;
+  const probe::npy::header_info& h = file.header();
+  probe::tensor_view v;  // the file's layout, no memory: indexing only computes where things are
+  v.type = h.type;
+  v.ndim = static_cast<int8_t>(h.ndim);
+  for (int64_t k = 0, stride = 1; k < h.ndim; ++k) {
+    const int d = h.fortran_order ? static_cast<int>(k) : h.ndim - 1 - static_cast<int>(k);
+    v.shape[d] = h.shape[d];
+    v.strides[d] = stride;
+    stride *= h.shape[d] > 0 ? h.shape[d] : 1;
+  }
+  int64_t first = 0;
+  std::string why;
+  if (!probe::detail::bp_expr::apply_index_text(v, index, &why, &first)) {
+    *error = "index '" + index + "': " + why;
+    return false;
+  }
+  const size_t item = probe::dtype_size(h.type);
+  const int64_t n = v.numel();
+  if (static_cast<uint64_t>(n) * item > (uint64_t{256} << 20)) {
+    *error = "index '" + index + "' selects " + std::to_string(n) + " elements; show prints at most 256 MiB at once";
+    return false;
+  }
+  std::vector<uint64_t> storage(static_cast<size_t>(n) * item / 8 + 2);
+  char* dst = reinterpret_cast<char*>(storage.data());
+  if (n > 0) {
+    // Row by row along the last axis: one read per row when it is contiguous in the file.
+    const int last = v.ndim - 1;
+    const int64_t row = last >= 0 ? v.shape[last] : 1, step = last >= 0 ? v.strides[last] : 1;
+    int64_t at[probe::max_dims] = {};
+    for (int64_t done = 0; done < n; done += row) {
+      int64_t offset = first;
+      for (int d = 0; d < last; ++d) offset += at[d] * v.strides[d];
+      if (step == 1 || row == 1) {
+        if (!file.read(offset, static_cast<size_t>(row), dst, error)) return false;
+      } else {
+        for (int64_t j = 0; j < row; ++j)
+          if (!file.read(offset + j * step, 1, dst + j * static_cast<int64_t>(item), error)) return false;
+      }
+      dst += row * static_cast<int64_t>(item);
+      for (int d = last - 1; d >= 0; --d) {
+        if (++at[d] < v.shape[d]) break;
+        at[d] = 0;
+      }
+    }
+  }
+  const probe::tensor_view sel = probe::view_raw(storage.data(), h.type, probe::dims(v.shape, static_cast<size_t>(v.ndim)));
+  probe::detail::tensor_format f;
+  if (full) f.threshold = INT64_MAX;
+  std::string values;
+  probe::detail::format_tensor(values, sel, f);
+  *out += path + index + ": " + probe::dtype_name(h.type) + pa::shape_string(sel.shape, sel.ndim) + " of " +
+          probe::dtype_name(h.type) + pa::shape_string(h.shape, h.ndim) + "\n" + values + "\nhealth: " +
+          health_line(probe::compute_health(sel)) + "\n";
   return true;
 }
 
@@ -189,9 +251,11 @@ int show_npy_folder(const std::string& dir) {
 const command_spec show_command = {
     "show",
     "print a .npy file, a dump's manifest or a snapshot as text",
-    "probe show [options] PATH",
+    "probe show [options] PATH [INDEX]",
     "Prints what probe wrote, as text:\n"
-    "  a .npy file          its header, its values (numpy's print style) and health stats\n"
+    "  a .npy file          its header, its values (numpy's print style) and health stats;\n"
+    "                       with INDEX ('[126, 2, :]', '[0][::2]': integers and slices, as at\n"
+    "                       the breakpoint prompt) only that part: its shape, values, health\n"
     "  a dump folder        one line per recorded tensor: sequence number, key, dtype, shape,\n"
     "  (or manifest.jsonl)  stats (rank folders one after the other)\n"
     "  a snapshot folder    the op and each of its inputs and outputs, values included\n"
@@ -219,8 +283,15 @@ int run_show(int argc, char** argv) {
     s.step = step;
     s.has_step = true;
   }
-  if (inputs.size() != 1) return usage_error(show_command, "needs one PATH; see --help");
+  if (inputs.size() != 1 && inputs.size() != 2) return usage_error(show_command, "needs one PATH, and an INDEX for a .npy file; see --help");
   std::string path = inputs[0];
+  if (inputs.size() == 2) {
+    if (!pa::is_file(path)) return bad_input(pa::is_dir(path) ? path + ": an INDEX needs a .npy file" : pa::path_problem(path));
+    std::string out;
+    if (!show_npy_slice(path, inputs[1], full, &out, &error)) return bad_input(error);
+    print_report(out);
+    return 0;
+  }
   auto ends_with = [&](const char* tail) { return pa::compare_inputs::ends_with(path, tail); };
   if (pa::is_file(path) && (ends_with("/manifest.jsonl") || path == "manifest.jsonl" || ends_with("/snapshot.json") ||
                             path == "snapshot.json")) {

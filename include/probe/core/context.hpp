@@ -16,6 +16,7 @@
 #include "op.hpp"
 #include "op_context.hpp"
 #include "options.hpp"
+#include "tensor_reader.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -39,6 +40,7 @@ struct recorded_tensor {
   bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
   uint64_t hash = 0;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
+  tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
 };
 
 // op::attr(name, value): an attribute, copied out of the caller's value.

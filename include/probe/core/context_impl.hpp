@@ -221,8 +221,20 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
     t.view = v;
     t.inout = inout;
     t.implicit = implicit;
-    if (edges && v.where.is_host() && v.valid() && v.data && v.is_contiguous()) {
-      t.hash = content_hash::of(v.data, v.nbytes());
+    if (v.batch) {
+      // Listeners see one contiguous host tensor [count, ...]; the samples are read now.
+      std::string why;
+      if (read_tensor(v, &t.gathered, &why)) {
+        t.view = t.gathered.view();
+      } else {
+        static int said = 0;
+        log_once(&said, "op %s: %s '%s': %s; recorded without data", r->name.c_str(), which == io::in ? "input" : "output",
+                 t.slot.c_str(), why.c_str());
+        t.view.batch = nullptr;  // shape and dtype stay; no data
+      }
+    }
+    if (edges && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
+      t.hash = content_hash::of(t.view.data, t.view.nbytes());
       t.have_hash = true;
     }
     if (which == io::in) {

@@ -95,6 +95,7 @@ struct flag_state {
   std::vector<std::string> argv_tokens;  // from probe::init
   bool parsed = false;
   bool help_shown = false;
+  bool help_exit = false;  // --probe_help from PROBE_FLAGS or argv: print and exit
 };
 PROBE_API flag_state& flags();
 
@@ -172,7 +173,13 @@ PROBE_API void apply_options(const options& o) noexcept;
 PROBE_API void replay_if_asked() noexcept;
 
 // Parses env + argv tokens from defaults; the caller holds st.m.
-PROBE_API void reparse_locked(flag_state& st);
+// help_exits: flags from PROBE_FLAGS or the command line, where --probe_help prints the table on
+// stdout and ends the program (exit_for_help, once the lock is released); from set_flags it
+// prints the table on stderr and the program goes on.
+PROBE_API void reparse_locked(flag_state& st, bool help_exits = false);
+
+// Ends the program with the flag table on stdout (exit status 0) when --probe_help asked to.
+PROBE_API void exit_for_help(const flag_state& st) noexcept;
 
 PROBE_API void publish(flag_state& st);
 

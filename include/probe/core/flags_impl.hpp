@@ -416,14 +416,24 @@ inline void publish_locked(flag_state& st) {
   __atomic_store_n(&st.current, p, __ATOMIC_RELEASE);
 }
 
-PROBE_API void reparse_locked(flag_state& st) {
+PROBE_API void exit_for_help(const flag_state& st) noexcept {
+  if (!st.help_exit) return;
+  fflush(stdout);
+  print_flag_help(stdout);
+  fflush(stdout);
+  _exit(0);  // before the program did anything: its exit handlers have nothing to finish
+}
+
+PROBE_API void reparse_locked(flag_state& st, bool help_exits) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
   parse_result r;
   parse_tokens(st, st.env_tokens, 0, r);
   parse_tokens(st, st.argv_tokens, 0, r);
   derive_intent(st);
-  if (st.opts.help && !st.help_shown) {
+  if (st.opts.help && help_exits) {
+    st.help_exit = true;
+  } else if (st.opts.help && !st.help_shown) {
     st.help_shown = true;
     print_flag_help(stderr);
   }
@@ -464,7 +474,7 @@ PROBE_API void ensure_parsed() noexcept {
         const char* env = getenv("PROBE_FLAGS");
         std::string err;
         if (env && !tokenize(env, st.env_tokens, &err)) log("PROBE_FLAGS: %s", err.c_str());
-        reparse_locked(st);
+        reparse_locked(st, true);
       } catch (...) {
         log("could not parse PROBE_FLAGS (out of memory); every effect stays off");
         st.opts = options{};
@@ -473,6 +483,7 @@ PROBE_API void ensure_parsed() noexcept {
       now = true;
     }
   }
+  if (now) exit_for_help(st);
   if (now) publish(st);
 }
 
@@ -515,8 +526,9 @@ PROBE_API void init(int& argc, char** argv) noexcept {
       {
         detail::lock_guard<detail::mutex> g(st.m);
         st.argv_tokens = toks;
-        detail::reparse_locked(st);
+        detail::reparse_locked(st, true);
       }
+      detail::exit_for_help(st);
       detail::publish(st);
     }
   } catch (...) {

@@ -107,7 +107,7 @@ class producer_map {
 
   // The bytes a view spans, from its lowest to its highest element (false: no data).
   static bool byte_range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
-    if (!v.valid() || !v.data || v.numel() == 0) return false;
+    if (!v.valid() || !v.data || v.batch || v.numel() == 0) return false;
     const int64_t item = static_cast<int64_t>(v.itemsize());
     int64_t first = 0, last = 0;
     for (int i = 0; i < v.ndim; ++i) {

@@ -15,6 +15,10 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+// What is wrong with a view, naming the field ("" when it can be read): "invalid tensor view:
+// shape[1] is -3", "... its strides have 2 entries for a 3-d shape", ...
+PROBE_API std::string view_problem_text(const tensor_view& v);
+
 class tensor_reader {
  public:
   static constexpr size_t k_chunk = size_t(4) << 20;  // 4 MiB: fits L2/L3, amortizes syscalls
@@ -31,8 +35,13 @@ class tensor_reader {
     item_ = v.itemsize();
     total_ = v.valid() ? v.nbytes() : 0;
     done_ = 0;
-    if (!v.valid()) return fail("invalid tensor view (bad dtype or more than 8 dims)");
-    if (v.numel() > 0 && !v.data) return fail("tensor view has no data pointer");
+    try {
+      const std::string problem = view_problem_text(v);
+      if (!problem.empty()) return fail(problem.c_str());
+    } catch (...) {
+      return fail("out of memory");
+    }
+    if (v.batch) return open_batch();
     // Whole elements per chunk, at least one.
     chunk_ = chunk_bytes < item_ ? item_ : chunk_bytes - chunk_bytes % item_;
     if (!v.where.is_host()) {
@@ -126,6 +135,42 @@ class tensor_reader {
     return true;
   }
 
+  bool fail_sample(int64_t k, const std::string& why) noexcept {
+    try {
+      return fail(("batch_view sample " + std::to_string(k) + ": " + why).c_str());
+    } catch (...) {
+      return fail("batch_view: a sample cannot be read");
+    }
+  }
+
+  // A batch_view: every sample (host or device, any strides) read into one host block.
+  bool open_batch() noexcept {
+    gathered_ = static_cast<char*>(malloc(total_ ? total_ : 1));
+    if (!gathered_) return fail("out of memory gathering a batch_view");
+    tensor_view sample = v_;
+    sample.batch = nullptr;
+    sample.ndim = static_cast<int8_t>(v_.ndim - 1);
+    for (int d = 0; d < sample.ndim; ++d) {
+      sample.shape[d] = v_.shape[d + 1];
+      sample.strides[d] = v_.strides[d + 1];
+    }
+    sample.shape[sample.ndim] = sample.strides[sample.ndim] = 0;
+    char* out = gathered_;
+    for (int64_t k = 0; k < v_.shape[0]; ++k) {
+      sample.data = v_.batch[k];
+      tensor_reader r;
+      const void* p;
+      size_t n;
+      if (!r.open(sample)) return fail_sample(k, r.error());
+      while (r.next(&p, &n) && n) {
+        memcpy(out, p, n);
+        out += n;
+      }
+      if (!r.error().empty()) return fail_sample(k, r.error());
+    }
+    return true;
+  }
+
   // A strided device view: copy its bounding byte range to the host once, then gather.
   bool open_strided_device() noexcept {
     int64_t first = 0, last = 0;
@@ -199,7 +244,8 @@ class tensor_reader {
   std::string error_;
 };
 
-// A host copy of any view (device or strided), as an owning tensor. False with *err on failure.
+// A host copy of any view (device or strided, a batch of buffers), as an owning tensor. False
+// with *err on failure.
 PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err);
 
 }  // namespace detail

@@ -60,14 +60,21 @@ inline int64_t shape_numel(const int64_t* shape, int ndim) noexcept {
 }
 }  // namespace detail
 
+// Why a view could not be built (tensor_view::problem, with ndim == -1).
+enum class view_problem : uint8_t { none = 0, too_many_dims, strides_count, batch_sample, batch_count };
+
 struct tensor_view {
   const void* data = nullptr;
   dtype type = dtype::invalid;
-  int8_t ndim = 0;  // -1 marks a view that could not be built (too many dims, bad dtype)
+  int8_t ndim = 0;  // -1 marks a view that could not be built (problem says why)
+  view_problem problem = view_problem::none;
   device where{};
   int64_t shape[max_dims] = {};
   int64_t strides[max_dims] = {};  // in elements, not bytes
   void* stream = nullptr;          // cudaStream_t for device views, when known
+  // batch_view: one pointer per sample (shape[0] of them), each sample laid out as dims 1..
+  // say; data is null and strides[0] 0. Probe gathers the samples where it reads the view.
+  const void* const* batch = nullptr;
 
   bool valid() const noexcept { return ndim >= 0 && type != dtype::invalid; }
   int64_t numel() const noexcept { return detail::shape_numel(shape, ndim); }
@@ -103,6 +110,7 @@ inline tensor_view view_raw(const void* data, dtype t, const dims& shape) noexce
   v.type = t;
   if (shape.too_many()) {
     v.ndim = -1;
+    v.problem = view_problem::too_many_dims;
     return v;
   }
   v.ndim = static_cast<int8_t>(shape.size());
@@ -117,8 +125,9 @@ inline tensor_view view_raw(const void* data, dtype t, const dims& shape) noexce
 inline tensor_view view_raw(const void* data, dtype t, const dims& shape,
                             const dims& strides) noexcept {
   tensor_view v = view_raw(data, t, shape);
-  if (strides.size() != shape.size()) {
+  if (v.ndim >= 0 && strides.size() != shape.size()) {
     v.ndim = -1;
+    v.problem = view_problem::strides_count;
     return v;
   }
   for (int i = 0; i < v.ndim; ++i) v.strides[i] = strides[i];
@@ -156,6 +165,49 @@ tensor_view view(const T& scalar, int = 0) noexcept {
   return view(&scalar, dims{});
 }
 inline tensor_view view(const tensor_view& v) noexcept { return v; }
+
+// Equally shaped samples in separate buffers, as one tensor [count, sample dims...]: `sample`
+// gives every sample's dtype, shape, strides and device (its data pointer is not used), and
+// ptrs[k] where sample k starts. The pointer array must outlive the view, as the data must.
+// Dumps write one array with the leading batch dimension; prints and breakpoints show it whole.
+inline tensor_view batch_view(const void* const* ptrs, int64_t count, const tensor_view& sample) noexcept {
+  tensor_view v = sample;
+  v.data = nullptr;
+  v.batch = ptrs;
+  if (!sample.valid() || sample.batch) {
+    v.ndim = -1;
+    v.problem = view_problem::batch_sample;
+    return v;
+  }
+  if (count < 0 || (count > 0 && !ptrs)) {
+    v.ndim = -1;
+    v.problem = view_problem::batch_count;
+    return v;
+  }
+  if (sample.ndim + 1 > max_dims) {
+    v.ndim = -1;
+    v.problem = view_problem::too_many_dims;
+    return v;
+  }
+  for (int d = sample.ndim; d > 0; --d) {
+    v.shape[d] = sample.shape[d - 1];
+    v.strides[d] = sample.strides[d - 1];
+  }
+  v.shape[0] = count;
+  v.strides[0] = 0;
+  v.ndim = static_cast<int8_t>(sample.ndim + 1);
+  return v;
+}
+template <class T>
+tensor_view batch_view(const T* const* ptrs, int64_t count, const tensor_view& sample) noexcept {
+  return batch_view(reinterpret_cast<const void* const*>(ptrs), count, sample);
+}
+// A container of sample pointers (std::vector<float*>, std::array<const T*, N>, ...).
+template <class C, class = decltype(detail::declval_<const C&>().data()),
+          class = decltype(detail::declval_<const C&>().size())>
+tensor_view batch_view(const C& ptrs, const tensor_view& sample) noexcept {
+  return batch_view(ptrs.data(), static_cast<int64_t>(ptrs.size()), sample);
+}
 
 namespace detail {
 // Customization: an engine adapts its tensor type with an ADL function

@@ -93,8 +93,10 @@ inline bool parse_item(const std::string& raw, index_item* it, std::string* err)
   return true;
 }
 
-// Applies one bracket's items to v's leading dimensions, as numpy does.
-inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err) {
+// Applies one bracket's items to v's leading dimensions, as numpy does; *offset (elements
+// from v's first element) grows by where the result starts. v.data moves with it.
+inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std::string* err,
+                        int64_t* moved = nullptr) {
   if (nitems > v.ndim) {
     *err = "too many indices: the tensor is " + std::to_string(v.ndim) + "-dimensional, but " +
            std::to_string(nitems) + " were indexed";
@@ -150,7 +152,52 @@ inline bool apply_index(tensor_view& v, const index_item* items, int nitems, std
   r.ndim = static_cast<int8_t>(out);
   for (int d = out; d < max_dims; ++d) r.shape[d] = r.strides[d] = 0;
   if (r.data) r.data = static_cast<const char*>(v.data) + offset * static_cast<int64_t>(v.itemsize());
+  if (moved) *moved += offset;
   v = r;
+  return true;
+}
+
+// The items between one pair of brackets ("126, 2, :"), applied to v.
+inline bool apply_bracket(tensor_view& v, const std::string& inside, std::string* err, int64_t* moved = nullptr) {
+  index_item items[max_dims + 1];
+  int nitems = 0;
+  size_t from = 0;
+  for (size_t i = 0; i <= inside.size(); ++i)
+    if (i == inside.size() || inside[i] == ',') {
+      index_item it;
+      if (!parse_item(inside.substr(from, i - from), &it, err)) return false;
+      if (nitems <= max_dims) items[nitems] = it;
+      ++nitems;
+      from = i + 1;
+    }
+  if (nitems > max_dims) nitems = max_dims + 1;  // reported as too many indices
+  return apply_index(v, items, nitems, err, moved);
+}
+
+// A whole index expression: one or more brackets, "[126, 2, :]" or "[1][2:]". The view's
+// memory is not read: *moved says where the result starts, in elements of v.
+inline bool apply_index_text(tensor_view& v, const std::string& text, std::string* err, int64_t* moved) {
+  const std::string t = trim(text);
+  size_t pos = 0;
+  if (t.empty() || t[0] != '[') {
+    *err = "expected an index such as '[0, :, 1:3]', not '" + t + "'";
+    return false;
+  }
+  while (pos < t.size()) {
+    while (pos < t.size() && is_space(t[pos])) ++pos;
+    if (pos >= t.size()) break;
+    if (t[pos] != '[') {
+      *err = "unexpected '" + t.substr(pos) + "' (an index is [i, j, a:b:step], brackets may repeat)";
+      return false;
+    }
+    const size_t close = t.find(']', pos);
+    if (close == std::string::npos) {
+      *err = "missing ']' in '" + t + "'";
+      return false;
+    }
+    if (!apply_bracket(v, t.substr(pos + 1, close - pos - 1), err, moved)) return false;
+    pos = close + 1;
+  }
   return true;
 }
 

@@ -29,8 +29,8 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
     return false;
   }
   tensor_view v = var->view;
-  if (!v.valid()) {
-    *err = "'" + name + "' is not a valid tensor (bad dtype or more than 8 dimensions)";
+  if (!view_problem_text(v).empty()) {
+    *err = "'" + name + "': " + view_problem_text(v);
     return false;
   }
   while (attr.empty() && pos != std::string::npos && pos < e.size()) {
@@ -42,20 +42,7 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
         *err = "missing ']' in '" + e + "'";
         return false;
       }
-      index_item items[max_dims + 1];
-      int nitems = 0;
-      const std::string inside = e.substr(pos + 1, close - pos - 1);
-      size_t from = 0;
-      for (size_t i = 0; i <= inside.size(); ++i)
-        if (i == inside.size() || inside[i] == ',') {
-          index_item it;
-          if (!parse_item(inside.substr(from, i - from), &it, err)) return false;
-          if (nitems <= max_dims) items[nitems] = it;
-          ++nitems;
-          from = i + 1;
-        }
-      if (nitems > max_dims) nitems = max_dims + 1;  // reported as too many indices below
-      if (!apply_index(v, items, nitems, err)) return false;
+      if (!apply_bracket(v, e.substr(pos + 1, close - pos - 1), err)) return false;
       pos = close + 1;
     } else if (e.compare(pos, 6, ".shape") == 0 && trim(e.substr(pos + 6)).empty()) {
       attr = "shape";

@@ -27,6 +27,7 @@ enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope, value };
 struct frame_var {
   std::string name;
   tensor_view view;
+  tensor gathered;  // a batch_view's samples, read when the frame was built: `view` shows them
 };
 
 struct frame {

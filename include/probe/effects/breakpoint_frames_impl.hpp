@@ -11,6 +11,8 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v) 
   // Names stay unique within a frame: a second "x" becomes "x_2", and so on.
   for (int k = 2; f.find(fv.name); ++k) fv.name = (name.empty() ? std::string("_") : name) + "_" + std::to_string(k);
   fv.view = v;
+  std::string why;
+  if (v.batch && read_tensor(v, &fv.gathered, &why)) fv.view = fv.gathered.view();
   f.vars.push_back(static_cast<frame_var&&>(fv));
 }
 
@@ -87,13 +89,13 @@ PROBE_API stop_info breakpoint_stop(const char* file, int line, const char* func
 }
 
 PROBE_API bool host_view_of(const tensor_view& v, tensor* storage, tensor_view* out, std::string* err) {
-  if (v.where.is_host()) {
+  if (v.where.is_host() && !v.batch) {
     *out = v;
     return true;
   }
   std::string why;
   if (!read_tensor(v, storage, &why)) {
-    *err = "cannot copy it from the device: " + (why.empty() ? std::string("unknown error") : why);
+    *err = v.batch ? why : "cannot copy it from the device: " + (why.empty() ? std::string("unknown error") : why);
     return false;
   }
   *out = storage->view();

@@ -101,7 +101,22 @@ PROBE_API void reserve_bytes(effect_record* r, size_t bytes) noexcept {
   r->bytes += bytes;
 }
 
-PROBE_API bool record_capture(effect_record* r, const tensor_view& v, tensor_view* out) noexcept {
+PROBE_API bool record_capture(effect_record* r, const tensor_view& given, tensor_view* out) noexcept {
+  tensor gathered;  // a batch_view's samples, read here; the capture below copies them
+  tensor_view v = given;
+  if (given.batch) {
+    std::string why;
+    try {
+      if (!read_tensor(given, &gathered, &why)) {
+        record_fail(r, why.c_str());
+        return false;
+      }
+    } catch (...) {
+      record_fail(r, "out of memory gathering a batch_view");
+      return false;
+    }
+    v = gathered.view();
+  }
   *out = v;
   if (!v.valid()) return true;  // formats as "<invalid tensor>"; nothing to copy
   if (v.numel() > 0 && !v.data) return true;

@@ -126,16 +126,19 @@ std::vector<summary_group> group_rows(ptr_list<summary_row>& rows, Key key, size
     g->count += r.stats.count();
     g->total_ns += static_cast<double>(r.stats.total()) * r.ns_per_unit;
   }
-  std::vector<summary_group> kept;
-  for (summary_group& g : groups)
-    if (g.names >= min_names) kept.push_back(g);
-  if (kept.size() > 1)
-    qsort(kept.data(), kept.size(), sizeof(summary_group), [](const void* pa, const void* pb) {
-      const summary_group& a = *static_cast<const summary_group*>(pa);
-      const summary_group& b = *static_cast<const summary_group*>(pb);
+  // qsort moves bytes: sort pointers, never the groups (their strings point into themselves).
+  std::vector<const summary_group*> order;
+  for (const summary_group& g : groups)
+    if (g.names >= min_names) order.push_back(&g);
+  if (order.size() > 1)
+    qsort(order.data(), order.size(), sizeof(const summary_group*), [](const void* pa, const void* pb) {
+      const summary_group& a = **static_cast<const summary_group* const*>(pa);
+      const summary_group& b = **static_cast<const summary_group* const*>(pb);
       if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns ? -1 : 1;
       return a.name.compare(b.name);
     });
+  std::vector<summary_group> kept;
+  for (const summary_group* g : order) kept.push_back(*g);
   return kept;
 }
 

@@ -430,7 +430,10 @@ inline int write_strided(int fd, const tensor_view& v) noexcept {
 
 // Why a view cannot be written ("" if it can).
 inline const char* unwritable(const tensor_view& v) noexcept {
-  if (v.ndim < 0) return "invalid view (more than 8 dimensions, or strides not matching the shape)";
+  if (v.ndim < 0 && v.problem == view_problem::too_many_dims) return "invalid view: more than 8 dimensions";
+  if (v.ndim < 0 && v.problem == view_problem::strides_count) return "invalid view: strides do not match the shape";
+  if (v.ndim < 0) return "invalid view: a bad batch_view (its sample view or count)";
+  if (v.batch) return "a batch_view: read it into one tensor first (probe::detail::read_tensor)";
   if (v.type == dtype::invalid) return "invalid view (no dtype)";
   if (!v.where.is_host()) return "device memory: copy the tensor to the host first";
   for (int i = 0; i < v.ndim; ++i)
