@@ -52,7 +52,11 @@ probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
   if (index < 0) return reinterpret_cast<probe_op*>(op_begin(name, type ? type : ""));
   std::string indexed;
   try {
-    indexed = "L" + std::to_string(index) + "." + (name ? name : "");
+    // Appended piece by piece: "L" + std::to_string(...) trips GCC 12's -Wrestrict at -O3.
+    indexed = "L";
+    indexed += std::to_string(index);
+    indexed += '.';
+    indexed += name ? name : "";
   } catch (...) {
     return nullptr;
   }

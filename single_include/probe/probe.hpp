@@ -10625,7 +10625,10 @@ PROBE_API std::string render_dot(const dataflow_graph& g) {
                   "fillcolor=\"#eef3fb\", fontname=\"Helvetica\", fontsize=10];\n"
                   "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#556070\"];\n";
   for (const graph_node& n : g.nodes) {
-    std::string label = "#" + std::to_string(n.seq) + " " + n.name;
+    std::string label = "#";  // appended: "#" + std::to_string() trips GCC 12's -Wrestrict at -O3
+    label += std::to_string(n.seq);
+    label += ' ';
+    label += n.name;
     if (!n.type.empty()) label += " (" + n.type + ")";
     for (const graph_tensor& t : n.outputs) label += "\n" + t.slot + ": " + t.dtype + t.shape;
     char id[32];
@@ -10720,7 +10723,10 @@ PROBE_API std::string render_graph_svg(const dataflow_graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const graph_node& n = g.nodes[i];
     const auto& b = l.boxes[i];
-    std::string line1 = "#" + std::to_string(n.seq) + " " + n.name;
+    std::string line1 = "#";  // appended: "#" + std::to_string() trips GCC 12's -Wrestrict at -O3
+    line1 += std::to_string(n.seq);
+    line1 += ' ';
+    line1 += n.name;
     std::string line2 = n.type;
     if (!n.outputs.empty()) {
       if (!line2.empty()) line2 += "  ";
@@ -12866,7 +12872,10 @@ PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs) {
       }
       case attr_kind::ints:
         s += '[';
-        for (size_t i = 0; i < a.ints.size(); ++i) s += (i ? "," : "") + std::to_string(a.ints[i]);
+        for (size_t i = 0; i < a.ints.size(); ++i) {
+          if (i) s += ',';
+          s += std::to_string(a.ints[i]);  // not "," + to_string(): GCC 12 -O3 warns (-Wrestrict)
+        }
         s += ']';
         break;
     }
@@ -17297,7 +17306,10 @@ inline std::string shape(const int64_t* s, int n) {
 inline std::string of(dtype t, const int64_t* s, int n) { return dtype_name(t) + shape(s, n); }
 inline std::string dims_text(const dims& d) {
   std::string t = "[";
-  for (int i = 0; i < d.size(); ++i) t += (i ? "," : "") + (d[i] < 0 ? std::string("*") : std::to_string(d[i]));
+  for (int i = 0; i < d.size(); ++i) {
+    if (i) t += ',';
+    t += d[i] < 0 ? std::string("*") : std::to_string(d[i]);  // appended: GCC 12 -O3 -Wrestrict
+  }
   return t + "]";
 }
 inline bool same_shape(const int64_t* s, int n, const dims& d, bool wildcards) {
@@ -17944,7 +17956,10 @@ inline std::string index_text(int64_t flat, const tensor_view& v, bool complex_p
     flat /= s;
   }
   std::string t = "[";
-  for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(idx[i]);
+  for (int i = 0; i < n; ++i) {
+    if (i) t += ',';
+    t += std::to_string(idx[i]);  // appended: "," + to_string() trips GCC 12's -Wrestrict at -O3
+  }
   return t + "]";
 }
 
@@ -19369,7 +19384,11 @@ probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
   if (index < 0) return reinterpret_cast<probe_op*>(op_begin(name, type ? type : ""));
   std::string indexed;
   try {
-    indexed = "L" + std::to_string(index) + "." + (name ? name : "");
+    // Appended piece by piece: "L" + std::to_string(...) trips GCC 12's -Wrestrict at -O3.
+    indexed = "L";
+    indexed += std::to_string(index);
+    indexed += '.';
+    indexed += name ? name : "";
   } catch (...) {
     return nullptr;
   }
