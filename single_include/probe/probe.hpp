@@ -2756,22 +2756,166 @@ PROBE_END_NAMESPACE
 
 #include <new>
 
+// ---- probe/util/sync.hpp ----
+#ifndef PROBE_SINGLE_UTIL_SYNC_HPP
+#define PROBE_SINGLE_UTIL_SYNC_HPP
+// Minimal mutex / condition variable / thread over pthreads. The standard <mutex>,
+// <condition_variable> and <thread> headers cost ~0.4 s of compile time per TU together;
+// these wrappers cost almost nothing and are all probe needs. Internal header.
+#include <pthread.h>
+#include <time.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class mutex {
+ public:
+  mutex() noexcept { pthread_mutex_init(&m_, nullptr); }
+  ~mutex() { pthread_mutex_destroy(&m_); }
+  mutex(const mutex&) = delete;
+  mutex& operator=(const mutex&) = delete;
+  void lock() noexcept { pthread_mutex_lock(&m_); }
+  void unlock() noexcept { pthread_mutex_unlock(&m_); }
+  bool try_lock() noexcept { return pthread_mutex_trylock(&m_) == 0; }
+  pthread_mutex_t* native() noexcept { return &m_; }
+
+ private:
+  pthread_mutex_t m_;
+};
+
+// For function-local statics: constant-initialized and never destroyed, so that threads
+// still running while the process exits (and atexit handlers) can keep locking it.
+class static_mutex {
+ public:
+  constexpr static_mutex() noexcept = default;
+  static_mutex(const static_mutex&) = delete;
+  static_mutex& operator=(const static_mutex&) = delete;
+  void lock() noexcept { pthread_mutex_lock(&m_); }
+  void unlock() noexcept { pthread_mutex_unlock(&m_); }
+
+ private:
+  pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
+// Recursive: for state that a callback running under the lock may re-enter.
+class recursive_mutex {
+ public:
+  recursive_mutex() noexcept {
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&m_, &a);
+    pthread_mutexattr_destroy(&a);
+  }
+  ~recursive_mutex() { pthread_mutex_destroy(&m_); }
+  recursive_mutex(const recursive_mutex&) = delete;
+  recursive_mutex& operator=(const recursive_mutex&) = delete;
+  void lock() noexcept { pthread_mutex_lock(&m_); }
+  void unlock() noexcept { pthread_mutex_unlock(&m_); }
+
+ private:
+  pthread_mutex_t m_;
+};
+
+template <class M>
+class lock_guard {
+ public:
+  explicit lock_guard(M& m) noexcept : m_(m) { m_.lock(); }
+  ~lock_guard() { m_.unlock(); }
+  lock_guard(const lock_guard&) = delete;
+  lock_guard& operator=(const lock_guard&) = delete;
+
+ private:
+  M& m_;
+};
+
+class condvar {
+ public:
+  condvar() noexcept { pthread_cond_init(&c_, nullptr); }
+  ~condvar() { pthread_cond_destroy(&c_); }
+  condvar(const condvar&) = delete;
+  condvar& operator=(const condvar&) = delete;
+  void wait(mutex& m) noexcept { pthread_cond_wait(&c_, m.native()); }
+  // Waits at most `ms` milliseconds (wall clock); spurious wake-ups are the caller's to handle.
+  void wait_for_ms(mutex& m, long ms) noexcept {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec += 1;
+      ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&c_, m.native(), &ts);
+  }
+  void notify_one() noexcept { pthread_cond_signal(&c_); }
+  void notify_all() noexcept { pthread_cond_broadcast(&c_); }
+
+ private:
+  pthread_cond_t c_;
+};
+
+// A joinable thread running fn(arg). Returns false when the thread could not be created.
+class thread {
+ public:
+  thread() = default;
+  thread(const thread&) = delete;
+  thread& operator=(const thread&) = delete;
+  ~thread() { join(); }
+  bool start(void* (*fn)(void*), void* arg) noexcept {
+    if (running_) return false;
+    running_ = pthread_create(&t_, nullptr, fn, arg) == 0;
+    return running_;
+  }
+  void join() noexcept {
+    if (running_) {
+      pthread_join(t_, nullptr);
+      running_ = false;
+    }
+  }
+  bool running() const noexcept { return running_; }
+  bool is_self() const noexcept { return running_ && pthread_equal(t_, pthread_self()); }
+
+ private:
+  pthread_t t_{};
+  bool running_ = false;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_SYNC_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 struct log_target {
   log_sink sink;
   void* user;
+  log_target* next;  // every target ever set (see g_log_targets)
 };
 // Read and replaced whole: a message in flight keeps the target it loaded.
 inline log_target* g_log_target = nullptr;
+// Targets are never freed (a message may be in flight through one) but stay reachable here,
+// and setting the same sink again reuses its target.
+inline log_target* g_log_targets = nullptr;
 
 }  // namespace detail
 
 PROBE_API void set_log_sink(log_sink sink, void* user) noexcept {
   // Never freed: another thread may be reporting through the previous target right now.
-  detail::log_target* t = sink ? new (std::nothrow) detail::log_target{sink, user} : nullptr;
-  if (sink && !t) return;
+  static detail::static_mutex m;
+  detail::lock_guard<detail::static_mutex> g(m);
+  detail::log_target* t = nullptr;
+  if (sink) {
+    for (detail::log_target* k = detail::g_log_targets; k && !t; k = k->next)
+      if (k->sink == sink && k->user == user) t = k;
+    if (!t) {
+      t = new (std::nothrow) detail::log_target{sink, user, detail::g_log_targets};
+      if (!t) return;
+      detail::g_log_targets = t;
+    }
+  }
   __atomic_store_n(&detail::g_log_target, t, __ATOMIC_RELEASE);
 }
 
@@ -5335,135 +5479,6 @@ class string_table {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_UTIL_STRING_TABLE_HPP
-// ---- probe/util/sync.hpp ----
-#ifndef PROBE_SINGLE_UTIL_SYNC_HPP
-#define PROBE_SINGLE_UTIL_SYNC_HPP
-// Minimal mutex / condition variable / thread over pthreads. The standard <mutex>,
-// <condition_variable> and <thread> headers cost ~0.4 s of compile time per TU together;
-// these wrappers cost almost nothing and are all probe needs. Internal header.
-#include <pthread.h>
-#include <time.h>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-class mutex {
- public:
-  mutex() noexcept { pthread_mutex_init(&m_, nullptr); }
-  ~mutex() { pthread_mutex_destroy(&m_); }
-  mutex(const mutex&) = delete;
-  mutex& operator=(const mutex&) = delete;
-  void lock() noexcept { pthread_mutex_lock(&m_); }
-  void unlock() noexcept { pthread_mutex_unlock(&m_); }
-  bool try_lock() noexcept { return pthread_mutex_trylock(&m_) == 0; }
-  pthread_mutex_t* native() noexcept { return &m_; }
-
- private:
-  pthread_mutex_t m_;
-};
-
-// For function-local statics: constant-initialized and never destroyed, so that threads
-// still running while the process exits (and atexit handlers) can keep locking it.
-class static_mutex {
- public:
-  constexpr static_mutex() noexcept = default;
-  static_mutex(const static_mutex&) = delete;
-  static_mutex& operator=(const static_mutex&) = delete;
-  void lock() noexcept { pthread_mutex_lock(&m_); }
-  void unlock() noexcept { pthread_mutex_unlock(&m_); }
-
- private:
-  pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
-};
-
-// Recursive: for state that a callback running under the lock may re-enter.
-class recursive_mutex {
- public:
-  recursive_mutex() noexcept {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&m_, &a);
-    pthread_mutexattr_destroy(&a);
-  }
-  ~recursive_mutex() { pthread_mutex_destroy(&m_); }
-  recursive_mutex(const recursive_mutex&) = delete;
-  recursive_mutex& operator=(const recursive_mutex&) = delete;
-  void lock() noexcept { pthread_mutex_lock(&m_); }
-  void unlock() noexcept { pthread_mutex_unlock(&m_); }
-
- private:
-  pthread_mutex_t m_;
-};
-
-template <class M>
-class lock_guard {
- public:
-  explicit lock_guard(M& m) noexcept : m_(m) { m_.lock(); }
-  ~lock_guard() { m_.unlock(); }
-  lock_guard(const lock_guard&) = delete;
-  lock_guard& operator=(const lock_guard&) = delete;
-
- private:
-  M& m_;
-};
-
-class condvar {
- public:
-  condvar() noexcept { pthread_cond_init(&c_, nullptr); }
-  ~condvar() { pthread_cond_destroy(&c_); }
-  condvar(const condvar&) = delete;
-  condvar& operator=(const condvar&) = delete;
-  void wait(mutex& m) noexcept { pthread_cond_wait(&c_, m.native()); }
-  // Waits at most `ms` milliseconds (wall clock); spurious wake-ups are the caller's to handle.
-  void wait_for_ms(mutex& m, long ms) noexcept {
-    timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-      ts.tv_sec += 1;
-      ts.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&c_, m.native(), &ts);
-  }
-  void notify_one() noexcept { pthread_cond_signal(&c_); }
-  void notify_all() noexcept { pthread_cond_broadcast(&c_); }
-
- private:
-  pthread_cond_t c_;
-};
-
-// A joinable thread running fn(arg). Returns false when the thread could not be created.
-class thread {
- public:
-  thread() = default;
-  thread(const thread&) = delete;
-  thread& operator=(const thread&) = delete;
-  ~thread() { join(); }
-  bool start(void* (*fn)(void*), void* arg) noexcept {
-    if (running_) return false;
-    running_ = pthread_create(&t_, nullptr, fn, arg) == 0;
-    return running_;
-  }
-  void join() noexcept {
-    if (running_) {
-      pthread_join(t_, nullptr);
-      running_ = false;
-    }
-  }
-  bool running() const noexcept { return running_; }
-  bool is_self() const noexcept { return running_ && pthread_equal(t_, pthread_self()); }
-
- private:
-  pthread_t t_{};
-  bool running_ = false;
-};
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_UTIL_SYNC_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
