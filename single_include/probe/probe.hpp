@@ -3702,9 +3702,10 @@ inline void note_io_error(int err) noexcept {
 
 class io_signal_guard {
  public:
-  io_signal_guard() noexcept {
+  // `on` false: nothing (a caller that may not write at all).
+  explicit io_signal_guard(bool on = true) noexcept : counted_(on) {
     sigemptyset(&old_);
-    if (t_io_signal_depth++ > 0) return;  // nested, or a background thread
+    if (!on || t_io_signal_depth++ > 0) return;  // nested, or a background thread
     t_io_signal_raised = false;
     sigset_t s;
     sigemptyset(&s);
@@ -3713,7 +3714,7 @@ class io_signal_guard {
     active_ = pthread_sigmask(SIG_BLOCK, &s, &old_) == 0;
   }
   ~io_signal_guard() {
-    --t_io_signal_depth;
+    if (counted_) --t_io_signal_depth;
     if (!active_) return;
     if (t_io_signal_raised) {
       // Take the signals our writes raised, unless the program blocks them itself (then a
@@ -3740,6 +3741,7 @@ class io_signal_guard {
 
  private:
   sigset_t old_;
+  bool counted_;
   bool active_ = false;
 };
 
@@ -12931,7 +12933,9 @@ namespace detail {
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
                                    char* copy_to, size_t copy_bytes) noexcept {
   dump_result res;
-  io_signal_guard quiet;  // once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ)
+  // Once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ); a copy for a
+  // background writer writes nothing here.
+  io_signal_guard quiet(!name.empty());
   try {
     tensor_reader reader;
     if (!reader.open(v)) {
