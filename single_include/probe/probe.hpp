@@ -2996,22 +2996,166 @@ PROBE_END_NAMESPACE
 
 #include <new>
 
+// ---- probe/util/sync.hpp ----
+#ifndef PROBE_SINGLE_UTIL_SYNC_HPP
+#define PROBE_SINGLE_UTIL_SYNC_HPP
+// Minimal mutex / condition variable / thread over pthreads. The standard <mutex>,
+// <condition_variable> and <thread> headers cost ~0.4 s of compile time per TU together;
+// these wrappers cost almost nothing and are all probe needs. Internal header.
+#include <pthread.h>
+#include <time.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class mutex {
+ public:
+  mutex() noexcept { pthread_mutex_init(&m_, nullptr); }
+  ~mutex() { pthread_mutex_destroy(&m_); }
+  mutex(const mutex&) = delete;
+  mutex& operator=(const mutex&) = delete;
+  void lock() noexcept { pthread_mutex_lock(&m_); }
+  void unlock() noexcept { pthread_mutex_unlock(&m_); }
+  bool try_lock() noexcept { return pthread_mutex_trylock(&m_) == 0; }
+  pthread_mutex_t* native() noexcept { return &m_; }
+
+ private:
+  pthread_mutex_t m_;
+};
+
+// For function-local statics: constant-initialized and never destroyed, so that threads
+// still running while the process exits (and atexit handlers) can keep locking it.
+class static_mutex {
+ public:
+  constexpr static_mutex() noexcept = default;
+  static_mutex(const static_mutex&) = delete;
+  static_mutex& operator=(const static_mutex&) = delete;
+  void lock() noexcept { pthread_mutex_lock(&m_); }
+  void unlock() noexcept { pthread_mutex_unlock(&m_); }
+
+ private:
+  pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
+// Recursive: for state that a callback running under the lock may re-enter.
+class recursive_mutex {
+ public:
+  recursive_mutex() noexcept {
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&m_, &a);
+    pthread_mutexattr_destroy(&a);
+  }
+  ~recursive_mutex() { pthread_mutex_destroy(&m_); }
+  recursive_mutex(const recursive_mutex&) = delete;
+  recursive_mutex& operator=(const recursive_mutex&) = delete;
+  void lock() noexcept { pthread_mutex_lock(&m_); }
+  void unlock() noexcept { pthread_mutex_unlock(&m_); }
+
+ private:
+  pthread_mutex_t m_;
+};
+
+template <class M>
+class lock_guard {
+ public:
+  explicit lock_guard(M& m) noexcept : m_(m) { m_.lock(); }
+  ~lock_guard() { m_.unlock(); }
+  lock_guard(const lock_guard&) = delete;
+  lock_guard& operator=(const lock_guard&) = delete;
+
+ private:
+  M& m_;
+};
+
+class condvar {
+ public:
+  condvar() noexcept { pthread_cond_init(&c_, nullptr); }
+  ~condvar() { pthread_cond_destroy(&c_); }
+  condvar(const condvar&) = delete;
+  condvar& operator=(const condvar&) = delete;
+  void wait(mutex& m) noexcept { pthread_cond_wait(&c_, m.native()); }
+  // Waits at most `ms` milliseconds (wall clock); spurious wake-ups are the caller's to handle.
+  void wait_for_ms(mutex& m, long ms) noexcept {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec += 1;
+      ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&c_, m.native(), &ts);
+  }
+  void notify_one() noexcept { pthread_cond_signal(&c_); }
+  void notify_all() noexcept { pthread_cond_broadcast(&c_); }
+
+ private:
+  pthread_cond_t c_;
+};
+
+// A joinable thread running fn(arg). Returns false when the thread could not be created.
+class thread {
+ public:
+  thread() = default;
+  thread(const thread&) = delete;
+  thread& operator=(const thread&) = delete;
+  ~thread() { join(); }
+  bool start(void* (*fn)(void*), void* arg) noexcept {
+    if (running_) return false;
+    running_ = pthread_create(&t_, nullptr, fn, arg) == 0;
+    return running_;
+  }
+  void join() noexcept {
+    if (running_) {
+      pthread_join(t_, nullptr);
+      running_ = false;
+    }
+  }
+  bool running() const noexcept { return running_; }
+  bool is_self() const noexcept { return running_ && pthread_equal(t_, pthread_self()); }
+
+ private:
+  pthread_t t_{};
+  bool running_ = false;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_SYNC_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 struct log_target {
   log_sink sink;
   void* user;
+  log_target* next;  // every target ever set (see g_log_targets)
 };
 // Read and replaced whole: a message in flight keeps the target it loaded.
 inline log_target* g_log_target = nullptr;
+// Targets are never freed (a message may be in flight through one) but stay reachable here,
+// and setting the same sink again reuses its target.
+inline log_target* g_log_targets = nullptr;
 
 }  // namespace detail
 
 PROBE_API void set_log_sink(log_sink sink, void* user) noexcept {
   // Never freed: another thread may be reporting through the previous target right now.
-  detail::log_target* t = sink ? new (std::nothrow) detail::log_target{sink, user} : nullptr;
-  if (sink && !t) return;
+  static detail::static_mutex m;
+  detail::lock_guard<detail::static_mutex> g(m);
+  detail::log_target* t = nullptr;
+  if (sink) {
+    for (detail::log_target* k = detail::g_log_targets; k && !t; k = k->next)
+      if (k->sink == sink && k->user == user) t = k;
+    if (!t) {
+      t = new (std::nothrow) detail::log_target{sink, user, detail::g_log_targets};
+      if (!t) return;
+      detail::g_log_targets = t;
+    }
+  }
   __atomic_store_n(&detail::g_log_target, t, __ATOMIC_RELEASE);
 }
 
@@ -3798,9 +3942,10 @@ inline void note_io_error(int err) noexcept {
 
 class io_signal_guard {
  public:
-  io_signal_guard() noexcept {
+  // `on` false: nothing (a caller that may not write at all).
+  explicit io_signal_guard(bool on = true) noexcept : counted_(on) {
     sigemptyset(&old_);
-    if (t_io_signal_depth++ > 0) return;  // nested, or a background thread
+    if (!on || t_io_signal_depth++ > 0) return;  // nested, or a background thread
     t_io_signal_raised = false;
     sigset_t s;
     sigemptyset(&s);
@@ -3809,7 +3954,7 @@ class io_signal_guard {
     active_ = pthread_sigmask(SIG_BLOCK, &s, &old_) == 0;
   }
   ~io_signal_guard() {
-    --t_io_signal_depth;
+    if (counted_) --t_io_signal_depth;
     if (!active_) return;
     if (t_io_signal_raised) {
       // Take the signals our writes raised, unless the program blocks them itself (then a
@@ -3836,6 +3981,7 @@ class io_signal_guard {
 
  private:
   sigset_t old_;
+  bool counted_;
   bool active_ = false;
 };
 
@@ -5575,135 +5721,6 @@ class string_table {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_UTIL_STRING_TABLE_HPP
-// ---- probe/util/sync.hpp ----
-#ifndef PROBE_SINGLE_UTIL_SYNC_HPP
-#define PROBE_SINGLE_UTIL_SYNC_HPP
-// Minimal mutex / condition variable / thread over pthreads. The standard <mutex>,
-// <condition_variable> and <thread> headers cost ~0.4 s of compile time per TU together;
-// these wrappers cost almost nothing and are all probe needs. Internal header.
-#include <pthread.h>
-#include <time.h>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-class mutex {
- public:
-  mutex() noexcept { pthread_mutex_init(&m_, nullptr); }
-  ~mutex() { pthread_mutex_destroy(&m_); }
-  mutex(const mutex&) = delete;
-  mutex& operator=(const mutex&) = delete;
-  void lock() noexcept { pthread_mutex_lock(&m_); }
-  void unlock() noexcept { pthread_mutex_unlock(&m_); }
-  bool try_lock() noexcept { return pthread_mutex_trylock(&m_) == 0; }
-  pthread_mutex_t* native() noexcept { return &m_; }
-
- private:
-  pthread_mutex_t m_;
-};
-
-// For function-local statics: constant-initialized and never destroyed, so that threads
-// still running while the process exits (and atexit handlers) can keep locking it.
-class static_mutex {
- public:
-  constexpr static_mutex() noexcept = default;
-  static_mutex(const static_mutex&) = delete;
-  static_mutex& operator=(const static_mutex&) = delete;
-  void lock() noexcept { pthread_mutex_lock(&m_); }
-  void unlock() noexcept { pthread_mutex_unlock(&m_); }
-
- private:
-  pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
-};
-
-// Recursive: for state that a callback running under the lock may re-enter.
-class recursive_mutex {
- public:
-  recursive_mutex() noexcept {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&m_, &a);
-    pthread_mutexattr_destroy(&a);
-  }
-  ~recursive_mutex() { pthread_mutex_destroy(&m_); }
-  recursive_mutex(const recursive_mutex&) = delete;
-  recursive_mutex& operator=(const recursive_mutex&) = delete;
-  void lock() noexcept { pthread_mutex_lock(&m_); }
-  void unlock() noexcept { pthread_mutex_unlock(&m_); }
-
- private:
-  pthread_mutex_t m_;
-};
-
-template <class M>
-class lock_guard {
- public:
-  explicit lock_guard(M& m) noexcept : m_(m) { m_.lock(); }
-  ~lock_guard() { m_.unlock(); }
-  lock_guard(const lock_guard&) = delete;
-  lock_guard& operator=(const lock_guard&) = delete;
-
- private:
-  M& m_;
-};
-
-class condvar {
- public:
-  condvar() noexcept { pthread_cond_init(&c_, nullptr); }
-  ~condvar() { pthread_cond_destroy(&c_); }
-  condvar(const condvar&) = delete;
-  condvar& operator=(const condvar&) = delete;
-  void wait(mutex& m) noexcept { pthread_cond_wait(&c_, m.native()); }
-  // Waits at most `ms` milliseconds (wall clock); spurious wake-ups are the caller's to handle.
-  void wait_for_ms(mutex& m, long ms) noexcept {
-    timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-      ts.tv_sec += 1;
-      ts.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&c_, m.native(), &ts);
-  }
-  void notify_one() noexcept { pthread_cond_signal(&c_); }
-  void notify_all() noexcept { pthread_cond_broadcast(&c_); }
-
- private:
-  pthread_cond_t c_;
-};
-
-// A joinable thread running fn(arg). Returns false when the thread could not be created.
-class thread {
- public:
-  thread() = default;
-  thread(const thread&) = delete;
-  thread& operator=(const thread&) = delete;
-  ~thread() { join(); }
-  bool start(void* (*fn)(void*), void* arg) noexcept {
-    if (running_) return false;
-    running_ = pthread_create(&t_, nullptr, fn, arg) == 0;
-    return running_;
-  }
-  void join() noexcept {
-    if (running_) {
-      pthread_join(t_, nullptr);
-      running_ = false;
-    }
-  }
-  bool running() const noexcept { return running_; }
-  bool is_self() const noexcept { return running_ && pthread_equal(t_, pthread_self()); }
-
- private:
-  pthread_t t_{};
-  bool running_ = false;
-};
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_UTIL_SYNC_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -11408,7 +11425,10 @@ PROBE_API std::string render_dot(const dataflow_graph& g) {
                   "fillcolor=\"#eef3fb\", fontname=\"Helvetica\", fontsize=10];\n"
                   "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#556070\"];\n";
   for (const graph_node& n : g.nodes) {
-    std::string label = "#" + std::to_string(n.seq) + " " + n.name;
+    std::string label = "#";  // appended: "#" + std::to_string() trips GCC 12's -Wrestrict at -O3
+    label += std::to_string(n.seq);
+    label += ' ';
+    label += n.name;
     if (!n.type.empty()) label += " (" + n.type + ")";
     for (const graph_tensor& t : n.outputs) label += "\n" + t.slot + ": " + t.dtype + t.shape;
     char id[32];
@@ -11503,7 +11523,10 @@ PROBE_API std::string render_graph_svg(const dataflow_graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const graph_node& n = g.nodes[i];
     const auto& b = l.boxes[i];
-    std::string line1 = "#" + std::to_string(n.seq) + " " + n.name;
+    std::string line1 = "#";  // appended: "#" + std::to_string() trips GCC 12's -Wrestrict at -O3
+    line1 += std::to_string(n.seq);
+    line1 += ' ';
+    line1 += n.name;
     std::string line2 = n.type;
     if (!n.outputs.empty()) {
       if (!line2.empty()) line2 += "  ";
@@ -13704,7 +13727,6 @@ PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept {
   return 0;
 }
 
-namespace {
 // Opens (creating it) the folder `name` that probe makes inside `parent`.
 inline int open_made_dir(int parent, const std::string& parent_path, const std::string& name, std::string* path,
                          int* fd, std::string* where) {
@@ -13714,7 +13736,6 @@ inline int open_made_dir(int parent, const std::string& parent_path, const std::
   if (e == ELOOP) *where = *path + " is a symbolic link, which probe does not follow in a folder it makes";
   return e;
 }
-}  // namespace
 
 PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own) {
   *where = base;
@@ -14033,7 +14054,10 @@ PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs) {
       }
       case attr_kind::ints:
         s += '[';
-        for (size_t i = 0; i < a.ints.size(); ++i) s += (i ? "," : "") + std::to_string(a.ints[i]);
+        for (size_t i = 0; i < a.ints.size(); ++i) {
+          if (i) s += ',';
+          s += std::to_string(a.ints[i]);  // not "," + to_string(): GCC 12 -O3 warns (-Wrestrict)
+        }
         s += ']';
         break;
     }
@@ -14089,7 +14113,9 @@ namespace detail {
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
                                    char* copy_to, size_t copy_bytes, bool hash) noexcept {
   dump_result res;
-  io_signal_guard quiet;  // once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ)
+  // Once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ); a copy for a
+  // background writer writes nothing here.
+  io_signal_guard quiet(!name.empty());
   try {
     tensor_reader reader;
     if (!reader.open(v)) {
@@ -19332,7 +19358,10 @@ inline std::string shape(const int64_t* s, int n) {
 inline std::string of(dtype t, const int64_t* s, int n) { return dtype_name(t) + shape(s, n); }
 inline std::string dims_text(const dims& d) {
   std::string t = "[";
-  for (int i = 0; i < d.size(); ++i) t += (i ? "," : "") + (d[i] < 0 ? std::string("*") : std::to_string(d[i]));
+  for (int i = 0; i < d.size(); ++i) {
+    if (i) t += ',';
+    t += d[i] < 0 ? std::string("*") : std::to_string(d[i]);  // appended: GCC 12 -O3 -Wrestrict
+  }
   return t + "]";
 }
 inline bool same_shape(const int64_t* s, int n, const dims& d, bool wildcards) {
@@ -19979,7 +20008,10 @@ inline std::string index_text(int64_t flat, const tensor_view& v, bool complex_p
     flat /= s;
   }
   std::string t = "[";
-  for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(idx[i]);
+  for (int i = 0; i < n; ++i) {
+    if (i) t += ',';
+    t += std::to_string(idx[i]);  // appended: "," + to_string() trips GCC 12's -Wrestrict at -O3
+  }
   return t + "]";
 }
 

@@ -70,7 +70,6 @@ PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept {
   return 0;
 }
 
-namespace {
 // Opens (creating it) the folder `name` that probe makes inside `parent`.
 inline int open_made_dir(int parent, const std::string& parent_path, const std::string& name, std::string* path,
                          int* fd, std::string* where) {
@@ -80,7 +79,6 @@ inline int open_made_dir(int parent, const std::string& parent_path, const std::
   if (e == ELOOP) *where = *path + " is a symbolic link, which probe does not follow in a folder it makes";
   return e;
 }
-}  // namespace
 
 PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own) {
   *where = base;

@@ -269,7 +269,10 @@ PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs) {
       }
       case attr_kind::ints:
         s += '[';
-        for (size_t i = 0; i < a.ints.size(); ++i) s += (i ? "," : "") + std::to_string(a.ints[i]);
+        for (size_t i = 0; i < a.ints.size(); ++i) {
+          if (i) s += ',';
+          s += std::to_string(a.ints[i]);  // not "," + to_string(): GCC 12 -O3 warns (-Wrestrict)
+        }
         s += ']';
         break;
     }

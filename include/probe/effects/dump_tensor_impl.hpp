@@ -8,7 +8,9 @@ namespace detail {
 PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
                                    char* copy_to, size_t copy_bytes, bool hash) noexcept {
   dump_result res;
-  io_signal_guard quiet;  // once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ)
+  // Once for the file's writes (a file-size limit: EFBIG, no SIGXFSZ); a copy for a
+  // background writer writes nothing here.
+  io_signal_guard quiet(!name.empty());
   try {
     tensor_reader reader;
     if (!reader.open(v)) {

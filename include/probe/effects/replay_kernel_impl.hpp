@@ -111,7 +111,10 @@ inline std::string shape(const int64_t* s, int n) {
 inline std::string of(dtype t, const int64_t* s, int n) { return dtype_name(t) + shape(s, n); }
 inline std::string dims_text(const dims& d) {
   std::string t = "[";
-  for (int i = 0; i < d.size(); ++i) t += (i ? "," : "") + (d[i] < 0 ? std::string("*") : std::to_string(d[i]));
+  for (int i = 0; i < d.size(); ++i) {
+    if (i) t += ',';
+    t += d[i] < 0 ? std::string("*") : std::to_string(d[i]);  // appended: GCC 12 -O3 -Wrestrict
+  }
   return t + "]";
 }
 inline bool same_shape(const int64_t* s, int n, const dims& d, bool wildcards) {

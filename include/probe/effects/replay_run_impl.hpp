@@ -86,7 +86,10 @@ inline std::string index_text(int64_t flat, const tensor_view& v, bool complex_p
     flat /= s;
   }
   std::string t = "[";
-  for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(idx[i]);
+  for (int i = 0; i < n; ++i) {
+    if (i) t += ',';
+    t += std::to_string(idx[i]);  // appended: "," + to_string() trips GCC 12's -Wrestrict at -O3
+  }
   return t + "]";
 }
 

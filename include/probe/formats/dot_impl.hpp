@@ -36,7 +36,10 @@ PROBE_API std::string render_dot(const dataflow_graph& g) {
                   "fillcolor=\"#eef3fb\", fontname=\"Helvetica\", fontsize=10];\n"
                   "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#556070\"];\n";
   for (const graph_node& n : g.nodes) {
-    std::string label = "#" + std::to_string(n.seq) + " " + n.name;
+    std::string label = "#";  // appended: "#" + std::to_string() trips GCC 12's -Wrestrict at -O3
+    label += std::to_string(n.seq);
+    label += ' ';
+    label += n.name;
     if (!n.type.empty()) label += " (" + n.type + ")";
     for (const graph_tensor& t : n.outputs) label += "\n" + t.slot + ": " + t.dtype + t.shape;
     char id[32];

@@ -40,7 +40,10 @@ PROBE_API std::string render_graph_svg(const dataflow_graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const graph_node& n = g.nodes[i];
     const auto& b = l.boxes[i];
-    std::string line1 = "#" + std::to_string(n.seq) + " " + n.name;
+    std::string line1 = "#";  // appended: "#" + std::to_string() trips GCC 12's -Wrestrict at -O3
+    line1 += std::to_string(n.seq);
+    line1 += ' ';
+    line1 += n.name;
     std::string line2 = n.type;
     if (!n.outputs.empty()) {
       if (!line2.empty()) line2 += "  ";

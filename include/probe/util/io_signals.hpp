@@ -27,9 +27,10 @@ inline void note_io_error(int err) noexcept {
 
 class io_signal_guard {
  public:
-  io_signal_guard() noexcept {
+  // `on` false: nothing (a caller that may not write at all).
+  explicit io_signal_guard(bool on = true) noexcept : counted_(on) {
     sigemptyset(&old_);
-    if (t_io_signal_depth++ > 0) return;  // nested, or a background thread
+    if (!on || t_io_signal_depth++ > 0) return;  // nested, or a background thread
     t_io_signal_raised = false;
     sigset_t s;
     sigemptyset(&s);
@@ -38,7 +39,7 @@ class io_signal_guard {
     active_ = pthread_sigmask(SIG_BLOCK, &s, &old_) == 0;
   }
   ~io_signal_guard() {
-    --t_io_signal_depth;
+    if (counted_) --t_io_signal_depth;
     if (!active_) return;
     if (t_io_signal_raised) {
       // Take the signals our writes raised, unless the program blocks them itself (then a
@@ -65,6 +66,7 @@ class io_signal_guard {
 
  private:
   sigset_t old_;
+  bool counted_;
   bool active_ = false;
 };
 

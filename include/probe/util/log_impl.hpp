@@ -7,6 +7,7 @@
 #include <new>
 
 #include "log.hpp"
+#include "sync.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -14,16 +15,30 @@ namespace detail {
 struct log_target {
   log_sink sink;
   void* user;
+  log_target* next;  // every target ever set (see g_log_targets)
 };
 // Read and replaced whole: a message in flight keeps the target it loaded.
 inline log_target* g_log_target = nullptr;
+// Targets are never freed (a message may be in flight through one) but stay reachable here,
+// and setting the same sink again reuses its target.
+inline log_target* g_log_targets = nullptr;
 
 }  // namespace detail
 
 PROBE_API void set_log_sink(log_sink sink, void* user) noexcept {
   // Never freed: another thread may be reporting through the previous target right now.
-  detail::log_target* t = sink ? new (std::nothrow) detail::log_target{sink, user} : nullptr;
-  if (sink && !t) return;
+  static detail::static_mutex m;
+  detail::lock_guard<detail::static_mutex> g(m);
+  detail::log_target* t = nullptr;
+  if (sink) {
+    for (detail::log_target* k = detail::g_log_targets; k && !t; k = k->next)
+      if (k->sink == sink && k->user == user) t = k;
+    if (!t) {
+      t = new (std::nothrow) detail::log_target{sink, user, detail::g_log_targets};
+      if (!t) return;
+      detail::g_log_targets = t;
+    }
+  }
   __atomic_store_n(&detail::g_log_target, t, __ATOMIC_RELEASE);
 }
 
