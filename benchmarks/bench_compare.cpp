@@ -72,6 +72,9 @@ void write_dumps(const std::string& a, const std::string& b, const std::vector<s
         const float noise = next() * 1e-6f;
         run[i] = ref[i] * (1 + noise) + (t % 20 == 7 && i % 1000 == 3 ? 0.01f : 0.f);
       }
+      // One step per layer: the layers rewrite one buffer, and within a step a rewrite by
+      // another op would be recorded as an in-place update (an extra input per layer).
+      probe::set_step(static_cast<int64_t>(t));
       probe::op op("layer" + std::to_string(t), "Op");
       op.output("y", probe::view(side ? ref.data() : run.data(), {static_cast<int64_t>(n)}));
     }

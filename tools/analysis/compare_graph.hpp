@@ -283,7 +283,10 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
         continue;
       }
-      if (in.prior_state()) prior_differs = true;
+      // Only an implicit prior state (bytes the op may have left as they were) is judged per
+      // element: an op that declared the buffer with inout reads it, and any of its output
+      // elements may depend on any element read (a collision mixes a cell's populations).
+      if (in.prior_state() && in.implicit) prior_differs = true;
       else inputs_match = false;
       const std::vector<std::string> from = edges(in);
       bool producer_differs = false, outside = false, missing = false, matched = false;

@@ -82,7 +82,12 @@ class timing_aggregator {
       }
       case event_op_name: {
         auto* n = const_cast<interned_name*>(static_cast<const interned_name*>(e.what()));
-        if (!n->op) n->op = series_index('o', n->text) + 1;
+        if (!n->op) {
+          const size_t cut = n->text.find('\x1f');  // "name\x1ftype" (timing_control.hpp)
+          n->op = series_index('o', n->text.substr(0, cut)) + 1;
+          series_entry& first = series_[n->op - 1];
+          if (cut != std::string::npos && first.type.empty()) first.type = n->text.substr(cut + 1);
+        }
         series_entry& s = series_[n->op - 1];
         s.stats.add(e.end - e.begin);
         if (tracing()) complete_event(s.op_prefix, e.begin, e.end, b.tid, nullptr);

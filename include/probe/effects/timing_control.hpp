@@ -79,7 +79,7 @@ class op_timer final : public op_listener {
     }
     if (!__atomic_load_n(&timing().trace_ops, __ATOMIC_RELAXED)) {
       // The summary needs only the name: an interned pointer, no allocation.
-      if (const interned_name* n = op_name(r.name)) record_event(v & ~k_range_bit, end, n, event_op_name);
+      if (const interned_name* n = op_name(r.name, r.type)) record_event(v & ~k_range_bit, end, n, event_op_name);
       return;
     }
     op_detail* d = nullptr;
@@ -132,15 +132,21 @@ class op_timer final : public op_listener {
  private:
   // The interned name of an op, from a small per-thread cache (ops repeat a few names); the
   // process-wide table and its lock only on a miss. nullptr when out of memory.
-  static const interned_name* op_name(const std::string& name) noexcept {
+  // Interned as "name\x1ftype": the summary's totals by op type need the type.
+  static const interned_name* op_name(const std::string& name, const std::string& type) noexcept {
     static constexpr size_t k_ways = 64;
     static thread_local const interned_name* cache[k_ways] = {};
     size_t h = name.size();
     for (size_t i = 0; i < name.size() && i < 8; ++i) h = h * 31 + static_cast<unsigned char>(name[name.size() - 1 - i]);
     const interned_name*& slot = cache[h % k_ways];
-    if (slot && slot->text == name) return slot;
+    if (slot && slot->text.size() == name.size() + 1 + type.size() && slot->text.compare(0, name.size(), name) == 0 &&
+        slot->text.compare(name.size() + 1, std::string::npos, type) == 0)
+      return slot;
     try {
-      slot = intern_name(name.c_str());
+      std::string key = name;
+      key += '\x1f';
+      key += type;
+      slot = intern_name(key.c_str());
     } catch (...) {
       return nullptr;
     }
