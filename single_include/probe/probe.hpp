@@ -7443,11 +7443,15 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
   try {
     r = take_record();
     if (index >= 0) {
-      char digits[24];
-      char* e = put_int(digits, index);
-      r->name.assign("L", 1);
-      r->name.append(digits, static_cast<size_t>(e - digits));
-      r->name += '.';
+      // "L<index>." built in a local buffer and assigned once, its length bounded for GCC's
+      // -O3 range analysis (an append of a computed length trips -Wrestrict in libstdc++).
+      char head[32];
+      head[0] = 'L';
+      char* e = put_int(head + 1, index);
+      *e++ = '.';
+      size_t len = static_cast<size_t>(e - head);
+      if (len > sizeof head) len = sizeof head;
+      r->name.assign(head, len);
       r->name += name ? name : "";
     } else {
       r->name.assign(name ? name : "");
