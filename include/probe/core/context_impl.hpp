@@ -1,5 +1,7 @@
 // context: definitions (see context.hpp).
 #pragma once
+#include <string.h>
+
 #include "context.hpp"
 #include "../util/hash.hpp"
 #include "../util/int_text.hpp"
@@ -55,7 +57,12 @@ struct spare_cleanup {
     t_spare_gone = true;
   }
 };
-inline thread_local spare_cleanup t_spare_cleanup;
+// Local to a function: a namespace-scope thread_local with a destructor would be emitted,
+// with its TLS init function, in every header-only TU that includes this file.
+inline void register_spare_cleanup() noexcept {
+  static thread_local spare_cleanup cleanup;
+  cleanup.touch();  // constructs it, and so registers its destructor
+}
 
 inline op_record* take_record() {
   op_record* r = t_spare;
@@ -71,7 +78,7 @@ inline void give_back_record(op_record* r) noexcept {
   }
   if (PROBE_UNLIKELY(!t_spare_state)) {
     t_spare_state = true;
-    t_spare_cleanup.touch();  // constructs it, and so registers its destructor
+    register_spare_cleanup();
   }
   r->tensors.clear();
   r->deferred.clear();
@@ -84,6 +91,15 @@ inline void give_back_record(op_record* r) noexcept {
   r->wants_tensors = false;
   r->occurrence = 0;
   t_spare = r;
+}
+
+// A recycled record usually held the same op last time (loops repeat their ops): comparing
+// is cheaper than assigning.
+inline void assign_if_changed(std::string& to, const char* from) {
+  if (!from) from = "";
+  const size_t n = strlen(from);
+  if (to.size() == n && memcmp(to.data(), from, n) == 0) return;
+  to.assign(from, n);
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
@@ -105,9 +121,9 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
       r->name.assign(head, len);
       r->name += name ? name : "";
     } else {
-      r->name.assign(name ? name : "");
+      assign_if_changed(r->name, name);
     }
-    r->type.assign(type ? type : "");
+    assign_if_changed(r->type, type);
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
     r->thread = thread_index();

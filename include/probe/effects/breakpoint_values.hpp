@@ -32,7 +32,7 @@ PROBE_API void abs_above_check(const tensor_view& v, const std::string& var, con
 
 class abs_above_listener final : public op_listener {
  public:
-  void on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept override;
+  PROBE_API void on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept override;
 };
 PROBE_API abs_above_listener& abs_above_listener_ref() noexcept;
 
