@@ -139,8 +139,9 @@ class op_timer final : public op_listener {
     size_t h = name.size();
     for (size_t i = 0; i < name.size() && i < 8; ++i) h = h * 31 + static_cast<unsigned char>(name[name.size() - 1 - i]);
     const interned_name*& slot = cache[h % k_ways];
-    if (slot && slot->text.size() == name.size() + 1 + type.size() && slot->text.compare(0, name.size(), name) == 0 &&
-        slot->text.compare(name.size() + 1, std::string::npos, type) == 0)
+    if (slot && slot->text.size() == name.size() + 1 + type.size() &&
+        memcmp(slot->text.data(), name.data(), name.size()) == 0 &&
+        memcmp(slot->text.data() + name.size() + 1, type.data(), type.size()) == 0)
       return slot;
     try {
       std::string key = name;
