@@ -198,7 +198,13 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       const frame& f = s.frames[i];
       index += frame_title(f, i) + "\n";
       for (const frame_var& v : f.vars) {
-        const std::string file = "f" + std::to_string(i) + "." + sanitize_name(v.name, 120) + ".npy";
+        // Appended piece by piece: GCC 12 at -O3 -std=c++20 reports -Wrestrict inside
+        // libstdc++ for "f" + std::to_string(i).
+        std::string file = "f";
+        file += std::to_string(i);
+        file += '.';
+        file += sanitize_name(v.name, 120);
+        file += ".npy";
         tensor storage;
         tensor_view host;
         std::string err;
