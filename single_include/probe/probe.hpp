@@ -1227,11 +1227,11 @@ class op {
     if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_attr(r_, name, detail::make_int_list_attr(list.begin(), list.size()));
     return *this;
   }
-  bool active() const noexcept { return r_ != nullptr; }
+  bool active() const noexcept { return PROBE_UNLIKELY(r_ != nullptr); }
   // Whether some effect looks at this op's tensors (a dump, a breakpoint that captures them,
   // a trace's shapes, replay): when false (timing alone, or nothing) input/output/inout do
   // nothing, and an engine may skip building views for them.
-  bool records_tensors() const noexcept { return tensors_; }
+  bool records_tensors() const noexcept { return PROBE_UNLIKELY(tensors_); }
   // Global sequence number of this execution (0 when probe is not recording ops).
   uint64_t sequence() const noexcept { return r_ ? detail::op_sequence(r_) : 0; }
 
@@ -6488,6 +6488,8 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_CORE_CONTEXT_IMPL_HPP
 #define PROBE_SINGLE_CORE_CONTEXT_IMPL_HPP
 // context: definitions (see context.hpp).
+#include <string.h>
+
 // ---- probe/core/context.hpp ----
 #ifndef PROBE_SINGLE_CORE_CONTEXT_HPP
 #define PROBE_SINGLE_CORE_CONTEXT_HPP
@@ -7404,7 +7406,12 @@ struct spare_cleanup {
     t_spare_gone = true;
   }
 };
-inline thread_local spare_cleanup t_spare_cleanup;
+// Local to a function: a namespace-scope thread_local with a destructor would be emitted,
+// with its TLS init function, in every header-only TU that includes this file.
+inline void register_spare_cleanup() noexcept {
+  static thread_local spare_cleanup cleanup;
+  cleanup.touch();  // constructs it, and so registers its destructor
+}
 
 inline op_record* take_record() {
   op_record* r = t_spare;
@@ -7420,7 +7427,7 @@ inline void give_back_record(op_record* r) noexcept {
   }
   if (PROBE_UNLIKELY(!t_spare_state)) {
     t_spare_state = true;
-    t_spare_cleanup.touch();  // constructs it, and so registers its destructor
+    register_spare_cleanup();
   }
   r->tensors.clear();
   r->deferred.clear();
@@ -7433,6 +7440,15 @@ inline void give_back_record(op_record* r) noexcept {
   r->wants_tensors = false;
   r->occurrence = 0;
   t_spare = r;
+}
+
+// A recycled record usually held the same op last time (loops repeat their ops): comparing
+// is cheaper than assigning.
+inline void assign_if_changed(std::string& to, const char* from) {
+  if (!from) from = "";
+  const size_t n = strlen(from);
+  if (to.size() == n && memcmp(to.data(), from, n) == 0) return;
+  to.assign(from, n);
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
@@ -7454,9 +7470,9 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
       r->name.assign(head, len);
       r->name += name ? name : "";
     } else {
-      r->name.assign(name ? name : "");
+      assign_if_changed(r->name, name);
     }
-    r->type.assign(type ? type : "");
+    assign_if_changed(r->type, type);
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
     r->thread = thread_index();
@@ -16288,7 +16304,13 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       const frame& f = s.frames[i];
       index += frame_title(f, i) + "\n";
       for (const frame_var& v : f.vars) {
-        const std::string file = "f" + std::to_string(i) + "." + sanitize_name(v.name, 120) + ".npy";
+        // Appended piece by piece: GCC 12 at -O3 -std=c++20 reports -Wrestrict inside
+        // libstdc++ for "f" + std::to_string(i).
+        std::string file = "f";
+        file += std::to_string(i);
+        file += '.';
+        file += sanitize_name(v.name, 120);
+        file += ".npy";
         tensor storage;
         tensor_view host;
         std::string err;
@@ -16941,7 +16963,7 @@ PROBE_API void abs_above_check(const tensor_view& v, const std::string& var, con
 
 class abs_above_listener final : public op_listener {
  public:
-  void on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept override;
+  PROBE_API void on_tensor(op_record& r, const recorded_tensor& t, uint64_t&) noexcept override;
 };
 PROBE_API abs_above_listener& abs_above_listener_ref() noexcept;
 
@@ -18505,8 +18527,9 @@ class op_timer final : public op_listener {
     size_t h = name.size();
     for (size_t i = 0; i < name.size() && i < 8; ++i) h = h * 31 + static_cast<unsigned char>(name[name.size() - 1 - i]);
     const interned_name*& slot = cache[h % k_ways];
-    if (slot && slot->text.size() == name.size() + 1 + type.size() && slot->text.compare(0, name.size(), name) == 0 &&
-        slot->text.compare(name.size() + 1, std::string::npos, type) == 0)
+    if (slot && slot->text.size() == name.size() + 1 + type.size() &&
+        memcmp(slot->text.data(), name.data(), name.size()) == 0 &&
+        memcmp(slot->text.data() + name.size() + 1, type.data(), type.size()) == 0)
       return slot;
     try {
       std::string key = name;

@@ -211,11 +211,11 @@ class op {
     if (PROBE_UNLIKELY(r_ != nullptr)) detail::op_attr(r_, name, detail::make_int_list_attr(list.begin(), list.size()));
     return *this;
   }
-  bool active() const noexcept { return r_ != nullptr; }
+  bool active() const noexcept { return PROBE_UNLIKELY(r_ != nullptr); }
   // Whether some effect looks at this op's tensors (a dump, a breakpoint that captures them,
   // a trace's shapes, replay): when false (timing alone, or nothing) input/output/inout do
   // nothing, and an engine may skip building views for them.
-  bool records_tensors() const noexcept { return tensors_; }
+  bool records_tensors() const noexcept { return PROBE_UNLIKELY(tensors_); }
   // Global sequence number of this execution (0 when probe is not recording ops).
   uint64_t sequence() const noexcept { return r_ ? detail::op_sequence(r_) : 0; }
 
