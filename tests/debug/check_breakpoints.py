@@ -239,9 +239,10 @@ if shutil.which("gdb"):
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=120)
     text = p.stdout.decode(errors="replace")
     check("trap under gdb: stopped by SIGTRAP", "SIGTRAP" in text and "raising SIGTRAP for the debugger" in text, text)
-    # breakpoint_hit<0> in header-only mode, where the implementation is deferred templates.
+    # probe's own frame with or without its debug information (a Release libprobe.a shows
+    # "breakpoint_hit(char const*, ...) ()"), then the marked line.
     check("trap under gdb: the backtrace shows the breakpoint's frame",
-          re.search(r"breakpoint_hit(?:<0>)? .*\n.*run_basic.*%s:%d" % (re.escape(SRC), BASIC_LINE), text) is not None, text)
+          re.search(r"breakpoint_hit\b.*\n.*run_basic.*%s:%d" % (re.escape(SRC), BASIC_LINE), text) is not None, text)
 else:
     check("gdb is installed", False, "gdb not found")
 
