@@ -6,6 +6,7 @@
 #
 #   scripts/fuzz.sh [SECONDS]     (default 60 per harness)
 #   FUZZERS="npy json" scripts/fuzz.sh 300     only those harnesses
+#   FUZZ_RUNS=1000000 scripts/fuzz.sh 600      each harness stops at 1M executions or 600 s
 #   PROBE_FUZZ_BUILD_DIR (default build/fuzz), CXX (default clang++), JOBS (default nproc)
 #
 # Exit: 0 no crash, 1 a crash (its input is kept: the path is printed), 77 no clang++ with
@@ -62,7 +63,8 @@ for name in $names; do
   mkdir -p "$work"
   log="$build/fuzz_$name.log"
   set +e
-  "$build/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  # shellcheck disable=SC2046
+  "$build/tests/fuzz/fuzz_$name" -max_total_time="$seconds" $([ -n "${FUZZ_RUNS:-}" ] && echo "-runs=$FUZZ_RUNS") -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$build/crash_${name}_" "$work" "$src/tests/fuzz/corpus/$name" >"$log" 2>&1
   rc=$?
   set -e
