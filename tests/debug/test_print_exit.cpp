@@ -26,7 +26,11 @@ struct run_result {
 run_result run(const std::string& mode, int n) {
   probe_test::temp_dir dir;
   const std::string out = dir / "stderr.txt";
-  const std::string cmd = "PROBE_FLAGS= exec '" PRINT_EXIT_PROGRAM "' " + mode + " " + std::to_string(n) + " 2>'" + out + "'";
+  // A forked child inherits what the parent's threads held at the fork, but not the threads:
+  // LeakSanitizer calls that a leak of the child's. Not probe's to fix, so not checked there.
+  const std::string env = mode == "fork" ? "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" " : "";
+  const std::string cmd =
+      "PROBE_FLAGS= " + env + "exec '" PRINT_EXIT_PROGRAM "' " + mode + " " + std::to_string(n) + " 2>'" + out + "'";
   const int raw = std::system(cmd.c_str());
   run_result r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
