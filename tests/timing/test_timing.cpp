@@ -422,3 +422,24 @@ TEST_CASE("timing: the summary totals ops by type and rows by name pattern, and 
   CHECK(rope_p < s.find("\n  L*.attn", patterns));
   probe::set_flags("");
 }
+
+TEST_CASE("timing: an op name holding the byte that joins name and type keeps its row and type") {
+  probe::set_flags("--probe_timing");
+  probe::detail::timing_reset();
+  { probe::op op(std::string("odd\x1fname"), "Gather"); }
+  { probe::op op("plain", "Gather"); }
+  const std::string s = summary_text();
+  INFO(s);
+  CHECK(s.find("\n  odd?name ") != std::string::npos);  // the control byte shown as '?'
+  // Both ops are one type with two names; a wrong split would make "name\x1fGather" a type.
+  const size_t types = s.find("  by op type");
+  REQUIRE(types != std::string::npos);
+  const size_t gather = s.find("\n  Gather", types);
+  REQUIRE(gather != std::string::npos);
+  char kind[16];
+  int names = 0;
+  REQUIRE(std::sscanf(s.c_str() + gather + 9, "%15s %d", kind, &names) == 2);
+  CHECK(names == 2);
+  CHECK(s.find("name\x1fGather") == std::string::npos);
+  probe::set_flags("");
+}
