@@ -18095,7 +18095,7 @@ class timing_aggregator {
       case event_op_name: {
         auto* n = const_cast<interned_name*>(static_cast<const interned_name*>(e.what()));
         if (!n->op) {
-          const size_t cut = n->text.find('\x1f');  // "name\x1ftype" (timing_control.hpp)
+          const size_t cut = n->text.rfind('\x1f');  // "name\x1ftype" (timing_control.hpp); names may hold the byte
           n->op = series_index('o', n->text.substr(0, cut)) + 1;
           series_entry& first = series_[n->op - 1];
           if (cut != std::string::npos && first.type.empty()) first.type = n->text.substr(cut + 1);
