@@ -237,6 +237,41 @@ TEST_CASE("compare files: a stats-only dump is compared by its statistics, and s
   CHECK(pa::compare_text(b).find("MISMATCH (stats)") != std::string::npos);
 }
 
+TEST_CASE("compare files: stats-only tensors of different shapes or kinds are a mismatch, not compared") {
+  temp_dir d;
+  const std::string stats =
+      "{\"count\":64,\"finite\":64,\"min\":0.0,\"max\":1.0,\"mean\":0.5,\"std\":0.3,\"nan\":0,"
+      "\"posinf\":0,\"neginf\":0,\"zero\":1,\"subnormal\":0,\"negative\":0,\"positive\":63}";
+  auto manifest = [&](const std::string& dir, const char* y_shape, const char* z_dtype) {
+    mkdir(dir.c_str(), 0755);
+    spit(dir + "/manifest.jsonl",
+         "{\"record\":\"run\",\"probe_version\":\"0.1.0\"}\n"
+         "{\"record\":\"tensor\",\"seq\":1,\"step\":0,\"op\":\"relu\",\"type\":\"Relu\",\"occurrence\":0,"
+         "\"io\":\"out\",\"slot\":\"y\",\"key\":\"relu#0/out/y\",\"dtype\":\"float32\",\"shape\":" +
+             std::string(y_shape) + ",\"file\":null,\"stats\":" + stats +
+             "}\n"
+             "{\"record\":\"tensor\",\"seq\":2,\"step\":0,\"op\":\"gate\",\"type\":\"Gate\",\"occurrence\":0,"
+             "\"io\":\"out\",\"slot\":\"z\",\"key\":\"gate#0/out/z\",\"dtype\":\"" +
+             z_dtype + "\",\"shape\":[64],\"file\":null,\"stats\":" + stats + "}\n{\"record\":\"end\"}\n");
+  };
+  manifest(d / "a", "[8,8]", "float32");
+  manifest(d / "b", "[64]", "bool");
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  INFO(pa::compare_text(r));
+  REQUIRE(r.error.empty());
+  CHECK(r.counts.shape == 1);
+  CHECK(r.counts.dtype == 1);
+  CHECK(r.counts.ok == 0);
+  CHECK(r.exit_code() == 1);
+  CHECK(pa::compare_text(r).find("SHAPE [8,8] vs [64]") != std::string::npos);
+  // the same shapes and kinds are judged by their statistics
+  manifest(d / "c", "[8,8]", "float32");
+  const pa::compare_report same = pa::compare_paths(d / "a", d / "c", pa::compare_settings());
+  REQUIRE(same.error.empty());
+  CHECK(same.counts.by_stats == 2);
+  CHECK(same.exit_code() == 0);
+}
+
 TEST_CASE("compare files: a dump with snapshots only compares its values against an npy dump") {
   temp_dir d;
   dump_run<float>(d / "ref", true);

@@ -200,6 +200,16 @@ inline bool compare_pairs(compare_report* r) {
         continue;
       }
       if (p.a.file.empty() || p.b.file.empty()) {
+        // Shapes and kinds from the manifest decide first, as they do with data.
+        if (p.a.type != dtype::invalid && p.b.type != dtype::invalid) {
+          const pair_plan plan = plan_pair(p.a.type, p.a.shape, p.a.ndim, p.b.type, p.b.shape, p.b.ndim, asked[pi],
+                                           r->settings.check);
+          if (plan.status != pair_status::ok) {
+            p.status = plan.status;
+            p.why = plan.why;
+            continue;
+          }
+        }
         p.status = pair_status::no_data;
         p.why = std::string("no data file in ") + (p.a.file.empty() ? (p.b.file.empty() ? "A or B" : "A") : "B");
         compare_by_stats(&p, asked[pi]);
