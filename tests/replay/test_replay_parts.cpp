@@ -187,6 +187,14 @@ TEST_CASE("snapshot::find: snapshot folders, dump folders with rank folders, fol
   CHECK(error.find("matches no snapshot") != std::string::npos);
   CHECK_FALSE(probe::snapshot::find(d.path(), &dirs, &error));  // holds only folders of folders
   CHECK(error.find("holds no snapshot") != std::string::npos);
+  // A path that exists is taken as written, even with a glob character in its name.
+  REQUIRE(std::system(("cp -r '" + (d / "run") + "' '" + (d / "run[1]") + "'").c_str()) == 0);
+  dirs.clear();
+  REQUIRE(probe::snapshot::find(d / "run[1]", &dirs, &error));
+  CHECK(dirs.size() == 3);
+  dirs.clear();
+  REQUIRE(probe::snapshot::find(d / "run[01]/rank_0000", &dirs, &error));  // no such path: a glob
+  CHECK(dirs.size() == 1);
 }
 
 TEST_CASE("fake data: the recorded shape, dtype and range; the same seed gives the same values") {

@@ -203,7 +203,10 @@ PROBE_API bool find(const std::string& paths, std::vector<std::string>* dirs, st
       const std::string p = paths.substr(at, end - at);
       at = end + 1;
       if (p.empty()) continue;
-      if (p.find_first_of("*?[") != std::string::npos) {
+      struct stat st;
+      const bool exists = ::stat(p.c_str(), &st) == 0;  // a path that exists is taken as written
+      const int stat_errno = exists ? 0 : errno;
+      if (!exists && p.find_first_of("*?[") != std::string::npos) {
         glob_t g;
         memset(&g, 0, sizeof g);
         const int rc = glob(p.c_str(), 0, nullptr, &g);
@@ -214,8 +217,7 @@ PROBE_API bool find(const std::string& paths, std::vector<std::string>* dirs, st
         continue;
       }
       if (!detail_::expand(p, dirs)) {
-        struct stat st;
-        if (::stat(p.c_str(), &st) != 0) return *error = p + ": " + strerror(errno), false;
+        if (!exists) return *error = p + ": " + strerror(stat_errno), false;
         return *error = p + ": holds no snapshot (snapshot.json), dump folder with snapshots/, or folder of snapshots", false;
       }
     }
