@@ -193,7 +193,7 @@ TEST_CASE("snapshot::find: snapshot folders, dump folders with rank folders, fol
   REQUIRE(probe::snapshot::find(d / "run[1]", &dirs, &error));
   CHECK(dirs.size() == 3);
   dirs.clear();
-  REQUIRE(probe::snapshot::find(d / "run[01]/rank_0000", &dirs, &error));  // no such path: a glob
+  REQUIRE(probe::snapshot::find(d / "ru[n]/rank_0000", &dirs, &error));  // no such path: a glob
   CHECK(dirs.size() == 1);
 }
 
