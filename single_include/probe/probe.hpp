@@ -3003,7 +3003,9 @@ PROBE_END_NAMESPACE
 // <condition_variable> and <thread> headers cost ~0.4 s of compile time per TU together;
 // these wrappers cost almost nothing and are all probe needs. Internal header.
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -3035,6 +3037,31 @@ class static_mutex {
 
  private:
   pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
+// For the rare start-up steps that a fork() may interrupt (the first reading of the flags,
+// starting threads): a child forked while a thread of its parent held the lock takes it
+// over, since that thread does not exist in the child. Waiters spin (with sched_yield):
+// holders keep it for start-up work only. Constant-initialized, never destroyed.
+class fork_safe_mutex {
+ public:
+  constexpr fork_safe_mutex() noexcept = default;
+  fork_safe_mutex(const fork_safe_mutex&) = delete;
+  fork_safe_mutex& operator=(const fork_safe_mutex&) = delete;
+  void lock() noexcept {
+    const int me = static_cast<int>(getpid());
+    for (;;) {
+      int owner = __atomic_load_n(&owner_, __ATOMIC_ACQUIRE);
+      if ((owner == 0 || owner != me) &&
+          __atomic_compare_exchange_n(&owner_, &owner, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+      sched_yield();
+    }
+  }
+  void unlock() noexcept { __atomic_store_n(&owner_, 0, __ATOMIC_RELEASE); }
+
+ private:
+  int owner_ = 0;  // pid of the process whose thread holds it; 0: free
 };
 
 // Recursive: for state that a callback running under the lock may re-enter.
@@ -5802,6 +5829,7 @@ struct flag_state {
   std::vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
   std::vector<std::string> argv_tokens;  // from probe::init
   bool parsed = false;
+  bool applied = false;  // the first parsed set was handed to the effects (atomic)
   bool help_shown = false;
   bool help_exit = false;  // --probe_help from PROBE_FLAGS or argv: print and exit
 };
@@ -6370,9 +6398,19 @@ PROBE_API void publish(flag_state& st) {
   __atomic_store_n(&g_gate, p->gate, __ATOMIC_RELEASE);
 }
 
+// The first thread here reads the flags and hands them to the effects; every other thread
+// waits for both, since an op begun before the effects are in place would be lost (it
+// takes a sequence number and records nothing). The effects may ask for the options while
+// they are handed over: that thread returns at once.
 PROBE_API void ensure_parsed() noexcept {
   flag_state& st = flags();
-  if (__atomic_load_n(&st.parsed, __ATOMIC_ACQUIRE)) return;
+  if (PROBE_LIKELY(__atomic_load_n(&st.applied, __ATOMIC_ACQUIRE))) return;
+  static thread_local bool applying = false;
+  if (applying) return;
+  static fork_safe_mutex first;
+  lock_guard<fork_safe_mutex> once(first);
+  if (__atomic_load_n(&st.applied, __ATOMIC_ACQUIRE)) return;
+  applying = true;
   bool now = false;
   {
     lock_guard<mutex> g(st.m);
@@ -6392,6 +6430,8 @@ PROBE_API void ensure_parsed() noexcept {
   }
   if (now) exit_for_help(st);
   if (now) publish(st);
+  applying = false;
+  __atomic_store_n(&st.applied, true, __ATOMIC_RELEASE);
 }
 
 }  // namespace detail
@@ -12392,9 +12432,9 @@ class stats_worker {
   // The process's worker (a new one after fork: threads do not survive it); nullptr if no
   // thread can be started.
   static stats_worker* get() noexcept {
-    static static_mutex m;
+    static fork_safe_mutex m;  // a child forked while a parent's thread held it takes it over
     static stats_worker* w = nullptr;
-    lock_guard<static_mutex> g(m);
+    lock_guard<fork_safe_mutex> g(m);
     if (w && w->pid_ == getpid()) return w;
     stats_worker* fresh = new (std::nothrow) stats_worker();
     if (!fresh) return nullptr;
@@ -12656,8 +12696,9 @@ class dump_writers {
   dump_writers() noexcept = default;
 
   static dump_writers* start(int want) noexcept {
-    static static_mutex m;
-    lock_guard<static_mutex> g(m);
+    // A child forked while a parent's thread started writers here takes the lock over.
+    static fork_safe_mutex m;
+    lock_guard<fork_safe_mutex> g(m);
     dump_writers* w = g_dump_writers;
     if (!w || w->pid_ != cached_pid()) {
       // One from before a fork is left alone: its threads exist only in the parent, and its
@@ -15065,8 +15106,8 @@ namespace detail {
 PROBE_API effect_queue& effect_queue_ref() noexcept {
   effect_queue* q = __atomic_load_n(&g_effect_queue, __ATOMIC_ACQUIRE);
   if (PROBE_LIKELY(q != nullptr)) return *q;
-  static static_mutex m;
-  lock_guard<static_mutex> g(m);
+  static fork_safe_mutex m;
+  lock_guard<fork_safe_mutex> g(m);
   if (!g_effect_queue) {
     // Never destroyed: prints may come from atexit handlers and other threads during exit.
     __atomic_store_n(&g_effect_queue, new effect_queue(), __ATOMIC_RELEASE);
@@ -20811,8 +20852,8 @@ struct kept_listener_set {
 inline kept_listener_set* g_listener_sets = nullptr;
 
 inline const listener_set* keep_listener_set(const listener_set& s) noexcept {
-  static static_mutex m;
-  lock_guard<static_mutex> g(m);
+  static fork_safe_mutex m;
+  lock_guard<fork_safe_mutex> g(m);
   for (kept_listener_set* k = g_listener_sets; k; k = k->next) {
     bool same = k->set.count == s.count && k->set.tensors == s.tensors;
     for (int i = 0; same && i < s.count; ++i) same = k->set.list[i] == s.list[i];

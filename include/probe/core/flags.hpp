@@ -94,6 +94,7 @@ struct flag_state {
   std::vector<std::string> env_tokens;   // from PROBE_FLAGS or set_flags()
   std::vector<std::string> argv_tokens;  // from probe::init
   bool parsed = false;
+  bool applied = false;  // the first parsed set was handed to the effects (atomic)
   bool help_shown = false;
   bool help_exit = false;  // --probe_help from PROBE_FLAGS or argv: print and exit
 };

@@ -463,9 +463,19 @@ PROBE_API void publish(flag_state& st) {
   __atomic_store_n(&g_gate, p->gate, __ATOMIC_RELEASE);
 }
 
+// The first thread here reads the flags and hands them to the effects; every other thread
+// waits for both, since an op begun before the effects are in place would be lost (it
+// takes a sequence number and records nothing). The effects may ask for the options while
+// they are handed over: that thread returns at once.
 PROBE_API void ensure_parsed() noexcept {
   flag_state& st = flags();
-  if (__atomic_load_n(&st.parsed, __ATOMIC_ACQUIRE)) return;
+  if (PROBE_LIKELY(__atomic_load_n(&st.applied, __ATOMIC_ACQUIRE))) return;
+  static thread_local bool applying = false;
+  if (applying) return;
+  static fork_safe_mutex first;
+  lock_guard<fork_safe_mutex> once(first);
+  if (__atomic_load_n(&st.applied, __ATOMIC_ACQUIRE)) return;
+  applying = true;
   bool now = false;
   {
     lock_guard<mutex> g(st.m);
@@ -485,6 +495,8 @@ PROBE_API void ensure_parsed() noexcept {
   }
   if (now) exit_for_help(st);
   if (now) publish(st);
+  applying = false;
+  __atomic_store_n(&st.applied, true, __ATOMIC_RELEASE);
 }
 
 }  // namespace detail

@@ -61,9 +61,9 @@ class stats_worker {
   // The process's worker (a new one after fork: threads do not survive it); nullptr if no
   // thread can be started.
   static stats_worker* get() noexcept {
-    static static_mutex m;
+    static fork_safe_mutex m;  // a child forked while a parent's thread held it takes it over
     static stats_worker* w = nullptr;
-    lock_guard<static_mutex> g(m);
+    lock_guard<fork_safe_mutex> g(m);
     if (w && w->pid_ == getpid()) return w;
     stats_worker* fresh = new (std::nothrow) stats_worker();
     if (!fresh) return nullptr;

@@ -150,8 +150,9 @@ class dump_writers {
   dump_writers() noexcept = default;
 
   static dump_writers* start(int want) noexcept {
-    static static_mutex m;
-    lock_guard<static_mutex> g(m);
+    // A child forked while a parent's thread started writers here takes the lock over.
+    static fork_safe_mutex m;
+    lock_guard<fork_safe_mutex> g(m);
     dump_writers* w = g_dump_writers;
     if (!w || w->pid_ != cached_pid()) {
       // One from before a fork is left alone: its threads exist only in the parent, and its

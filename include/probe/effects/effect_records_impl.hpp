@@ -8,8 +8,8 @@ namespace detail {
 PROBE_API effect_queue& effect_queue_ref() noexcept {
   effect_queue* q = __atomic_load_n(&g_effect_queue, __ATOMIC_ACQUIRE);
   if (PROBE_LIKELY(q != nullptr)) return *q;
-  static static_mutex m;
-  lock_guard<static_mutex> g(m);
+  static fork_safe_mutex m;
+  lock_guard<fork_safe_mutex> g(m);
   if (!g_effect_queue) {
     // Never destroyed: prints may come from atexit handlers and other threads during exit.
     __atomic_store_n(&g_effect_queue, new effect_queue(), __ATOMIC_RELEASE);

@@ -3,7 +3,9 @@
 // these wrappers cost almost nothing and are all probe needs. Internal header.
 #pragma once
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.hpp"
 
@@ -37,6 +39,31 @@ class static_mutex {
 
  private:
   pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
+// For the rare start-up steps that a fork() may interrupt (the first reading of the flags,
+// starting threads): a child forked while a thread of its parent held the lock takes it
+// over, since that thread does not exist in the child. Waiters spin (with sched_yield):
+// holders keep it for start-up work only. Constant-initialized, never destroyed.
+class fork_safe_mutex {
+ public:
+  constexpr fork_safe_mutex() noexcept = default;
+  fork_safe_mutex(const fork_safe_mutex&) = delete;
+  fork_safe_mutex& operator=(const fork_safe_mutex&) = delete;
+  void lock() noexcept {
+    const int me = static_cast<int>(getpid());
+    for (;;) {
+      int owner = __atomic_load_n(&owner_, __ATOMIC_ACQUIRE);
+      if ((owner == 0 || owner != me) &&
+          __atomic_compare_exchange_n(&owner_, &owner, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+      sched_yield();
+    }
+  }
+  void unlock() noexcept { __atomic_store_n(&owner_, 0, __ATOMIC_RELEASE); }
+
+ private:
+  int owner_ = 0;  // pid of the process whose thread holds it; 0: free
 };
 
 // Recursive: for state that a callback running under the lock may re-enter.

@@ -42,8 +42,8 @@ struct kept_listener_set {
 inline kept_listener_set* g_listener_sets = nullptr;
 
 inline const listener_set* keep_listener_set(const listener_set& s) noexcept {
-  static static_mutex m;
-  lock_guard<static_mutex> g(m);
+  static fork_safe_mutex m;
+  lock_guard<fork_safe_mutex> g(m);
   for (kept_listener_set* k = g_listener_sets; k; k = k->next) {
     bool same = k->set.count == s.count && k->set.tensors == s.tensors;
     for (int i = 0; same && i < s.count; ++i) same = k->set.list[i] == s.list[i];
