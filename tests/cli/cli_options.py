@@ -75,6 +75,35 @@ with tempfile.TemporaryDirectory() as tmp:
     check(code == 0 and code2 == 0 and out == out2, f"--name=value: exit {code}/{code2} {err}")
     check(a.get("options", {}).get("min_points") == 4, f"--min-points=4 reached the analysis: {a.get('options')}")
 
+    # a report asked for on stdout goes there alone; two of them cannot share it
+    code, out, err = probe("regress", tmp, "--metric", "MLUPS", "--svg", "-")
+    check(code == 0 and out.startswith("<svg") and out.rstrip().endswith("</svg>"), f"--svg -: exit {code}, {out[:60]!r}")
+    code, out, err = probe("regress", tmp, "--metric", "MLUPS", "--html", "-")
+    check(code == 0 and out.lstrip().lower().startswith("<!doctype html"), f"--html -: exit {code}, {out[:60]!r}")
+    code, out, err = probe("regress", tmp, "--metric", "MLUPS", "--json", "-", "--svg", "-")
+    check(code == 2 and out == "" and err.count("\n") == 1 and "stdout" in err, f"two reports on stdout: exit {code}, {err!r}")
+    code, out, err = probe("compare", tmp, tmp, "--json", "-", "--html", "-")
+    check(code == 2 and err.count("\n") == 1 and "stdout" in err, f"compare: two reports on stdout: exit {code}, {err!r}")
+    # every input skipped by --label-re: the note says why, then the error
+    code, out, err = probe("regress", tmp, "--metric", "MLUPS", "--label-re", "nomatch")
+    check(code == 2 and "--label-re" in err and "no run" in err, f"--label-re skipping all: exit {code}, {err!r}")
+    # show --health needs a dump folder, for a .npy file as for a folder of them
+    with open(os.path.join(tmp, "x.npy"), "wb") as f:
+        header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
+        header += " " * (63 - len(header)) + "\n"
+        f.write(b"\x93NUMPY\x01\x00" + bytes([len(header), 0]) + header.encode() + b"\x00\x00\xc0\x7f" + b"\x00\x00\x80\x3f")
+    code, out, err = probe("show", "--health", os.path.join(tmp, "x.npy"))
+    check(code == 2 and "--health needs a dump folder" in err, f"show --health FILE.npy: exit {code}, {err!r}")
+    check(probe("show", os.path.join(tmp, "x.npy"))[0] == 0, "show FILE.npy")
+
+# bisect-run takes the ends of the ranges its help gives
+code, _, err = probe("bisect-run", "--metric", "X", "--good-value", "10", "--bad-value", "5", "--alpha", "0.5", "--", "sh", "-c", "echo X: 4")
+check(code == 1, f"bisect-run --alpha 0.5: exit {code}, {err!r}")
+code, _, err = probe("bisect-run", "--metric", "X", "--baseline", "10", "--threshold", "0", "--higher-is-better", "--", "sh", "-c", "echo X: 12")
+check(code == 0, f"bisect-run --threshold 0: exit {code}, {err!r}")
+code, _, err = probe("bisect-run", "--metric", "X", "--good-value", "10", "--bad-value", "5", "--alpha", "0", "--", "true")
+check(code == 128, f"bisect-run --alpha 0 is refused: exit {code}, {err!r}")
+
 # --version: the version, then the build
 code, out, _ = probe("--version")
 lines = out.splitlines()

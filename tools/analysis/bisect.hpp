@@ -50,8 +50,8 @@ inline bool bisect_boundary_of(const bisect_settings& s, bisect_boundary* b, std
     *error = "--repeat must be at least 1";
     return false;
   }
-  if (!(s.alpha > 0 && s.alpha < 0.5)) {
-    *error = "--alpha must be between 0 and 0.5";
+  if (!(s.alpha > 0 && s.alpha <= 0.5)) {
+    *error = "--alpha must be above 0 and at most 0.5";
     return false;
   }
   if (s.has_bad && s.has_threshold) {
@@ -80,8 +80,8 @@ inline bool bisect_boundary_of(const bisect_settings& s, bisect_boundary* b, std
       *error = "--threshold needs a baseline: --baseline V or --good-value V";
       return false;
     }
-    if (!(s.threshold > 0)) {
-      *error = "--threshold must be a positive fraction (0.05 = 5%)";
+    if (!(s.threshold >= 0)) {
+      *error = "--threshold must be a fraction of at least 0 (0.05 = 5%; 0: any change for the worse)";
       return false;
     }
     const double base = s.has_baseline ? s.baseline : s.good_value;

@@ -41,7 +41,7 @@ const option_spec k_options[] = {
     integer("--max-runs", "M", 1, 100000, "more runs, one at a time, while unclear, up to M in all")
         .by_default("3 x --repeat")
         .under(k_metric),
-    number("--alpha", "A", 0, 0.5, "one-sided significance of the t-test against the boundary")
+    number("--alpha", "A", 1e-9, 0.5, "one-sided significance of the t-test against the boundary")
         .by_default("0.01")
         .under(k_metric),
     flag("--ignore-exit-status",

@@ -142,6 +142,8 @@ int run_compare(int argc, char** argv) {
   args.get("--rtol", &s.tol.rtol);
   args.get("--json", &json_path);
   args.get("--html", &html_path);
+  if (json_path == "-" && html_path == "-")
+    return usage_error(compare_command, "--json - and --html - would both go to stdout: give one of them a file");
   size_t threads = 0;
   if (args.get("--threads", &threads)) s.threads = static_cast<unsigned>(threads);
   long long step = 0;
@@ -185,7 +187,7 @@ int run_compare(int argc, char** argv) {
   text.color = color_wanted();
   const bool json_to_stdout = json_path == "-";
   if (json_to_stdout) fputs(pa::compare_json(r).c_str(), stdout);
-  else if (!quiet) fputs(pa::compare_text(r, text).c_str(), stdout);
+  else if (!quiet && html_path != "-") fputs(pa::compare_text(r, text).c_str(), stdout);  // the page alone
   fflush(stdout);
   if (!json_path.empty() && !json_to_stdout && !write_report_file(json_path, pa::compare_json(r), &error))
     return bad_input(error);

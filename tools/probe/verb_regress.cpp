@@ -99,6 +99,8 @@ int run_regress(int argc, char** argv) {
   args.get("--json", &json_path);
   args.get("--svg", &svg_path);
   args.get("--html", &html_path);
+  if ((json_path == "-") + (svg_path == "-") + (html_path == "-") > 1)
+    return usage_error(regress_command, "only one of --json, --svg and --html can be - (stdout): give the others a file");
   if (args.get("--order", &value))  // the table took only these
     input.order = value == "mtime"   ? pa::run_order::mtime
                   : value == "given" ? pa::run_order::given
@@ -119,12 +121,15 @@ int run_regress(int argc, char** argv) {
   settings.metric = !metric.empty() ? metric : pattern;
 
   pa::series_load loaded = pa::load_series(inputs, input);
-  if (!loaded.error.empty()) return bad_input(loaded.error);
+  // The notes first: they may say why nothing was left (every input skipped by --label-re).
   for (const std::string& note : loaded.notes) print_error("regress", note);
+  if (!loaded.error.empty()) return bad_input(loaded.error);
 
   const pa::regress_report report = pa::analyze_regressions(std::move(loaded.runs), settings);
   const bool json_to_stdout = json_path == "-";
-  if (!quiet && !json_to_stdout) fputs(terminal_lines(pa::regress_text(report)).c_str(), stdout);
+  // A report asked for on stdout goes there alone.
+  const bool report_to_stdout = json_to_stdout || svg_path == "-" || html_path == "-";
+  if (!quiet && !report_to_stdout) fputs(terminal_lines(pa::regress_text(report)).c_str(), stdout);
   if (json_to_stdout) fputs(pa::regress_json(report).c_str(), stdout);
   fflush(stdout);
 

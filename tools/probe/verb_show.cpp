@@ -299,6 +299,7 @@ int run_show(int argc, char** argv) {
     path = slash == std::string::npos ? "." : path.substr(0, slash);
   }
   if (pa::is_file(path)) {
+    if (health) return bad_input(path + ": --health needs a dump folder (with manifest.jsonl)");
     std::string out;
     if (!show_npy(path, full, "", &out, &error)) return bad_input(error);
     print_report(out);
