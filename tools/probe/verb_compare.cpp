@@ -39,7 +39,7 @@ const option_spec k_options[] = {
     integer("--step", "N", "only the tensors recorded at step N"),
     integer("--threads", "N", 1, 256, "worker threads").by_default("one per core, at most 8"),
     text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
-    text("--html", "FILE", "write a self-contained page: summary, error plot, histograms ('-' = stdout)"),
+    text("--html", "FILE", "write a self-contained page: summary, error plot, histograms ('-' = stdout, instead of the text)"),
     flag("--all", "every row in the table; without it, rows within tolerance are left out above 200 tensors"),
     flag("--quiet", "no text report"),
     flag("--nonfinite", "one dump: the first op whose output holds NaN or Inf"),

@@ -51,8 +51,8 @@ const option_spec k_options[] = {
         .by_default("5"),
     integer("--window", "N", 4, 1000, "local search window in runs").by_default("50"),
     text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
-    text("--svg", "FILE", "write a plot of the series, levels, events and failed runs ('-' = stdout)"),
-    text("--html", "FILE", "write a self-contained page with the plot and the tables ('-' = stdout)"),
+    text("--svg", "FILE", "write a plot of the series, levels, events and failed runs ('-' = stdout, instead of the text)"),
+    text("--html", "FILE", "write a self-contained page with the plot and the tables ('-' = stdout, instead of the text)"),
     flag("--quiet", "no text report"),
 };
 
