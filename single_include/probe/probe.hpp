@@ -11342,8 +11342,11 @@ struct dataflow_graph {
           for (size_t e = edges.size(); e-- > 0 && edges[e].to == to;)
             seen = seen || (edges[e].from == *from - 1 && edges[e].slot == in.slot && edges[e].key == key);
           if (seen) continue;
-          const size_t slash = key.rfind('/');
-          edges.push_back({static_cast<size_t>(*from - 1), to, key.substr(slash + 1) + " -> " + in.slot, in.slot, key});
+          // The producer's slot: the key past its node's "name#occurrence/out/" (slots may hold '/').
+          const graph_node& producer = nodes[*from - 1];
+          const size_t prefix = producer.name.size() + 1 + std::to_string(producer.occurrence).size() + 5;
+          const std::string out_slot = key.size() > prefix ? key.substr(prefix) : key;
+          edges.push_back({static_cast<size_t>(*from - 1), to, out_slot + " -> " + in.slot, in.slot, key});
         }
       }
   }

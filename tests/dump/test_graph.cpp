@@ -69,6 +69,23 @@ TEST_CASE("graph: an input written in pieces by several ops has an edge from eac
   }
 }
 
+TEST_CASE("graph: an edge names the producer's whole slot, '/' and all") {
+  probe::detail::dataflow_graph g;
+  probe::detail::graph_node a, b;
+  a.seq = 1;
+  a.name = "enc/layer.0";
+  a.occurrence = 12;
+  a.outputs.push_back({"dense/kernel", "float32", "[4]", "", "", {}});
+  b.seq = 2;
+  b.name = "b";
+  b.inputs.push_back({"w/in", "float32", "[4]", "enc/layer.0#12/out/dense/kernel", "", {}});
+  g.nodes.push_back(a);
+  g.nodes.push_back(b);
+  g.link();
+  REQUIRE(g.edges.size() == 1);
+  CHECK(g.edges[0].label == "dense/kernel -> w/in");
+}
+
 TEST_CASE("graph: DOT renders with graphviz") {
   probe_test::temp_dir d;
   const std::string dot = probe::detail::render_dot(diamond());
