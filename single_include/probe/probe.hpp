@@ -38,8 +38,9 @@
 #define PROBE_SINGLE_UTIL_METRIC_LINE_H
 /* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
  * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
- * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
- * jobs grep the same line from every build. Control characters in the name print as '?'. */
+ * but never fewer than its integer digits below 1e16 (100, not 1e+02), which is what the
+ * compiled library writes (util/float_text.hpp's write_compact), so nightly jobs grep the
+ * same line from every build. Control characters in the name print as '?'. */
 #ifndef PROBE_UTIL_METRIC_LINE_H
 #define PROBE_UTIL_METRIC_LINE_H
 #include <stdio.h>
@@ -47,11 +48,17 @@
 
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
-  int p, n = 0, i;
+  int p, n = 0, i, start = 1;
   if (value != value || value - value != 0) {
     snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
   } else {
-    for (p = 1; p <= 17; ++p) {
+    double a = value < 0 ? -value : value;
+    while (a >= 10 && start < 16) {
+      a /= 10;
+      ++start;
+    }
+    if (a >= 10) start = 1; /* 1e16 and above: the exponent form */
+    for (p = start; p <= 17; ++p) {
       snprintf(num, sizeof num, "%.*g", p, value);
       /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
       if (strtod(num, NULL) == value) break;
@@ -2362,8 +2369,9 @@ PROBE_END_NAMESPACE
 #define PROBE_SINGLE_UTIL_METRIC_LINE_H
 /* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
  * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
- * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
- * jobs grep the same line from every build. Control characters in the name print as '?'. */
+ * but never fewer than its integer digits below 1e16 (100, not 1e+02), which is what the
+ * compiled library writes (util/float_text.hpp's write_compact), so nightly jobs grep the
+ * same line from every build. Control characters in the name print as '?'. */
 #ifndef PROBE_UTIL_METRIC_LINE_H
 #define PROBE_UTIL_METRIC_LINE_H
 #include <stdio.h>
@@ -2371,11 +2379,17 @@ PROBE_END_NAMESPACE
 
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
-  int p, n = 0, i;
+  int p, n = 0, i, start = 1;
   if (value != value || value - value != 0) {
     snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
   } else {
-    for (p = 1; p <= 17; ++p) {
+    double a = value < 0 ? -value : value;
+    while (a >= 10 && start < 16) {
+      a /= 10;
+      ++start;
+    }
+    if (a >= 10) start = 1; /* 1e16 and above: the exponent form */
+    for (p = start; p <= 17; ++p) {
       snprintf(num, sizeof num, "%.*g", p, value);
       /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
       if (strtod(num, NULL) == value) break;
@@ -3355,8 +3369,9 @@ PROBE_API size_t write_nonfinite(char* buf, double v) noexcept;
 PROBE_API size_t write_shortest(char* buf, double v) noexcept;
 PROBE_API size_t write_shortest(char* buf, float v) noexcept;
 
-// printf's "%g" with the fewest significant digits that read back ("577.3", "1e+20",
-// "1.23e+05"): metric lines, the timing summary. nan/inf as write_nonfinite.
+// printf's "%g" with the fewest significant digits that read back, but never fewer than the
+// integer digits of a value below 1e16 ("577.3", "100", "123000", "1e+20", "1.5e-05"): metric
+// lines, the timing summary. nan/inf as write_nonfinite.
 PROBE_API size_t write_compact(char* buf, double v) noexcept;
 
 }  // namespace detail
@@ -3563,8 +3578,16 @@ PROBE_API size_t write_shortest(char* buf, float v) noexcept {
 PROBE_API size_t write_compact(char* buf, double v) noexcept {
   if (!fp_finite(v)) return write_nonfinite(buf, v);
   // printf's %.<p>g at the first precision that reads back: what C's printf loop writes too
-  // (probe.h's PROBE_DISABLE probe_metric), so the line is the same in every build.
-  for (int p = 1;; ++p) {
+  // (util/metric_line.h, PROBE_DISABLE), so the line is the same in every build. The integer
+  // digits of a value below 1e16 are all written: 100, not 1e+02.
+  int start = 1;
+  double a = v < 0 ? -v : v;
+  while (a >= 10 && start < 16) {
+    a /= 10;
+    ++start;
+  }
+  if (a >= 10) start = 1;
+  for (int p = start;; ++p) {
     const std::to_chars_result r = std::to_chars(buf, buf + shortest_text_capacity - 1, v, std::chars_format::general, p);
     *r.ptr = 0;
     double back = 0;
@@ -21318,8 +21341,9 @@ PROBE_END_NAMESPACE
 #define PROBE_SINGLE_UTIL_METRIC_LINE_H
 /* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
  * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
- * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
- * jobs grep the same line from every build. Control characters in the name print as '?'. */
+ * but never fewer than its integer digits below 1e16 (100, not 1e+02), which is what the
+ * compiled library writes (util/float_text.hpp's write_compact), so nightly jobs grep the
+ * same line from every build. Control characters in the name print as '?'. */
 #ifndef PROBE_UTIL_METRIC_LINE_H
 #define PROBE_UTIL_METRIC_LINE_H
 #include <stdio.h>
@@ -21327,11 +21351,17 @@ PROBE_END_NAMESPACE
 
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
-  int p, n = 0, i;
+  int p, n = 0, i, start = 1;
   if (value != value || value - value != 0) {
     snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
   } else {
-    for (p = 1; p <= 17; ++p) {
+    double a = value < 0 ? -value : value;
+    while (a >= 10 && start < 16) {
+      a /= 10;
+      ++start;
+    }
+    if (a >= 10) start = 1; /* 1e16 and above: the exponent form */
+    for (p = start; p <= 17; ++p) {
       snprintf(num, sizeof num, "%.*g", p, value);
       /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
       if (strtod(num, NULL) == value) break;

@@ -1,6 +1,7 @@
 // Timing in one process: scopes, threads, timers, ops, metrics, the summary, the clock.
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
+#include <probe/util/metric_line.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -188,6 +189,8 @@ TEST_CASE("timing: metric prints exactly '<name>: <value>' whether timing is on 
     probe::metric("tiny", -2.5e-300);
     probe::metric("third", 1.0 / 3.0);
     probe::metric("bad\nname", 1);
+    for (double v : {20.0, 100.0, -510.0, 150000.0, 1e15, 1e16, 1.5e-5})
+      probe::metric("round", v);
     CHECK(out.stop() ==
           "MLUPS: 577.3\n"
           "time to solution (s): 0.1\n"
@@ -195,7 +198,9 @@ TEST_CASE("timing: metric prints exactly '<name>: <value>' whether timing is on 
           "big: 123456789\n"
           "tiny: -2.5e-300\n"
           "third: 0.3333333333333333\n"
-          "bad?name: 1\n");
+          "bad?name: 1\n"
+          "round: 20\nround: 100\nround: -510\nround: 150000\nround: 1000000000000000\nround: 1e+16\n"
+          "round: 1.5e-05\n");
   }
   probe::set_flags("");
 }
@@ -210,12 +215,21 @@ TEST_CASE("timing: round-trip double text is the shortest that reads back") {
     if (!std::isfinite(v)) continue;
     probe::detail::write_compact(buf, v);
     REQUIRE(std::strtod(buf, nullptr) == v);
+    // The C line of PROBE_DISABLE builds is the same text.
+    {
+      probe_test::capture_fd out(1);
+      probe_metric_line("v", v);
+      REQUIRE(out.stop() == "v: " + std::string(buf) + "\n");
+    }
     // One significant digit fewer would not read back.
     int digits = 0;  // significant: from the first nonzero digit
     for (const char* p = buf; *p && *p != 'e'; ++p) digits += (*p >= '1' && *p <= '9') || (*p == '0' && digits);
     char shorter[400];
     std::snprintf(shorter, sizeof shorter, "%.*g", digits - 1 > 0 ? digits - 1 : 1, v);
-    if (digits > 1) CHECK(std::strtod(shorter, nullptr) != v);
+    // (Below 1e16 every integer digit is written: 100, not 1e+02.)
+    const double mag = std::fabs(v);
+    const int integer_digits = mag >= 1 && mag < 1e16 ? static_cast<int>(std::floor(std::log10(mag))) + 1 : 0;
+    if (digits > 1 && digits > integer_digits) CHECK(std::strtod(shorter, nullptr) != v);
     // And it is what printf writes at that precision.
     char same[400];
     std::snprintf(same, sizeof same, "%.*g", digits > 0 ? digits : 1, v);

@@ -118,8 +118,9 @@ PROBE_API size_t write_nonfinite(char* buf, double v) noexcept;
 PROBE_API size_t write_shortest(char* buf, double v) noexcept;
 PROBE_API size_t write_shortest(char* buf, float v) noexcept;
 
-// printf's "%g" with the fewest significant digits that read back ("577.3", "1e+20",
-// "1.23e+05"): metric lines, the timing summary. nan/inf as write_nonfinite.
+// printf's "%g" with the fewest significant digits that read back, but never fewer than the
+// integer digits of a value below 1e16 ("577.3", "100", "123000", "1e+20", "1.5e-05"): metric
+// lines, the timing summary. nan/inf as write_nonfinite.
 PROBE_API size_t write_compact(char* buf, double v) noexcept;
 
 }  // namespace detail

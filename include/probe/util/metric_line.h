@@ -1,7 +1,8 @@
 /* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
  * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
- * which is what the compiled library writes (util/float_text.hpp's write_compact), so nightly
- * jobs grep the same line from every build. Control characters in the name print as '?'. */
+ * but never fewer than its integer digits below 1e16 (100, not 1e+02), which is what the
+ * compiled library writes (util/float_text.hpp's write_compact), so nightly jobs grep the
+ * same line from every build. Control characters in the name print as '?'. */
 #ifndef PROBE_UTIL_METRIC_LINE_H
 #define PROBE_UTIL_METRIC_LINE_H
 #include <stdio.h>
@@ -9,11 +10,17 @@
 
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
-  int p, n = 0, i;
+  int p, n = 0, i, start = 1;
   if (value != value || value - value != 0) {
     snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
   } else {
-    for (p = 1; p <= 17; ++p) {
+    double a = value < 0 ? -value : value;
+    while (a >= 10 && start < 16) {
+      a /= 10;
+      ++start;
+    }
+    if (a >= 10) start = 1; /* 1e16 and above: the exponent form */
+    for (p = start; p <= 17; ++p) {
       snprintf(num, sizeof num, "%.*g", p, value);
       /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
       if (strtod(num, NULL) == value) break;
