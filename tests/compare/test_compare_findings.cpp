@@ -200,6 +200,21 @@ TEST_CASE("findings: snapshot tensors and same_as files are read; nothing to com
   const pa::compare_report none = pa::compare_paths(d / "c", d / "e", pa::compare_settings());
   CHECK(none.exit_code() == 2);
   CHECK(none.error.find("nothing to compare: 1 tensors only in A and 1 only in B") != std::string::npos);
+
+  // run folders that do not pair up: the reason names them
+  mkdir((d / "ranks").c_str(), 0755);
+  mkdir((d / "hosts").c_str(), 0755);
+  for (const char* run : {"ranks/rank_0000", "ranks/rank_0001", "hosts/host_1"}) {
+    fixture_dump f(d / run);
+    f.out(1, "x", "y", {1});
+    f.finish();
+  }
+  const pa::compare_report apart = pa::compare_paths(d / "ranks", d / "hosts", pa::compare_settings());
+  CHECK(apart.exit_code() == 2);
+  CHECK(apart.error.find("no run folder pairs up: A has rank_0000, rank_0001, B has host_1") != std::string::npos);
+  const pa::compare_report one = pa::compare_paths(d / "ranks", d / "c", pa::compare_settings());
+  CHECK(one.error.find("no run folder pairs up: A has rank_0000, rank_0001, B has one run at its top") !=
+        std::string::npos);
 }
 
 namespace {

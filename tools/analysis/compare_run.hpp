@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <probe/formats/npy.hpp>
+#include <probe/util/text.hpp>
 #include "compare_details.hpp"
 #include "compare_findings.hpp"
 #include "compare_graph.hpp"
@@ -322,6 +323,18 @@ inline bool pair_dumps(compare_report* r) {
 // Why no pair was compared, in words.
 inline std::string nothing_compared_why(const compare_report& r) {
   const compare_counts& k = r.counts;
+  if (k.pairs == 0 && r.runs.empty() && (!r.runs_only_a.empty() || !r.runs_only_b.empty())) {
+    // Both sides have runs, but no run folder pairs up (rank_0000 against host_1, or a rank
+    // dump against a single run).
+    auto names = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (size_t i = 0; i < v.size() && i < 4; ++i)
+        s += (i ? ", " : "") + (v[i].empty() ? std::string("one run at its top") : ::probe::detail::printable(v[i]));
+      if (v.size() > 4) s += ", ... (" + std::to_string(v.size()) + " in all)";
+      return s;
+    };
+    return "no run folder pairs up: A has " + names(r.runs_only_a) + ", B has " + names(r.runs_only_b);
+  }
   if (k.pairs == 0) return "neither side has a tensor" + std::string(r.settings.has_step ? " at this --step" : "");
   std::string s;
   if (k.only_a || k.only_b)
