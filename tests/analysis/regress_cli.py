@@ -170,6 +170,17 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(json.dumps({"label": f"b{d}", "value": 10.0 + (d > 10) + 0.01 * (d % 3)}) + "\n")
     code, text, _ = regress(f"{tmp}/s.jsonl", "--lower-is-better")
     check(code == 1 and "b10 -> b11" in text, f"JSON lines: {code} {text}")
+    # the same two files with a UTF-8 byte-order mark, as spreadsheets write them
+    for name in ("s.csv", "s.jsonl"):
+        with open(f"{tmp}/{name}", encoding="utf-8") as f:
+            body = f.read()
+        with open(f"{tmp}/bom_{name}", "w", encoding="utf-8-sig") as f:
+            f.write(body)
+    code, text, err = regress(f"{tmp}/bom_s.csv", "--metric", "MLUPS", "--json", "-")
+    r = json.loads(text)
+    check(code == 1 and r["summary"]["failed_runs"] == 1 and len(r["runs"]) == 31, f"CSV with a BOM: {code} {err}")
+    code, text, err = regress(f"{tmp}/bom_s.jsonl", "--lower-is-better", "--json", "-")
+    check(code == 1 and len(json.loads(text)["runs"]) == 20 and "skipped" not in err, f"JSON lines with a BOM: {code} {err}")
     # labels holding control characters are shown escaped: they cannot break the report's
     # lines or drive the terminal
     with open(f"{tmp}/hostile.jsonl", "w") as f:

@@ -196,6 +196,8 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
       add_run(std::move(r));
       continue;
     }
+    // A UTF-8 byte-order mark (spreadsheets' "CSV UTF-8") is not part of the first cell.
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
     std::vector<std::string> notes;
     std::vector<table_row> rows = fmt == input_format::csv ? read_csv_rows(text, opt.metric.name(), &notes)
                                                             : read_jsonl_rows(text, opt.metric.name(), &notes);
