@@ -7514,6 +7514,21 @@ inline void assign_if_changed(std::string& to, const char* from) {
   to.assign(from, n);
 }
 
+inline bool is_valid_utf8(const std::string& s) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    const utf8_unit u = utf8_decode(p, end);
+    if (!u.valid) return false;
+    p += u.length;
+  }
+  return true;
+}
+
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
 inline op_record* op_begin_named(const char* name, const char* type, int64_t index) noexcept {
   op_context& c = context();
@@ -7544,6 +7559,9 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     // Occurrences make keys, which only effects that look at tensors use: timing alone
     // takes no lock.
     if (r->wants_tensors) {
+      // Keys are written as JSON, where invalid UTF-8 reads as U+FFFD: a name is counted as
+      // it will read, or two names differing only there would give two ops one key.
+      if (!is_valid_utf8(r->name)) r->name = valid_utf8(r->name);
       const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
       lock_guard<mutex> g(c.m);
       r->occurrence = c.occurrences[r->name]++;

@@ -229,6 +229,23 @@ TEST_CASE("dump: hostile names stay inside the dump directory") {
   CHECK(text.find('\t') == std::string::npos);
 }
 
+TEST_CASE("dump: names that are not UTF-8 are counted as they read, so no two ops share a key") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    float x[3] = {1, 2, 3}, y[3] = {4, 5, 6};
+    for (const char* name : {"w\xff", "w\xfe"}) {  // Latin-1 bytes: both read as "w\ufffd"
+      probe::op op(name, "Lin");
+      op.input("x", probe::view(x, 3));
+      op.output("y", probe::view(y, 3));
+    }
+  }
+  const auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"key\":\"w\xef\xbf\xbd#0/out/y\"") == 1);
+  CHECK(count_containing(lines, "\"key\":\"w\xef\xbf\xbd#1/out/y\"") == 1);
+  CHECK(std::system(("/usr/bin/python3 " PROBE_TEST_SOURCE_DIR "/../scripts/check_dump.py '" + d.path() + "' >/dev/null").c_str()) == 0);
+}
+
 TEST_CASE("dump: an unwritable directory gives one message; results stay correct") {
   temp_dir d;
   const std::string file = d / "plain_file";
