@@ -75,6 +75,20 @@ TEST_CASE("events: a dip that comes back is a transient even when a step follows
   }
 }
 
+TEST_CASE("events: a series with no noise (bytes, cycles) still shows its dip and its wild run") {
+  // Noise 0: the differences are all zero but for the way into and out of the dip.
+  const auto dip = analyze(nightly({{10, 1000}, {2, 500}, {8, 1000}}, 0, 1, day));
+  REQUIRE(dip.events.size() == 1);
+  CHECK(dip.events[0].kind == pa::event_kind::transient);
+  CHECK(dip.runs[dip.events[0].first_changed].label == "day-11");
+  const auto spike = analyze(nightly({{10, 1000}, {1, 100}, {9, 1000}}, 0, 1, day));
+  CHECK(spike.events.empty());
+  REQUIRE(spike.outliers.size() == 1);
+  const auto step = analyze(nightly({{10, 1000}, {10, 900}}, 0, 1, day));
+  REQUIRE(step.events.size() == 1);
+  CHECK(step.events[0].kind == pa::event_kind::regression);
+}
+
 TEST_CASE("events: a step right after a failed run is dated across the gap, both labels shown") {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     CAPTURE(seed);

@@ -163,8 +163,10 @@ inline double median_in_place(std::vector<double>& v) {
 // Noise standard deviation from successive differences d: the median absolute deviation of
 // the differences (scaled to a normal standard deviation, divided by sqrt 2), which a few
 // level shifts or wild values do not move. Falls back to the root mean square difference when
-// more than half the differences are equal (quantized values, or a constant slope); 0 for no or
-// only zero differences.
+// more than half the differences are equal (quantized values, or a constant slope), leaving out
+// the largest tenth (at least two: the way into and out of a dip, or around a wild value), so
+// a series that is constant but for a dip still sees the dip; 0 for no or only zero
+// differences.
 inline double noise_of_differences(std::vector<double> d) {
   if (d.empty()) return 0;
   std::vector<double> work = d;
@@ -173,9 +175,13 @@ inline double noise_of_differences(std::vector<double> d) {
   const double mad = median_in_place(work);
   // equal differences count as equal when they differ by rounding only
   if (mad > 1e-9 * std::fabs(med)) return 1.4826 * mad / std::sqrt(2.0);
+  for (size_t i = 0; i < d.size(); ++i) work[i] = std::fabs(d[i]);
+  std::sort(work.begin(), work.end());
+  const size_t drop = d.size() >= 8 ? std::max<size_t>(2, d.size() / 10) : 0;
+  const size_t keep = d.size() - drop;
   long double ss = 0;
-  for (double v : d) ss += static_cast<long double>(v) * v;
-  return std::sqrt(static_cast<double>(ss / static_cast<long double>(d.size())) / 2);
+  for (size_t i = 0; i < keep; ++i) ss += static_cast<long double>(work[i]) * work[i];
+  return std::sqrt(static_cast<double>(ss / static_cast<long double>(keep)) / 2);
 }
 
 // Point-to-point noise of a series, from its successive differences: level shifts touch only
