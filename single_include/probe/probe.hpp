@@ -3005,6 +3005,7 @@ PROBE_END_NAMESPACE
 #define PROBE_SINGLE_UTIL_LOG_IMPL_HPP
 // probe's own messages (log.hpp): definitions.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -3203,24 +3204,39 @@ PROBE_API void set_log_sink(log_sink sink, void* user) noexcept {
 namespace detail {
 
 PROBE_API void vlog(const char* fmt, va_list ap) noexcept {
-  char buf[2048];
+  char stack_buf[2048];
+  char* buf = stack_buf;
+  size_t cap = sizeof stack_buf;
   static const char prefix[] = "probe: ";
   const size_t n = sizeof prefix - 1;
   memcpy(buf, prefix, n);
-  int m = vsnprintf(buf + n, sizeof buf - n - 1, fmt, ap);
+  va_list again;
+  va_copy(again, ap);
+  int m = vsnprintf(buf + n, cap - n - 1, fmt, ap);
   if (m < 0) m = 0;
+  // A long message (a long op name in it) is written whole: its reason comes last.
+  char* heap = nullptr;
+  if (n + static_cast<size_t>(m) + 2 > cap && (heap = static_cast<char*>(malloc(n + static_cast<size_t>(m) + 2)))) {
+    memcpy(heap, prefix, n);
+    buf = heap;
+    cap = n + static_cast<size_t>(m) + 2;
+    m = vsnprintf(buf + n, cap - n - 1, fmt, again);
+    if (m < 0) m = 0;
+  }
+  va_end(again);
   size_t len = n + static_cast<size_t>(m);
-  if (len > sizeof buf - 2) len = sizeof buf - 2;
+  if (len > cap - 2) len = cap - 2;
   while (len > n && buf[len - 1] == '\n') --len;
   if (const log_target* t = __atomic_load_n(&g_log_target, __ATOMIC_ACQUIRE)) {
     buf[len] = 0;
     t->sink(buf + n, t->user);
-    return;
+  } else {
+    buf[len++] = '\n';
+    fflush(stderr);
+    const ssize_t w = ::write(2, buf, len);
+    (void)w;
   }
-  buf[len++] = '\n';
-  fflush(stderr);
-  const ssize_t w = ::write(2, buf, len);
-  (void)w;
+  free(heap);
 }
 
 PROBE_API void log(const char* fmt, ...) noexcept {

@@ -36,3 +36,18 @@ TEST_CASE("log sink: messages reach the sink, not stderr; nullptr restores stder
   CHECK(got.lines.size() == 1);
   probe::set_flags("");
 }
+
+TEST_CASE("log: a message longer than the stack buffer arrives whole, its reason at the end") {
+  const std::string name(5000, 'n');
+  collected got;
+  probe::set_log_sink(collect, &got);
+  probe::detail::log("op %s: attribute 'a' not recorded (too long)", name.c_str());
+  probe::set_log_sink(nullptr);
+  REQUIRE(got.lines.size() == 1);
+  CHECK(got.lines[0] == "op " + name + ": attribute 'a' not recorded (too long)");
+  CHECK(got.lines[0].find(" not recorded (too long)") != std::string::npos);
+  probe_test::capture_fd err(2);
+  probe::detail::log("op %s: attribute 'a' not recorded (too long)", name.c_str());
+  const std::string line = err.stop();
+  CHECK(line == "probe: op " + name + ": attribute 'a' not recorded (too long)\n");
+}
