@@ -1131,7 +1131,8 @@ attr_arg make_attr(const T& v) noexcept {
 }
 }  // namespace detail
 
-// The step (iteration) recorded with every op; dumps name it, compare can select it.
+// The step (iteration) recorded with every op; dumps name it, compare can select it. One
+// value for the whole process: every thread's ops are recorded with the step set last.
 inline void set_step(int64_t step) noexcept { __atomic_store_n(&detail::g_step, step, __ATOMIC_RELAXED); }
 inline int64_t next_step() noexcept { return __atomic_add_fetch(&detail::g_step, 1, __ATOMIC_RELAXED); }
 inline int64_t current_step() noexcept { return __atomic_load_n(&detail::g_step, __ATOMIC_RELAXED); }
