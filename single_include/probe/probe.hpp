@@ -46,19 +46,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The first %g precision to try for a finite value: its integer digits below 1e16 (so 100 is
+ * not written 1e+02), else 1. Shared with write_compact. */
+static inline int probe_metric_first_precision(double value) {
+  double a = value < 0 ? -value : value;
+  int digits = 1;
+  while (a >= 10 && digits < 16) {
+    a /= 10;
+    ++digits;
+  }
+  return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
+}
+
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
-  int p, n = 0, i, start = 1;
+  int p, n = 0, i;
   if (value != value || value - value != 0) {
     snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
   } else {
-    double a = value < 0 ? -value : value;
-    while (a >= 10 && start < 16) {
-      a /= 10;
-      ++start;
-    }
-    if (a >= 10) start = 1; /* 1e16 and above: the exponent form */
-    for (p = start; p <= 17; ++p) {
+    for (p = probe_metric_first_precision(value); p <= 17; ++p) {
       snprintf(num, sizeof num, "%.*g", p, value);
       /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
       if (strtod(num, NULL) == value) break;
@@ -2378,19 +2384,25 @@ PROBE_END_NAMESPACE
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The first %g precision to try for a finite value: its integer digits below 1e16 (so 100 is
+ * not written 1e+02), else 1. Shared with write_compact. */
+static inline int probe_metric_first_precision(double value) {
+  double a = value < 0 ? -value : value;
+  int digits = 1;
+  while (a >= 10 && digits < 16) {
+    a /= 10;
+    ++digits;
+  }
+  return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
+}
+
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
-  int p, n = 0, i, start = 1;
+  int p, n = 0, i;
   if (value != value || value - value != 0) {
     snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
   } else {
-    double a = value < 0 ? -value : value;
-    while (a >= 10 && start < 16) {
-      a /= 10;
-      ++start;
-    }
-    if (a >= 10) start = 1; /* 1e16 and above: the exponent form */
-    for (p = start; p <= 17; ++p) {
+    for (p = probe_metric_first_precision(value); p <= 17; ++p) {
       snprintf(num, sizeof num, "%.*g", p, value);
       /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
       if (strtod(num, NULL) == value) break;
@@ -3395,6 +3407,57 @@ PROBE_API size_t write_compact(char* buf, double v) noexcept;
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_UTIL_FLOAT_TEXT_HPP
+// ---- probe/util/metric_line.h ----
+#ifndef PROBE_SINGLE_UTIL_METRIC_LINE_H
+#define PROBE_SINGLE_UTIL_METRIC_LINE_H
+/* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
+ * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
+ * but never fewer than its integer digits below 1e16 (100, not 1e+02), which is what the
+ * compiled library writes (util/float_text.hpp's write_compact), so nightly jobs grep the
+ * same line from every build. Control characters in the name print as '?'. */
+#ifndef PROBE_UTIL_METRIC_LINE_H
+#define PROBE_UTIL_METRIC_LINE_H
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The first %g precision to try for a finite value: its integer digits below 1e16 (so 100 is
+ * not written 1e+02), else 1. Shared with write_compact. */
+static inline int probe_metric_first_precision(double value) {
+  double a = value < 0 ? -value : value;
+  int digits = 1;
+  while (a >= 10 && digits < 16) {
+    a /= 10;
+    ++digits;
+  }
+  return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
+}
+
+static inline void probe_metric_line(const char* name, double value) {
+  char num[40], line[512];
+  int p, n = 0, i;
+  if (value != value || value - value != 0) {
+    snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
+  } else {
+    for (p = probe_metric_first_precision(value); p <= 17; ++p) {
+      snprintf(num, sizeof num, "%.*g", p, value);
+      /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
+      if (strtod(num, NULL) == value) break;
+    }
+    for (i = 0; num[i]; ++i)
+      if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
+  }
+  for (i = 0; name && name[i] && n < 400; ++i) {
+    const unsigned char c = (unsigned char)name[i];
+    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+  }
+  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  fputs(line, stdout);
+  fflush(stdout);
+}
+
+#endif /* PROBE_UTIL_METRIC_LINE_H */
+
+#endif  // PROBE_SINGLE_UTIL_METRIC_LINE_H
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -3597,14 +3660,7 @@ PROBE_API size_t write_compact(char* buf, double v) noexcept {
   // printf's %.<p>g at the first precision that reads back: what C's printf loop writes too
   // (util/metric_line.h, PROBE_DISABLE), so the line is the same in every build. The integer
   // digits of a value below 1e16 are all written: 100, not 1e+02.
-  int start = 1;
-  double a = v < 0 ? -v : v;
-  while (a >= 10 && start < 16) {
-    a /= 10;
-    ++start;
-  }
-  if (a >= 10) start = 1;
-  for (int p = start;; ++p) {
+  for (int p = probe_metric_first_precision(v);; ++p) {
     const std::to_chars_result r = std::to_chars(buf, buf + shortest_text_capacity - 1, v, std::chars_format::general, p);
     *r.ptr = 0;
     double back = 0;
@@ -21371,51 +21427,6 @@ PROBE_END_NAMESPACE
 #include <stddef.h>
 #include <stdint.h>
 #if defined(PROBE_DISABLE)
-// ---- probe/util/metric_line.h ----
-#ifndef PROBE_SINGLE_UTIL_METRIC_LINE_H
-#define PROBE_SINGLE_UTIL_METRIC_LINE_H
-/* The metric line "<name>: <value>" printed where probe is compiled out (PROBE_DISABLE), in C
- * and C++ alike: the value as printf's %g at the fewest significant digits that read back,
- * but never fewer than its integer digits below 1e16 (100, not 1e+02), which is what the
- * compiled library writes (util/float_text.hpp's write_compact), so nightly jobs grep the
- * same line from every build. Control characters in the name print as '?'. */
-#ifndef PROBE_UTIL_METRIC_LINE_H
-#define PROBE_UTIL_METRIC_LINE_H
-#include <stdio.h>
-#include <stdlib.h>
-
-static inline void probe_metric_line(const char* name, double value) {
-  char num[40], line[512];
-  int p, n = 0, i, start = 1;
-  if (value != value || value - value != 0) {
-    snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
-  } else {
-    double a = value < 0 ? -value : value;
-    while (a >= 10 && start < 16) {
-      a /= 10;
-      ++start;
-    }
-    if (a >= 10) start = 1; /* 1e16 and above: the exponent form */
-    for (p = start; p <= 17; ++p) {
-      snprintf(num, sizeof num, "%.*g", p, value);
-      /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
-      if (strtod(num, NULL) == value) break;
-    }
-    for (i = 0; num[i]; ++i)
-      if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
-  }
-  for (i = 0; name && name[i] && n < 400; ++i) {
-    const unsigned char c = (unsigned char)name[i];
-    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
-  }
-  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
-  fputs(line, stdout);
-  fflush(stdout);
-}
-
-#endif /* PROBE_UTIL_METRIC_LINE_H */
-
-#endif  // PROBE_SINGLE_UTIL_METRIC_LINE_H
 #endif
 
 #ifdef __cplusplus

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "float_text.hpp"
+#include "metric_line.h"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -206,14 +207,7 @@ PROBE_API size_t write_compact(char* buf, double v) noexcept {
   // printf's %.<p>g at the first precision that reads back: what C's printf loop writes too
   // (util/metric_line.h, PROBE_DISABLE), so the line is the same in every build. The integer
   // digits of a value below 1e16 are all written: 100, not 1e+02.
-  int start = 1;
-  double a = v < 0 ? -v : v;
-  while (a >= 10 && start < 16) {
-    a /= 10;
-    ++start;
-  }
-  if (a >= 10) start = 1;
-  for (int p = start;; ++p) {
+  for (int p = probe_metric_first_precision(v);; ++p) {
     const std::to_chars_result r = std::to_chars(buf, buf + shortest_text_capacity - 1, v, std::chars_format::general, p);
     *r.ptr = 0;
     double back = 0;

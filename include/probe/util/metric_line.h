@@ -8,19 +8,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The first %g precision to try for a finite value: its integer digits below 1e16 (so 100 is
+ * not written 1e+02), else 1. Shared with write_compact. */
+static inline int probe_metric_first_precision(double value) {
+  double a = value < 0 ? -value : value;
+  int digits = 1;
+  while (a >= 10 && digits < 16) {
+    a /= 10;
+    ++digits;
+  }
+  return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
+}
+
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
-  int p, n = 0, i, start = 1;
+  int p, n = 0, i;
   if (value != value || value - value != 0) {
     snprintf(num, sizeof num, "%s", value != value ? "nan" : value < 0 ? "-inf" : "inf");
   } else {
-    double a = value < 0 ? -value : value;
-    while (a >= 10 && start < 16) {
-      a /= 10;
-      ++start;
-    }
-    if (a >= 10) start = 1; /* 1e16 and above: the exponent form */
-    for (p = start; p <= 17; ++p) {
+    for (p = probe_metric_first_precision(value); p <= 17; ++p) {
       snprintf(num, sizeof num, "%.*g", p, value);
       /* A locale's decimal comma reads back with strtod in that locale; the line uses '.'. */
       if (strtod(num, NULL) == value) break;
