@@ -3080,8 +3080,8 @@ class fork_safe_mutex {
     const int me = static_cast<int>(getpid());
     for (;;) {
       int owner = __atomic_load_n(&owner_, __ATOMIC_ACQUIRE);
-      if ((owner == 0 || owner != me) &&
-          __atomic_compare_exchange_n(&owner_, &owner, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      // Free (0), or held by a thread of another process: the parent's, copied at a fork.
+      if (owner != me && __atomic_compare_exchange_n(&owner_, &owner, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return;
       sched_yield();
     }
@@ -3736,6 +3736,8 @@ inline std::string xml_text(std::string_view s) {
 
 // Invalid UTF-8 replaced by U+FFFD, everything else kept (DOT labels, SVG text).
 PROBE_API std::string valid_utf8(std::string_view s);
+// Whether s is UTF-8 throughout (what valid_utf8 would return unchanged).
+PROBE_API bool is_valid_utf8(std::string_view s) noexcept;
 
 // Terminal columns of UTF-8 text: one per code point (good enough to align most scripts).
 PROBE_API size_t text_columns(std::string_view s) noexcept;
@@ -3936,6 +3938,21 @@ PROBE_API std::string valid_utf8(std::string_view s) {
     p += u.length;
   }
   return out;
+}
+
+PROBE_API bool is_valid_utf8(std::string_view s) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    const utf8_unit u = utf8_decode(p, end);
+    if (!u.valid) return false;
+    p += u.length;
+  }
+  return true;
 }
 
 PROBE_API size_t text_columns(std::string_view s) noexcept {
@@ -7585,21 +7602,6 @@ inline void assign_if_changed(std::string& to, const char* from) {
   const size_t n = strlen(from);
   if (to.size() == n && memcmp(to.data(), from, n) == 0) return;
   to.assign(from, n);
-}
-
-inline bool is_valid_utf8(const std::string& s) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    if (*p < 0x80) {
-      ++p;
-      continue;
-    }
-    const utf8_unit u = utf8_decode(p, end);
-    if (!u.valid) return false;
-    p += u.length;
-  }
-  return true;
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.

@@ -103,21 +103,6 @@ inline void assign_if_changed(std::string& to, const char* from) {
   to.assign(from, n);
 }
 
-inline bool is_valid_utf8(const std::string& s) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    if (*p < 0x80) {
-      ++p;
-      continue;
-    }
-    const utf8_unit u = utf8_decode(p, end);
-    if (!u.valid) return false;
-    p += u.length;
-  }
-  return true;
-}
-
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
 inline op_record* op_begin_named(const char* name, const char* type, int64_t index) noexcept {
   op_context& c = context();

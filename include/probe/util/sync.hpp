@@ -54,8 +54,8 @@ class fork_safe_mutex {
     const int me = static_cast<int>(getpid());
     for (;;) {
       int owner = __atomic_load_n(&owner_, __ATOMIC_ACQUIRE);
-      if ((owner == 0 || owner != me) &&
-          __atomic_compare_exchange_n(&owner_, &owner, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      // Free (0), or held by a thread of another process: the parent's, copied at a fork.
+      if (owner != me && __atomic_compare_exchange_n(&owner_, &owner, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return;
       sched_yield();
     }

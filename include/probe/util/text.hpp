@@ -58,6 +58,8 @@ inline std::string xml_text(std::string_view s) {
 
 // Invalid UTF-8 replaced by U+FFFD, everything else kept (DOT labels, SVG text).
 PROBE_API std::string valid_utf8(std::string_view s);
+// Whether s is UTF-8 throughout (what valid_utf8 would return unchanged).
+PROBE_API bool is_valid_utf8(std::string_view s) noexcept;
 
 // Terminal columns of UTF-8 text: one per code point (good enough to align most scripts).
 PROBE_API size_t text_columns(std::string_view s) noexcept;

@@ -195,6 +195,21 @@ PROBE_API std::string valid_utf8(std::string_view s) {
   return out;
 }
 
+PROBE_API bool is_valid_utf8(std::string_view s) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    const utf8_unit u = utf8_decode(p, end);
+    if (!u.valid) return false;
+    p += u.length;
+  }
+  return true;
+}
+
 PROBE_API size_t text_columns(std::string_view s) noexcept {
   size_t w = 0;
   for (unsigned char c : s)
