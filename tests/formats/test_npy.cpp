@@ -284,6 +284,13 @@ TEST_CASE("npy: corrupt, truncated and hostile files give one clear error") {
       {"negative.npy", make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }", ""), "negative dimension"},
       {"overflow.npy", make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""),
        "shape too large"},
+      // numpy refuses these (ValueError): a zero dimension does not excuse the others' product.
+      {"zero_dim_overflow.npy",
+       make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904, 0), }", ""),
+       "shape too large"},
+      {"zero_dim_bytes.npy",
+       make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 2305843009213693952), }", ""),
+       "shape too large"},
       {"bigint.npy", make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }", ""),
        "integer too large"},
       {"lies.npy", make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }", "12345678"),

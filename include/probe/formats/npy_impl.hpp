@@ -292,18 +292,21 @@ PROBE_API bool parse_header_text(const char* text, size_t n, header_info* info, 
   if (!in.failed() && !have_order) in.fail("header has no 'fortran_order'");
   if (!in.failed() && !have_shape) in.fail("header has no 'shape'");
   if (in.failed()) return detail::set_why(why, "bad header: %s", in.why());
-  // Size of the data, refusing products that overflow (a zero dimension makes it empty).
-  uint64_t count = 1, bytes = 0;
+  // Size of the data. As numpy does, the product of the non-zero dimensions times the item size
+  // must fit: a zero dimension makes the array empty, not any shape acceptable ((2^62, 2^62, 0)
+  // would overflow every reader that multiplies the shape out).
+  uint64_t nonzero = dtype_size(info->type);
   bool empty = false;
-  for (int i = 0; i < info->ndim; ++i) empty = empty || info->shape[i] == 0;
-  for (int i = 0; i < info->ndim && !empty; ++i)
-    if (__builtin_mul_overflow(count, static_cast<uint64_t>(info->shape[i]), &count) ||
-        count > static_cast<uint64_t>(INT64_MAX))
+  for (int i = 0; i < info->ndim; ++i) {
+    if (info->shape[i] == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(nonzero, static_cast<uint64_t>(info->shape[i]), &nonzero) ||
+        nonzero > static_cast<uint64_t>(INT64_MAX))
       return detail::set_why(why, "bad header: shape too large");
-  if (!empty && (__builtin_mul_overflow(count, dtype_size(info->type), &bytes) ||
-                 bytes > static_cast<uint64_t>(INT64_MAX)))
-    return detail::set_why(why, "bad header: shape too large");
-  info->data_bytes = static_cast<size_t>(bytes);
+  }
+  info->data_bytes = empty ? 0 : static_cast<size_t>(nonzero);
   return true;
 }
 
