@@ -21,3 +21,33 @@ TEST_CASE("manifest reader: same_as stands for file") {
   CHECK(good.tensors[0].file == "/d/op_000001.mm.in.w.npy");
   CHECK(good.tensors[1].file == "/d/op_000001.mm.in.w.npy");
 }
+
+// A shape is refused, with its line named, when a reader multiplying it out would overflow or
+// when a dimension is negative: compare and show multiply shapes into element counts.
+TEST_CASE("manifest reader: shapes that cannot be multiplied out are refused") {
+  const std::string run = R"({"record":"run"})" "\n";
+  auto record = [](const std::string& shape) {
+    return R"({"record":"tensor","seq":1,"op":"a","occurrence":0,"io":"out","slot":"y","key":"a#0/out/y","dtype":"float32","shape":)" +
+           shape + R"(,"file":null,"stats":{"count":6,"finite":6,"min":1,"max":6,"mean":3.5,"std":1.7,"nan":0,"posinf":0,"neginf":0,"zero":0}})" "\n";
+  };
+  struct bad {
+    const char* shape;
+    const char* says;
+  };
+  for (const bad& b : {bad{"[-5, 9223372036854775807, 3]", "holds -5"},
+                       bad{"[4611686018427387904, 4611686018427387904, 0]", "too large"},
+                       bad{"[2305843009213693952]", "too large"},  // fits in elements, not in float32 bytes
+                       bad{"[2.5]", "non-negative integers"},
+                       bad{"[1,1,1,1,1,1,1,1,1]", "at most 8"}}) {
+    INFO(b.shape);
+    probe::analysis::dump_run r;
+    std::string error;
+    CHECK_FALSE(probe::analysis::parse_manifest(run + record(b.shape), "/d", "/d/manifest.jsonl", &r, &error));
+    CHECK(error.find("/d/manifest.jsonl:2: ") == 0);
+    CHECK(error.find(b.says) != std::string::npos);
+  }
+  probe::analysis::dump_run r;
+  std::string error;
+  REQUIRE(probe::analysis::parse_manifest(run + record("[0, 1099511627776]"), "/d", "/d/manifest.jsonl", &r, &error));
+  CHECK(r.tensors.at(0).ndim == 2);
+}

@@ -231,6 +231,28 @@ with tempfile.TemporaryDirectory() as tmp:
     got = [r.get("label") for r in json.loads(out).get("runs", [])] if out.startswith("{") else []
     check(got == ["1e300", "true", "[1, 2]", "20240109", "-0.5"], f"labels as written: {got} {err!r}")
 
+    # --- shapes numpy refuses: a zero dimension does not excuse the others' overflowing product
+    big = os.path.join(tmp, "zero_dim_overflow.npy")
+    header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904, 0), }"
+    header += b" " * ((64 - (10 + len(header) + 1) % 64) % 64) + b"\n"
+    with open(big, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header)
+    code, _, err = probe("show", big)
+    check(code == 2 and one_error_line(err) and "shape too large" in err, f"show of a (2^62, 2^62, 0) .npy: {code} {err!r}")
+    code, _, err = probe("compare", big, big)
+    check(code == 2 and "shape too large" in err, f"compare of a (2^62, 2^62, 0) .npy: {code} {err!r}")
+    shape_dump = os.path.join(tmp, "bad_shape")
+    os.makedirs(shape_dump)
+    with open(os.path.join(shape_dump, "manifest.jsonl"), "w") as f:
+        f.write('{"record": "run", "version": 1}\n')
+        f.write(json.dumps({"record": "tensor", "key": "a#0/out/y", "seq": 1, "io": "out", "op": "a", "occurrence": 0,
+                            "slot": "y", "dtype": "float32", "shape": [-5, 9223372036854775807, 3], "file": None,
+                            "stats": {"count": 6, "finite": 6, "min": 1, "max": 6, "mean": 3.5, "std": 1.7,
+                                      "nan": 0, "posinf": 0, "neginf": 0, "zero": 0}}) + "\n")
+    for args in (("show", shape_dump), ("compare", shape_dump, shape_dump)):
+        code, _, err = probe(*args)
+        check(code == 2 and "manifest.jsonl:2:" in err and "-5" in err, f"{args[0]} of a manifest shape [-5, ...]: {code} {err!r}")
+
     # --- unknown verbs and options: a clear message naming them
     code, _, err = probe("-")
     check(code == 2 and "unknown verb '-'" in err, f"probe -: {err!r}")

@@ -150,6 +150,32 @@ inline bool read_stats(const json::value& s, health* h) {
   return true;
 }
 
+// A record's shape: non-negative integer dimensions whose product (over the non-zero ones, as
+// numpy counts) fits int64_t in elements and in bytes, so that every reader may multiply it out.
+inline bool read_shape(const json::value& shape, dump_tensor* t, std::string* why) {
+  if (shape.size() > static_cast<size_t>(max_dims)) {
+    *why = "\"shape\" has " + std::to_string(shape.size()) + " dimensions (at most " + std::to_string(max_dims) + ")";
+    return false;
+  }
+  t->ndim = static_cast<int>(shape.size());
+  uint64_t product = t->elem_type == dtype::invalid ? 1 : dtype_size(t->elem_type);
+  for (int i = 0; i < t->ndim; ++i) {
+    const json::value& d = shape[static_cast<size_t>(i)];
+    if (!d.is_integer() || d.as_int() < 0) {
+      *why = "\"shape\" holds " + (d.is_integer() ? std::to_string(d.as_int()) : std::string("a value")) +
+             ": dimensions are non-negative integers";
+      return false;
+    }
+    t->shape[i] = d.as_int();
+    if (t->shape[i] != 0 && (__builtin_mul_overflow(product, static_cast<uint64_t>(t->shape[i]), &product) ||
+                             product > static_cast<uint64_t>(INT64_MAX))) {
+      *why = "\"shape\" is too large: its element count or byte size overflows";
+      return false;
+    }
+  }
+  return true;
+}
+
 // One tensor record; false with *why when a field the analysis needs is missing.
 inline bool read_tensor(const json::value& v, const std::string& dir, dump_tensor* t, std::string* why) {
   const json::value* key = v.find("key");
@@ -171,9 +197,7 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
   t->producer = v.get_string("producer");
   t->dtype_text = v.get_string("dtype");
   t->elem_type = dtype_from_name(t->dtype_text);
-  const json::value& shape = v.get("shape");
-  t->ndim = static_cast<int>(std::min<size_t>(shape.size(), max_dims));
-  for (int i = 0; i < t->ndim; ++i) t->shape[i] = shape[static_cast<size_t>(i)].as_int();
+  if (!read_shape(v.get("shape"), t, why)) return false;
   // A constant dumped once: "same_as" names the earlier record's file, read from there.
   t->same_as = v.get_string("same_as");
   const std::string file = data_file_name(v);
