@@ -92,7 +92,9 @@ class emitter {
   }
 
   // One iteration of a loop body; ECMAScript clears the body's groups as each one begins.
-  void iteration(const node& n) {
+  // `loop_slot` >= 0: an optional iteration whose body can match empty, which ECMAScript
+  // rejects when it consumes nothing (x(?:|y)? on "xy" takes the y).
+  void iteration(const node& n, int loop_slot = -1) {
     int lo = 1 << 30, hi = -1;
     group_range(n.kids[0], lo, hi);
     if (lo <= hi) {
@@ -101,12 +103,24 @@ class emitter {
       r.x = 2 * (hi - lo + 1);
       put(r);
     }
+    if (loop_slot >= 0) {
+      inst e{op::loop_enter};
+      e.arg = loop_slot;
+      put(e);
+    }
     emit(n.kids[0]);
+    if (loop_slot >= 0) {
+      inst c{op::loop_check};
+      c.arg = loop_slot;
+      put(c);
+    }
   }
 
   void repeat(const node& n) {
     for (int k = 0; k < n.min; ++k) iteration(n);
     if (n.max < 0) {
+      // An empty iteration comes back to the split in the same step, where the matcher has
+      // been already: the thread ends there, as ECMAScript's rule wants.
       const int s = put(inst{op::split});
       iteration(n);
       inst back{op::jump};
@@ -115,13 +129,18 @@ class emitter {
       split_to(s, s + 1, here(), n.greedy);
       return;
     }
+    // Unrolled optional iterations have no way back: one position slot per loop checks them.
+    int loop_slot = -1;
+    if (n.max > n.min && can_match_empty(n.kids[0])) loop_slot = prog_.loop_slots++;
     std::vector<int> splits;
     for (int k = n.min; k < n.max && !too_large; ++k) {
       splits.push_back(put(inst{op::split}));
-      iteration(n);
+      iteration(n, loop_slot);
     }
     for (int s : splits) split_to(s, s + 1, here(), n.greedy);
   }
+
+  bool can_match_empty(int id) const;
 
   const std::vector<node>& nodes_;
   program& prog_;
@@ -168,6 +187,13 @@ inline void analyze(const std::vector<node>& nodes, const program& prog, int id,
       }
       break;
   }
+}
+
+inline bool emitter::can_match_empty(int id) const {
+  byte_set first;
+  bool empty = false;
+  analyze(nodes_, prog_, id, first, empty);
+  return empty;
 }
 
 inline bool starts_anchored(const std::vector<node>& nodes, int id) {
@@ -239,7 +265,7 @@ inline void build_bit_tables(program& prog) {
       switch (i.code) {
         case op::jump: stack.push_back(i.x); break;
         case op::split: stack.push_back(i.x); stack.push_back(i.y); break;
-        case op::save: case op::reset: stack.push_back(pc + 1); break;
+        case op::save: case op::reset: case op::loop_enter: case op::loop_check: stack.push_back(pc + 1); break;
         case op::line_begin: if (ctx & ctx_start) stack.push_back(pc + 1); break;
         case op::line_end: if (ctx & ctx_end) stack.push_back(pc + 1); break;
         case op::word_edge: if (word_edge) stack.push_back(pc + 1); break;
@@ -273,8 +299,14 @@ inline bool compile(const char* pattern, size_t len, program& prog, std::string*
     em.emit(root);
     em.put(emitter::save(1));
     em.put(inst{op::match});
+    // Matching with captures keeps every slot for every instruction: bounded here, so that
+    // memory stays within max_capture_cells whatever the pattern.
+    const size_t cells = prog.code.size() * static_cast<size_t>(2 * (prog.groups + 1) + prog.loop_slots);
     if (em.too_large || static_cast<int>(prog.code.size()) > max_program) {
       why = "pattern too large";
+      at = 0;
+    } else if (cells > max_capture_cells) {
+      why = "pattern too large for its " + std::to_string(prog.groups) + " capture groups (use (?: ) where nothing is captured)";
       at = 0;
     } else {
       analyze(ps.nodes, prog, root, prog.first, prog.can_be_empty);

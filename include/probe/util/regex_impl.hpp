@@ -16,7 +16,8 @@ class machine {
   using caps_vector = std::vector<ptrdiff_t>;
 
  public:
-  machine(const program& p, int slots) : p_(p), slots_(slots) {
+  // slots: 0 (no captures), or the capture slots then the program's loop slots.
+  machine(const program& p, int slots) : p_(p), slots_(slots), groups_slots_(slots > 0 ? slots - p.loop_slots : 0) {
     const size_t n = p.code.size();
     const size_t ints = 2 * (3 * n);  // two lists: sparse, dense, thread pcs
     ints_ = ints <= sizeof small_ / sizeof small_[0] ? small_ : (big_.resize(ints), big_.data());
@@ -164,6 +165,22 @@ class machine {
           }
           push(e.pc + 1, -1, 0);
           break;
+        case op::loop_enter: {
+          const int slot = groups_slots_ + i.arg;
+          if (slot < slots_) {
+            push(0, slot, work_[static_cast<size_t>(slot)]);
+            work_[static_cast<size_t>(slot)] = static_cast<ptrdiff_t>(pos);
+          }
+          push(e.pc + 1, -1, 0);
+          break;
+        }
+        case op::loop_check: {
+          // Without captures only whether a match exists is asked, which skipping an empty
+          // optional iteration never changes.
+          const int slot = groups_slots_ + i.arg;
+          if (slot >= slots_ || work_[static_cast<size_t>(slot)] != static_cast<ptrdiff_t>(pos)) push(e.pc + 1, -1, 0);
+          break;
+        }
         case op::line_begin:
           if (pos == 0) push(e.pc + 1, -1, 0);
           break;
@@ -191,6 +208,7 @@ class machine {
 
   const program& p_;
   int slots_;
+  int groups_slots_;  // slots_ less the loop slots
   int small_[6 * 64];
   std::vector<int> big_;
   int* ints_;
@@ -254,7 +272,7 @@ PROBE_API bool regex::run(const char* s, size_t n, bool full, span_vector* group
   const regex_impl::program& prog = *prog_;
   if (prog.is_literal) return run_literal(s, n, full, groups);
   if (!groups && prog.bits) return regex_impl::run_bits(prog, reinterpret_cast<const unsigned char*>(s), n, full);
-  const int slots = groups ? 2 * (prog.groups + 1) : 0;
+  const int slots = groups ? 2 * (prog.groups + 1) + prog.loop_slots : 0;
   regex_impl::machine m(prog, slots);
   std::vector<ptrdiff_t> out(static_cast<size_t>(slots));
   if (!m.run(s, n, full, out.data())) return false;

@@ -67,6 +67,8 @@ enum class op : uint8_t {
   jump,         // continue at x
   save,         // record the position in capture slot arg
   reset,        // forget capture slots [arg, arg + x): a loop iteration starts afresh
+  loop_enter,   // an optional iteration of a counted loop begins: note the position in slot arg
+  loop_check,   // it ends: fail when it consumed nothing (the position is still slot arg's)
   line_begin,   // ^
   line_end,     // $
   word_edge,    // \b
@@ -85,6 +87,7 @@ struct program {
   std::vector<inst> code;
   std::vector<byte_set> sets;
   int groups = 0;              // capture groups, not counting the whole match
+  int loop_slots = 0;          // positions loop_enter keeps, after the capture slots
   std::string literal;         // the whole pattern when it is a plain string
   bool is_literal = false;
   bool anchored = false;       // every match starts at position 0
@@ -122,6 +125,7 @@ struct node {
 constexpr int max_nesting = 250;
 constexpr int max_program = 50000;
 constexpr int max_count = 1000;
+constexpr size_t max_capture_cells = size_t(1) << 21;  // instructions x capture slots: 16 MiB a list
 
 class parser {
  public:
