@@ -103,6 +103,54 @@ TEST_CASE("dump: filters on op name, type and stage (partial match)") {
   CHECK(count_containing(lines, "\"key\":\"right#0/out/c\"") == 1);
 }
 
+TEST_CASE("dump: exclusion filters leave out what they match") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_op_exclude_re=^(embed|ri) --probe_dump_slot_exclude_re=^b$");
+    diamond_engine e;
+    e.step(0);
+  }
+  const auto lines = manifest_lines(d.path());
+  CHECK(count_containing(lines, "\"op\":\"embed\"") == 0);
+  CHECK(count_containing(lines, "\"op\":\"right\"") == 0);
+  CHECK(count_containing(lines, "\"op\":\"left\"") == 1);  // its slot b left out
+  CHECK(count_containing(lines, "\"op\":\"join\"") == 2);
+  CHECK(count_containing(lines, "\"slot\":\"b\"") == 0);
+  temp_dir d2;
+  {
+    flags_scope f("--probe_dump_to=" + d2.path() + " --probe_dump_op_re=e --probe_dump_type_exclude_re=Relu");
+    diamond_engine e;
+    e.step(0);
+  }
+  const auto lines2 = manifest_lines(d2.path());
+  CHECK(count_containing(lines2, "\"op\":\"left\"") == 0);
+  CHECK(count_containing(lines2, "\"op\":\"embed\"") > 0);
+}
+
+TEST_CASE("dump: a filter that cannot be read selects nothing, with one message") {
+  struct one {
+    const char* flag;
+    const char* says;
+  };
+  for (const one& c : {one{"--probe_dump_op_re=^(?!scale)", "use --probe_dump_op_exclude_re"},
+                       one{"--probe_dump_type_re=(", "missing ')'"},
+                       one{"--probe_dump_slot_exclude_re=[", "nothing is dumped"},
+                       one{"--probe_dump_steps=1..4", "nothing is dumped"}}) {
+    INFO(c.flag);
+    temp_dir d;
+    probe_test::capture_fd err(2);
+    {
+      flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy " + c.flag);
+      diamond_engine e;
+      e.step(0);
+    }
+    const std::string said = err.stop();
+    CHECK(said.find(c.says) != std::string::npos);
+    CHECK(said.find("nothing is dumped") != std::string::npos);
+    CHECK(count_containing(manifest_lines(d.path()), "\"record\":\"tensor\"") == 0);
+  }
+}
+
 TEST_CASE("dump: budgets stop dumping with one message and a manifest record") {
   temp_dir d;
   std::string err;

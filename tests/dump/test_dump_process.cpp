@@ -50,6 +50,15 @@ TEST_CASE("dump process: a file-size limit reached mid-dump stops dumping, not t
   CHECK(dump_test::check_with_numpy(d.path()) == 0);
 }
 
+TEST_CASE("dump process: a filter that cannot be read is fatal with --probe_strict_flags") {
+  temp_dir d;
+  std::string out;
+  const int rc = run_child("--probe_dump_to=" + d.path() + " --probe_strict_flags --probe_dump_op_re=^(?!x)", "once", &out);
+  CHECK(rc == 2);
+  CHECK(out.find("lookaround is not supported") != std::string::npos);
+  CHECK(out.find("results ok") == std::string::npos);
+}
+
 namespace {
 // mode: "loop" (unnamed O_TMPFILE files linked into place, where the system has them) or
 // "loop_named" (named temporaries renamed into place). threads: --probe_dump_threads.

@@ -19,6 +19,9 @@
   X(string, dump_type_re, "", "dump only ops whose type matches RE (partial match)")              \
   X(string, dump_stage_re, "", "dump only stages matching RE: 'before' (inputs), 'after' (outputs)") \
   X(string, dump_slot_re, "", "dump only tensors whose slot name matches RE (partial match)")      \
+  X(string, dump_op_exclude_re, "", "do not dump ops whose name matches RE (partial match)")     \
+  X(string, dump_type_exclude_re, "", "do not dump ops whose type matches RE (partial match)")   \
+  X(string, dump_slot_exclude_re, "", "do not dump tensors whose slot name matches RE (partial match)") \
   X(string, dump_steps, "", "dump only ops whose step is in LIST: a, a:b (a..b-1), a: or :b, comma-separated") \
   X(integer, dump_every, 0, "dump only ops whose step is a multiple of N (0 or 1: every step)")   \
   X(size, dump_max_bytes, 0, "stop dumping after N bytes of tensor files (K/M/G suffixes; 0 = no limit)") \

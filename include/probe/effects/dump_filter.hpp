@@ -17,10 +17,11 @@ struct step_range {
   int64_t lo = INT64_MIN, hi = INT64_MAX;
 };
 
-// "0:2,1000,5000:" -> [0,2) [1000,1001) [5000,inf). Malformed text: one message, and no step
-// filter (everything is dumped rather than nothing).
-inline std::vector<step_range> parse_step_ranges(const char* text, const char* flag) {
+// "0:2,1000,5000:" -> [0,2) [1000,1001) [5000,inf). Malformed text: one message and *bad set:
+// a filter that cannot be read selects nothing (a dump is never wider than asked).
+inline std::vector<step_range> parse_step_ranges(const char* text, const char* flag, bool* bad) {
   std::vector<step_range> out;
+  *bad = false;
   if (!text || !*text) return out;
   const char* p = text;
   auto number = [&](int64_t* v) {
@@ -50,7 +51,8 @@ inline std::vector<step_range> parse_step_ranges(const char* text, const char* f
     if (*p != ',') break;
     ++p;
   }
-  log("%s=%s: expected ranges like '0:2,1000,5000:' (a:b keeps steps a..b-1); the filter is ignored", flag, text);
+  log("%s=%s: expected ranges like '0:2,1000,5000:' (a:b keeps steps a..b-1); nothing is dumped", flag, text);
+  *bad = true;
   return {};
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -87,7 +88,8 @@ class dump_effect final : public op_listener {
   void on_begin(op_record& r, uint64_t& state) noexcept override {
     if (!active()) return;
     const dump_config* c = config();
-    if (!c->op_re.search(r.name) || !c->type_re.search(r.type)) return;
+    if (c->select_nothing || !c->op_re.search(r.name) || !c->type_re.search(r.type)) return;
+    if ((c->op_exclude && c->op_exclude->search(r.name)) || (c->type_exclude && c->type_exclude->search(r.type))) return;
     if (!step_selected(*c, r.step)) return;
     op_dump* d = nullptr;
     {
@@ -130,7 +132,7 @@ class dump_effect final : public op_listener {
     if (!d || !active() || !current(*d)) return;
     const dump_config& c = *d->cfg;
     const char* stage = t.which == io::in ? "before" : "after";
-    if (!c.stage_re.search(stage) || !c.slot_re.search(t.slot)) return;
+    if (!c.stage_re.search(stage) || !c.slot_re.search(t.slot) || (c.slot_exclude && c.slot_exclude->search(t.slot))) return;
     try {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
@@ -250,6 +252,8 @@ class dump_effect final : public op_listener {
     int threads = 0;           // background writers for small files (0: none)
     uint64_t queue_bytes = 0;  // what they may hold
     regex op_re, type_re, stage_re, slot_re;  // empty pattern matches everything
+    std::unique_ptr<regex> op_exclude, type_exclude, slot_exclude;  // null: nothing excluded
+    bool select_nothing = false;  // a filter that cannot be read: the dump is never wider than asked
     std::vector<step_range> steps;  // --probe_dump_steps (empty: every step)
     int64_t every = 1;              // --probe_dump_every
   };
@@ -311,12 +315,22 @@ class dump_effect final : public op_listener {
       const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
       c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
       c->queue_bytes = o.dump_queue_bytes;
-      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
-      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
-      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
-      compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re);
-      c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps");
+      bool bad_steps = false;
+      const bool read = compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re) &
+                        compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re) &
+                        compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re) &
+                        compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re) &
+                        compile_exclusion(o.dump_op_exclude_re, "--probe_dump_op_exclude_re", c->op_exclude) &
+                        compile_exclusion(o.dump_type_exclude_re, "--probe_dump_type_exclude_re", c->type_exclude) &
+                        compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
+      c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
       c->every = o.dump_every > 1 ? o.dump_every : 1;
+      c->select_nothing = !read || bad_steps;
+      if (c->select_nothing && o.strict_flags) {
+        log("--probe_strict_flags: stopping because of the flag errors above");
+        fflush(stdout);
+        _exit(2);
+      }
     } catch (...) {
       delete c;
       throw;
@@ -324,13 +338,23 @@ class dump_effect final : public op_listener {
     return c;
   }
 
-  void compile_filter(const char* pattern, const char* flag, regex& out) {
-    if (!pattern || !*pattern) return;
+  // False, with one message, when the pattern cannot be compiled: the caller then selects
+  // nothing rather than everything.
+  static bool compile_filter(const char* pattern, const char* flag, regex& out) {
+    if (!pattern || !*pattern) return true;
     std::string err;
-    if (!out.compile(pattern, &err)) {
-      log("%s: %s; the filter is ignored", flag, err.c_str());
-      out = regex();
-    }
+    if (out.compile(pattern, &err)) return true;
+    // Lookaround is how other engines write "all but": the exclusion flags say it here.
+    const bool exclusion = err.find("lookaround") != std::string::npos && strstr(flag, "stage") == nullptr &&
+                           strstr(flag, "exclude") == nullptr;
+    log("%s: %s; nothing is dumped%s%.*s%s", flag, err.c_str(), exclusion ? " (to leave names out, use " : "",
+        exclusion ? static_cast<int>(strlen(flag) - 3) : 0, flag, exclusion ? "_exclude_re)" : "");
+    return false;
+  }
+  static bool compile_exclusion(const char* pattern, const char* flag, std::unique_ptr<regex>& out) {
+    if (!pattern || !*pattern) return true;
+    out.reset(new regex());
+    return compile_filter(pattern, flag, *out);
   }
 
   static bool step_selected(const dump_config& c, int64_t step) noexcept {
