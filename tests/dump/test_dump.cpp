@@ -420,6 +420,37 @@ TEST_CASE("dump: explicit links, outputs read at scope end, device views without
   CHECK(check_with_numpy(d.path(), R"({"records": 4})") == 0);
 }
 
+TEST_CASE("dump: a link after its input says it is ignored; output_at_end keeps a batch's pointer array") {
+  temp_dir d;
+  std::vector<float> s0(4, 1.f), s1(4, 2.f);
+  probe_test::capture_fd err(2);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    {
+      probe::op b("late", "Custom");
+      b.input("x", s0);
+      b.link("x", "upload#0/out/y");
+    }
+    {
+      probe::op g("gather", "Gather");
+      {
+        // An adapter's pointer array, gone before the op ends.
+        std::vector<const float*> pointers{s0.data(), s1.data()};
+        g.output_at_end("y", probe::batch_view(pointers, probe::view(static_cast<const float*>(nullptr), {4})));
+        pointers.assign(2, nullptr);
+      }
+      s1[3] = 7.f;  // the samples are read at the end
+    }
+  }
+  const std::string said = err.stop();
+  CHECK(said.find("link('x', 'upload#0/out/y') comes after input('x')") != std::string::npos);
+  std::string why;
+  probe::tensor t = probe::npy::read(d / "op_000002.gather.out.y.npy", &why);
+  REQUIRE_MESSAGE(!t.empty(), why);
+  CHECK(t.data_as<float>()[0] == 1.f);
+  CHECK(t.data_as<float>()[7] == 7.f);
+}
+
 TEST_CASE("dump: nested ops name their parent; threads, steps and wrap's tensors are recorded") {
   temp_dir d;
   std::vector<float> x(12), y(12, 0.f), z(12, 0.f);

@@ -41,6 +41,7 @@ struct recorded_tensor {
   uint64_t hash = 0;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
   tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
+  std::vector<const void*> batch_pointers;  // output_at_end of a batch_view: its pointer array, copied at the call
 };
 
 // op::attr(name, value): an attribute, copied out of the caller's value.

@@ -328,6 +328,12 @@ PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view
     d.which = io::out;
     d.slot = slot ? slot : "";
     d.view = v;
+    if (v.batch && v.ndim > 0 && v.shape[0] > 0) {
+      // Adapters build the pointer array for the call: kept here, so that only the samples
+      // must live until the op ends.
+      d.batch_pointers.assign(v.batch, v.batch + v.shape[0]);
+      d.view.batch = d.batch_pointers.data();
+    }
     r->deferred.push_back(std::move(d));
   } catch (...) {
   }
@@ -335,7 +341,16 @@ PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view
 
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept {
   try {
-    r->links.push_back(explicit_link{slot ? slot : "", producer_key ? producer_key : ""});
+    const char* s = slot ? slot : "";
+    for (const recorded_tensor& t : r->tensors)
+      if (t.which == io::in && !t.implicit && t.slot == s) {
+        // The input's record is out already: the link would be silently lost.
+        static int said = 0;
+        log_once(&said, "op %s: link('%s', '%s') comes after input('%s'): give links before the inputs they describe; this one is ignored",
+                 r->name.c_str(), s, producer_key ? producer_key : "", s);
+        return;
+      }
+    r->links.push_back(explicit_link{s, producer_key ? producer_key : ""});
   } catch (...) {
   }
 }
