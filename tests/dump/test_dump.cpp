@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -69,6 +70,21 @@ TEST_CASE("dump: a diamond over several steps: manifest, npy files, edges, text,
   CHECK(text.find("out d: float32[64]") != std::string::npos);
   CHECK(text.find("mean") != std::string::npos);
   CHECK(text.find("nan 0") != std::string::npos);
+  // Statistics read as `probe show` prints them: six significant digits at most.
+  {
+    std::istringstream in(text.substr(text.find("\n    min ") + 1));
+    std::string word, number;
+    int numbers = 0;
+    for (int k = 0; k < 4 && in >> word >> number; ++k, ++numbers) {
+      INFO(word << " " << number);
+      CHECK(number == [&] {
+        char b[32];
+        snprintf(b, sizeof b, "%.6g", std::stod(number));
+        return std::string(b);
+      }());
+    }
+    CHECK(numbers == 4);
+  }
 
   const std::string svg = d / "graph.svg";
   REQUIRE(std::system(("dot -Tsvg '" + (d / "graph.dot") + "' -o '" + svg + "'").c_str()) == 0);

@@ -1,5 +1,7 @@
 // dump_records: definitions (see dump_records.hpp).
 #pragma once
+#include <stdio.h>
+
 #include "dump_records.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -301,8 +303,11 @@ PROBE_API std::string render_text_tensor(const tensor_record& rec, const health&
   if (!rec.same_as.empty()) s += "  same as " + printable(rec.same_as);
   s += "\n";
   if (!have_stats) return s + "    (not read: " + note + ")\n";
-  s += format("    min {} max {} mean {} std {}  nan {} +inf {} -inf {} zero {}\n", h.min, h.max, h.mean,
-              h.std, h.nan, h.pos_inf, h.neg_inf, h.zero);
+  // Six significant digits, as `probe show` prints statistics: the two outputs read alike.
+  char stats[160];
+  snprintf(stats, sizeof stats, "    min %.6g max %.6g mean %.6g std %.6g", h.min, h.max, h.mean, h.std);
+  s += stats;
+  s += format("  nan {} +inf {} -inf {} zero {}\n", h.nan, h.pos_inf, h.neg_inf, h.zero);
   if (!head.empty() && head.numel() > 0) {
     tensor_format f;
     f.linewidth = 1 << 20;  // one line
