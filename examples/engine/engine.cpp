@@ -2,17 +2,23 @@
 // causal softmax, residual stream updated in place, a GELU MLP) over a few tokens, marked as
 // an inference runtime would be: every op named by its layer ("L1.attn"), with its
 // attributes, its kernels registered for replay. Naive or optimized kernels per
-// --probe_reference (kernels.hpp); --bug plants an error in the optimized softmax.
+// --probe_reference (kernels.hpp); --bug plants an error in the optimized softmax. The
+// pooled output is summed by worker threads in the order they finish, unless the run asks
+// for reproducible results (--probe_reproducible): probe jitter names that op.
 //
 //   ./engine [--tokens T] [--bug]
 //
 // The accuracy workflow on it: docs/walkthroughs/accuracy.md.
 #include <probe/probe.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernels.hpp"
@@ -98,6 +104,39 @@ void op_residual(const std::string& name, std::vector<float>& x, const std::vect
   op.output("x", probe::view(x.data(), {t, dim}));
 }
 
+// Mean over the tokens, by 8 workers that each sum a block of tokens. Fast path: each adds
+// its partial sums into y as it finishes, so the order of the float additions (and the last
+// bits of y) follows the scheduler. Under probe::reproducible_mode() the partial sums are
+// added in worker order: the same bits every run.
+void op_pool(const std::vector<float>& x, std::vector<float>& y, int t) {
+  probe::op op("pool", "MeanPool");
+  op.input("x", probe::view(x.data(), {t, dim}));
+  constexpr int workers = 8;
+  const bool reproducible = probe::reproducible_mode();
+  std::vector<std::vector<float>> partial(workers, std::vector<float>(dim, 0.0f));
+  std::fill(y.begin(), y.end(), 0.0f);
+  std::mutex m;
+  std::random_device noise;  // stands for what the scheduler does on a loaded machine
+  std::vector<unsigned> delay_us(workers);
+  for (unsigned& d : delay_us) d = noise() % 2000;
+  std::vector<std::thread> pool;
+  for (int w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      for (int i = w * t / workers; i < (w + 1) * t / workers; ++i)
+        for (int d = 0; d < dim; ++d) partial[w][d] += x[static_cast<size_t>(i) * dim + d];
+      if (reproducible) return;
+      std::this_thread::sleep_for(std::chrono::microseconds(delay_us[static_cast<size_t>(w)]));
+      std::lock_guard<std::mutex> g(m);
+      for (int d = 0; d < dim; ++d) y[d] += partial[w][d];
+    });
+  for (std::thread& th : pool) th.join();
+  if (reproducible)
+    for (int w = 0; w < workers; ++w)
+      for (int d = 0; d < dim; ++d) y[d] += partial[w][d];
+  for (float& e : y) e /= static_cast<float>(t);
+  op.output("y", y);
+}
+
 // ---- the same kernels for replay: a snapshot's inputs and attributes in, outputs out ----
 
 PROBE_KERNEL("MatMul", [](probe::replay_context& ctx) {
@@ -134,6 +173,16 @@ PROBE_KERNEL("Residual", [](probe::replay_context& ctx) {
   residual_add(y.data(), r.data(), x.size());
 });
 
+PROBE_KERNEL("MeanPool", [](probe::replay_context& ctx) {
+  auto x = ctx.input<float>("x", {-1, -1});
+  auto y = ctx.output<float>("y", {x.shape(1)});
+  for (int64_t d = 0; d < x.shape(1); ++d) {
+    float sum = 0;
+    for (int64_t i = 0; i < x.shape(0); ++i) sum += x.data()[i * x.shape(1) + d];
+    y.data()[d] = sum / static_cast<float>(x.shape(0));
+  }
+});
+
 }  // namespace engine
 
 int main(int argc, char** argv) {
@@ -168,6 +217,9 @@ int main(int argc, char** argv) {
     op_matmul(layer_name(l, "fc2"), f2, w.w2, &w.b2, m, t, hidden, dim);
     op_residual(layer_name(l, "res2"), x, m, t);
   }
+  std::vector<float> pooled(dim), logits(8);
+  op_pool(x, pooled, t);
+  op_matmul("head", pooled, weights(9, dim * 8, 0.15f), nullptr, logits, 1, dim, 8);
   double checksum = 0;
   for (float e : x) checksum += e;
   std::printf("%s kernels%s: %d tokens, checksum %.6f\n", probe::reference_mode() ? "naive" : "optimized",

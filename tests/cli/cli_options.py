@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 PROBE, BUILD_TYPE, WITH_CUDA = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
-VERBS = {"regress": 2, "bisect-run": 128, "compare": 2, "show": 2, "replay": 2, "bundle": 2}  # verb: exit code of a usage error
+VERBS = {"regress": 2, "bisect-run": 128, "compare": 2, "show": 2, "replay": 2, "bundle": 2, "jitter": 2}  # verb: exit code of a usage error
 failures = []
 
 

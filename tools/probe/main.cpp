@@ -23,6 +23,7 @@ const verb k_verbs[] = {
     {&show_command, run_show},
     {&replay_command, run_replay},
     {&bundle_command, run_bundle},
+    {&jitter_command, run_jitter},
 };
 
 int usage(FILE* out) {

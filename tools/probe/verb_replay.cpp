@@ -17,6 +17,7 @@
 #include <probe/util/text.hpp>
 
 #include "analysis/dump_manifest.hpp"
+#include "engine_flags.hpp"
 #include "options.hpp"
 #include "verbs.hpp"
 
@@ -43,20 +44,6 @@ const option_spec k_options[] = {
 int bad_input(const std::string& message) {
   fprintf(stderr, "probe replay: %s\n", message.c_str());
   return 2;
-}
-
-// One flag word for PROBE_FLAGS, double-quoted: spaces, quotes and newlines survive.
-std::string flag_word(const std::string& name, const std::string& value) {
-  std::string s = "\"--probe_" + name + "=";
-  for (char c : value) {
-    if (c == '"' || c == '\\') s += '\\';
-    if (c == '\n') {
-      s += "\\n";
-      continue;
-    }
-    s += c;
-  }
-  return s + "\"";
 }
 
 std::string io_text(const std::vector<probe::snapshot::tensor_entry>& list) {

@@ -46,6 +46,7 @@
   X(integer, trace_max_events, 50000000, "stop recording trace events after N (0 = no limit)")    \
   X(choice, timing_clock, "auto", "timing clock: auto|tsc|monotonic (auto: invariant TSC when trusted)") \
   X(boolean, reference, false, "ask the engine for its reference (naive) kernels")                \
+  X(boolean, reproducible, false, "ask the engine for deterministic algorithms (the same output every run)") \
   X(string, replay, "",                                                                            \
     "re-run snapshots alone with the registered kernels, then exit 0 match, 1 mismatch, 2 error: PATH is a snapshot, a dump folder or a glob (several: one per line)") \
   X(string, replay_op_re, "", "replay only snapshots whose 'op#occurrence' matches RE (partial match)") \
@@ -103,8 +104,12 @@ PROBE_API void set_flags(const char* flags) noexcept;
 
 #if defined(PROBE_DISABLE)
 inline bool reference_mode() noexcept { return false; }
+inline bool reproducible_mode() noexcept { return false; }
 #else
 inline bool reference_mode() noexcept { return options_ref().reference; }
+// --probe_reproducible: the engine picks only deterministic algorithms (no atomics, reductions
+// in a fixed order), as cuDNN's deterministic mode; `probe jitter` tells whether it must.
+inline bool reproducible_mode() noexcept { return options_ref().reproducible; }
 #endif
 
 PROBE_END_NAMESPACE

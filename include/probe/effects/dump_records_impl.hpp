@@ -2,6 +2,7 @@
 #pragma once
 #include <stdio.h>
 
+#include "../core/options.hpp"
 #include "dump_records.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -156,6 +157,8 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
   w.key("flags").begin_array();
   for (const std::string& f : flags) w.value(f);
   w.end_array();
+  // What the engine was asked for, as it reads it (probe::reference_mode(), reproducible_mode()).
+  w.member("reference", options_ref().reference).member("reproducible", options_ref().reproducible);
   // How probe was built into the program, for bug reports (probe bundle copies this record).
   w.key("build").begin_object();
 #if defined(__clang__)
