@@ -1,6 +1,8 @@
 // dump_records: definitions (see dump_records.hpp).
 #pragma once
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/options.hpp"
 #include "dump_records.hpp"
@@ -177,6 +179,16 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
 #else
   w.member("cuda", false);
 #endif
+  // The program file itself, so that two dumps of one build can be told from two builds
+  // (probe compare then calls an op that differs with matching inputs non-deterministic).
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  struct stat st;
+  if (n > 0 && ::stat("/proc/self/exe", &st) == 0) {
+    w.member("program", std::string(exe, static_cast<size_t>(n)));
+    w.member("program_bytes", static_cast<long long>(st.st_size));
+    w.member("program_mtime", static_cast<long long>(st.st_mtime));
+  }
   w.end_object();
   w.end_object();
   line += '\n';
