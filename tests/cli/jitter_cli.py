@@ -57,6 +57,9 @@ with tempfile.TemporaryDirectory() as tmp:
             run = json.loads(f.readline())
         check(run.get("record") == "run" and run.get("reproducible") is True and run.get("reference") is False,
               f"the run record says the modes: {run}")
+        build = run.get("build", {})
+        check(build.get("program") == os.path.realpath(ENGINE) and build.get("program_bytes") == os.path.getsize(ENGINE),
+              f"the run record names the program file: {build}")
 
     code, out, err = jitter("--", "/bin/false", tmp=tmp)
     check(code == 2 and "exited with status 1" in err, f"a failing program: exit {code}, {err!r}")
