@@ -80,6 +80,7 @@ struct op_record {
   const struct listener_set* listeners = nullptr;
   uint64_t scratch[8] = {};
   bool wants_tensors = false;  // some listener looks at tensors (op::records_tensors)
+  bool tracks_outputs = false;  // none does, but data flow is followed: outputs' ranges are kept
   std::string previous_op;   // name of the op that began just before this one (stale inputs)
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
@@ -101,6 +102,10 @@ class op_listener {
   virtual void on_begin(op_record&, uint64_t& /*state*/) noexcept {}
   virtual void on_tensor(op_record&, const recorded_tensor&, uint64_t& /*state*/) noexcept {}
   virtual void on_end(op_record&, uint64_t& /*state*/) noexcept {}
+  // Whether this listener looks at the tensors of this op (its name, type and step are set):
+  // when no listener does, the op's tensors are neither read nor hashed, and only the byte
+  // ranges its outputs write are kept (the producers a later, recorded op may read).
+  virtual bool wants_tensors_of(const op_record&) const noexcept { return true; }
 };
 
 // The listeners of one set of options, in call order. Immutable once published, never freed:
@@ -110,6 +115,9 @@ struct listener_set {
   int count = 0;
   op_listener* list[k_capacity] = {};
   bool tensors = false;  // some listener looks at op tensors: op::records_tensors()
+  // Only listeners look at tensors (no breakpoint frames, no trace shapes): an op none of them
+  // wants (op_listener::wants_tensors_of) reads nothing.
+  bool ask_listeners = false;
 };
 
 inline int64_t mono_ns() noexcept {

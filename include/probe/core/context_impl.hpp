@@ -90,6 +90,7 @@ inline void give_back_record(op_record* r) noexcept {
   r->listeners = nullptr;
   for (uint64_t& w : r->scratch) w = 0;
   r->wants_tensors = false;
+  r->tracks_outputs = false;
   r->occurrence = 0;
   t_spare = r;
 }
@@ -101,6 +102,25 @@ inline void assign_if_changed(std::string& to, const char* from) {
   const size_t n = strlen(from);
   if (to.size() == n && memcmp(to.data(), from, n) == 0) return;
   to.assign(from, n);
+}
+
+inline bool any_listener_wants_tensors(const op_record& r, const listener_set& set) noexcept {
+  for (int i = 0; i < set.count; ++i)
+    if (set.list[i]->wants_tensors_of(r)) return true;
+  return false;
+}
+
+// An op no listener looks at: its output's byte range is recorded as produced by it, with
+// no hash (its bytes are not read), so a later recorded op reading them names it.
+inline void track_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
+  if (!v.where.is_host() || v.batch || !v.valid() || !v.data) return;
+  op_context& c = context();
+  try {
+    const std::string key = r->key(io::out, slot ? slot : "");
+    lock_guard<mutex> g(c.m);
+    c.producers.record(v, key, r->seq, false, 0, r->step);
+  } catch (...) {
+  }
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
@@ -143,6 +163,13 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
         r->previous_op = c.last_name;
         c.last_name = r->name;
       }
+    }
+    if (r->wants_tensors && set->ask_listeners && !any_listener_wants_tensors(*r, *set)) {
+      // Outside every filter (a step not dumped): nothing is read; the occurrence above keeps
+      // keys the same as in a run that records this op, and the outputs' ranges keep the
+      // producers of what a recorded op reads later.
+      r->wants_tensors = false;
+      r->tracks_outputs = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
     }
   } catch (...) {
     delete r;
@@ -235,7 +262,10 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
 
 PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout, bool check_rmw,
                            bool implicit) noexcept {
-  if (!r->wants_tensors) return;  // timing alone: nothing looks at tensors
+  if (!r->wants_tensors) {  // timing alone, or an op outside the filters
+    if (r->tracks_outputs && which == io::out) track_output(r, slot, v);
+    return;
+  }
   op_context& c = context();
   try {
     const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
@@ -304,7 +334,10 @@ PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_
 }
 
 PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept {
-  if (!r->wants_tensors) return;
+  if (!r->wants_tensors) {
+    if (r->tracks_outputs) track_output(r, slot, v);
+    return;
+  }
   emit_tensor(r, io::in, slot, v, true);
   try {
     recorded_tensor d;
@@ -318,7 +351,10 @@ PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) no
 }
 
 PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
-  if (!r->wants_tensors) return;
+  if (!r->wants_tensors) {
+    if (r->tracks_outputs) track_output(r, slot, v);
+    return;
+  }
   try {
     op_context& c = context();
     // The view is given before the computation: its bytes now are the prior state.
@@ -408,7 +444,8 @@ PROBE_API void op_end(op_record* r) noexcept {
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
 
-PROBE_API bool op_records_tensors(const op_record* r) noexcept { return r->wants_tensors; }
+// An op outside the filters takes its outputs' views too (their ranges only).
+PROBE_API bool op_records_tensors(const op_record* r) noexcept { return r->wants_tensors || r->tracks_outputs; }
 
 // probe::adopt_op_context (core/op_context.hpp).
 PROBE_API op_record* op_current() noexcept { return t_current_op; }

@@ -85,12 +85,12 @@ class dump_effect final : public op_listener {
 
   bool active() const noexcept { return __atomic_load_n(&active_, __ATOMIC_ACQUIRE); }
 
+  bool wants_tensors_of(const op_record& r) const noexcept override { return active() && selects(*config(), r); }
+
   void on_begin(op_record& r, uint64_t& state) noexcept override {
     if (!active()) return;
     const dump_config* c = config();
-    if (c->select_nothing || !c->op_re.search(r.name) || !c->type_re.search(r.type)) return;
-    if ((c->op_exclude && c->op_exclude->search(r.name)) || (c->type_exclude && c->type_exclude->search(r.type))) return;
-    if (!step_selected(*c, r.step)) return;
+    if (!selects(*c, r)) return;
     op_dump* d = nullptr;
     {
       lock_guard<mutex> g(m_);
@@ -355,6 +355,13 @@ class dump_effect final : public op_listener {
     if (!pattern || !*pattern) return true;
     out.reset(new regex());
     return compile_filter(pattern, flag, *out);
+  }
+
+  // The op filters (name, type, step); stage and slot filters apply per tensor.
+  static bool selects(const dump_config& c, const op_record& r) noexcept {
+    if (c.select_nothing || !c.op_re.search(r.name) || !c.type_re.search(r.type)) return false;
+    if ((c.op_exclude && c.op_exclude->search(r.name)) || (c.type_exclude && c.type_exclude->search(r.type))) return false;
+    return step_selected(c, r.step);
   }
 
   static bool step_selected(const dump_config& c, int64_t step) noexcept {

@@ -45,7 +45,7 @@ inline const listener_set* keep_listener_set(const listener_set& s) noexcept {
   static fork_safe_mutex m;
   lock_guard<fork_safe_mutex> g(m);
   for (kept_listener_set* k = g_listener_sets; k; k = k->next) {
-    bool same = k->set.count == s.count && k->set.tensors == s.tensors;
+    bool same = k->set.count == s.count && k->set.tensors == s.tensors && k->set.ask_listeners == s.ask_listeners;
     for (int i = 0; same && i < s.count; ++i) same = k->set.list[i] == s.list[i];
     if (same) return &k->set;
   }
@@ -83,6 +83,7 @@ PROBE_API void apply_options(const options& o) noexcept {
   next.count = n;
   // Timing alone looks at no tensor (a trace names their shapes).
   next.tensors = o.dump || o.trace_to[0] != '\0' || o.frames || n > before_breakpoints;
+  next.ask_listeners = o.trace_to[0] == '\0' && !o.frames;
   reset_op_counters();
   if (const listener_set* set = keep_listener_set(next)) set_op_listeners(set, o.dump);
 }
