@@ -194,6 +194,12 @@ static void scale_kernel(probe_replay* r) {
   for (i = 0; i < shape[0]; ++i) y[i] = (float)(x[i] * factor) + (float)offset;
   if (plant && strcmp(plant, "wrong") == 0) y[1] += 1.0f;
 }
+/* The reference form, for --probe_reference: the same result, and a line that says it ran. */
+static void scale_reference(probe_replay* r) {
+  fprintf(stderr, "reference kernel for %s (%s), reference mode %d\n", probe_replay_op_name(r), probe_replay_op_type(r),
+          probe_reference_mode());
+  scale_kernel(r);
+}
 static int replay_source(void) {
   float x[4] = {1, 2, 3, 4}, y[4];
   const int64_t shape[1] = {4};
@@ -223,7 +229,7 @@ static int log_sink(void) {
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int rc = 2;
-  probe_register_kernel("Scale", scale_kernel, NULL);
+  probe_register_kernel("Scale", scale_kernel, scale_reference);
   if (strcmp(mode, "help") != 0) probe_init(&argc, argv);
   if (strcmp(mode, "version") == 0) {
     printf("version %d header %d release %s\n", probe_version(), PROBE_C_API_VERSION, probe_version_string());
