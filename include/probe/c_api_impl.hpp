@@ -106,57 +106,57 @@ PROBE_END_NAMESPACE
 
 extern "C" {
 
-int probe_version(void) { return PROBE_C_API_VERSION; }
-const char* probe_version_string(void) { return PROBE_VERSION_STRING; }
+int probe_version(void) PROBE_C_NOEXCEPT { return PROBE_C_API_VERSION; }
+const char* probe_version_string(void) PROBE_C_NOEXCEPT { return PROBE_VERSION_STRING; }
 
-void probe_init(int* argc, char** argv) {
+void probe_init(int* argc, char** argv) PROBE_C_NOEXCEPT {
   if (argc) probe::init(*argc, argv);
 }
-void probe_set_flags(const char* flags) { probe::set_flags(flags ? flags : ""); }
-void probe_help(FILE* out) {
+void probe_set_flags(const char* flags) PROBE_C_NOEXCEPT { probe::set_flags(flags ? flags : ""); }
+void probe_help(FILE* out) PROBE_C_NOEXCEPT {
   try {
     probe::detail::print_flag_help(out ? out : stdout);
   } catch (...) {
   }
 }
-int probe_reference_mode(void) { return probe::reference_mode() ? 1 : 0; }
-void probe_set_log_sink(probe_log_fn sink, void* user) { probe::set_log_sink(sink, user); }
-void probe_flush(void) { probe::flush(); }
-void probe_set_step(int64_t step) { probe::set_step(step); }
+int probe_reference_mode(void) PROBE_C_NOEXCEPT { return probe::reference_mode() ? 1 : 0; }
+void probe_set_log_sink(probe_log_fn sink, void* user) PROBE_C_NOEXCEPT { probe::set_log_sink(sink, user); }
+void probe_flush(void) PROBE_C_NOEXCEPT { probe::flush(); }
+void probe_set_step(int64_t step) PROBE_C_NOEXCEPT { probe::set_step(step); }
 
-probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
+probe_op* probe_op_begin(const char* name, const char* type, int64_t index) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!gate_on(gate_ops)) return nullptr;
   if (index < 0) return c_handle(op_begin(name, type ? type : ""));
   return c_handle(op_begin_indexed(name, type ? type : "", index));
 }
-probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub, int64_t sub_index) {
+probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub, int64_t sub_index) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (sub_index < 0) return probe_op_begin(name, type, index);
   if (!gate_on(gate_ops)) return nullptr;
   return c_handle(c_begin_sub(name, type ? type : "", index, sub, sub_index));
 }
 void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                    const int64_t* shape) {
+                    const int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (op) op_tensor(c_record(op), io::in, slot, c_view(data, type, ndim, shape));
 }
 void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                     const int64_t* shape) {
+                     const int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (op) op_tensor(c_record(op), io::out, slot, c_view(data, type, ndim, shape));
 }
 void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                    const int64_t* shape) {
+                    const int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (op) op_inout(c_record(op), slot, c_view(data, type, ndim, shape));
 }
 void probe_op_output_at_end(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                            const int64_t* shape) {
+                            const int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (op) op_defer_output(c_record(op), slot, c_view(data, type, ndim, shape));
 }
-void probe_op_tensor(probe_op* op, probe_io which, const char* slot, probe_tensor tensor) {
+void probe_op_tensor(probe_op* op, probe_io which, const char* slot, probe_tensor tensor) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!op || !op_records_tensors(c_record(op))) return;
   const probe::tensor_view v = c_view(tensor);
@@ -168,56 +168,56 @@ void probe_op_tensor(probe_op* op, probe_io which, const char* slot, probe_tenso
     default: log("probe_op_tensor(\"%s\"): %d is not a probe_io; not recorded", slot ? slot : "", static_cast<int>(which));
   }
 }
-void probe_op_attr_int(probe_op* op, const char* name, int64_t value) {
+void probe_op_attr_int(probe_op* op, const char* name, int64_t value) PROBE_C_NOEXCEPT {
   probe::detail::c_attr(op, name, probe::detail::make_attr(value));
 }
-void probe_op_attr_double(probe_op* op, const char* name, double value) {
+void probe_op_attr_double(probe_op* op, const char* name, double value) PROBE_C_NOEXCEPT {
   probe::detail::c_attr(op, name, probe::detail::make_attr(value));
 }
-void probe_op_attr_bool(probe_op* op, const char* name, int value) {
+void probe_op_attr_bool(probe_op* op, const char* name, int value) PROBE_C_NOEXCEPT {
   probe::detail::c_attr(op, name, probe::detail::make_attr(value != 0));
 }
-void probe_op_attr_string(probe_op* op, const char* name, const char* value) {
+void probe_op_attr_string(probe_op* op, const char* name, const char* value) PROBE_C_NOEXCEPT {
   probe::detail::c_attr(op, name, probe::detail::make_text_attr(value, value ? strlen(value) : 0));
 }
-void probe_op_attr_ints(probe_op* op, const char* name, const int64_t* values, size_t count) {
+void probe_op_attr_ints(probe_op* op, const char* name, const int64_t* values, size_t count) PROBE_C_NOEXCEPT {
   probe::detail::c_attr(op, name, probe::detail::make_int_list_attr(values, values ? count : 0));
 }
-void probe_op_link(probe_op* op, const char* slot, const char* producer_key) {
+void probe_op_link(probe_op* op, const char* slot, const char* producer_key) PROBE_C_NOEXCEPT {
   if (op) probe::detail::op_link(probe::detail::c_record(op), slot, producer_key);
 }
-void probe_op_end(probe_op* op) {
+void probe_op_end(probe_op* op) PROBE_C_NOEXCEPT {
   if (op) probe::detail::op_end(probe::detail::c_record(op));
 }
-int probe_op_records_tensors(const probe_op* op) {
+int probe_op_records_tensors(const probe_op* op) PROBE_C_NOEXCEPT {
   return op != nullptr && probe::detail::op_records_tensors(reinterpret_cast<const probe::detail::op_record*>(op));
 }
-uint64_t probe_op_sequence(const probe_op* op) {
+uint64_t probe_op_sequence(const probe_op* op) PROBE_C_NOEXCEPT {
   return op ? probe::detail::op_sequence(reinterpret_cast<const probe::detail::op_record*>(op)) : 0;
 }
 
-probe_op* probe_op_current(void) {
+probe_op* probe_op_current(void) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   return gate_on(gate_ops) ? c_handle(op_current()) : nullptr;
 }
-probe_op* probe_op_adopt(probe_op* parent) {
+probe_op* probe_op_adopt(probe_op* parent) PROBE_C_NOEXCEPT {
   return parent && probe::detail::op_adopt(probe::detail::c_record(parent)) ? parent : nullptr;
 }
-void probe_op_unadopt(probe_op* adopted) {
+void probe_op_unadopt(probe_op* adopted) PROBE_C_NOEXCEPT {
   if (adopted) probe::detail::op_unadopt(probe::detail::c_record(adopted));
 }
 
-probe_scope probe_scope_begin(const probe_scope_site* site) {
+probe_scope probe_scope_begin(const probe_scope_site* site) PROBE_C_NOEXCEPT {
   probe_scope s{nullptr, 0};
   const auto* cpp = reinterpret_cast<const probe::detail::scope_site*>(site);
   if (site && probe::detail::scope_enter(cpp, &s.begin)) s.site = site;
   return s;
 }
-void probe_scope_end(probe_scope scope) {
+void probe_scope_end(probe_scope scope) PROBE_C_NOEXCEPT {
   if (scope.site) probe::detail::scope_leave(reinterpret_cast<const probe::detail::scope_site*>(scope.site), scope.begin);
 }
 
-void probe_metric(const char* name, double value) { probe::metric(name ? name : "", value); }
+void probe_metric(const char* name, double value) PROBE_C_NOEXCEPT { probe::metric(name ? name : "", value); }
 
 }  // extern "C"
 

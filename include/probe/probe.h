@@ -38,6 +38,16 @@
  * ops, scopes, metrics and tensor prints alone). */
 #define PROBE_C_API_VERSION 2
 
+/* C++ callers see that no exception leaves these functions (the library catches everything
+ * inside); in C it is nothing. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define PROBE_C_NOEXCEPT noexcept
+#elif defined(__cplusplus)
+#define PROBE_C_NOEXCEPT throw()
+#else
+#define PROBE_C_NOEXCEPT
+#endif
+
 /* The most dimensions a tensor has. */
 #define PROBE_MAX_DIMS 8
 
@@ -136,85 +146,85 @@ typedef void (*probe_log_fn)(const char* message, void* user);
 /* ---- the library and its flags ---- */
 
 /* PROBE_C_API_VERSION of the library linked in; "0.1.0": its release. */
-int probe_version(void);
-const char* probe_version_string(void);
+int probe_version(void) PROBE_C_NOEXCEPT;
+const char* probe_version_string(void) PROBE_C_NOEXCEPT;
 /* Also takes --probe_* flags from the command line (removed from argv). Optional. */
-void probe_init(int* argc, char** argv);
+void probe_init(int* argc, char** argv) PROBE_C_NOEXCEPT;
 /* Replaces the flags (the PROBE_FLAGS syntax); everything after runs under them. */
-void probe_set_flags(const char* flags);
+void probe_set_flags(const char* flags) PROBE_C_NOEXCEPT;
 /* Writes every flag with its default and meaning to `out` (NULL: stdout). */
-void probe_help(FILE* out);
+void probe_help(FILE* out) PROBE_C_NOEXCEPT;
 /* --probe_reference: 1 when the engine should run its reference (naive) kernels. */
-int probe_reference_mode(void);
+int probe_reference_mode(void) PROBE_C_NOEXCEPT;
 /* Sends probe's messages to `sink` (called on any thread, never to call back into probe);
  * NULL: back to stderr. */
-void probe_set_log_sink(probe_log_fn sink, void* user);
+void probe_set_log_sink(probe_log_fn sink, void* user) PROBE_C_NOEXCEPT;
 /* Writes out everything pending (also done at normal exit). */
-void probe_flush(void);
+void probe_flush(void) PROBE_C_NOEXCEPT;
 
 /* The step recorded with every op (an iteration, a token). */
-void probe_set_step(int64_t step);
+void probe_set_step(int64_t step) PROBE_C_NOEXCEPT;
 
 /* ---- ops ---- */
 
 /* Starts a marked computation. `type` may be NULL or "". `index` >= 0 names the op
  * "L<index>.<name>" (a layer index), built only when the op is recorded; pass -1 for none.
  * Returns NULL when nothing records ops: every probe_op_* accepts NULL. */
-probe_op* probe_op_begin(const char* name, const char* type, int64_t index);
+probe_op* probe_op_begin(const char* name, const char* type, int64_t index) PROBE_C_NOEXCEPT;
 /* Two index levels: "L<index>.<sub><sub_index>.<name>" ("L3.h5.attn" for 3, "h", 5), built
  * in the library only when the op is recorded, without allocating. sub_index < 0: as
  * probe_op_begin. */
-probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub, int64_t sub_index);
+probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub, int64_t sub_index) PROBE_C_NOEXCEPT;
 /* A tensor of the op: contiguous, row-major, `ndim` dimensions of `shape` (ndim 0: a scalar). */
 void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                    const int64_t* shape);
+                    const int64_t* shape) PROBE_C_NOEXCEPT;
 void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                     const int64_t* shape);
+                     const int64_t* shape) PROBE_C_NOEXCEPT;
 /* Read-modify-write: recorded now as input `slot` (before) and as output `slot` at probe_op_end (after). */
 void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                    const int64_t* shape);
+                    const int64_t* shape) PROBE_C_NOEXCEPT;
 /* An output described now and read at probe_op_end (after the computation wrote it). */
 void probe_op_output_at_end(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                            const int64_t* shape);
+                            const int64_t* shape) PROBE_C_NOEXCEPT;
 /* Any tensor (strided, a batch of buffers), taken as `io` says. */
-void probe_op_tensor(probe_op* op, probe_io io, const char* slot, probe_tensor tensor);
+void probe_op_tensor(probe_op* op, probe_io io, const char* slot, probe_tensor tensor) PROBE_C_NOEXCEPT;
 /* Attributes of this execution (eps, a RoPE position, a mode): recorded in the manifest and
  * the snapshot, handed to the op's kernel on replay. Give them before the inputs. */
-void probe_op_attr_int(probe_op* op, const char* name, int64_t value);
-void probe_op_attr_double(probe_op* op, const char* name, double value);
-void probe_op_attr_bool(probe_op* op, const char* name, int value);
-void probe_op_attr_string(probe_op* op, const char* name, const char* value);
-void probe_op_attr_ints(probe_op* op, const char* name, const int64_t* values, size_t count);
+void probe_op_attr_int(probe_op* op, const char* name, int64_t value) PROBE_C_NOEXCEPT;
+void probe_op_attr_double(probe_op* op, const char* name, double value) PROBE_C_NOEXCEPT;
+void probe_op_attr_bool(probe_op* op, const char* name, int value) PROBE_C_NOEXCEPT;
+void probe_op_attr_string(probe_op* op, const char* name, const char* value) PROBE_C_NOEXCEPT;
+void probe_op_attr_ints(probe_op* op, const char* name, const int64_t* values, size_t count) PROBE_C_NOEXCEPT;
 /* Input `slot` came from `producer_key` ("<op>#<occurrence>/out/<slot>"), for buffers the
  * memory-range matching cannot follow. */
-void probe_op_link(probe_op* op, const char* slot, const char* producer_key);
+void probe_op_link(probe_op* op, const char* slot, const char* producer_key) PROBE_C_NOEXCEPT;
 /* Ends the op (its outputs are complete). */
-void probe_op_end(probe_op* op);
+void probe_op_end(probe_op* op) PROBE_C_NOEXCEPT;
 /* Whether the op records tensors (skip building views when it does not). */
-int probe_op_records_tensors(const probe_op* op);
+int probe_op_records_tensors(const probe_op* op) PROBE_C_NOEXCEPT;
 /* The op's sequence number in this process (0 for NULL). */
-uint64_t probe_op_sequence(const probe_op* op);
+uint64_t probe_op_sequence(const probe_op* op) PROBE_C_NOEXCEPT;
 
 /* ---- ops on worker threads (OpenMP, pthreads) ---- */
 
 /* The innermost op open on the calling thread (NULL outside every op, or when nothing
  * records ops). */
-probe_op* probe_op_current(void);
+probe_op* probe_op_current(void) PROBE_C_NOEXCEPT;
 /* On a worker thread: makes `parent` (open on the spawning thread) the parent of the ops the
  * worker begins, until probe_op_unadopt. Returns what to give probe_op_unadopt: `parent`
  * when this thread adopted it, NULL when it did not need to (it has an op open: the OpenMP
  * master thread). Every worker must unadopt before the parent ends. */
-probe_op* probe_op_adopt(probe_op* parent);
-void probe_op_unadopt(probe_op* adopted);
+probe_op* probe_op_adopt(probe_op* parent) PROBE_C_NOEXCEPT;
+void probe_op_unadopt(probe_op* adopted) PROBE_C_NOEXCEPT;
 
 /* ---- timing and metrics ---- */
 
 /* Times the code between begin and end under the site's name (--probe_timing). */
-probe_scope probe_scope_begin(const probe_scope_site* site);
-void probe_scope_end(probe_scope scope);
+probe_scope probe_scope_begin(const probe_scope_site* site) PROBE_C_NOEXCEPT;
+void probe_scope_end(probe_scope scope) PROBE_C_NOEXCEPT;
 
 /* Prints "<name>: <value>" on stdout, the line a nightly job greps; records it while timing. */
-void probe_metric(const char* name, double value);
+void probe_metric(const char* name, double value) PROBE_C_NOEXCEPT;
 
 #else /* PROBE_DISABLE */
 

@@ -55,33 +55,33 @@ typedef void (*probe_callback_fn)(void* user, const probe_tensor* tensors, int n
 /* printf's format and arguments, formatted now, written later as one line (a newline added
  * when missing) to stderr or --probe_print_to, off the calling thread; off with
  * --probe_print=off. _ordered keeps program order across threads. */
-void probe_print(const char* format, ...) PROBE_C_PRINTF(1, 2);
-void probe_print_ordered(const char* format, ...) PROBE_C_PRINTF(1, 2);
-void probe_vprint(int ordered, const char* format, va_list args) PROBE_C_PRINTF(2, 0);
+void probe_print(const char* format, ...) PROBE_C_NOEXCEPT PROBE_C_PRINTF(1, 2);
+void probe_print_ordered(const char* format, ...) PROBE_C_NOEXCEPT PROBE_C_PRINTF(1, 2);
+void probe_vprint(int ordered, const char* format, va_list args) PROBE_C_NOEXCEPT PROBE_C_PRINTF(2, 0);
 /* A tensor as probe's prints show it ("[1. 0.5 ... 0.]", numpy-like, summarised when long),
  * for a "%s" of probe_print: text in the calling thread's own buffers, valid until its 8th
  * next call. "" while prints are off (--probe_print=off), so an unprinted tensor costs nothing. */
-const char* probe_tensor_text(probe_tensor tensor);
+const char* probe_tensor_text(probe_tensor tensor) PROBE_C_NOEXCEPT;
 /* "<label> = [...]": the tensor captured now, printed in order off-thread. */
-void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape);
+void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT;
 
 /* Runs fn(user, copies of tensors) on probe's worker thread (off with --probe_callback=off);
  * the tensors are copied now, `user` is passed as given. _ordered: program order across
  * threads. */
-void probe_callback(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors);
-void probe_callback_ordered(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors);
+void probe_callback(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) PROBE_C_NOEXCEPT;
+void probe_callback_ordered(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) PROBE_C_NOEXCEPT;
 /* Waits until every print and callback made before it has run. */
-void probe_effects_barrier(void);
+void probe_effects_barrier(void) PROBE_C_NOEXCEPT;
 
 /* Stops here as --probe_breakpoint says (a prompt, npy files of the variables, SIGTRAP, abort),
  * with the variables and the enclosing ops as frames. Use the probe_breakpoint macro. */
-void probe_breakpoint_at(const char* file, int line, const char* function, const probe_var* vars, int nvars);
+void probe_breakpoint_at(const char* file, int line, const char* function, const probe_var* vars, int nvars) PROBE_C_NOEXCEPT;
 /* Stops (as probe_breakpoint would, at the caller's line) when the tensor holds NaN or Inf.
  * Returns 1 when it did. Use the probe_break_if_nonfinite macro. */
 int probe_break_if_nonfinite_at(const char* name, probe_tensor tensor, const char* file, int line,
-                                const char* function);
+                                const char* function) PROBE_C_NOEXCEPT;
 /* The same without the caller's place (reported "at :0"); kept for programs built before. */
-int(probe_break_if_nonfinite)(const char* name, const void* data, probe_dtype type, int ndim, const int64_t* shape);
+int(probe_break_if_nonfinite)(const char* name, const void* data, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT;
 
 #else /* PROBE_DISABLE */
 

@@ -95,17 +95,17 @@ PROBE_END_NAMESPACE
 
 extern "C" {
 
-void probe_vprint(int ordered, const char* format, va_list args) {
+void probe_vprint(int ordered, const char* format, va_list args) PROBE_C_NOEXCEPT {
   if (probe::detail::gate_on(probe::detail::gate_print)) probe::detail::c_vprint(ordered != 0, format, args);
 }
-void probe_print(const char* format, ...) {
+void probe_print(const char* format, ...) PROBE_C_NOEXCEPT {
   if (!probe::detail::gate_on(probe::detail::gate_print)) return;
   va_list args;
   va_start(args, format);
   probe::detail::c_vprint(false, format, args);
   va_end(args);
 }
-void probe_print_ordered(const char* format, ...) {
+void probe_print_ordered(const char* format, ...) PROBE_C_NOEXCEPT {
   if (!probe::detail::gate_on(probe::detail::gate_print)) return;
   va_list args;
   va_start(args, format);
@@ -113,7 +113,7 @@ void probe_print_ordered(const char* format, ...) {
   va_end(args);
 }
 
-const char* probe_tensor_text(probe_tensor tensor) {
+const char* probe_tensor_text(probe_tensor tensor) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!gate_on(gate_print)) return "";
   // A ring, so that one probe_print may show several tensors.
@@ -129,19 +129,19 @@ const char* probe_tensor_text(probe_tensor tensor) {
   }
 }
 
-void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape) {
+void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT {
   probe::print("{} = {}", label ? label : "", probe::detail::c_view(data, type, ndim, shape));
 }
 
-void probe_callback(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) {
+void probe_callback(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) PROBE_C_NOEXCEPT {
   probe::detail::c_callback_submit(false, fn, user, tensors, ntensors);
 }
-void probe_callback_ordered(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) {
+void probe_callback_ordered(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) PROBE_C_NOEXCEPT {
   probe::detail::c_callback_submit(true, fn, user, tensors, ntensors);
 }
-void probe_effects_barrier(void) { probe::effects_barrier(); }
+void probe_effects_barrier(void) PROBE_C_NOEXCEPT { probe::effects_barrier(); }
 
-void probe_breakpoint_at(const char* file, int line, const char* function, const probe_var* vars, int nvars) {
+void probe_breakpoint_at(const char* file, int line, const char* function, const probe_var* vars, int nvars) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!gate_on(gate_breakpoint)) return;
   if (!vars || nvars < 0) nvars = 0;
@@ -161,7 +161,7 @@ void probe_breakpoint_at(const char* file, int line, const char* function, const
 }
 
 int probe_break_if_nonfinite_at(const char* name, probe_tensor tensor, const char* file, int line,
-                                const char* function) {
+                                const char* function) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!gate_on(gate_breakpoint)) return 0;
   const probe::tensor_view v = c_view(tensor);
@@ -171,7 +171,7 @@ int probe_break_if_nonfinite_at(const char* name, probe_tensor tensor, const cha
   return 1;
 }
 
-int(probe_break_if_nonfinite)(const char* name, const void* data, probe_dtype type, int ndim, const int64_t* shape) {
+int(probe_break_if_nonfinite)(const char* name, const void* data, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT {
   return probe_break_if_nonfinite_at(name, probe_tensor_of(data, type, ndim, shape), "", 0, "");
 }
 

@@ -34,29 +34,29 @@ typedef void (*probe_kernel_fn)(probe_replay* replay);
 /* Registers `fn` as the kernel of ops whose name or type is `name` (the name is matched
  * first); `reference` (or NULL) runs instead under --probe_reference. The name is copied; a
  * later registration of a name replaces an earlier one. Call before probe_init. */
-void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn reference);
+void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn reference) PROBE_C_NOEXCEPT;
 
 /* Input `slot`, recorded as `type` (else a failure); NULL on failure. ndim and shape (room
  * for PROBE_MAX_DIMS), when not NULL, receive its shape. */
-const void* probe_replay_input(probe_replay* replay, const char* slot, probe_dtype type, int* ndim, int64_t* shape);
+const void* probe_replay_input(probe_replay* replay, const char* slot, probe_dtype type, int* ndim, int64_t* shape) PROBE_C_NOEXCEPT;
 /* Output `slot`, allocated by probe and zero-filled: with the recorded shape when ndim < 0,
  * else with `shape` (which must match the recorded one, when there is one). NULL on failure. */
-void* probe_replay_output(probe_replay* replay, const char* slot, probe_dtype type, int ndim, const int64_t* shape);
+void* probe_replay_output(probe_replay* replay, const char* slot, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT;
 /* Attribute `name` (probe_op_attr_*): absent, or of another kind, is a failure (0, "" or
  * NULL). probe_replay_has_attr tells first when it is optional. */
-int64_t probe_replay_attr_int(probe_replay* replay, const char* name);
-double probe_replay_attr_double(probe_replay* replay, const char* name);
-const char* probe_replay_attr_string(probe_replay* replay, const char* name);
-const int64_t* probe_replay_attr_ints(probe_replay* replay, const char* name, size_t* count);
-int probe_replay_has_attr(const probe_replay* replay, const char* name);
-int probe_replay_has_input(const probe_replay* replay, const char* slot);
-int probe_replay_has_output(const probe_replay* replay, const char* slot);
-const char* probe_replay_op_name(const probe_replay* replay);
-const char* probe_replay_op_type(const probe_replay* replay);
+int64_t probe_replay_attr_int(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
+double probe_replay_attr_double(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
+const char* probe_replay_attr_string(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
+const int64_t* probe_replay_attr_ints(probe_replay* replay, const char* name, size_t* count) PROBE_C_NOEXCEPT;
+int probe_replay_has_attr(const probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
+int probe_replay_has_input(const probe_replay* replay, const char* slot) PROBE_C_NOEXCEPT;
+int probe_replay_has_output(const probe_replay* replay, const char* slot) PROBE_C_NOEXCEPT;
+const char* probe_replay_op_name(const probe_replay* replay) PROBE_C_NOEXCEPT;
+const char* probe_replay_op_type(const probe_replay* replay) PROBE_C_NOEXCEPT;
 /* The kernel's own failure: one line the replay reports (the first failure wins). */
-void probe_replay_fail(probe_replay* replay, const char* why);
+void probe_replay_fail(probe_replay* replay, const char* why) PROBE_C_NOEXCEPT;
 /* 1 once a request failed: the kernel should return. */
-int probe_replay_failed(const probe_replay* replay);
+int probe_replay_failed(const probe_replay* replay) PROBE_C_NOEXCEPT;
 
 #else /* PROBE_DISABLE: nothing registered, nothing replayed */
 

@@ -87,7 +87,7 @@ PROBE_END_NAMESPACE
 
 extern "C" {
 
-void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn reference) {
+void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn reference) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!name || !fn) {
     log("probe_register_kernel: a kernel needs a name and a function; ignored");
@@ -112,7 +112,7 @@ void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn
   add_kernel_copy(name, c_trampoline_fn, reference ? c_trampoline_reference : nullptr);
 }
 
-const void* probe_replay_input(probe_replay* r, const char* slot, probe_dtype type, int* ndim, int64_t* shape) {
+const void* probe_replay_input(probe_replay* r, const char* slot, probe_dtype type, int* ndim, int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   return c_request(r, static_cast<const void*>(nullptr), [&]() -> const void* {
     const probe::tensor_view v = replay_input(r->state, slot, static_cast<probe::dtype>(type), nullptr);
@@ -123,7 +123,7 @@ const void* probe_replay_input(probe_replay* r, const char* slot, probe_dtype ty
   });
 }
 
-void* probe_replay_output(probe_replay* r, const char* slot, probe_dtype type, int ndim, const int64_t* shape) {
+void* probe_replay_output(probe_replay* r, const char* slot, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   return c_request(r, static_cast<void*>(nullptr), [&]() -> void* {
     if (ndim > probe::max_dims || (ndim > 0 && !shape)) c_fail(r, std::string("output '") + (slot ? slot : "") + "': bad shape");
@@ -134,15 +134,15 @@ void* probe_replay_output(probe_replay* r, const char* slot, probe_dtype type, i
   });
 }
 
-int64_t probe_replay_attr_int(probe_replay* r, const char* name) {
+int64_t probe_replay_attr_int(probe_replay* r, const char* name) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   return c_request(r, int64_t{0}, [&] { return attr_as<int64_t>(r->state, name, replay_attr(r->state, name, true)); });
 }
-double probe_replay_attr_double(probe_replay* r, const char* name) {
+double probe_replay_attr_double(probe_replay* r, const char* name) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   return c_request(r, 0.0, [&] { return attr_as<double>(r->state, name, replay_attr(r->state, name, true)); });
 }
-const char* probe_replay_attr_string(probe_replay* r, const char* name) {
+const char* probe_replay_attr_string(probe_replay* r, const char* name) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   return c_request(r, static_cast<const char*>(""), [&]() -> const char* {
     const attr_value* a = replay_attr(r->state, name, true);
@@ -150,7 +150,7 @@ const char* probe_replay_attr_string(probe_replay* r, const char* name) {
     return a->text;
   });
 }
-const int64_t* probe_replay_attr_ints(probe_replay* r, const char* name, size_t* count) {
+const int64_t* probe_replay_attr_ints(probe_replay* r, const char* name, size_t* count) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (count) *count = 0;
   return c_request(r, static_cast<const int64_t*>(nullptr), [&]() -> const int64_t* {
@@ -160,24 +160,24 @@ const int64_t* probe_replay_attr_ints(probe_replay* r, const char* name, size_t*
     return a->ints;
   });
 }
-int probe_replay_has_attr(const probe_replay* r, const char* name) {
+int probe_replay_has_attr(const probe_replay* r, const char* name) PROBE_C_NOEXCEPT {
   return r && probe::detail::replay_has(r->state, 0, name) ? 1 : 0;
 }
-int probe_replay_has_input(const probe_replay* r, const char* slot) {
+int probe_replay_has_input(const probe_replay* r, const char* slot) PROBE_C_NOEXCEPT {
   return r && probe::detail::replay_has(r->state, 1, slot) ? 1 : 0;
 }
-int probe_replay_has_output(const probe_replay* r, const char* slot) {
+int probe_replay_has_output(const probe_replay* r, const char* slot) PROBE_C_NOEXCEPT {
   return r && probe::detail::replay_has(r->state, 2, slot) ? 1 : 0;
 }
-const char* probe_replay_op_name(const probe_replay* r) { return r ? probe::detail::replay_op(r->state, false) : ""; }
-const char* probe_replay_op_type(const probe_replay* r) { return r ? probe::detail::replay_op(r->state, true) : ""; }
-void probe_replay_fail(probe_replay* r, const char* why) {
+const char* probe_replay_op_name(const probe_replay* r) PROBE_C_NOEXCEPT { return r ? probe::detail::replay_op(r->state, false) : ""; }
+const char* probe_replay_op_type(const probe_replay* r) PROBE_C_NOEXCEPT { return r ? probe::detail::replay_op(r->state, true) : ""; }
+void probe_replay_fail(probe_replay* r, const char* why) PROBE_C_NOEXCEPT {
   try {
     probe::detail::c_fail(r, std::string("the kernel: ") + (why ? why : "failed"));
   } catch (...) {
     if (r) r->failed = true;
   }
 }
-int probe_replay_failed(const probe_replay* r) { return !r || r->failed ? 1 : 0; }
+int probe_replay_failed(const probe_replay* r) PROBE_C_NOEXCEPT { return !r || r->failed ? 1 : 0; }
 
 }  // extern "C"
