@@ -34,8 +34,9 @@
 #endif
 
 /* The C interface this header declares. probe_version() says which one the linked library
- * implements: a prebuilt library older than the header returns less (1: the interface of
- * ops, scopes, metrics and tensor prints alone). */
+ * implements: a prebuilt library older than the header returns less. (Interface 1, ops,
+ * scopes, metrics and tensor prints alone, had no probe_version: such a library fails to
+ * link instead.) */
 #define PROBE_C_API_VERSION 2
 
 /* C++ callers see that no exception leaves these functions (the library catches everything
