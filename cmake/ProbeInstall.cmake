@@ -13,6 +13,9 @@ endif()
 install(DIRECTORY include/probe DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT probeTargets NAMESPACE probe:: DESTINATION ${PROBE_CMAKE_DIR})
 
+# What a C linker must add for the C++ inside libprobe.a (probe::c in the package).
+set(PROBE_CXX_RUNTIME_LIBS "${CMAKE_CXX_IMPLICIT_LINK_LIBRARIES}")
+set(PROBE_CXX_RUNTIME_DIRS "${CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES}")
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/probeConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/probeConfig.cmake
   INSTALL_DESTINATION ${PROBE_CMAKE_DIR})

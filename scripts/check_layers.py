@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Checks the include graph of include/probe: no cycles between files, and every include
 points to the same folder or a lower layer (util < core < formats < effects < backends <
-wiring < probe.hpp). Usage: check_layers.py [INCLUDE_DIR]. Exit 1 with the offending edges."""
+wiring < probe.hpp; the C interface, probe.h and c/, sits at the top beside it). Usage: check_layers.py [INCLUDE_DIR]. Exit 1 with the offending edges."""
 import os
 import re
 import sys
 
 root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "include"))
 base = os.path.join(root, "probe")
-layers = {"util": 0, "core": 1, "formats": 2, "effects": 3, "backends": 4, "wiring": 5, "": 6}
+layers = {"util": 0, "core": 1, "formats": 2, "effects": 3, "backends": 4, "wiring": 5, "": 6, "c": 6}
 include = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 graph = {}

@@ -3,6 +3,12 @@
 
 #include <vector>
 
+// No exception leaves the C interface, and C++ callers see it.
+static_assert(noexcept(probe_op_begin("", "", 0)) && noexcept(probe_print("%d", 1)) &&
+                  noexcept(probe_replay_input(nullptr, "", PROBE_FLOAT32, nullptr, nullptr)) &&
+                  noexcept(probe_register_kernel("", nullptr, nullptr)),
+              "probe.h's functions are noexcept for C++ callers");
+
 int main(int argc, char** argv) {
   probe_init(&argc, argv);
   std::vector<float> x(16, 1.0f);

@@ -3,7 +3,8 @@
 # find_package, with add_subdirectory, and with FetchContent from a git repository; runs both
 # of its programs with dumping on and checks each wrote its manifest. Then without CMake: a
 # vendored copy of include/ built by a plain Makefile (one TU compiles the implementation),
-# and the generated single header in both modes.
+# and the generated single header in both modes. A C project builds against the install too
+# (check_c_consumer.sh).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -18,6 +19,8 @@ cmake_quiet --install "$work/probe" --prefix "$work/prefix"
 libdir=$(cd "$work/prefix" && ls -d lib*/cmake/probe 2>/dev/null | head -1)
 [ -n "$libdir" ] && [ -f "$work/prefix/$libdir/probeConfig.cmake" ] || { echo "no LIBDIR/cmake/probe package"; exit 1; }
 [ ! -d "$work/prefix/share/probe" ] || { echo "a package under share/ as well"; exit 1; }
+# A C project against the same install: CMake (LANGUAGES C) and a plain Makefile.
+"$src/tests/package/check_c_consumer.sh" "$work/prefix" "$work/c_consumer"
 
 # A git repository of the current sources (FetchContent clones it).
 git -C "$src" ls-files -z | (cd "$src" && xargs -0 tar cf -) | (mkdir -p "$work/repo" && cd "$work/repo" && tar xf -)

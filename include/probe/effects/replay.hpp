@@ -184,6 +184,8 @@ class replay_context {
   bool has_output(const char* slot) const noexcept { return detail::replay_has(s_, 2, slot); }
   const char* op_name() const noexcept { return detail::replay_op(s_, false); }
   const char* op_type() const noexcept { return detail::replay_op(s_, true); }
+  // The state behind the context, for probe's C interface (c/replay_impl.hpp).
+  detail::replay_state* state() const noexcept { return s_; }
 
  private:
   detail::replay_state* s_;
