@@ -120,6 +120,7 @@ void probe_help(FILE* out) PROBE_C_NOEXCEPT {
   }
 }
 int probe_reference_mode(void) PROBE_C_NOEXCEPT { return probe::reference_mode() ? 1 : 0; }
+int probe_reproducible_mode(void) PROBE_C_NOEXCEPT { return probe::reproducible_mode() ? 1 : 0; }
 void probe_set_log_sink(probe_log_fn sink, void* user) PROBE_C_NOEXCEPT { probe::set_log_sink(sink, user); }
 void probe_flush(void) PROBE_C_NOEXCEPT { probe::flush(); }
 void probe_set_step(int64_t step) PROBE_C_NOEXCEPT { probe::set_step(step); }

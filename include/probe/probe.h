@@ -157,6 +157,8 @@ void probe_set_flags(const char* flags) PROBE_C_NOEXCEPT;
 void probe_help(FILE* out) PROBE_C_NOEXCEPT;
 /* --probe_reference: 1 when the engine should run its reference (naive) kernels. */
 int probe_reference_mode(void) PROBE_C_NOEXCEPT;
+/* 1 under --probe_reproducible: pick deterministic algorithms (probe jitter tells whether to). */
+int probe_reproducible_mode(void) PROBE_C_NOEXCEPT;
 /* Sends probe's messages to `sink` (called on any thread, never to call back into probe);
  * NULL: back to stderr. */
 void probe_set_log_sink(probe_log_fn sink, void* user) PROBE_C_NOEXCEPT;
@@ -235,6 +237,7 @@ static inline void probe_init(int* argc, char** argv) { (void)argc, (void)argv; 
 static inline void probe_set_flags(const char* flags) { (void)flags; }
 static inline void probe_help(FILE* out) { (void)out; }
 static inline int probe_reference_mode(void) { return 0; }
+static inline int probe_reproducible_mode(void) { return 0; }
 static inline void probe_set_log_sink(probe_log_fn sink, void* user) { (void)sink, (void)user; }
 static inline void probe_flush(void) {}
 static inline void probe_set_step(int64_t step) { (void)step; }

@@ -233,6 +233,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "help") != 0) probe_init(&argc, argv);
   if (strcmp(mode, "version") == 0) {
     printf("version %d header %d release %s\n", probe_version(), PROBE_C_API_VERSION, probe_version_string());
+    printf("reference %d reproducible %d\n", probe_reference_mode(), probe_reproducible_mode());
     rc = probe_version() == PROBE_C_API_VERSION ? 0 : 1;
   } else if (strcmp(mode, "help") == 0) {
     probe_help(stdout);

@@ -57,6 +57,9 @@ def need(cond, msg):
 if mode == "version":
     r = run(None)
     need(re.search(r"version (\d+) header \1 release \d+\.\d+\.\d+", r.stdout), r.stdout)
+    need("reference 0 reproducible 0" in r.stdout, r.stdout)
+    r = run("--probe_reproducible")
+    need("reference 0 reproducible 1" in r.stdout, r.stdout)
 elif mode == "help":
     r = run(None)
     need("--probe_dump_to" in r.stdout and "[default:" in r.stdout, r.stdout)
