@@ -70,7 +70,8 @@ struct changepoint_options {
   double max_pvalue = 0.001;        // a change is kept only with (corrected) p <= this
   double min_change = 0.01;         // ... and a relative change of at least this (0.01 = 1%)
   size_t min_points = 0;            // fewest points in every level (at least 2); 0: by the evidence
-  double short_level_sigmas = 6;    // min_points 0: shift a level of 1 or 2 points needs, in noise sd
+  double short_level_sigmas = 6;    // min_points 0: shift a level of 1 or 2 points needs, in noise sd;
+                                    // and the shift of an edge level (find_edge_runs), either way
   double outlier_sigmas = 8;        // a single run this far out is an outlier (outliers.hpp); 0: none
   size_t window = 50;               // local search window, in points (at most 1000)
   double prior_df = 10;             // weight of the series' noise level in each side's variance
@@ -431,19 +432,20 @@ struct segmentation_pass {
   edge_runs edges;                   // points of x set aside at its ends (outliers too)
 };
 
-// Points of the first and last levels below which a short level far off at an end is an edge.
-inline size_t edge_points(const changepoint_options& opt) {
-  const size_t m = opt.min_points != 0 ? std::max<size_t>(2, opt.min_points) : k_short_level;
-  return std::min(m, k_short_level) - 1;
+// Points the first and last levels need.
+inline size_t end_level_points(const changepoint_options& opt) {
+  return opt.min_points != 0 ? std::max<size_t>(2, opt.min_points) : k_short_level;
 }
+
+// The most points an edge level has: fewer than the first and last levels need, at most 2.
+inline size_t edge_points(const changepoint_options& opt) { return std::min(end_level_points(opt), k_short_level) - 1; }
 
 inline segmentation_pass segment_at_noise(const std::vector<double>& x, const changepoint_options& opt,
                                           double sigma, bool enough) {
   segmentation_pass p;
   p.outlier = find_outliers(x, sigma, opt.outlier_sigmas);
   if (enough && opt.outlier_sigmas > 0) {
-    const size_t m = opt.min_points != 0 ? std::max<size_t>(2, opt.min_points) : k_short_level;
-    p.edges = find_edge_runs(x, p.outlier, sigma, opt.short_level_sigmas, edge_points(opt), 2 * m);
+    p.edges = find_edge_runs(x, p.outlier, sigma, opt.short_level_sigmas, edge_points(opt), 2 * end_level_points(opt));
     for (size_t i = 0; i < p.edges.head; ++i) p.outlier[i] = 1;
     for (size_t i = x.size() - p.edges.tail; i < x.size(); ++i) p.outlier[i] = 1;
   }
@@ -463,7 +465,7 @@ inline segmentation_pass segment_at_noise(const std::vector<double>& x, const ch
 inline segmentation find_change_points(const std::vector<double>& x, const changepoint_options& opt = {}) {
   segmentation out;
   const size_t n = x.size();
-  const size_t m = opt.min_points != 0 ? std::max<size_t>(2, opt.min_points) : detail::k_short_level;
+  const size_t m = detail::end_level_points(opt);
   out.min_points = m;
   out.enough_points = n >= 2 * m;
 
