@@ -9,12 +9,18 @@
 //   (recall and precision >= 0.98 for levels of 2 runs or more, dates exact) apply here;
 // - mixed: steps of 0.5% to 15% whatever the noise, noise 0.01% to 3%.
 // Steps under 1% (the default --min-change) are not asked for: finding one counts neither way.
+// Then the clear set again with its ends made as real nightly series start and stop
+// (synthetic_edges.hpp): the level next to each end cut to 3-9 runs, and beyond it a level of
+// 1-2 runs, a wild run or failed runs; the same targets.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "analysis/changepoint.hpp"
 #include "analysis/detection_score.hpp"
+#include "analysis/synthetic_edges.hpp"
 #include "analysis/synthetic_series.hpp"
 #include "edivisive_baseline.hpp"
 #include "harness.hpp"
@@ -49,8 +55,19 @@ std::vector<size_t> probe_changes(const std::vector<double>& x, std::vector<size
   return out;
 }
 
+// The changes next to an edge, and the edge runs of 10 sd or more set aside as outliers.
+struct edge_tally {
+  pa::detection_tally next_by_length[k_classes];
+  size_t edge_runs = 0, edge_runs_reported = 0;
+  pa::detection_tally next_all() const {
+    pa::detection_tally t;
+    for (const auto& c : next_by_length) t.add(c);
+    return t;
+  }
+};
+
 template <class Keep>
-void run_one(const pa::synthetic_series& s, Keep keep, detector_pair* d) {
+pa::detection_outcome run_one(const pa::synthetic_series& s, Keep keep, detector_pair* d) {
   const std::vector<double> x = pa::point_values(s);
   std::vector<size_t> outliers;
   auto t0 = std::chrono::steady_clock::now();
@@ -69,6 +86,7 @@ void run_one(const pa::synthetic_series& s, Keep keep, detector_pair* d) {
       ++d->probe.outliers;
       d->probe.outliers_reported += a.outlier_reported[i];
     }
+  return a;
 }
 
 std::string cell(const pa::detection_tally& t) {
@@ -168,6 +186,74 @@ int main(int argc, char** argv) {
   std::printf("\nNoisy series (mixed set, 1%% noise), steps >= 3%%:\n\n");
   print_header("set");
   print_row("1% noise, steps >= 3%", noisy_big[0].probe.all(), noisy_big[0].baseline.all());
+
+  // edges: the clear set's series with their ends remade
+  using ek = pa::edge_kind;
+  struct edge_case {
+    const char* name;
+    pa::edge_options first, last;
+    bool failed;  // 1-3 failed runs at both ends
+  };
+  const edge_case cases[] = {
+      {"levels next to the ends cut to 3-9 runs", {ek::none}, {ek::none}, false},
+      {"+ 1-2 runs at another level at the start", {ek::short_level}, {ek::none}, false},
+      {"+ 1-2 runs at another level at the end", {ek::none}, {ek::short_level}, false},
+      {"+ 1-2 runs at another level at both ends", {ek::short_level}, {ek::short_level}, false},
+      {"+ a wild run at both ends", {ek::wild_run}, {ek::wild_run}, false},
+      {"+ failed runs at both ends", {ek::none}, {ek::none}, true},
+      {"+ a short level, a wild run, failed runs beyond them", {ek::short_level}, {ek::wild_run}, true},
+  };
+  const size_t n_cases = sizeof cases / sizeof cases[0];
+  std::vector<detector_pair> edges(n_cases);
+  std::vector<edge_tally> edge_stats(n_cases);
+  for (size_t e = 0; e < n_cases; ++e)
+    for (size_t k = 0; k < clear_noise.size(); ++k)
+      for (size_t i = 0; i < per_noise; ++i) {
+        pa::synthetic_options o;
+        o.noise = clear_noise[k];
+        o.min_step = k_min_change;
+        o.min_step_sigmas = 10;
+        const uint64_t seed = 1000000 + 10000 * k + i;
+        pa::edge_options first = cases[e].first, last = cases[e].last;
+        pa::split_mix g(seed + 77 * e);
+        if (cases[e].failed) {
+          first.failed = g.between(1, 3);
+          last.failed = g.between(1, 3);
+        }
+        std::vector<size_t> edge_runs;
+        const pa::synthetic_series s = pa::with_edges(pa::generate_series(o, seed), first, last, o, seed + e, &edge_runs);
+        if (s.changes.empty()) continue;
+        const size_t first_change = s.changes.front().run, last_change = s.changes.back().run;
+        const pa::detection_outcome a = run_one(s, [](const pa::true_change&) { return true; }, &edges[e]);
+        pa::add_by_length(s, a, [&](const pa::true_change& c) { return c.run == first_change || c.run == last_change; },
+                          edge_stats[e].next_by_length);
+        for (size_t t = 0; t < s.outliers.size(); ++t)
+          if (std::find(edge_runs.begin(), edge_runs.end(), s.outliers[t].run) != edge_runs.end() &&
+              s.outliers[t].sigmas >= 10) {
+            ++edge_stats[e].edge_runs;
+            edge_stats[e].edge_runs_reported += a.outlier_reported[t];
+          }
+        ++series;
+      }
+  std::printf("\nEdges (the clear set, %zu series a row, its ends remade), all changes:\n\n",
+              clear_noise.size() * per_noise);
+  print_header("ends");
+  for (size_t e = 0; e < n_cases; ++e) print_row(cases[e].name, edges[e].probe.all(), edges[e].baseline.all());
+  std::printf("\nEdges, probe: the changes next to an edge, the worst level length of 2 runs or more, the edge "
+              "runs (>= 10 sd) set aside:\n\n");
+  std::printf("| ends | changes next to an edge: recall / exact | worst level length (2+ runs): recall / precision | "
+              "edge runs set aside |\n| --- | --- | --- | --- |\n");
+  for (size_t e = 0; e < n_cases; ++e) {
+    double worst_recall = 1, worst_precision = 1;
+    for (size_t c = 1; c < k_classes; ++c) {
+      worst_recall = std::min(worst_recall, edges[e].probe.by_length[c].recall());
+      worst_precision = std::min(worst_precision, edges[e].probe.by_length[c].precision());
+    }
+    const pa::detection_tally next = edge_stats[e].next_all();
+    std::printf("| %s | %.3f / %.3f (%zu) | %.3f / %.3f | %zu of %zu |\n", cases[e].name, next.recall(),
+                next.exact_share(), next.changes, worst_recall, worst_precision, edge_stats[e].edge_runs_reported,
+                edge_stats[e].edge_runs);
+  }
 
   tallies total_probe, total_base;
   for (const auto* set : {&clear, &mixed})

@@ -144,6 +144,16 @@ with tempfile.TemporaryDirectory() as tmp:
     code, text, err = regress(flat, "--metric", "MLUPS")
     check(code == 0 and "events: none" in text, f"flat series: exit {code}\n{text}")
 
+    # two first nights on a faster machine, 5 nights, 8 nights 9% slower: an edge level, set
+    # aside, and the regression after it
+    edge = os.path.join(tmp, "edge")
+    os.mkdir(edge)
+    nightly(edge, [(2, 690.0), (5, 577.3), (8, 525.3)], noise=0.007, seed=3)
+    code, text, err = regress(edge, "--metric", "MLUPS")
+    check(code == 1 and "events: none" not in text and "-> nightly-2024-8.log" in text
+          and "the first 2 runs (nightly-2024-1.log .. nightly-2024-2.log) are +" in text,
+          f"edge level at the start: exit {code}\n{text}")
+
     # a lower-is-better metric: the same drop is an improvement
     code, text, _ = regress(runs, "--metric", "MLUPS", "--lower-is-better", "--json", "-")
     check(code == 0 and json.loads(text)["summary"]["improvements"] == 2, "direction flag")

@@ -145,3 +145,81 @@ TEST_CASE("noise: estimated within levels, so that many short levels do not infl
   for (size_t k = 0; k <= 10; ++k) want.push_back(20 + 2 * k);
   CHECK(indices(s) == want);
 }
+
+TEST_CASE("edge levels: two runs at another level before the first level do not hide the step after it") {
+  // a nightly series: 2 runs on a faster machine, 5 runs, then 8 runs 9% slower
+  for (double noise : {0.005, 0.01}) {
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+      CAPTURE(noise);
+      CAPTURE(seed);
+      const auto x = levels({{2, 1.2}, {5, 1.0}, {8, 0.91}}, noise, seed);
+      const pa::segmentation s = pa::find_change_points(x);
+      CHECK(indices(s) == std::vector<size_t>{7});
+      REQUIRE(s.changes.size() == 1);
+      CHECK(s.changes[0].rel_change == doctest::Approx(-0.09).epsilon(0.15));
+      CHECK(s.changes[0].p_value <= 0.001);
+      // the two runs are an edge level, set aside like outliers: the first level is the 5 runs
+      CHECK(s.first_edge.count() == 2);
+      CHECK(s.first_edge.rel_change == doctest::Approx(0.2).epsilon(0.1));
+      CHECK(s.outliers == std::vector<size_t>{0, 1});
+      CHECK(s.changes[0].before.mean == doctest::Approx(500).epsilon(0.01));
+      CHECK(s.changes[0].before.outliers == 2);
+      CHECK_FALSE(s.last_edge.count());
+      CHECK_FALSE(s.tail.present);
+    }
+  }
+}
+
+TEST_CASE("edge levels: the last runs at another level do not hide the step before them, and are a tail") {
+  for (double noise : {0.005, 0.01}) {
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+      CAPTURE(noise);
+      CAPTURE(seed);
+      // the mirror of the case above: 8 runs, 5 runs 9% slower, 2 runs on a faster machine
+      const auto x = levels({{8, 1.0}, {5, 0.91}, {2, 1.1}}, noise, seed);
+      const pa::segmentation s = pa::find_change_points(x);
+      CHECK(indices(s) == std::vector<size_t>{8});
+      CHECK(s.last_edge.begin == 13);
+      CHECK(s.last_edge.count() == 2);
+      CHECK(s.outliers == std::vector<size_t>{13, 14});
+      // reported as the possible change at the end that it may be
+      CHECK(s.tail.present);
+      CHECK(s.tail.begin == 13);
+      CHECK(s.tail.rel_change == doctest::Approx(1.1 / 0.91 - 1).epsilon(0.1));
+    }
+  }
+}
+
+TEST_CASE("edge levels: a wild first or last run, and one far run at both ends") {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    auto x = levels({{4, 1.0}, {10, 0.92}}, 0.01, seed);
+    x[0] *= 0.5;  // a crashed first run that still printed a number
+    const pa::segmentation s = pa::find_change_points(x);
+    CHECK(indices(s) == std::vector<size_t>{4});
+    CHECK(s.first_edge.count() == 1);
+    CHECK(s.outliers == std::vector<size_t>{0});
+    auto y = levels({{10, 1.0}, {4, 0.92}}, 0.01, seed);
+    y.back() *= 1.4;
+    y.insert(y.begin(), 700);  // and a first run on another machine
+    const pa::segmentation t = pa::find_change_points(y);
+    CHECK(indices(t) == std::vector<size_t>{11});
+    CHECK(t.outliers == std::vector<size_t>{0, 14});
+  }
+}
+
+TEST_CASE("edge levels: a first or last level of 3 runs is a level, and a quiet edge is not set aside") {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    const pa::segmentation s = pa::find_change_points(levels({{3, 1.2}, {5, 1.0}, {8, 0.91}}, 0.005, seed));
+    CHECK(indices(s) == std::vector<size_t>{3, 8});
+    CHECK(s.outliers.empty());
+    const pa::segmentation t = pa::find_change_points(levels({{8, 1.0}, {5, 0.91}, {3, 1.1}}, 0.005, seed));
+    CHECK(indices(t) == std::vector<size_t>{8, 13});
+    CHECK(t.outliers.empty());
+    // two first runs 3 sd off are noise for all anyone can tell: they stay in the first level
+    const pa::segmentation u = pa::find_change_points(levels({{2, 1.015}, {20, 1.0}}, 0.005, seed));
+    CHECK(u.changes.empty());
+    CHECK_FALSE(u.first_edge.count());
+  }
+}

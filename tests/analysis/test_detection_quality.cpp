@@ -3,12 +3,14 @@
 // the benchmark's targets on a few of its series.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "analysis/changepoint.hpp"
 #include "analysis/detection_score.hpp"
+#include "analysis/synthetic_edges.hpp"
 #include "analysis/synthetic_series.hpp"
 
 namespace pa = probe::analysis;
@@ -74,4 +76,52 @@ TEST_CASE("detection quality: noisy series (1% noise, steps of 3% or more) as we
   // on the benchmark's 300 such series
   CHECK(all.recall() >= 0.75);
   CHECK(all.precision() >= 0.98);
+}
+
+TEST_CASE("detection quality: short levels, wild runs and failed runs at the ends hide no change next to them") {
+  using ek = pa::edge_kind;
+  const ek kinds[][2] = {{ek::short_level, ek::short_level}, {ek::wild_run, ek::wild_run}, {ek::short_level, ek::wild_run}};
+  const double noises[] = {0.0001, 0.001, 0.01};
+  for (const auto& kind : kinds) {
+    scored all, next;
+    size_t edge_runs = 0, set_aside = 0;
+    for (size_t k = 0; k < 3; ++k)
+      for (uint64_t i = 0; i < 20; ++i) {
+        pa::synthetic_options o;
+        o.noise = noises[k];
+        o.min_step = 0.01;
+        o.min_step_sigmas = 10;
+        pa::edge_options first, last;
+        first.kind = kind[0];
+        last.kind = kind[1];
+        first.failed = i % 3;  // failed runs beyond the edge in two series of three
+        last.failed = (i + 1) % 3;
+        std::vector<size_t> edges;
+        const uint64_t seed = 1000000 + 10000 * k + i;
+        const pa::synthetic_series s = pa::with_edges(pa::generate_series(o, seed), first, last, o, seed, &edges);
+        REQUIRE(s.changes.size() >= 1);
+        score(s, [](const pa::true_change&) { return true; }, &all);
+        const size_t a = s.changes.front().run, b = s.changes.back().run;
+        score(s, [&](const pa::true_change& c) { return c.run == a || c.run == b; }, &next);
+        const pa::segmentation seg = pa::find_change_points(pa::point_values(s));
+        const std::vector<size_t> points = pa::point_runs(s);
+        for (const pa::true_outlier& t : s.outliers) {
+          if (std::find(edges.begin(), edges.end(), t.run) == edges.end() || t.sigmas < 10) continue;
+          ++edge_runs;
+          for (size_t p : seg.outliers) set_aside += points[p] == t.run;
+        }
+      }
+    for (size_t c = 1; c < pa::level_length_classes; ++c) {
+      CAPTURE(pa::level_length_class_name(c));
+      CHECK(all.by_length[c].recall() >= 0.98);
+      CHECK(all.by_length[c].precision() >= 0.98);
+    }
+    pa::detection_tally n;
+    for (const auto& c : next.by_length) n.add(c);
+    CHECK(n.changes >= 110);
+    CHECK(n.recall() >= 0.98);
+    CHECK(n.exact_share() >= 0.99);
+    CHECK(edge_runs >= 60);
+    CHECK(set_aside >= 0.98 * edge_runs);
+  }
 }

@@ -190,3 +190,32 @@ TEST_CASE("outliers: reported with their runs, left out of their level, in text 
   CHECK(text.find("day-15 ") != std::string::npos);
   CHECK(pa::regress_json(r).find("\"outliers\":[{\"label\":\"day-15\"") != std::string::npos);
 }
+
+TEST_CASE("events: two first runs on a faster machine do not hide the regression after them") {
+  // a nightly LBM series: 2 runs faster, 5 runs, 8 runs 9% slower; a failed run first
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    const pa::regress_report r = analyze(nightly({{1, 500}, {2, 600}, {5, 500}, {8, 455}}, 0.007, seed, day, {0}));
+    const std::string text = pa::regress_text(r);
+    CHECK(text.find("events: none") == std::string::npos);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].kind == pa::event_kind::regression);
+    CHECK(r.events[0].last_good == 7);
+    CHECK(r.events[0].first_changed == 8);
+    CHECK(r.events[0].rel_change == doctest::Approx(-0.09).epsilon(0.15));
+    CHECK(r.exit_code() == 1);
+    // the two runs are listed as outliers and explained in a note
+    REQUIRE(r.outliers.size() == 2);
+    CHECK(r.outliers[0].run == 1);
+    CHECK(r.outliers[1].run == 2);
+    REQUIRE(r.notes.size() == 1);
+    CHECK(r.notes[0].find("the first 2 runs (day-2 .. day-3) are +") != std::string::npos);
+    CHECK(r.notes[0].find("set aside as outliers") != std::string::npos);
+    // the mirror: the last 2 runs faster again are a possible change at the end
+    const pa::regress_report m = analyze(nightly({{8, 500}, {5, 455}, {2, 550}}, 0.007, seed, day));
+    REQUIRE(m.events.size() == 1);
+    CHECK(m.events[0].first_changed == 8);
+    REQUIRE(m.notes.size() == 1);
+    CHECK(m.notes[0].find("possible improvement at the end: the last 2 runs (day-14 .. day-15)") != std::string::npos);
+  }
+}

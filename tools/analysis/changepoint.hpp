@@ -6,7 +6,9 @@
 //    steps), then from the differences inside the levels found, and the search is run again
 //    while that is much smaller (many short levels inflate the first estimate). Single wild
 //    runs (outliers.hpp) are set aside before the search, so that they neither become changes
-//    nor hide one, and are reported.
+//    nor hide one, and are reported. So are edge levels: one or two runs at either end, far
+//    from the level beside them (outliers.hpp: find_edge_runs), too few to be a level of their
+//    own and, folded into the level beside them, enough to hide the change after it.
 // 1. Candidates, from three searches whose union covers short and long changes:
 //    - local: windows of `window` points overlapping by half; E-Divisive proper in each
 //      (energy_split.hpp: the split tau and end kappa maximising Q(tau, kappa), 3 points a
@@ -26,13 +28,15 @@
 //      a two-run mean, and leaves room for the error of a one- or two-run mean and of sigma
 //      itself, so that shifts of 10 sigma are found. A level of one point must lie between
 //      the levels around it (a stair): beyond both, it is a wild run that no size can tell
-//      from a level. The first and last levels need 3 points. An explicit `min_points` is a
-//      fixed minimum for every level instead.
+//      from a level. The first and last levels need 3 points (shorter ones far off are edge
+//      levels, set aside in 0.). An explicit `min_points` is a fixed minimum for every level
+//      instead.
 //    - a longer side: Welch's t, each side's variance moderated toward sigma^2 (`prior_df`
 //      degrees of freedom), with the p-value multiplied by the number of places a change could
 //      have been put (n - 2 min_points + 1: a Bonferroni correction for the search), so that a
 //      series without change gets a false report with a probability of about max_pvalue,
-//      however long it is.
+//      however long it is. n counts the edge runs set aside: leaving them out makes the test
+//      of the rest no easier to pass than it was with them.
 //    Short levels that fail go first (smallest shift), then insignificant changes (largest p).
 // 3. A level whose spread is far above the noise (3 sigma) holds a change that was missed: its
 //    best split is proposed and the merge pass runs again (at most 3 rounds).
@@ -41,7 +45,8 @@
 // 5. Size: the merge pass again, now also dropping the smallest change while its relative
 //    size is under `min_change`; a drifting level is measured by its line's value where it
 //    meets the change, not by its mean.
-// The last one or two points, too few to judge, are reported as a possible change at the end.
+// The last one or two points, too few to judge, are reported as a possible change at the end;
+// the first ones, set aside as an edge level, with their shift from the first level.
 // Standalone header: plain `inline`.
 #pragma once
 #include <algorithm>
@@ -65,7 +70,8 @@ struct changepoint_options {
   double max_pvalue = 0.001;        // a change is kept only with (corrected) p <= this
   double min_change = 0.01;         // ... and a relative change of at least this (0.01 = 1%)
   size_t min_points = 0;            // fewest points in every level (at least 2); 0: by the evidence
-  double short_level_sigmas = 6;    // min_points 0: shift a level of 1 or 2 points needs, in noise sd
+  double short_level_sigmas = 6;    // min_points 0: shift a level of 1 or 2 points needs, in noise sd;
+                                    // and the shift of an edge level (find_edge_runs), either way
   double outlier_sigmas = 8;        // a single run this far out is an outlier (outliers.hpp); 0: none
   size_t window = 50;               // local search window, in points (at most 1000)
   double prior_df = 10;             // weight of the series' noise level in each side's variance
@@ -98,6 +104,15 @@ struct tail_suspect {
   double rel_change = 0, p_value = 1;
 };
 
+// One or two points at an end of the series set aside as an edge level (they are among the
+// outliers too): their mean against the level beside them.
+struct edge_level {
+  size_t begin = 0, end = 0;  // [begin, end) in the series; empty when there is none
+  double rel_change = 0;      // (edge - level) / |level|
+  double sigmas = 0;          // (edge - level) / noise
+  size_t count() const { return end - begin; }
+};
+
 struct segmentation {
   std::vector<change_point> changes;
   std::vector<segment_summary> levels;  // changes.size() + 1 of them (none for an empty series)
@@ -106,7 +121,8 @@ struct segmentation {
   double prior_df = 0;                  // weight the noise level had in the tests
   size_t min_points = 0;                // points the first and last levels need
   bool enough_points = false;           // at least 2 * min_points points
-  tail_suspect tail;
+  tail_suspect tail;                    // an edge level at the end is one, if large enough
+  edge_level first_edge, last_edge;
 };
 
 // (after - before) / |before|; infinite when before is 0 and after is not.
@@ -138,8 +154,9 @@ inline double shift_sigmas(double a, double b, double sigma) {
 
 class change_finder {
  public:
-  change_finder(const std::vector<double>& y, const changepoint_options& opt, double sigma)
-      : y_(y), opt_(opt), pm_(y), sigma_(sigma), fixed_(opt.min_points != 0) {
+  // set_aside: edge points left out of y, counted in the search's correction
+  change_finder(const std::vector<double>& y, const changepoint_options& opt, double sigma, size_t set_aside = 0)
+      : y_(y), opt_(opt), pm_(y), sigma_(sigma), fixed_(opt.min_points != 0), search_n_(y.size() + set_aside) {
     m_ = fixed_ ? std::max<size_t>(2, opt.min_points) : k_short_level;
     // the global search looks at sides of 2 points, the fewest the energy statistic takes
     mc_ = fixed_ ? m_ : 2;
@@ -158,6 +175,8 @@ class change_finder {
   double positions(size_t a, size_t b) const {
     return b - a >= 2 * m_ ? static_cast<double>(b - a - 2 * m_ + 1) : 1.0;
   }
+  // ... in the whole series, edge points included
+  double all_positions() const { return positions(0, search_n_); }
   // The change points, as the first index of each new level, and the drifting levels.
   // Evidence first (short levels, significance), so that a drift is seen in all its
   // pieces; then drifts; then size, measured against a drifting level where it ends.
@@ -207,7 +226,7 @@ class change_finder {
   // side, a z-test of the values across it against the noise level (a level of one or two
   // points has no spread of its own; a drifting one's spread is its slope).
   double change_p(size_t a, size_t c, size_t b, const std::vector<drift_range>& drifts) const {
-    const double n = positions(0, y_.size());
+    const double n = all_positions();
     bool drifting = false;
     const std::pair<double, double> v = values_across(a, c, b, drifts, &drifting);
     if (std::min(c - a, b - c) >= m_ && !drifting) return std::min(1.0, test(a, c, b).p * n);
@@ -304,7 +323,7 @@ class change_finder {
       if (c - a == 1 && !between(a, pm_.of(a0, a).mean, v.second)) return {1, z};
       if (b - c == 1 && !between(c, v.first, pm_.of(b, b1).mean)) return {1, z};
     } else if (!drifting) {  // a drifting side was judged in pieces, before it was one level
-      const double weakness = test(a, c, b).p * positions(0, y_.size());  // not clamped: orders ties
+      const double weakness = test(a, c, b).p * all_positions();  // not clamped: orders ties
       if (weakness > opt_.max_pvalue) return {2, -weakness};
     }
     const double rel = std::fabs(relative_change(v.first, v.second));
@@ -399,6 +418,7 @@ class change_finder {
   prefix_moments pm_;
   double sigma_ = 0, prior_df_ = 0;
   bool fixed_ = false;
+  size_t search_n_ = 0;    // points of the series, edge points set aside included
   size_t m_ = 0, mc_ = 0;  // shortest level without extra evidence; shortest side the global search tries
 };
 
@@ -409,19 +429,33 @@ struct segmentation_pass {
   std::vector<size_t> at;            // the point of x of each value of y
   std::vector<size_t> cps;           // change points, in y
   std::vector<drift_range> drifts;   // in y
+  edge_runs edges;                   // points of x set aside at its ends (outliers too)
 };
+
+// Points the first and last levels need.
+inline size_t end_level_points(const changepoint_options& opt) {
+  return opt.min_points != 0 ? std::max<size_t>(2, opt.min_points) : k_short_level;
+}
+
+// The most points an edge level has: fewer than the first and last levels need, at most 2.
+inline size_t edge_points(const changepoint_options& opt) { return std::min(end_level_points(opt), k_short_level) - 1; }
 
 inline segmentation_pass segment_at_noise(const std::vector<double>& x, const changepoint_options& opt,
                                           double sigma, bool enough) {
   segmentation_pass p;
   p.outlier = find_outliers(x, sigma, opt.outlier_sigmas);
+  if (enough && opt.outlier_sigmas > 0) {
+    p.edges = find_edge_runs(x, p.outlier, sigma, opt.short_level_sigmas, edge_points(opt), 2 * end_level_points(opt));
+    for (size_t i = 0; i < p.edges.head; ++i) p.outlier[i] = 1;
+    for (size_t i = x.size() - p.edges.tail; i < x.size(); ++i) p.outlier[i] = 1;
+  }
   for (size_t i = 0; i < x.size(); ++i)
     if (!p.outlier[i]) {
       p.y.push_back(x[i]);
       p.at.push_back(i);
     }
   if (!enough) return p;
-  const change_finder finder(p.y, opt, sigma);
+  const change_finder finder(p.y, opt, sigma, p.edges.head + p.edges.tail);
   p.cps = finder.search(&p.drifts);
   return p;
 }
@@ -431,7 +465,7 @@ inline segmentation_pass segment_at_noise(const std::vector<double>& x, const ch
 inline segmentation find_change_points(const std::vector<double>& x, const changepoint_options& opt = {}) {
   segmentation out;
   const size_t n = x.size();
-  const size_t m = opt.min_points != 0 ? std::max<size_t>(2, opt.min_points) : detail::k_short_level;
+  const size_t m = detail::end_level_points(opt);
   out.min_points = m;
   out.enough_points = n >= 2 * m;
 
@@ -450,7 +484,7 @@ inline segmentation find_change_points(const std::vector<double>& x, const chang
   }
   const std::vector<double>& y = pass.y;
   const std::vector<size_t>& cps = pass.cps;
-  const detail::change_finder finder(y, opt, sigma);
+  const detail::change_finder finder(y, opt, sigma, pass.edges.head + pass.edges.tail);
   out.noise = sigma;
   out.prior_df = finder.prior_df();
   for (size_t i = 0; i < n; ++i)
@@ -494,10 +528,38 @@ inline segmentation find_change_points(const std::vector<double>& x, const chang
     out.changes.push_back(c);
   }
 
-  // The last few points may have moved, with too few of them to conclude: say so. Of the
-  // tail lengths that test significant, the one with the largest |t| (the clearest split).
+  // Edge levels, against the level beside them.
+  auto edge = [&](size_t begin, size_t end, const segment_summary& level) {
+    edge_level e;
+    e.begin = begin;
+    e.end = end;
+    double sum = 0;
+    for (size_t i = begin; i < end; ++i) sum += x[i];
+    const double shift = sum / static_cast<double>(end - begin) - level.mean;
+    e.rel_change = relative_change(level.mean, level.mean + shift);
+    e.sigmas = detail::shift_sigmas(0, shift, sigma) * (shift < 0 ? -1 : 1);
+    return e;
+  };
+  if (pass.edges.head) out.first_edge = edge(0, pass.edges.head, out.levels.front());
+  if (pass.edges.tail) out.last_edge = edge(n - pass.edges.tail, n, out.levels.back());
+
+  // The last few points may have moved, with too few of them to conclude: say so. An edge
+  // level at the end is such a move, set aside already: a z-test of its mean against the
+  // level before it. Else, of the tail lengths that test significant, the one with the
+  // largest |t| (the clearest split).
   const size_t ny = y.size();
-  if (ny >= m + 1) {
+  if (out.last_edge.count()) {
+    const segment_summary& last = out.levels.back();
+    const double k = static_cast<double>(out.last_edge.count());
+    const double z = std::fabs(out.last_edge.sigmas) / std::sqrt(1 / k + 1 / static_cast<double>(last.count() - last.outliers));
+    const double p = std::min(1.0, std::erfc(z / std::sqrt(2.0)) * static_cast<double>(m - 1));
+    if (p <= opt.max_pvalue && std::fabs(out.last_edge.rel_change) >= opt.min_change) {
+      out.tail.present = true;
+      out.tail.begin = out.last_edge.begin;
+      out.tail.rel_change = out.last_edge.rel_change;
+      out.tail.p_value = p;
+    }
+  } else if (ny >= m + 1) {
     const size_t start = cps.empty() ? 0 : cps.back();
     double best_t = 0;
     for (size_t r = 1; r < m; ++r) {

@@ -48,6 +48,52 @@ inline std::vector<char> find_outliers(const std::vector<double>& x, double sigm
   return flag;
 }
 
+// Runs at the ends of a series set aside as an edge level: 1 or 2 runs before the first level
+// (or after the last) that are too few to be a level of their own (the first and last levels
+// need 3 runs) and, folded into the level beside them, would inflate its spread and hide the
+// change after it (a machine change before the first nightly runs, a crashed last run). Their
+// mean is more than k noise sd from the level beside them (the median of the next three
+// runs), each of them more than k/2 on the same side, and the run right beside them is nearer
+// to that level than to them: so a first level of 3 runs, whose third run is still at its
+// value, is never cut. They are set aside like outliers; the rest of the series keeps
+// `min_rest` runs. `outlier` (the wild runs found already) are skipped in the reference runs.
+struct edge_runs {
+  size_t head = 0, tail = 0;  // points set aside at the start and at the end
+};
+
+inline edge_runs find_edge_runs(const std::vector<double>& x, const std::vector<char>& outlier, double sigma, double k,
+                                size_t max_len, size_t min_rest) {
+  edge_runs e;
+  if (!(k > 0)) return e;
+  std::vector<size_t> pts;  // the runs that are not outliers, in order
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!outlier[i]) pts.push_back(i);
+  const double limit = k * sigma;
+  std::vector<double> ref;
+  // whether points pts[first .. first + r) stand apart from pts[next], pts[next + step], ...
+  auto apart = [&](size_t first, size_t r, size_t next, long step) {
+    ref.clear();
+    for (long j = 0; j < 3; ++j) ref.push_back(x[pts[static_cast<size_t>(static_cast<long>(next) + step * j)]]);
+    const double adjacent = ref[0], level = median_in_place(ref);
+    double mean = 0;
+    for (size_t i = first; i < first + r; ++i) mean += x[pts[i]] / static_cast<double>(r);
+    if (!(std::fabs(mean - level) > limit && std::fabs(adjacent - level) < std::fabs(adjacent - mean))) return false;
+    for (size_t i = first; i < first + r; ++i) {
+      const double d = x[pts[i]] - level;
+      if (!((d > 0) == (mean > level) && std::fabs(d) > limit / 2)) return false;
+    }
+    return true;
+  };
+  const size_t n = pts.size();
+  // the edges are the first and last runs themselves, not runs beyond an outlier
+  for (size_t r = max_len; r >= 1 && e.head == 0; --r)
+    if (n >= r + std::max<size_t>(min_rest, 3) && pts[r - 1] == r - 1 && apart(0, r, r, 1)) e.head = r;
+  for (size_t r = max_len; r >= 1 && e.tail == 0; --r)
+    if (n >= e.head + r + std::max<size_t>(min_rest, 3) && pts[n - r] == x.size() - r && apart(n - r, r, n - r - 1, -1))
+      e.tail = r;
+  return e;
+}
+
 // Noise standard deviation from the successive differences inside levels (bounds: the first
 // point of each level after the first), so that steps do not count as noise however many
 // there are. `fallback` when fewer than 8 differences remain.

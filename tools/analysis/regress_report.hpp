@@ -256,6 +256,18 @@ inline regress_report analyze_regressions(std::vector<run_record> runs, const re
                         label(r.last_run(lv[i])) + ") drifts " + format_percent(lv[i].drift) + " over " +
                         std::to_string(lv[i].count()) + " runs: a slow change, no single run to bisect");
 
+  // An edge level at the start: what it is, and that it is out of the first level. (At the end
+  // it is the possible change below.)
+  const edge_level& head = r.seg.first_edge;
+  if (head.count()) {
+    const size_t first = r.point_run[head.begin], last = r.point_run[head.end - 1];
+    const size_t k = head.count();
+    r.notes.push_back(std::string("the first ") + (k == 1 ? "run" : std::to_string(k) + " runs") + " (" + label(first) +
+                      (k > 1 ? " .. " + label(last) : std::string()) + (k == 1 ? ") is " : ") are ") +
+                      format_percent(head.rel_change) +
+                      " (" + format_sigmas(head.sigmas) + ") off the first level: too few runs for a level of their own, " +
+                      "set aside as outliers so that they hide no change after them");
+  }
   if (r.seg.tail.present) {
     const size_t first = r.point_run[r.seg.tail.begin], last = r.point_run.back();
     const size_t k = r.points.size() - r.seg.tail.begin;
