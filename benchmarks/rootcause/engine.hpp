@@ -51,6 +51,7 @@ struct op_desc {
   double a = 1, b = 0;
   int step = 0;
   int tiles = 0;           // > 0: computed by worker ops on threads adopting this op's context
+  std::vector<int> tile_order_a;  // the order A starts the workers in (B: 0, 1, ...)
   int net = -1;            // two copies: which copy (its ops run on that copy's thread)
   bool only_a = false;     // runs in A only (the op sequences differ)
   bool reassoc_a = false;  // reduce: reassociated in A (a rounding-only difference)

@@ -84,7 +84,9 @@ class builder {
       d.m = static_cast<mark>(m);
     } else {
       const double u = r_.unit();
-      d.m = u < 0.5 ? mark::after : (u < 0.75 || !allow_local) ? mark::at_end : mark::local;
+      // a local replaces the whole buffer, so it is declared whole
+      const bool whole_out = out.off == 0 && out.len == e_.buf_len[static_cast<size_t>(out.buf)];
+      d.m = u < 0.5 ? mark::after : (u < 0.75 || !allow_local || !whole_out) ? mark::at_end : mark::local;
     }
     e_.ops.push_back(std::move(d));
     return static_cast<int>(e_.ops.size()) - 1;

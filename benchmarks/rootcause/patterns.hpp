@@ -12,7 +12,7 @@ namespace rc {
 namespace gen_impl {
 
 // An input load per step, then `layers` random layer ops over buffers act[0..layers]; W (when
-// >= 0) is read by the matvec layers. Returns the op index of each layer op.
+// >= 0) is read by the matvec layers; an add layer also reads the step's input (fresh variation). Returns the op index of each layer op.
 inline std::vector<int> chain(builder& g, int L, int layers, int w, int net, std::vector<int>* act_out = nullptr,
                               int step_only = -1) {
   std::vector<int> act, ops;
@@ -23,7 +23,7 @@ inline std::vector<int> chain(builder& g, int L, int layers, int w, int net, std
     g.e().ops[static_cast<size_t>(in)].net = net;
     for (int l = 0; l < layers; ++l) {
       const int o = g.layer(layer_name(l), g.whole(act[static_cast<size_t>(l)]), g.whole(act[static_cast<size_t>(l) + 1]),
-                            g.whole(act[static_cast<size_t>(l > 0 ? l - 1 : 0)]), w, s);
+                            g.whole(act[0]), w, s);
       g.e().ops[static_cast<size_t>(o)].net = net;
       ops.push_back(o);
     }
@@ -65,12 +65,15 @@ inline gen_case generate(uint64_t seed, pattern p) {
       const std::vector<int> ops = chain(g, L, layers, w, -1);
       if (p == pattern::locals)
         for (op_desc& d : e.ops)
-          if (d.k != kind::load && r.chance(0.8)) d.m = mark::local;
+          if (d.k != kind::load && r.chance(0.8) && d.out.off == 0 && d.out.len == e.buf_len[static_cast<size_t>(d.out.buf)])
+            d.m = mark::local;
       if (p == pattern::workers)
         for (int o : ops) {
           op_desc& d = e.ops[static_cast<size_t>(o)];
           if (!r.chance(0.5)) continue;
           d.tiles = r.range(2, 4);
+          for (int t = 0; t < d.tiles; ++t) d.tile_order_a.push_back(t);
+          for (int t = d.tiles - 1; t > 0; --t) std::swap(d.tile_order_a[static_cast<size_t>(t)], d.tile_order_a[static_cast<size_t>(r.range(0, t))]);
           if (d.m == mark::local) d.m = mark::after;
           favored.push_back(o);
         }
@@ -124,7 +127,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
         for (int l = 0; l < layers; ++l) {
           const region x = g.whole(act[static_cast<size_t>(l)]), y = g.whole(act[static_cast<size_t>(l) + 1]);
           if (s != s_at || l != l_at) {
-            g.layer(layer_name(l), x, y, g.whole(act[static_cast<size_t>(l > 0 ? l - 1 : 0)]), -1, s);
+            g.layer(layer_name(l), x, y, g.whole(act[0]), -1, s);
             continue;
           }
           const int ld = g.op(kind::load, layer_name(l) + ".terms", {}, g.whole(big, L), s);
@@ -253,7 +256,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
           e.ops[static_cast<size_t>(g.op(kind::load, "input", {}, g.whole(a[0]), s))].net = net;
           for (int l = 0; l < layers; ++l) {
             const int o = g.layer(layer_name(l), g.whole(a[static_cast<size_t>(l)]), g.whole(a[static_cast<size_t>(l) + 1]),
-                                  g.whole(a[static_cast<size_t>(l > 0 ? l - 1 : 0)]), w, s);
+                                  g.whole(a[0]), w, s);
             e.ops[static_cast<size_t>(o)].net = net;
           }
         }

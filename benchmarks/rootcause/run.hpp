@@ -20,6 +20,10 @@ struct run_record {
   std::vector<uint64_t> seq;
   std::vector<std::vector<uint64_t>> tile_seq;
   std::vector<std::string> stale_readers;
+  // each op's (and worker op's) output differs from itself shifted by one element, and from
+  // zero: an off-by-one kernel, or one that computes nothing, can be told from the right one
+  std::vector<char> varied;
+  std::vector<std::vector<char>> tile_varied;
 };
 
 template <class T>
@@ -35,6 +39,8 @@ class interpreter {
     }
     rec_.seq.assign(e.ops.size(), 0);
     rec_.tile_seq.assign(e.ops.size(), {});
+    rec_.varied.assign(e.ops.size(), 0);
+    rec_.tile_varied.assign(e.ops.size(), {});
   }
 
   run_record run() {
@@ -77,6 +83,15 @@ class interpreter {
     return probe::view(p, {static_cast<int64_t>(r.len)});
   }
   double tol(double v) const { return atol_of(e_.f64) + rtol_of(e_.f64) * std::fabs(v); }
+  bool varied(const T* y, int len) const {
+    bool shifted = false, nonzero = false;
+    for (int i = 0; i < len; ++i) {
+      const double v = static_cast<double>(y[i]), next = static_cast<double>(y[(i + 1) % len]);
+      shifted = shifted || std::fabs(v - next) > 10 * tol(next);
+      nonzero = nonzero || std::fabs(v) > 10 * tol(0);
+    }
+    return shifted && nonzero;
+  }
   void plant(T* y, int len) {
     for (int i = bug_->first; i < bug_->first + bug_->count && i < len; ++i)
       y[i] = static_cast<T>(y[i] + bug_->size * tol(static_cast<double>(y[i])));
@@ -139,6 +154,7 @@ class interpreter {
     if (d.m == mark::after || d.m == mark::implicit || d.m == mark::local) o.output("y", view_of(y, d.out));
     if (d.m == mark::local) bufs_[static_cast<size_t>(d.out.buf)].swap(local);
     rec_.seq[i] = o.sequence();
+    rec_.varied[i] = varied(y, d.out.len);
     for (int k = 0; k < d.out.len; ++k) stale_[static_cast<size_t>(d.out.buf)][static_cast<size_t>(d.out.off + k)] = 0;
   }
 
@@ -147,10 +163,13 @@ class interpreter {
     const probe::op_context ctx = probe::current_op_context();
     const int n = d.out.len, tiles = d.tiles;
     rec_.tile_seq[i].assign(static_cast<size_t>(tiles), 0);
-    std::vector<std::thread> workers;
+    rec_.tile_varied[i].assign(static_cast<size_t>(tiles), 0);
+    // One worker at a time, in an order drawn for run A: a seed reproduces its pair, and the
+    // two runs still start the same computations in different orders.
     const std::string name = d.name + ".tile";
-    for (int t = 0; t < tiles; ++t) {
-      workers.emplace_back([&, t] {
+    for (int k = 0; k < tiles; ++k) {
+      const int t = side_a_ && k < static_cast<int>(d.tile_order_a.size()) ? d.tile_order_a[static_cast<size_t>(k)] : k;
+      std::thread worker([&, t] {
         probe::adopt_op_context adopt(ctx);
         const int lo = n * t / tiles, hi = n * (t + 1) / tiles;
         probe::op w(name.c_str(), kind_type(d.k));
@@ -168,9 +187,10 @@ class interpreter {
         if (side_a_ && bug_ && bug_->op == static_cast<int>(i) && bug_->tile == t) plant(y + lo, hi - lo);
         w.output("y", view_of(y + lo, out));
         rec_.tile_seq[i][static_cast<size_t>(t)] = w.sequence();
+        rec_.tile_varied[i][static_cast<size_t>(t)] = varied(y + lo, hi - lo);
       });
+      worker.join();
     }
-    for (std::thread& w : workers) w.join();
   }
 
   const engine& e_;

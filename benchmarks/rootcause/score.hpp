@@ -101,12 +101,15 @@ inline std::string snapshot_dir(const std::string& dump, uint64_t seq) {
 
 // Runs the pair into `dir` (folders a and b) and scores it; `report` (optional) keeps the
 // compare report for printing.
-inline verdict score_case(const gen_case& c, const std::string& dir, probe::analysis::compare_report* report = nullptr) {
+// `flags` are added to both runs' (the writer threads: --probe_dump_threads).
+inline verdict score_case(const gen_case& c, const std::string& dir, const std::string& flags,
+                          probe::analysis::compare_report* report = nullptr) {
   namespace pa = probe::analysis;
   verdict v;
   const std::string a = dir + "/a", b = dir + "/b";
-  const run_record rb = run_engine(c.e, nullptr, false, "--probe_dump_to=" + b + " --probe_dump_as_npy --probe_dump_snapshots");
-  const run_record ra = run_engine(c.e, &c.b, true, "--probe_dump_to=" + a + " --probe_dump_as_npy");
+  const run_record rb =
+      run_engine(c.e, nullptr, false, "--probe_dump_to=" + b + " --probe_dump_as_npy --probe_dump_snapshots " + flags);
+  const run_record ra = run_engine(c.e, &c.b, true, "--probe_dump_to=" + a + " --probe_dump_as_npy " + flags);
   pa::compare_settings s;
   s.threads = 1;
   pa::compare_report r = pa::compare_paths(a, b, s);
@@ -155,8 +158,18 @@ inline verdict score_case(const gen_case& c, const std::string& dir, probe::anal
   v.no_mismatch = r.counts.bad() == 0;
   // replay of one op of run B with the engine's kernel (must match), a kernel that computes
   // nothing and an off-by-one kernel (must mismatch)
-  const size_t rop = static_cast<size_t>(c.replay_op);
-  const uint64_t seq_b = c.replay_tile >= 0 ? rb.tile_seq[rop][static_cast<size_t>(c.replay_tile)] : rb.seq[rop];
+  // (the op drawn, or when its output in B cannot tell those kernels apart, the first that can)
+  size_t rop = static_cast<size_t>(c.replay_op);
+  int rtile = c.replay_tile;
+  auto tells = [&](size_t op, int tile) {
+    return c.e.ops[op].out.len >= 2 && !c.e.ops[op].only_a &&
+           (tile >= 0 ? rb.tile_varied[op][static_cast<size_t>(tile)] != 0 : rb.varied[op] != 0);
+  };
+  for (size_t op = 0; !tells(rop, rtile) && op < c.e.ops.size(); ++op) {
+    rop = op;
+    rtile = c.e.ops[op].tiles > 0 ? 0 : -1;
+  }
+  const uint64_t seq_b = rtile >= 0 ? rb.tile_seq[rop][static_cast<size_t>(rtile)] : rb.seq[rop];
   const std::string snap = score_impl::snapshot_dir(b, seq_b);
   probe::snapshot::info info;
   std::string error;
