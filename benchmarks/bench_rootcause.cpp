@@ -174,9 +174,11 @@ int main(int argc, char** argv) {
   size_t shown = 0;
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
+  std::vector<uint64_t> next_seed(static_cast<size_t>(rc::pattern::count), seed);
   for (size_t i = 0; i < pairs; ++i) {
+    // the k-th pair of a pattern has seed S + k whatever other patterns run beside it
     const rc::pattern p = pats[i % pats.size()];
-    const uint64_t s = seed + i;
+    const uint64_t s = next_seed[static_cast<size_t>(p)]++;
     const rc::gen_case c = rc::generate(s, p);
     const std::string dir = root + "/" + std::to_string(i);
     rc::verdict v;
