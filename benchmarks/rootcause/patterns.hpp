@@ -1,0 +1,302 @@
+// The buffer patterns of the generated engines (rootcause/generate.hpp): each builds the op
+// executions of its engine, then one difference is planted (a bug in one op execution, a
+// changed line of code outside any op, or a reassociated sum) and the right answer noted.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "generate.hpp"
+
+namespace rc {
+namespace gen_impl {
+
+// An input load per step, then `layers` random layer ops over buffers act[0..layers]; W (when
+// >= 0) is read by the matvec layers; an add layer also reads the step's input (fresh variation). Returns the op index of each layer op.
+inline std::vector<int> chain(builder& g, int L, int layers, int w, int net, std::vector<int>* act_out = nullptr,
+                              int step_only = -1) {
+  std::vector<int> act, ops;
+  for (int l = 0; l <= layers; ++l) act.push_back(g.buf(L));
+  for (int s = 0; s < g.e().steps; ++s) {
+    if (step_only >= 0 && s != step_only) continue;
+    const int in = g.op(kind::load, "input", {}, g.whole(act[0]), s);
+    g.e().ops[static_cast<size_t>(in)].net = net;
+    for (int l = 0; l < layers; ++l) {
+      const int o = g.layer(layer_name(l), g.whole(act[static_cast<size_t>(l)]), g.whole(act[static_cast<size_t>(l) + 1]),
+                            g.whole(act[0]), w, s);
+      g.e().ops[static_cast<size_t>(o)].net = net;
+      ops.push_back(o);
+    }
+  }
+  if (act_out) *act_out = act;
+  return ops;
+}
+
+inline int weights(builder& g, int L, bool produced) {
+  const int w = g.buf(L * L, !produced);
+  if (produced) g.op(kind::load, "load_weights", {}, g.whole(w, L), 0);
+  return w;
+}
+
+}  // namespace gen_impl
+
+inline gen_case generate(uint64_t seed, pattern p) {
+  using namespace gen_impl;
+  gen_case c;
+  c.seed = seed;
+  c.pat = p;
+  rng r(seed * 64 + static_cast<uint64_t>(p));
+  engine& e = c.e;
+  e.f64 = r.chance(0.5);
+  e.steps = r.range(1, 4);
+  builder g(r, e);
+  const int L = 2 * r.range(4, 32);  // 8..64 elements, even
+  std::vector<int> favored;           // op executions a bug prefers (the pattern's own)
+  double favor = 0.6;
+  switch (p) {
+    case pattern::basic:
+    case pattern::locals:
+    case pattern::workers:
+    case pattern::outside_op:
+    case pattern::extra_op: {
+      const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
+      const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op ? 2 : 1,
+                                  layers_for(r, e.steps, 1, 1 + e.steps));
+      const std::vector<int> ops = chain(g, L, layers, w, -1);
+      if (p == pattern::locals)
+        for (op_desc& d : e.ops)
+          if (d.k != kind::load && r.chance(0.8) && d.out.off == 0 && d.out.len == e.buf_len[static_cast<size_t>(d.out.buf)])
+            d.m = mark::local;
+      if (p == pattern::workers)
+        for (int o : ops) {
+          op_desc& d = e.ops[static_cast<size_t>(o)];
+          if (!r.chance(0.5)) continue;
+          d.tiles = r.range(2, 4);
+          for (int t = 0; t < d.tiles; ++t) d.tile_order_a.push_back(t);
+          for (int t = d.tiles - 1; t > 0; --t) std::swap(d.tile_order_a[static_cast<size_t>(t)], d.tile_order_a[static_cast<size_t>(r.range(0, t))]);
+          if (d.m == mark::local) d.m = mark::after;
+          favored.push_back(o);
+        }
+      if (p == pattern::outside_op) {
+        // after a layer op whose output the next layer reads
+        std::vector<int> fed;
+        for (size_t k = 0; k + 1 < ops.size(); ++k)
+          if (e.ops[static_cast<size_t>(ops[k + 1])].step == e.ops[static_cast<size_t>(ops[k])].step) fed.push_back(ops[k]);
+        const int at = fed[static_cast<size_t>(r.range(0, static_cast<int>(fed.size()) - 1))];
+        outside_write w2;
+        w2.after = at;
+        w2.r = e.ops[static_cast<size_t>(at)].out;
+        w2.r.off = r.range(0, L / 2);
+        w2.r.len = r.range(1, L / 2);
+        w2.r.rows = 0;
+        w2.factor = 0.5;
+        e.outside.push_back(w2);
+        if (r.chance(0.5)) {
+          c.outside_change = true;
+          c.b.outside = 0;
+          draw_bug_size(r, w2.r.len, &c.b);
+        }
+      }
+      if (p == pattern::extra_op) {
+        // run A has one more op: a new one, or one more execution of an existing op's name
+        const int j = ops[static_cast<size_t>(r.range(0, static_cast<int>(ops.size()) - 1))];
+        op_desc x = e.ops[static_cast<size_t>(j)];
+        x.out = g.whole(g.buf(L));
+        x.m = mark::after;
+        x.only_a = true;
+        x.tiles = 0;
+        if (r.chance(0.5)) {
+          x.name = "debug.check";
+          x.k = kind::copy;
+          x.in.resize(1);
+          x.in[0] = e.ops[static_cast<size_t>(j)].out;
+        }
+        e.ops.insert(e.ops.begin() + j + 1, x);
+      }
+      break;
+    }
+    case pattern::rounding: {
+      // one op execution sums rows that cancel, in another order in A
+      const int layers = std::max(2, layers_for(r, e.steps, 1, 1 + e.steps));
+      const int s_at = r.range(0, e.steps - 1), l_at = r.range(0, layers - 1);
+      std::vector<int> act;
+      for (int l = 0; l <= layers; ++l) act.push_back(g.buf(L));
+      const int cols = 128, big = g.buf(L * cols);
+      for (int s = 0; s < e.steps; ++s) {
+        g.op(kind::load, "input", {}, g.whole(act[0]), s);
+        for (int l = 0; l < layers; ++l) {
+          const region x = g.whole(act[static_cast<size_t>(l)]), y = g.whole(act[static_cast<size_t>(l) + 1]);
+          if (s != s_at || l != l_at) {
+            g.layer(layer_name(l), x, y, g.whole(act[0]), -1, s);
+            continue;
+          }
+          const int ld = g.op(kind::load, layer_name(l) + ".terms", {}, g.whole(big, L), s);
+          e.ops[static_cast<size_t>(ld)].b = e.f64 ? -1e8 : -1e3;
+          const int red = g.op(kind::reduce, layer_name(l) + ".sum", {g.whole(big, L)}, y, s);
+          e.ops[static_cast<size_t>(red)].reassoc_a = true;
+          c.root_op = c.replay_op = red;
+        }
+      }
+      c.rounding_only = true;
+      break;
+    }
+    case pattern::partial: {
+      const int layers = layers_for(r, e.steps, 3, e.steps);
+      std::vector<int> act, pbuf;
+      for (int l = 0; l <= layers; ++l) act.push_back(g.buf(L));
+      for (int l = 0; l < layers; ++l) pbuf.push_back(g.buf(2 * L));
+      for (int s = 0; s < e.steps; ++s) {
+        g.op(kind::load, "input", {}, g.whole(act[0]), s);
+        for (int l = 0; l < layers; ++l) {
+          const region x = g.whole(act[static_cast<size_t>(l)]);
+          const int pb = pbuf[static_cast<size_t>(l)];
+          favored.push_back(g.op(r.chance(0.5) ? kind::affine : kind::tanh_, layer_name(l) + ".left", {x}, builder::part(pb, 0, L), s));
+          favored.push_back(g.op(r.chance(0.5) ? kind::affine : kind::tanh_, layer_name(l) + ".right", {x}, builder::part(pb, L, L), s));
+          g.op(kind::fold, layer_name(l) + ".fold", {g.whole(pb)}, g.whole(act[static_cast<size_t>(l) + 1]), s);
+        }
+      }
+      favor = 0.7;
+      break;
+    }
+    case pattern::inplace: {
+      const int layers = layers_for(r, e.steps, 3, e.steps);
+      std::vector<int> act;
+      for (int l = 0; l <= layers; ++l) act.push_back(g.buf(L));
+      for (int s = 0; s < e.steps; ++s) {
+        g.op(kind::load, "input", {}, g.whole(act[0]), s);
+        for (int l = 0; l < layers; ++l) {
+          const region x = g.whole(act[static_cast<size_t>(l)]), y = g.whole(act[static_cast<size_t>(l) + 1]);
+          g.layer(layer_name(l), x, y, x, -1, s);
+          const int updates = r.range(1, 2);
+          for (int u = 0; u < updates; ++u) {
+            const int m = static_cast<int>(r.chance(0.5) ? mark::inout : mark::implicit);
+            if (r.chance(0.5)) favored.push_back(g.op(kind::affine, layer_name(l) + ".scale", {y}, y, s, m));
+            else favored.push_back(g.op(kind::add, layer_name(l) + ".acc", {y, x}, y, s, m));
+          }
+        }
+      }
+      break;
+    }
+    case pattern::scratch: {
+      const int layers = layers_for(r, e.steps, 2, e.steps);
+      std::vector<int> act;
+      for (int l = 0; l <= layers; ++l) act.push_back(g.buf(L));
+      const int sc = g.buf(L);
+      for (int s = 0; s < e.steps; ++s) {
+        g.op(kind::load, "input", {}, g.whole(act[0]), s);
+        for (int l = 0; l < layers; ++l) {
+          const region x = g.whole(act[static_cast<size_t>(l)]);
+          g.layer(layer_name(l) + ".pre", x, g.whole(sc), x, -1, s);
+          g.op(kind::add, layer_name(l) + ".post", {g.whole(sc), x}, g.whole(act[static_cast<size_t>(l) + 1]), s);
+        }
+      }
+      break;
+    }
+    case pattern::pingpong: {
+      const int u[2] = {g.buf(L + 2), g.buf(L + 2)};
+      g.op(kind::load, "init_a", {}, g.whole(u[0]), 0);
+      g.op(kind::load, "init_b", {}, g.whole(u[1]), 0);
+      const int iters = layers_for(r, e.steps, 1, 2);
+      int cur = 0;
+      for (int s = 0; s < e.steps; ++s)
+        for (int it = 0; it < iters; ++it, cur = 1 - cur)
+          g.op(kind::stencil, "stencil", {g.whole(u[cur])}, builder::part(u[1 - cur], 1, L), s);
+      favor = 0;
+      break;
+    }
+    case pattern::halo: {
+      const int n = L / 2;
+      int lb[2], rb[2];
+      for (int k = 0; k < 2; ++k) {
+        lb[k] = g.buf(n + 4);
+        rb[k] = g.buf(n + 4);
+        g.op(kind::load, "init_left", {}, g.whole(lb[k]), 0);
+        g.op(kind::load, "init_right", {}, g.whole(rb[k]), 0);
+      }
+      const int iters = layers_for(r, e.steps, 4, 4);
+      int cur = 0;
+      for (int s = 0; s < e.steps; ++s)
+        for (int it = 0; it < iters; ++it, cur = 1 - cur) {
+          favored.push_back(g.op(kind::copy, "halo_lr", {builder::part(lb[cur], n, 2)}, builder::part(rb[cur], 0, 2), s));
+          favored.push_back(g.op(kind::copy, "halo_rl", {builder::part(rb[cur], 2, 2)}, builder::part(lb[cur], n + 2, 2), s));
+          g.op(kind::stencil, "stencil_left", {builder::part(lb[cur], 1, n + 2)}, builder::part(lb[1 - cur], 2, n), s);
+          g.op(kind::stencil, "stencil_right", {builder::part(rb[cur], 1, n + 2)}, builder::part(rb[1 - cur], 2, n), s);
+        }
+      favor = 0.5;
+      break;
+    }
+    case pattern::weights: {
+      const bool produced = r.chance(0.7);
+      const int w = weights(g, L, produced);
+      if (produced) favored.push_back(0);
+      favor = 0.25;
+      const int layers = layers_for(r, e.steps, 1, 1 + e.steps);
+      std::vector<int> act;
+      for (int l = 0; l <= layers; ++l) act.push_back(g.buf(L));
+      for (int s = 0; s < e.steps; ++s) {
+        g.op(kind::load, "input", {}, g.whole(act[0]), s);
+        for (int l = 0; l < layers; ++l) {
+          const region x = g.whole(act[static_cast<size_t>(l)]), y = g.whole(act[static_cast<size_t>(l) + 1]);
+          if (r.chance(0.75)) g.op(kind::matvec, layer_name(l) + ".matvec", {x, g.whole(w, L)}, y, s);
+          else g.op(kind::tanh_, layer_name(l) + ".tanh", {x}, y, s);
+        }
+      }
+      break;
+    }
+    case pattern::two_nets: {
+      // two copies of one network (same op names, their own buffers and data) on two threads
+      const int w = weights(g, L, true);
+      const int layers = layers_for(r, e.steps, 2, 1 + 2 * e.steps);
+      std::vector<std::vector<int>> act(2);
+      for (int net = 0; net < 2; ++net)
+        for (int l = 0; l <= layers; ++l) act[static_cast<size_t>(net)].push_back(g.buf(L));
+      for (int s = 0; s < e.steps; ++s)
+        for (int net = 0; net < 2; ++net) {
+          const std::vector<int>& a = act[static_cast<size_t>(net)];
+          e.ops[static_cast<size_t>(g.op(kind::load, "input", {}, g.whole(a[0]), s))].net = net;
+          for (int l = 0; l < layers; ++l) {
+            const int o = g.layer(layer_name(l), g.whole(a[static_cast<size_t>(l)]), g.whole(a[static_cast<size_t>(l) + 1]),
+                                  g.whole(a[0]), w, s);
+            e.ops[static_cast<size_t>(o)].net = net;
+          }
+        }
+      e.swap_nets_in_a = r.chance(0.5);
+      favor = 0;
+      break;
+    }
+    case pattern::count: break;
+  }
+  // the bug: one op execution, of the pattern's own ops with chance `favor`
+  if (!c.rounding_only && !c.outside_change) {
+    std::vector<int> pool;
+    for (size_t i = 0; i < e.ops.size(); ++i)
+      if (!e.ops[i].only_a) pool.push_back(static_cast<int>(i));
+    const std::vector<int>& from = !favored.empty() && r.chance(favor) ? favored : pool;
+    c.b.op = from[static_cast<size_t>(r.range(0, static_cast<int>(from.size()) - 1))];
+    const op_desc& d = e.ops[static_cast<size_t>(c.b.op)];
+    int len = d.out.len;
+    if (d.tiles > 0) {
+      c.b.tile = r.range(0, d.tiles - 1);
+      len = L * (c.b.tile + 1) / d.tiles - L * c.b.tile / d.tiles;
+    }
+    draw_bug_size(r, len, &c.b);
+    c.root_op = c.b.op;
+    c.root_tile = c.b.tile;
+  }
+  // the op replayed: the root when it writes 2 elements or more, else one drawn that does
+  if (c.replay_op < 0) {
+    if (c.root_op >= 0 && e.ops[static_cast<size_t>(c.root_op)].out.len >= 2) {
+      c.replay_op = c.root_op;
+      c.replay_tile = c.root_tile;
+    } else {
+      std::vector<int> pool;
+      for (size_t i = 0; i < e.ops.size(); ++i)
+        if (!e.ops[i].only_a && e.ops[i].out.len >= 2) pool.push_back(static_cast<int>(i));
+      c.replay_op = pool[static_cast<size_t>(r.range(0, static_cast<int>(pool.size()) - 1))];
+      if (e.ops[static_cast<size_t>(c.replay_op)].tiles > 0) c.replay_tile = 0;
+    }
+  }
+  return c;
+}
+
+}  // namespace rc

@@ -1,0 +1,214 @@
+// Runs an engine description (rootcause/engine.hpp) through the public marking API, the way
+// engines mark: probe::op per execution, attributes, inputs, outputs declared after the
+// kernel or with output_at_end before it, inout, subviews, locals declared after the op,
+// worker threads adopting the op context, copies of a network on their own threads, and
+// code outside any op. The dump is whatever the flags ask for (probe writes it).
+#pragma once
+#include <probe/probe.hpp>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine.hpp"
+
+namespace rc {
+
+// What one run did: each op execution's sequence number (0: it did not run), each worker
+// op's, and the names of ops that read bytes code outside any op wrote last.
+struct run_record {
+  std::vector<uint64_t> seq;
+  std::vector<std::vector<uint64_t>> tile_seq;
+  std::vector<std::string> stale_readers;
+  // each op's (and worker op's) output differs from itself shifted by one element, and from
+  // zero: an off-by-one kernel, or one that computes nothing, can be told from the right one
+  std::vector<char> varied;
+  std::vector<std::vector<char>> tile_varied;
+};
+
+template <class T>
+class interpreter {
+ public:
+  interpreter(const engine& e, const bug* planted, bool side_a) : e_(e), bug_(planted), side_a_(side_a) {
+    for (size_t b = 0; b < e.buf_len.size(); ++b) {
+      const size_t n = static_cast<size_t>(e.buf_len[b]);
+      bufs_.emplace_back(n, T(0));
+      stale_.emplace_back(n, 0);
+      if (b < e.preset.size() && e.preset[b])
+        for (size_t i = 0; i < n; ++i) bufs_[b][i] = static_cast<T>(0.5 * hash_unit(1000.0 + b, static_cast<int64_t>(i)));
+    }
+    rec_.seq.assign(e.ops.size(), 0);
+    rec_.tile_seq.assign(e.ops.size(), {});
+    rec_.varied.assign(e.ops.size(), 0);
+    rec_.tile_varied.assign(e.ops.size(), {});
+  }
+
+  run_record run() {
+    int step = -1;
+    for (size_t i = 0; i < e_.ops.size();) {
+      const op_desc& d = e_.ops[i];
+      if (d.step != step) {
+        step = d.step;
+        probe::set_step(step);
+      }
+      if (d.net < 0) {
+        if (!d.only_a || side_a_) exec(i);
+        after_op(i);
+        ++i;
+        continue;
+      }
+      // a block of ops of the network copies: each copy's ops on its own thread, the threads
+      // started (and joined) one after the other, in the order this run takes
+      size_t end = i;
+      while (end < e_.ops.size() && e_.ops[end].net >= 0 && e_.ops[end].step == step) ++end;
+      const bool swap = side_a_ && e_.swap_nets_in_a;
+      for (int k = 0; k < 2; ++k) {
+        const int net = swap ? 1 - k : k;
+        std::thread t([&, net] {
+          for (size_t j = i; j < end; ++j)
+            if (e_.ops[j].net == net) exec(j);
+        });
+        t.join();
+      }
+      for (size_t j = i; j < end; ++j) after_op(j);
+      i = end;
+    }
+    return rec_;
+  }
+
+ private:
+  T* at(const region& r) { return bufs_[static_cast<size_t>(r.buf)].data() + r.off; }
+  static probe::tensor_view view_of(const T* p, const region& r) {
+    if (r.rows > 0) return probe::view(p, {static_cast<int64_t>(r.rows), static_cast<int64_t>(r.len / r.rows)});
+    return probe::view(p, {static_cast<int64_t>(r.len)});
+  }
+  double tol(double v) const { return atol_of(e_.f64) + rtol_of(e_.f64) * std::fabs(v); }
+  bool varied(const T* y, int len) const {
+    bool shifted = false, nonzero = false;
+    for (int i = 0; i < len; ++i) {
+      const double v = static_cast<double>(y[i]), next = static_cast<double>(y[(i + 1) % len]);
+      shifted = shifted || std::fabs(v - next) > 10 * tol(next);
+      nonzero = nonzero || std::fabs(v) > 10 * tol(0);
+    }
+    return shifted && nonzero;
+  }
+  void plant(T* y, int len) {
+    for (int i = bug_->first; i < bug_->first + bug_->count && i < len; ++i)
+      y[i] = static_cast<T>(y[i] + bug_->size * tol(static_cast<double>(y[i])));
+  }
+
+  // Code outside any op after op i.
+  void after_op(size_t i) {
+    for (size_t w = 0; w < e_.outside.size(); ++w) {
+      const outside_write& o = e_.outside[w];
+      if (o.after != static_cast<int>(i)) continue;
+      T* p = at(o.r);
+      for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<T>(p[k] * o.factor);
+      if (side_a_ && bug_ && bug_->outside == static_cast<int>(w)) plant(p, o.r.len);
+      for (int k = 0; k < o.r.len; ++k) stale_[static_cast<size_t>(o.r.buf)][static_cast<size_t>(o.r.off + k)] = 1;
+    }
+  }
+
+  void note_reads(const op_desc& d) {
+    for (const region& r : d.in)
+      for (int k = 0; k < r.len; ++k)
+        if (stale_[static_cast<size_t>(r.buf)][static_cast<size_t>(r.off + k)]) {
+          rec_.stale_readers.push_back(d.name);
+          return;
+        }
+  }
+
+  void exec(size_t i) {
+    const op_desc& d = e_.ops[i];
+    const bool planted = side_a_ && bug_ && bug_->op == static_cast<int>(i);
+    note_reads(d);
+    probe::op o(d.name.c_str(), kind_type(d.k));
+    o.attr("a", d.a).attr("b", d.b).attr("f64", e_.f64 ? 1 : 0);
+    static const char* const slots[] = {"x0", "x1"};
+    for (size_t j = 0; j < d.in.size() && j < 2; ++j) {
+      if (j == 0 && d.m == mark::inout) continue;  // the output region, declared below
+      o.input(slots[j], view_of(at(d.in[j]), d.in[j]));
+    }
+    if (d.m == mark::inout) o.inout("y", view_of(at(d.out), d.out));
+    if (d.m == mark::at_end) o.output_at_end("y", view_of(at(d.out), d.out));
+    // A local declared after the op: the kernel writes it, it is declared, then it becomes
+    // the engine's buffer (the old storage is freed when it goes out of scope, before the op
+    // ends, as in a function that returns its result).
+    std::vector<T> local;
+    T* y = at(d.out);
+    if (d.m == mark::local) {
+      local = bufs_[static_cast<size_t>(d.out.buf)];
+      y = local.data() + d.out.off;
+    }
+    const T* x0 = d.in.empty() ? nullptr : at(d.in[0]);
+    const T* x1 = d.in.size() > 1 ? at(d.in[1]) : nullptr;
+    const int64_t n0 = d.in.empty() ? 0 : d.in[0].len;
+    const int64_t n1 = d.k == kind::load ? (d.out.rows > 0 ? d.out.len / d.out.rows : 0) : d.in.size() > 1 ? d.in[1].len : 0;
+    const bool reassoc = side_a_ && d.reassoc_a;
+    if (d.tiles > 0) {
+      run_tiles(i, d, x0, n0, x1, y);
+    } else {
+      compute<T>(d.k, d.a, d.b, x0, n0, x1, n1, y, d.out.len, reassoc);
+      if (planted) plant(y, d.out.len);
+    }
+    if (d.m == mark::after || d.m == mark::implicit || d.m == mark::local) o.output("y", view_of(y, d.out));
+    if (d.m == mark::local) bufs_[static_cast<size_t>(d.out.buf)].swap(local);
+    rec_.seq[i] = o.sequence();
+    rec_.varied[i] = varied(y, d.out.len);
+    for (int k = 0; k < d.out.len; ++k) stale_[static_cast<size_t>(d.out.buf)][static_cast<size_t>(d.out.off + k)] = 0;
+  }
+
+  // Worker ops: each computes rows [lo, hi) of the output on its own thread, inside the op.
+  void run_tiles(size_t i, const op_desc& d, const T* x0, int64_t n0, const T* x1, T* y) {
+    const probe::op_context ctx = probe::current_op_context();
+    const int n = d.out.len, tiles = d.tiles;
+    rec_.tile_seq[i].assign(static_cast<size_t>(tiles), 0);
+    rec_.tile_varied[i].assign(static_cast<size_t>(tiles), 0);
+    // One worker at a time, in an order drawn for run A: a seed reproduces its pair, and the
+    // two runs still start the same computations in different orders.
+    const std::string name = d.name + ".tile";
+    for (int k = 0; k < tiles; ++k) {
+      const int t = side_a_ && k < static_cast<int>(d.tile_order_a.size()) ? d.tile_order_a[static_cast<size_t>(k)] : k;
+      std::thread worker([&, t] {
+        probe::adopt_op_context adopt(ctx);
+        const int lo = n * t / tiles, hi = n * (t + 1) / tiles;
+        probe::op w(name.c_str(), kind_type(d.k));
+        w.attr("a", d.a).attr("b", d.b).attr("f64", e_.f64 ? 1 : 0);
+        region out{-1, 0, hi - lo, 0};
+        if (d.k == kind::matvec) {
+          w.input("x0", probe::view(x0, {n0}));
+          w.input("x1", probe::view(x1 + static_cast<int64_t>(lo) * n0, {static_cast<int64_t>(hi - lo), n0}));
+          compute<T>(d.k, d.a, d.b, x0, n0, x1 + static_cast<int64_t>(lo) * n0, (hi - lo) * n0, y + lo, hi - lo, false);
+        } else {
+          w.input("x0", probe::view(x0 + lo, {static_cast<int64_t>(hi - lo)}));
+          if (x1) w.input("x1", probe::view(x1 + lo, {static_cast<int64_t>(hi - lo)}));
+          compute<T>(d.k, d.a, d.b, x0 + lo, hi - lo, x1 ? x1 + lo : nullptr, hi - lo, y + lo, hi - lo, false);
+        }
+        if (side_a_ && bug_ && bug_->op == static_cast<int>(i) && bug_->tile == t) plant(y + lo, hi - lo);
+        w.output("y", view_of(y + lo, out));
+        rec_.tile_seq[i][static_cast<size_t>(t)] = w.sequence();
+        rec_.tile_varied[i][static_cast<size_t>(t)] = varied(y + lo, hi - lo);
+      });
+      worker.join();
+    }
+  }
+
+  const engine& e_;
+  const bug* bug_;
+  bool side_a_;
+  std::vector<std::vector<T>> bufs_;
+  std::vector<std::vector<char>> stale_;
+  run_record rec_;
+};
+
+// One run of the engine with the flags given (a dump folder, snapshots), closed when it
+// returns. `planted` is applied in run A only.
+inline run_record run_engine(const engine& e, const bug* planted, bool side_a, const std::string& flags) {
+  probe::set_flags(flags.c_str());
+  run_record r = e.f64 ? interpreter<double>(e, planted, side_a).run() : interpreter<float>(e, planted, side_a).run();
+  probe::set_flags("");
+  probe::set_step(0);
+  return r;
+}
+
+}  // namespace rc

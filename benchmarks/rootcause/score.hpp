@@ -1,0 +1,197 @@
+// Runs one generated pair through the library and scores what probe compare and replay say,
+// from their structured results (the root list, the hints, the rounding flag, the replay
+// row's outcome), never from their text.
+#pragma once
+#include <dirent.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <probe/probe.hpp>
+#include <probe/effects/replay_run.hpp>
+#include <probe/formats/snapshot.hpp>
+
+#include "analysis/compare_run.hpp"
+#include "patterns.hpp"
+#include "run.hpp"
+
+namespace rc {
+
+// What the replay kernels compute: the engine's kernel, nothing, or the right values one
+// element off.
+enum class replay_mode : int { engine, nothing, off_by_one };
+inline replay_mode& current_replay_mode() {
+  static replay_mode m = replay_mode::engine;
+  return m;
+}
+
+template <class T>
+void replay_kernel_as(probe::replay_context& ctx, kind k) {
+  const double a = ctx.attr<double>("a"), b = ctx.attr<double>("b");
+  probe::typed_view<T> y = ctx.output<T>("y");
+  const int64_t ny = y.size();
+  const std::vector<T> prior(y.begin(), y.end());  // an inout's state before the op
+  const T* x0 = prior.data();
+  int64_t n0 = ny, n1 = 0;
+  const T* x1 = nullptr;
+  if (ctx.has_input("x0")) {
+    probe::typed_view<const T> v = ctx.input<T>("x0");
+    x0 = v.data();
+    n0 = v.size();
+  }
+  if (ctx.has_input("x1")) {
+    probe::typed_view<const T> v = ctx.input<T>("x1");
+    x1 = v.data();
+    n1 = v.size();
+  }
+  if (k == kind::load) n1 = y.ndim() == 2 ? y.shape(1) : 0;
+  if (current_replay_mode() == replay_mode::nothing) return;
+  std::vector<T> out(static_cast<size_t>(ny));
+  compute<T>(k, a, b, x0, n0, x1, n1, out.data(), ny, false);
+  const int64_t shift = current_replay_mode() == replay_mode::off_by_one ? 1 : 0;
+  for (int64_t i = 0; i < ny; ++i) y[(i + shift) % ny] = out[static_cast<size_t>(i)];
+}
+
+inline void replay_kernel(probe::replay_context& ctx) {
+  const std::string type = ctx.op_type();
+  for (int k = 0; k <= static_cast<int>(kind::copy); ++k)
+    if (type == kind_type(static_cast<kind>(k))) {
+      if (ctx.attr<int>("f64")) replay_kernel_as<double>(ctx, static_cast<kind>(k));
+      else replay_kernel_as<float>(ctx, static_cast<kind>(k));
+      return;
+    }
+}
+
+inline void register_replay_kernels() {
+  for (int k = 0; k <= static_cast<int>(kind::copy); ++k) probe::register_kernel(kind_type(static_cast<kind>(k)), replay_kernel);
+}
+
+// The score of one pair.
+struct verdict {
+  std::string error;  // compare or replay could not answer (counted as a crash)
+  bool exact = false, false_root = false, false_hint = false, hinted = false;
+  bool rounding_labelled = false, bug_called_rounding = false, no_mismatch = false;
+  int replay_right = 0, replay_total = 0;
+  std::string expected, reported;  // in words, for a failing case
+};
+
+namespace score_impl {
+
+inline std::string node_words(const probe::analysis::graph_answers& g, size_t n) {
+  return g.nodes[n].op_key + " (seq " + std::to_string(g.nodes[n].seq) + ")";
+}
+
+// The snapshot folder of run B's execution `seq` (snapshots/op_<seq>.<name>).
+inline std::string snapshot_dir(const std::string& dump, uint64_t seq) {
+  char prefix[40];
+  std::snprintf(prefix, sizeof prefix, "op_%06llu.", static_cast<unsigned long long>(seq));
+  const std::string dir = dump + "/snapshots";
+  std::string found;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* ent = readdir(d))
+      if (std::string(ent->d_name).rfind(prefix, 0) == 0) found = dir + "/" + ent->d_name;
+    closedir(d);
+  }
+  return found;
+}
+
+}  // namespace score_impl
+
+// Runs the pair into `dir` (folders a and b) and scores it; `report` (optional) keeps the
+// compare report for printing.
+// `flags` are added to both runs' (the writer threads: --probe_dump_threads).
+inline verdict score_case(const gen_case& c, const std::string& dir, const std::string& flags,
+                          probe::analysis::compare_report* report = nullptr) {
+  namespace pa = probe::analysis;
+  verdict v;
+  const std::string a = dir + "/a", b = dir + "/b";
+  const run_record rb =
+      run_engine(c.e, nullptr, false, "--probe_dump_to=" + b + " --probe_dump_as_npy --probe_dump_snapshots " + flags);
+  const run_record ra = run_engine(c.e, &c.b, true, "--probe_dump_to=" + a + " --probe_dump_as_npy " + flags);
+  pa::compare_settings s;
+  s.threads = 1;
+  pa::compare_report r = pa::compare_paths(a, b, s);
+  if (!r.error.empty() || r.runs.size() != 1) {
+    v.error = "compare: " + (r.error.empty() ? std::string("not one run") : r.error);
+    if (report) *report = std::move(r);
+    return v;
+  }
+  const pa::graph_answers& g = r.runs[0].graph;
+  uint64_t want = 0;
+  if (c.root_op >= 0) {
+    const size_t op = static_cast<size_t>(c.root_op);
+    want = c.root_tile >= 0 ? ra.tile_seq[op][static_cast<size_t>(c.root_tile)] : ra.seq[op];
+    v.expected = "one root: " + c.e.ops[op].name + (c.root_tile >= 0 ? ".tile " + std::to_string(c.root_tile) : "") +
+                 " at step " + std::to_string(c.e.ops[op].step) + " (seq " + std::to_string(want) + " in A)";
+  } else {
+    v.expected = "no root; a hint at the code outside any op";
+  }
+  if (c.rounding_only) v.expected += ", labelled rounding";
+  // roots
+  bool found = false;
+  for (const pa::root_cause& root : g.roots) {
+    const bool right = !root.is_input && want && g.nodes[root.node].seq == want;
+    found = found || right;
+    if (!right) v.false_root = true;
+    v.reported += std::string(v.reported.empty() ? "" : ", ") + (root.is_input ? "input of " : "root ") +
+                  score_impl::node_words(g, root.node) + (root.is_input ? " [" + std::string(pa::root_kind_name(root.kind)) + "]" : "") +
+                  (root.rounding ? " [rounding]" : "");
+  }
+  if (g.roots.empty()) v.reported = "no root";
+  // hints about code outside any op: only where such code wrote, and "it differs" only when
+  // that code is the planted change
+  std::set<std::string> stale(ra.stale_readers.begin(), ra.stale_readers.end());
+  stale.insert(rb.stale_readers.begin(), rb.stale_readers.end());
+  for (const pa::graph_hint& h : g.hints) {
+    if (h.kind != pa::hint_kind::outside_op) continue;
+    const bool place = stale.count(h.consumer_op) > 0;
+    v.reported += "; outside-op hint at " + h.consumer_op + "/" + h.slot + (h.differing ? " (differs)" : " (matches)");
+    if (place && h.differing && c.outside_change) v.hinted = true;
+    else if (!place || h.differing) v.false_hint = true;
+  }
+  if (c.outside_change) v.exact = g.roots.empty() && v.hinted;
+  else v.exact = found && g.roots.size() == 1;
+  if (c.rounding_only) v.rounding_labelled = v.exact && g.roots[0].rounding;
+  else if (v.exact && !c.outside_change) v.bug_called_rounding = g.roots[0].rounding;
+  v.no_mismatch = r.counts.bad() == 0;
+  // replay of one op of run B with the engine's kernel (must match), a kernel that computes
+  // nothing and an off-by-one kernel (must mismatch)
+  // (the op drawn, or when its output in B cannot tell those kernels apart, the first that can)
+  size_t rop = static_cast<size_t>(c.replay_op);
+  int rtile = c.replay_tile;
+  auto tells = [&](size_t op, int tile) {
+    return c.e.ops[op].out.len >= 2 && !c.e.ops[op].only_a &&
+           (tile >= 0 ? rb.tile_varied[op][static_cast<size_t>(tile)] != 0 : rb.varied[op] != 0);
+  };
+  for (size_t op = 0; !tells(rop, rtile) && op < c.e.ops.size(); ++op) {
+    rop = op;
+    rtile = c.e.ops[op].tiles > 0 ? 0 : -1;
+  }
+  const uint64_t seq_b = rtile >= 0 ? rb.tile_seq[rop][static_cast<size_t>(rtile)] : rb.seq[rop];
+  const std::string snap = score_impl::snapshot_dir(b, seq_b);
+  probe::snapshot::info info;
+  std::string error;
+  if (snap.empty() || !probe::snapshot::read(snap, &info, &error)) {
+    v.error = "replay: no snapshot of seq " + std::to_string(seq_b) + " " + error;
+  } else {
+    for (replay_mode m : {replay_mode::engine, replay_mode::nothing, replay_mode::off_by_one}) {
+      current_replay_mode() = m;
+      const probe::detail::replay_row row = probe::detail::replay_one(info, probe::detail::replay_settings());
+      const bool right = m == replay_mode::engine ? row.outcome == probe::detail::replay_outcome::ok
+                                                  : row.outcome == probe::detail::replay_outcome::mismatch;
+      v.replay_right += right;
+      ++v.replay_total;
+      if (!right)
+        v.reported += "; replay of " + info.key() + " with the " +
+                      (m == replay_mode::engine ? "engine's" : m == replay_mode::nothing ? "do-nothing" : "off-by-one") +
+                      " kernel: " + (row.outcome == probe::detail::replay_outcome::ok ? "ok" : row.outcome == probe::detail::replay_outcome::mismatch ? "mismatch" : "error " + row.error);
+    }
+    current_replay_mode() = replay_mode::engine;
+  }
+  if (report) *report = std::move(r);
+  return v;
+}
+
+}  // namespace rc
