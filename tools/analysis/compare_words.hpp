@@ -107,7 +107,9 @@ inline size_t visible_width(const std::string& s, size_t end = std::string::npos
   return n;
 }
 
-// Lines longer than the width wrap at a space, continued with an indent of four.
+// Lines longer than the width wrap at a space, continued with an indent of four. Each cut
+// is found in one pass over the line (widths summed as it goes): a report of many long
+// paragraphs wraps in time linear in its length.
 inline std::string wrap_lines(const std::string& text, size_t width = compare_text_width) {
   std::string out;
   size_t at = 0;
@@ -115,24 +117,25 @@ inline std::string wrap_lines(const std::string& text, size_t width = compare_te
     size_t end = text.find('\n', at);
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(at, end - at);
-    bool first = true;
     while (visible_width(line) > width) {
-      // the last space that leaves the part within the width
-      size_t cut = std::string::npos;
-      for (size_t i = 1; i < line.size(); ++i)
-        if (line[i] == ' ' && visible_width(line, i) <= width && i > 8) cut = i;
-      if (cut == std::string::npos) {  // one long word: cut it
-        size_t i = 0;
-        while (i < line.size() && visible_width(line, i + 1) <= width) ++i;
-        cut = i;
+      // the last space that leaves the part within the width; else the longest part that fits
+      size_t cut = std::string::npos, fits = 0, w = 0;
+      for (size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == ' ' && w <= width && i > 8) cut = i;
+        if (line[i] == '\x1b') {  // a colour code takes no column
+          while (i + 1 < line.size() && line[i] != 'm') ++i;
+          continue;
+        }
+        if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++w;
+        if (w > width) break;
+        fits = i + 1;
       }
+      if (cut == std::string::npos) cut = fits;
       out += line.substr(0, cut) + "\n";
       size_t next = cut;
       while (next < line.size() && line[next] == ' ') ++next;
       line = "    " + line.substr(next);
-      first = false;
     }
-    (void)first;
     out += line;
     if (end < text.size()) out += "\n";
     at = end + 1;
