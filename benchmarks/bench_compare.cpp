@@ -6,7 +6,8 @@
 //     absolute error (target: probe compare >= 5x faster),
 // interleaved, files in the page cache for both; and compare's bandwidth (input bytes of
 // both dumps per second) against memcpy bandwidth measured in the same run.
-// The dumps go to $BENCH_DIR (default /tmp); --quick uses 16 MiB dumps.
+// The dumps go to $BENCH_DIR (default /tmp); --quick uses 16 MiB dumps. First, the answers'
+// cost when every op is a root cause (compare_roots_case.hpp); --roots-only stops after it.
 #include <probe/probe.hpp>
 
 #include "analysis/compare_run.hpp"
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "compare_roots_case.hpp"
 #include "harness.hpp"
 
 namespace {
@@ -102,6 +104,12 @@ int run_command(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   bench::parse_args(argc, argv);
+  if (!roots_case::run(bench::quick())) {
+    std::fprintf(stderr, "bench_compare: not one root per independent op\n");
+    return 1;
+  }
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--roots-only")) return 0;
   const size_t total = bench::quick() ? (size_t{4} << 20) : (size_t{1} << 28);  // elements per dump
   const std::string root = bench_dir() + "/probe_bench_compare_" + std::to_string(getpid());
   const std::string a = root + "/run", b = root + "/reference", json = root + "/report.json";

@@ -205,6 +205,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check_json_against_numpy(clean_report, "clean/ref")
     code, _, _ = probe("compare", clean, ref, "--atol", "0", "--rtol", "0")
     check(code == 1, "at zero tolerance the rounding differences fail")
+    # a CI gate that accepts rounding-level differences, and nothing more
+    code, text, _ = probe("compare", clean, ref, "--atol", "0", "--rtol", "0", "--accept-rounding")
+    check(code == 0, f"--accept-rounding: rounding-level failures exit 0, got {code}: {text}")
+    check("accepted (--accept-rounding)" in text and "Root cause" not in text, f"--accept-rounding in words: {text}")
+    code, text, _ = probe("compare", opt, ref, "--accept-rounding")
+    check(code == 1 and "Root cause: op norm#0" in text, f"--accept-rounding: a real bug still exits 1, got {code}")
 
     # --- the planted NaN: the non-finite check names the op; compare roots it
     code, text, err = probe("compare", "--nonfinite", nan)

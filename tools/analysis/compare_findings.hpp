@@ -3,8 +3,12 @@
 // - rounding-level failures: every failure of a tensor is tiny next to its scale (the
 //   largest |value| of the reference), as between -O0 and -O3 -ffast-math; the atol that
 //   passes them all; root causes ranked by severity, so that a real bug comes first;
-// - ops that add error beyond what their inputs carry (amplification), and every faulty
-//   instance of an op type (a bug in the kernel of relu shows at each relu);
+// - ops that add error beyond what their inputs carry (amplification, measured on values:
+//   statistics do not measure an error), and every faulty instance of an op type (a bug in
+//   the kernel of relu shows at each relu), with the type's other mismatching instances whose
+//   inputs differ already (not judged: only probe replay can);
+// - root causes grouped: an op that is a root at several occurrences, and differing graph
+//   inputs or weights by op and slot;
 // - how the two runs' op sequences align: ops only in A, only in B, in another order.
 // Standalone header, plain inline.
 #pragma once
@@ -13,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -57,14 +62,25 @@ struct type_group {
   std::string type;               // the op type (the op name when it has none)
   std::vector<size_t> faulty;     // nodes, sequence order
   size_t instances = 0;           // paired op executions of the type
-  // other instances whose error grows by half or more from input to output: with a root of
-  // the same type, the kernel is suspect there too (its inputs differ, so it cannot be proven)
-  std::vector<size_t> suspects;
+  // With a root of the type: every other instance whose output mismatches while its inputs
+  // differ already. The kernel may be faulty there too, whatever the error's growth (a bug
+  // adding less error than it inherits grows it little); only probe replay can tell.
+  std::vector<size_t> suspects;   // sequence order
+  std::vector<double> growth;     // per suspect: output error / input error (inf: input error 0)
 };
 
 // A repeated root cause: one op name, several occurrences or steps.
 struct root_group {
   std::string op;
+  std::vector<size_t> roots;  // indices into graph.roots, sequence order
+  size_t occurrences = 0;     // paired executions of the op
+};
+
+// Differing inputs nothing recorded explains (graph inputs, weights, inputs whose producer was
+// not dumped), one per kind, op name and slot across occurrences and steps.
+struct input_group {
+  root_kind kind = root_kind::graph_input;
+  std::string op, slot;
   std::vector<size_t> roots;  // indices into graph.roots, sequence order
   size_t occurrences = 0;     // paired executions of the op
 };
@@ -80,7 +96,10 @@ struct run_findings {
   std::vector<amplifier> amplifiers;
   std::vector<type_group> types;       // types with a faulty instance
   std::vector<root_group> root_groups; // op roots grouped by op name, first root's order
+  std::vector<input_group> input_groups;  // input roots by kind, op and slot, first root's order
+  std::vector<size_t> group_of_root;   // per root: its root_groups or input_groups index
   alignment align;
+  uint64_t visits = 0;  // nodes looked at: grows with the graph, not with roots times nodes
 };
 
 namespace findings_impl {
@@ -130,81 +149,117 @@ inline run_findings find_more(const std::vector<compared_pair>& pairs, graph_ans
     if (x.rounding != y.rounding) return !x.rounding;
     return x.severity > y.severity;
   });
-  // amplifiers: the output error is ten times the largest input error, and not rounding
+  // amplifiers: the output error is ten times the largest input error, and not rounding;
+  // both measured on values (a difference of statistics is not an error of the values)
   std::vector<char> is_root(g->nodes.size(), 0);
   for (const root_cause& r : g->roots)
     if (!r.is_input) is_root[r.node] = 1;
-  for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
-    const op_node& n = g->nodes[ni];
-    if (!n.mismatch || is_root[ni] || n.inner_mismatch || !n.paired()) continue;
-    double in_err = 0, out_err = 0;
-    bool measured = true, real = false;
+  auto errors = [&](const op_node& n, double* in_err, double* out_err) {
+    bool measured = true;
+    *in_err = *out_err = 0;
     for (size_t pi : n.inputs)
       if (status_mismatch(pairs[pi].status)) {
-        measured = measured && pairs[pi].scale > 0;
-        in_err = std::max(in_err, severity(pairs[pi]));
+        measured = measured && pairs[pi].scale > 0 && !pairs[pi].by_stats;
+        *in_err = std::max(*in_err, severity(pairs[pi]));
       }
     for (size_t pi : n.outputs)
       if (status_mismatch(pairs[pi].status)) {
-        out_err = std::max(out_err, severity(pairs[pi]));
-        real = real || !rounding_level(pairs[pi]);
+        measured = measured && !pairs[pi].by_stats;
+        *out_err = std::max(*out_err, severity(pairs[pi]));
       }
+    return measured;
+  };
+  for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
+    const op_node& n = g->nodes[ni];
+    ++f.visits;
+    if (!n.mismatch || is_root[ni] || n.inner_mismatch || !n.paired()) continue;
+    double in_err = 0, out_err = 0;
+    bool real = false;
+    const bool measured = errors(n, &in_err, &out_err);
+    for (size_t pi : n.outputs) real = real || (status_mismatch(pairs[pi].status) && !rounding_level(pairs[pi]));
     if (measured && real && std::isfinite(out_err) && out_err > 10 * in_err) f.amplifiers.push_back({ni, in_err, out_err});
   }
-  // faulty instances by op type
-  std::map<std::string, size_t> type_index;
+  // faulty instances by op type; every instance of a type listed once, so that finding the
+  // others of a faulty type costs their number, not the graph's
+  std::unordered_map<std::string, size_t> type_index;
+  std::vector<std::vector<size_t>> members;
   std::vector<char> faulty(g->nodes.size(), 0);
   for (size_t ni = 0; ni < g->nodes.size(); ++ni) faulty[ni] = is_root[ni];
   for (const amplifier& a : f.amplifiers) faulty[a.node] = 1;
   for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
     const op_node& n = g->nodes[ni];
     if (!n.paired()) continue;
-    const std::string t = n.type.empty() ? n.op : n.type;
+    const std::string& t = n.type.empty() ? n.op : n.type;
     auto it = type_index.find(t);
     if (it == type_index.end()) {
       it = type_index.emplace(t, f.types.size()).first;
-      f.types.push_back(type_group{t, {}, 0, {}});
+      f.types.push_back(type_group{t, {}, 0, {}, {}});
+      members.emplace_back();
     }
     ++f.types[it->second].instances;
+    members[it->second].push_back(ni);
     if (faulty[ni]) f.types[it->second].faulty.push_back(ni);
   }
-  for (type_group& t : f.types) {
+  for (size_t ti = 0; ti < f.types.size(); ++ti) {
+    type_group& t = f.types[ti];
     bool has_root = false;
     for (size_t ni : t.faulty) has_root = has_root || is_root[ni];
     if (!has_root) continue;
-    for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
+    for (size_t ni : members[ti]) {
+      ++f.visits;
       const op_node& n = g->nodes[ni];
-      if (faulty[ni] || !n.mismatch || !n.paired() || (n.type.empty() ? n.op : n.type) != t.type) continue;
+      if (faulty[ni] || !n.mismatch || n.inner_mismatch) continue;
       double in_err = 0, out_err = 0;
-      for (size_t pi : n.inputs)
-        if (status_mismatch(pairs[pi].status)) in_err = std::max(in_err, severity(pairs[pi]));
-      for (size_t pi : n.outputs)
-        if (status_mismatch(pairs[pi].status)) out_err = std::max(out_err, severity(pairs[pi]));
-      if (std::isfinite(out_err) && out_err > 1.5 * in_err) t.suspects.push_back(ni);
+      errors(n, &in_err, &out_err);
+      t.suspects.push_back(ni);
+      t.growth.push_back(in_err > 0 ? out_err / in_err : __builtin_inf());
     }
   }
-  f.types.erase(std::remove_if(f.types.begin(), f.types.end(), [](const type_group& t) { return t.faulty.empty(); }),
-                f.types.end());
-  // op roots grouped by op name, in the order of the first root of each
-  std::map<std::string, size_t> group_index;
-  std::vector<size_t> order(g->roots.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  for (size_t ri : order) {
+  {
+    std::vector<type_group> kept;
+    for (type_group& t : f.types)
+      if (!t.faulty.empty()) kept.push_back(std::move(t));
+    f.types.swap(kept);
+  }
+  // paired executions per op name, counted once
+  std::unordered_map<std::string, size_t> executions;
+  for (const op_node& n : g->nodes)
+    if (n.paired()) ++executions[n.op];
+  // op roots grouped by op name, input roots by kind, op and slot, in the order of the first
+  // root of each
+  std::unordered_map<std::string, size_t> group_index, input_index;
+  f.group_of_root.assign(g->roots.size(), SIZE_MAX);
+  for (size_t ri = 0; ri < g->roots.size(); ++ri) {
     const root_cause& r = g->roots[ri];
-    if (r.is_input) continue;
     const std::string& op = g->nodes[r.node].op;
+    if (r.is_input) {
+      const std::string& slot = pairs[r.input].slot;
+      const std::string k = std::to_string(static_cast<int>(r.kind)) + "\n" + op + "\n" + slot;
+      auto it = input_index.find(k);
+      if (it == input_index.end()) {
+        it = input_index.emplace(k, f.input_groups.size()).first;
+        input_group ig;
+        ig.kind = r.kind;
+        ig.op = op;
+        ig.slot = slot;
+        ig.occurrences = executions[op];
+        f.input_groups.push_back(std::move(ig));
+      }
+      f.input_groups[it->second].roots.push_back(ri);
+      f.group_of_root[ri] = it->second;
+      continue;
+    }
     auto it = group_index.find(op);
     if (it == group_index.end()) {
       it = group_index.emplace(op, f.root_groups.size()).first;
-      f.root_groups.push_back(root_group{op, {}, 0});
+      f.root_groups.push_back(root_group{op, {}, executions[op]});
     }
     f.root_groups[it->second].roots.push_back(ri);
+    f.group_of_root[ri] = it->second;
   }
-  for (root_group& rg : f.root_groups) {
-    for (const op_node& n : g->nodes) rg.occurrences += n.paired() && n.op == rg.op;
-    std::sort(rg.roots.begin(), rg.roots.end(),
-              [&](size_t x, size_t y) { return g->nodes[g->roots[x].node].seq < g->nodes[g->roots[y].node].seq; });
-  }
+  auto by_seq = [&](size_t x, size_t y) { return g->nodes[g->roots[x].node].seq < g->nodes[g->roots[y].node].seq; };
+  for (root_group& rg : f.root_groups) std::sort(rg.roots.begin(), rg.roots.end(), by_seq);
+  for (input_group& ig : f.input_groups) std::sort(ig.roots.begin(), ig.roots.end(), by_seq);
   // alignment of the op sequences
   std::vector<size_t> paired;
   std::map<std::string, std::pair<size_t, size_t>> counts;  // op name -> executions in A, in B

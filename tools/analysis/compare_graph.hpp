@@ -8,8 +8,12 @@
 //   overwrites (inout, implicit) may differ: the op is still a root when some element of its
 //   output fails where that prior state passed (compare_details.hpp counts them);
 // - hints, not root causes: inputs whose bytes were written by code outside any op after
-//   their producer ("stale", or a producer that matched while the input does not), inputs
-//   whose producer lies outside --step, or ran in one run only;
+//   their producer ("stale", or a producer that matched while the input, judged the same way,
+//   does not), inputs whose producer lies outside --step, or ran in one run only. Only what
+//   shows outside code gives that hint: an implicit prior state (it may hold the op's own
+//   result), an input seen with another shape or dtype, one judged with another tolerance or
+//   by statistics where its producer was judged by data, or one the manifest's hashes show to
+//   hold its producer's bytes, never does;
 // - for each root and hint, the op executions its error reaches: consumers (of any byte
 //   range, "producers") whose outputs mismatch, and on to enclosing ops.
 // Inputs read their producers per byte range: an input written in parts by several ops
@@ -24,6 +28,7 @@
 #include <vector>
 
 #include "compare_inputs.hpp"
+#include "compare_verdicts.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -38,6 +43,7 @@ struct op_node {
   bool in_a = false, in_b = false;      // some tensor of it was recorded in A / in B
   bool mismatch = false;                // an output out of tolerance
   bool inner_mismatch = false;          // a nested op execution mismatches
+  bool carries = false;                 // an output differs, or passed by statistics alone while an input differs
   bool paired() const { return in_a && in_b; }
 };
 
@@ -98,6 +104,7 @@ struct graph_answers {
   std::vector<root_cause> roots;
   std::vector<graph_hint> hints;
   std::vector<size_t> unexplained;  // mismatching nodes no root or hint reaches
+  uint64_t visits = 0;  // nodes visited while following errors: grows with the graph, not its square
 };
 
 // What the graph needs besides the pairs: output keys --step left out (key -> step).
@@ -107,32 +114,6 @@ struct graph_context {
 
 namespace graph_impl {
 
-// The verdict on a pair for root finding: 1 mismatch, 0 match, -1 nothing to compare.
-inline int verdict(const compared_pair& p) {
-  if (status_mismatch(p.status)) return 1;
-  if (p.status == pair_status::ok) return 0;
-  return -1;
-}
-
-inline bool stale_from(const compared_pair& in, const std::string& producer) {
-  return (!in.a.stale_producer.empty() && in.a.stale_producer == producer) ||
-         (!in.b.stale_producer.empty() && in.b.stale_producer == producer);
-}
-
-// Some bytes of the input were written by no op (the producers' byte counts cover less than
-// the input); unknown (false) when a producer has no byte count (old dumps).
-inline bool partly_unproduced(const compared_pair& in) {
-  uint64_t covered = 0;
-  for (const dump_producer& p : in.producers) {
-    if (!p.bytes) return false;
-    covered += p.bytes;
-  }
-  const pair_side& s = in.a.present ? in.a : in.b;
-  uint64_t bytes = dtype_size(s.type);
-  for (int i = 0; i < s.ndim; ++i) bytes *= static_cast<uint64_t>(s.shape[i]);
-  return bytes > 0 && covered < bytes;
-}
-
 inline std::string op_name_of_key(const std::string& key) {
   const size_t hash = key.find('#');
   return hash == std::string::npos ? key : key.substr(0, hash);
@@ -141,10 +122,9 @@ inline std::string op_name_of_key(const std::string& key) {
 }  // namespace graph_impl
 
 inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, const graph_context& ctx = graph_context()) {
-  using graph_impl::verdict;
   graph_answers g;
   g.available = true;
-  std::unordered_map<std::string, size_t> node_of, output_pair;
+  std::unordered_map<std::string, size_t> node_of;
   std::unordered_map<uint64_t, size_t> node_by_seq;
   for (size_t i = 0; i < pairs.size(); ++i) {  // pairs are in sequence order
     const compared_pair& p = pairs[i];
@@ -167,10 +147,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     n.in_b = n.in_b || p.b.present;
     if (p.b.present && !n.seq_b) n.seq_b = p.b.seq;
     (p.is_input ? n.inputs : n.outputs).push_back(i);
-    if (!p.is_input) {
-      output_pair.emplace(p.key, i);
-      if (verdict(p) == 1) n.mismatch = true;
-    }
+    if (!p.is_input && status_mismatch(p.status)) n.mismatch = true;
   }
   // enclosing ops of a mismatching op know it
   for (const op_node& n : g.nodes) {
@@ -183,48 +160,44 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       parent = g.nodes[it->second].parent;
     }
   }
-  // The producers that are edges of an input: stale ones are not (their bytes were overwritten).
-  auto edges = [&](const compared_pair& in) {
-    std::vector<std::string> out;
-    for (const dump_producer& pr : in.producers)
-      if (!graph_impl::stale_from(in, pr.key) && std::find(out.begin(), out.end(), pr.key) == out.end())
-        out.push_back(pr.key);
-    return out;
-  };
-  auto producer_verdict = [&](const std::string& key) {
-    auto it = output_pair.find(key);
-    return it == output_pair.end() ? -1 : verdict(pairs[it->second]);
-  };
-  // an input's verdict: its own comparison, else its producers' (any differing: differs)
-  auto input_verdict = [&](const compared_pair& in) {
-    const int v = verdict(in);
-    if (v >= 0) return v;
-    for (const std::string& k : edges(in))
-      if (producer_verdict(k) == 1) return 1;
-    return 0;
-  };
+  // verdicts for root finding, in sequence order so that producers come first
+  pair_verdicts verdict(pairs);
+  for (const op_node& n : g.nodes) verdict.set_inputs(n.op_key, &n.inputs);
+  for (op_node& n : g.nodes) {
+    for (size_t pi : n.inputs) verdict.of(pi);
+    n.carries = n.mismatch;
+    for (size_t pi : n.outputs) n.carries = verdict.of(pi) == 1 || n.carries;
+  }
   std::unordered_map<std::string, std::vector<size_t>> consumers;
   for (size_t ni = 0; ni < g.nodes.size(); ++ni)
     for (size_t pi : g.nodes[ni].inputs)
-      for (const std::string& k : edges(pairs[pi])) consumers[k].push_back(ni);
+      for (const std::string& k : verdict.edges(pairs[pi])) consumers[k].push_back(ni);
 
+  // Mismatching nodes downstream of `start` (itself excluded unless include_start), following
+  // outputs that differ (or carry a difference under statistics that passed). Each call visits
+  // only what it reaches: a stamp per node, no pass over every node.
   std::vector<char> reached(g.nodes.size(), 0);
-  // Mismatching nodes downstream of `start` (itself excluded unless include_start).
+  std::vector<uint32_t> stamp(g.nodes.size(), 0);
+  uint32_t current = 0;
+  std::vector<size_t> todo, seen;
   auto spread = [&](size_t start, bool include_start, std::vector<size_t>* out) {
-    std::vector<char> seen(g.nodes.size(), 0);
-    std::vector<size_t> todo{start};
-    seen[start] = 1;
+    ++current;
+    todo.assign(1, start);
+    seen.assign(1, start);
+    stamp[start] = current;
     while (!todo.empty()) {
       const size_t ni = todo.back();
       todo.pop_back();
+      ++g.visits;
       const op_node& n = g.nodes[ni];
       auto visit = [&](size_t next) {
-        if (seen[next] || !g.nodes[next].mismatch) return;
-        seen[next] = 1;
+        if (stamp[next] == current || !g.nodes[next].carries) return;
+        stamp[next] = current;
         todo.push_back(next);
+        seen.push_back(next);
       };
       for (size_t pi : n.outputs) {
-        if (verdict(pairs[pi]) != 1) continue;
+        if (verdict.of(pi) != 1) continue;
         auto it = consumers.find(pairs[pi].key);
         if (it != consumers.end())
           for (size_t c : it->second) visit(c);
@@ -234,8 +207,9 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         if (it != node_by_seq.end()) visit(it->second);
       }
     }
-    for (size_t ni = 0; ni < g.nodes.size(); ++ni)
-      if (seen[ni] && (g.nodes[ni].mismatch || ni != start)) {
+    std::sort(seen.begin(), seen.end());
+    for (size_t ni : seen)
+      if (g.nodes[ni].mismatch) {
         reached[ni] = 1;
         if (ni != start || include_start) out->push_back(ni);
       }
@@ -257,8 +231,8 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       h.last_op = !in.a.stale_last_op.empty() ? in.a.stale_last_op : in.b.stale_last_op;
       if (kind == hint_kind::outside_step && ctx.outside_step) h.producer_step = ctx.outside_step->at(producer);
       if (kind == hint_kind::unpaired_producer) {
-        auto op = output_pair.find(producer);
-        h.only_in = op != output_pair.end() && pairs[op->second].b.present ? "B" : "A";
+        const size_t op = verdict.output(producer);
+        h.only_in = op != SIZE_MAX && pairs[op].b.present ? "B" : "A";
       }
       g.hints.push_back(std::move(h));
     }
@@ -269,6 +243,15 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       if (g.nodes[ni].mismatch) spread(ni, true, &h.reaches);
     }
   };
+  auto input_root = [&](root_kind kind, size_t ni, size_t pi) {
+    root_cause r;
+    r.kind = kind;
+    r.is_input = true;
+    r.node = ni;
+    r.input = pi;
+    if (g.nodes[ni].mismatch) spread(ni, true, &r.reaches);
+    g.roots.push_back(std::move(r));
+  };
 
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const op_node& n = g.nodes[ni];
@@ -276,9 +259,9 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     bool inputs_match = true, prior_differs = false;
     for (size_t pi : n.inputs) {
       const compared_pair& in = pairs[pi];
-      const int v = input_verdict(in);
+      const int v = verdict.of(pi);
       // bytes written outside any op: a hint at its place, whether or not they differ
-      std::string stale = !in.a.stale_producer.empty() ? in.a.stale_producer : in.b.stale_producer;
+      const std::string stale = in.implicit ? std::string() : verdict.stale(in);
       if (v != 1) {
         if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
         continue;
@@ -288,25 +271,28 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       // elements may depend on any element read (a collision mixes a cell's populations).
       if (in.prior_state() && in.implicit) prior_differs = true;
       else inputs_match = false;
-      const std::vector<std::string> from = edges(in);
+      const std::vector<std::string> from = verdict.edges(in);
       bool producer_differs = false, outside = false, missing = false, matched = false;
       std::string unpaired, outside_key, matched_key;
       for (const std::string& k : from) {
-        const int pv = producer_verdict(k);
-        if (pv == 1) producer_differs = true;
-        auto op = output_pair.find(k);
-        if (op == output_pair.end()) {
+        const size_t op = verdict.output(k);
+        const int pv = op == SIZE_MAX ? -1 : verdict.of(op);
+        if (pv == 1) {
+          producer_differs = true;
+        } else if (op == SIZE_MAX) {
           if (ctx.outside_step && ctx.outside_step->count(k)) {
             outside = true;
             outside_key = k;
           } else {
             missing = true;
           }
-        } else if (pairs[op->second].status == pair_status::only_a || pairs[op->second].status == pair_status::only_b) {
+        } else if (pairs[op].status == pair_status::only_a || pairs[op].status == pair_status::only_b) {
           unpaired = k;
         } else if (pv == 0) {
           matched = true;
           matched_key = k;
+        } else {
+          missing = true;  // paired, but neither data nor statistics on both sides
         }
       }
       if (producer_differs) {
@@ -318,33 +304,17 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       } else if (!unpaired.empty()) {
         add_hint(hint_kind::unpaired_producer, ni, pi, unpaired, true);
       } else if (missing) {
-        root_cause r;
-        r.kind = root_kind::producer_missing;
-        r.is_input = true;
-        r.node = ni;
-        r.input = pi;
-        if (n.mismatch) spread(ni, true, &r.reaches);
-        g.roots.push_back(std::move(r));
-      } else if (stale.empty() && matched && graph_impl::partly_unproduced(in)) {
+        input_root(root_kind::producer_missing, ni, pi);
+      } else if (stale.empty() && matched && pair_verdicts::partly_unproduced(in)) {
         // the producers wrote only part of it and what they wrote matched: the rest was fed
-        root_cause r;
-        r.kind = root_kind::graph_input;
-        r.is_input = true;
-        r.node = ni;
-        r.input = pi;
-        if (n.mismatch) spread(ni, true, &r.reaches);
-        g.roots.push_back(std::move(r));
-      } else if (!stale.empty() || matched) {
-        // what its producer wrote matched; the bytes read do not: code outside any op wrote them
-        add_hint(hint_kind::outside_op, ni, pi, stale.empty() ? matched_key : stale, true);
+        input_root(root_kind::graph_input, ni, pi);
+      } else if (!stale.empty()) {
+        add_hint(hint_kind::outside_op, ni, pi, stale, true);
+      } else if (matched && verdict.shows_outside_code(in, from)) {
+        // what its producers wrote matched; the bytes read do not: code outside any op wrote them
+        add_hint(hint_kind::outside_op, ni, pi, matched_key, true);
       } else if (in.producers.empty() || from.empty()) {
-        root_cause r;
-        r.kind = root_kind::graph_input;
-        r.is_input = true;
-        r.node = ni;
-        r.input = pi;
-        if (n.mismatch) spread(ni, true, &r.reaches);
-        g.roots.push_back(std::move(r));
+        input_root(root_kind::graph_input, ni, pi);
       }
     }
     // An op overwriting a buffer whose earlier state differs is a root only for elements it

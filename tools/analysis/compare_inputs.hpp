@@ -32,6 +32,9 @@ struct compare_settings {
   bool has_step = false;
   int64_t step = 0;
   unsigned threads = 0;  // 0: one per core, at most 8
+  // Exit 0 when every failure is rounding-level (compare_findings.hpp): a gate that accepts
+  // what -O3 or another summation order changes, and nothing more.
+  bool accept_rounding = false;
   // Called from the calling thread every progress_interval_ms while values are compared
   // (a compare that ends sooner never calls it); done_bytes counts both sides.
   void (*progress)(void* context, uint64_t done_bytes, uint64_t total_bytes) = nullptr;

@@ -4,6 +4,7 @@
 // (an SNR of identical tensors, a tolerance no value satisfies) are written as null.
 // docs/cli-compare.md lists the fields. Standalone header.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -182,7 +183,18 @@ inline void run(json::writer& w, const compared_run& r) {
     w.begin_object().member("type", t.type).member("instances", static_cast<unsigned long long>(t.instances));
     node_keys(w, g, "faulty", t.faulty);
     node_keys(w, g, "suspects", t.suspects);
-    w.end_object();
+    w.key("growth").begin_array();
+    for (double x : t.growth) {
+      if (std::isfinite(x)) w.value(x); else w.null();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array();
+  w.key("input_groups").begin_array();
+  for (const input_group& ig : f.input_groups) {
+    w.begin_object().member("cause", root_kind_name(ig.kind)).member("op", ig.op).member("slot", ig.slot);
+    w.member("roots", static_cast<unsigned long long>(ig.roots.size()));
+    w.member("occurrences", static_cast<unsigned long long>(ig.occurrences)).end_object();
   }
   w.end_array();
   w.key("tensors").begin_array();
@@ -214,6 +226,7 @@ inline std::string compare_json(const compare_report& r) {
   if (s.tol.rtol >= 0) w.value(s.tol.rtol); else w.null();
   w.member("check", check_mode_name(s.check.mode)).member("quantile", s.check.quantile);
   w.member("equal_nan", s.check.equal_nan).member("inf_equal", s.check.inf_equal);
+  w.member("accept_rounding", s.accept_rounding);
   w.key("step");
   if (s.has_step) w.value(static_cast<long long>(s.step)); else w.null();
   w.key("overrides").begin_array();
@@ -236,6 +249,7 @@ inline std::string compare_json(const compare_report& r) {
   w.key("rounding");
   const std::string rounding = compare_text_impl::rounding_words(r);
   if (rounding.empty()) w.null(); else w.value(rounding);
+  w.member("all_rounding", r.all_rounding);
   w.member("exit", r.exit_code()).member("bytes", static_cast<unsigned long long>(r.bytes)).member("seconds", r.seconds);
   w.end_object();
   strings(w, "notes", r.notes);

@@ -59,14 +59,36 @@ struct compare_report {
   compare_counts counts;
   uint64_t bytes = 0;   // data bytes read (both sides)
   double seconds = 0;   // wall time of the value comparisons
+  // Every failure is a value mismatch at rounding level (nothing one-sided, no shape or dtype
+  // difference); then the atol that passes them all and the largest error of a tensor's scale.
+  bool all_rounding = false;
+  double rounding_atol = 0, rounding_rel = 0;
 
-  // 0 all within tolerance, 1 a mismatch (values, shapes, dtypes, one-sided tensors or
-  // runs), 2 bad input.
+  // 0 all within tolerance (or, with accept_rounding, every failure rounding-level), 1 a
+  // mismatch (values, shapes, dtypes, one-sided tensors or runs), 2 bad input.
   int exit_code() const {
     if (!error.empty()) return 2;
-    return counts.bad() || !runs_only_a.empty() || !runs_only_b.empty() ? 1 : 0;
+    if (!counts.bad() && runs_only_a.empty() && runs_only_b.empty()) return 0;
+    return settings.accept_rounding && all_rounding ? 0 : 1;
   }
 };
+
+// Fills all_rounding, rounding_atol and rounding_rel (after measure_details).
+inline void judge_rounding(compare_report* r) {
+  const compare_counts& k = r->counts;
+  r->all_rounding = false;
+  r->rounding_atol = r->rounding_rel = 0;
+  if (!k.mismatch || k.shape || k.dtype || k.only_a || k.only_b || !r->runs_only_a.empty() || !r->runs_only_b.empty())
+    return;
+  for (const compared_run& run : r->runs)
+    for (const compared_pair& q : run.pairs) {
+      if (q.status != pair_status::mismatch) continue;
+      if (!rounding_level(q)) return;
+      r->rounding_atol = std::max(r->rounding_atol, q.metrics.min_atol);
+      r->rounding_rel = std::max(r->rounding_rel, q.scaled_error());
+    }
+  r->all_rounding = true;
+}
 
 namespace compare_run_impl {
 
@@ -394,6 +416,7 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
     return r;
   }
   for (compared_run& run : r.runs) measure_details(&run.pairs, r.settings.check);
+  judge_rounding(&r);
   if (r.kind == "dumps")
     for (compared_run& run : r.runs) {
       graph_context ctx;

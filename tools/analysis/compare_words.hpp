@@ -107,7 +107,9 @@ inline size_t visible_width(const std::string& s, size_t end = std::string::npos
   return n;
 }
 
-// Lines longer than the width wrap at a space, continued with an indent of four.
+// Lines longer than the width wrap at a space, continued with an indent of four. Each cut
+// is found in one pass over the line (widths summed as it goes): a report of many long
+// paragraphs wraps in time linear in its length.
 inline std::string wrap_lines(const std::string& text, size_t width = compare_text_width) {
   std::string out;
   size_t at = 0;
@@ -115,24 +117,25 @@ inline std::string wrap_lines(const std::string& text, size_t width = compare_te
     size_t end = text.find('\n', at);
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(at, end - at);
-    bool first = true;
     while (visible_width(line) > width) {
-      // the last space that leaves the part within the width
-      size_t cut = std::string::npos;
-      for (size_t i = 1; i < line.size(); ++i)
-        if (line[i] == ' ' && visible_width(line, i) <= width && i > 8) cut = i;
-      if (cut == std::string::npos) {  // one long word: cut it
-        size_t i = 0;
-        while (i < line.size() && visible_width(line, i + 1) <= width) ++i;
-        cut = i;
+      // the last space that leaves the part within the width; else the longest part that fits
+      size_t cut = std::string::npos, fits = 0, w = 0;
+      for (size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == ' ' && w <= width && i > 8) cut = i;
+        if (line[i] == '\x1b') {  // a colour code takes no column
+          while (i + 1 < line.size() && line[i] != 'm') ++i;
+          continue;
+        }
+        if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++w;
+        if (w > width) break;
+        fits = i + 1;
       }
+      if (cut == std::string::npos) cut = fits;
       out += line.substr(0, cut) + "\n";
       size_t next = cut;
       while (next < line.size() && line[next] == ' ') ++next;
       line = "    " + line.substr(next);
-      first = false;
     }
-    (void)first;
     out += line;
     if (end < text.size()) out += "\n";
     at = end + 1;
@@ -230,6 +233,12 @@ inline std::string op_root_words(const compared_run& run, const root_cause& r) {
       first = false;
       if (run.pairs[pi].fresh_fail >= 0) fresh = std::max(fresh, run.pairs[pi].fresh_fail);
     }
+  for (size_t pi : n.inputs) {
+    const compared_pair& in = run.pairs[pi];
+    if (in.status == pair_status::shape || in.status == pair_status::dtype)
+      out += "; input " + ::probe::detail::printable(in.slot) + " is read with another " +
+             (in.status == pair_status::shape ? "shape" : "dtype") + " (" + status_text(in) + ") from bytes that match";
+  }
   bool prior_differs = false;
   for (size_t pi : n.inputs) prior_differs = prior_differs || (run.pairs[pi].prior_state() && status_mismatch(run.pairs[pi].status));
   if (prior_differs && fresh > 0)
@@ -237,72 +246,121 @@ inline std::string op_root_words(const compared_run& run, const root_cause& r) {
   return out;
 }
 
-inline std::string rounding_suffix(const compared_run& run, const root_cause& r) {
-  if (!r.rounding) return "";
-  (void)run;
-  return " (rounding-level: largest error " + short_num(r.severity) + " of the tensor's scale)";
+// The reaches of several roots, once each, in sequence order.
+inline std::vector<size_t> joined_reach(const graph_answers& g, const std::vector<size_t>& roots) {
+  std::vector<size_t> reach;
+  for (size_t x : roots) reach.insert(reach.end(), g.roots[x].reaches.begin(), g.roots[x].reaches.end());
+  std::sort(reach.begin(), reach.end());
+  reach.erase(std::unique(reach.begin(), reach.end()), reach.end());
+  return reach;
 }
 
+// "at 3 of 3 occurrences (steps 0 to 2): a#0 (seq 1), a#1 (seq 4), a#2 (seq 7)"
+inline std::string occurrence_words(const graph_answers& g, const std::vector<size_t>& roots, size_t occurrences) {
+  int64_t first_step = 0, last_step = 0;
+  std::vector<size_t> nodes;
+  for (size_t k = 0; k < roots.size(); ++k) {
+    const op_node& n = g.nodes[g.roots[roots[k]].node];
+    if (k == 0 || n.step < first_step) first_step = n.step;
+    if (k == 0 || n.step > last_step) last_step = n.step;
+    if (nodes.empty() || nodes.back() != g.roots[roots[k]].node) nodes.push_back(g.roots[roots[k]].node);
+  }
+  std::string out = "at " + std::to_string(nodes.size()) + " of " + std::to_string(occurrences) + " occurrences";
+  if (first_step != last_step) out += " (steps " + std::to_string(first_step) + " to " + std::to_string(last_step) + ")";
+  out += ": ";
+  list_nodes(out, g, nodes);
+  return out;
+}
+
+// Differing graph inputs and weights: one finding, by op and slot.
+inline void graph_input_words(std::string& out, const std::string& prefix, const compared_run& run, const paint& p) {
+  const graph_answers& g = run.graph;
+  std::vector<size_t> all;
+  std::string names;
+  size_t shown = 0, groups = 0;
+  for (const input_group& ig : run.findings.input_groups) {
+    if (ig.kind != root_kind::graph_input) continue;
+    std::vector<size_t> real;
+    for (size_t x : ig.roots)
+      if (!g.roots[x].rounding) real.push_back(x);
+    if (real.empty()) continue;
+    ++groups;
+    all.insert(all.end(), real.begin(), real.end());
+    if (shown == 12) continue;
+    ++shown;
+    names += std::string(names.empty() ? "" : ", ") + ::probe::detail::printable(ig.slot) + " of " +
+             ::probe::detail::printable(ig.op);
+    if (ig.occurrences > 1 || real.size() > 1)
+      names += " (" + std::to_string(real.size()) + " of " + std::to_string(ig.occurrences) + " occurrences)";
+  }
+  if (all.empty()) return;
+  if (groups > shown) names += ", and " + std::to_string(groups - shown) + " more";
+  out += prefix + p("Root cause:", "1;31") + " graph inputs or weights differ, the runs were fed different data: " +
+         names + ".";
+  reach_words(out, g, joined_reach(g, all));
+}
+
+// The rounding-level roots, in one line: no paragraph each.
+inline void rounding_roots_words(std::string& out, const std::string& prefix, const compared_run& run) {
+  const graph_answers& g = run.graph;
+  std::vector<size_t> nodes;
+  double largest = 0;
+  for (const root_cause& r : g.roots)
+    if (r.rounding) {
+      nodes.push_back(r.node);
+      largest = std::max(largest, r.severity);
+    }
+  if (nodes.empty()) return;
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  out += prefix + "Rounding-level differences (largest error " + short_num(largest) + " of a tensor's scale) start at " +
+         std::to_string(nodes.size()) + " op" + (nodes.size() > 1 ? "s" : "") + ": ";
+  list_nodes(out, g, nodes);
+  out += ".\n";
+}
+
+// A paragraph per root that is not rounding-level; a root repeated at several occurrences or
+// steps, and the differing inputs of one op and slot, are one paragraph each.
 inline void root_words(std::string& out, const std::string& prefix, const compared_run& run, const paint& p) {
   const graph_answers& g = run.graph;
+  const run_findings& f = run.findings;
   std::vector<char> done(g.roots.size(), 0);
+  bool fed_said = false;
   for (size_t ri = 0; ri < g.roots.size(); ++ri) {
-    if (done[ri]) continue;
     const root_cause& r = g.roots[ri];
+    if (done[ri] || r.rounding) continue;
     const op_node& n = g.nodes[r.node];
-    out += prefix + p("Root cause:", "1;31") + " ";
-    if (r.is_input) {
-      const compared_pair& in = run.pairs[r.input];
-      out += "input " + ::probe::detail::printable(in.slot) + " of op " + node_name(n) + " (" +
-             ::probe::detail::printable(in.key) + ") differs, ";
-      if (r.kind == root_kind::graph_input) out += "and it is a graph input: the runs were fed different data";
-      else out += "and its producer " + ::probe::detail::printable(in.producer) + " was not dumped";
-      out += rounding_suffix(run, r) + ".";
-      reach_words(out, g, r.reaches);
-      continue;
-    }
-    // an op that is a root at several occurrences or steps: one finding
-    const root_group* group = nullptr;
-    for (const root_group& rg : run.findings.root_groups)
-      if (rg.op == n.op && rg.roots.size() > 1) group = &rg;
-    if (!group) {
-      out += op_root_words(run, r) + rounding_suffix(run, r) + ".";
-      reach_words(out, g, r.reaches);
-      continue;
-    }
-    std::vector<size_t> reach;
-    int64_t first_step = 0, last_step = 0;
-    for (size_t k = 0; k < group->roots.size(); ++k) {
-      const size_t x = group->roots[k];
-      done[x] = 1;
-      const int64_t st = g.nodes[g.roots[x].node].step;
-      if (k == 0 || st < first_step) first_step = st;
-      if (k == 0 || st > last_step) last_step = st;
-      for (size_t ni : g.roots[x].reaches) reach.push_back(ni);
-    }
-    std::sort(reach.begin(), reach.end());
-    reach.erase(std::unique(reach.begin(), reach.end()), reach.end());
-    const root_cause& first = g.roots[group->roots[0]];
-    out += ::probe::detail::printable(n.op) + ": root cause at " + std::to_string(group->roots.size()) + " of " +
-           std::to_string(group->occurrences) + " occurrences";
-    if (first_step != last_step) out += " (steps " + std::to_string(first_step) + " to " + std::to_string(last_step) + ")";
-    out += ", first at step " + std::to_string(g.nodes[first.node].step) + ": " + op_root_words(run, first) +
-           rounding_suffix(run, first) + ".";
-    reach_words(out, g, reach);
-  }
-  // graph inputs and weights that differ, by name
-  std::vector<std::string> fed;
-  for (const root_cause& r : g.roots)
     if (r.kind == root_kind::graph_input) {
-      const std::string s = ::probe::detail::printable(run.pairs[r.input].slot) + " of " + ::probe::detail::printable(g.nodes[r.node].op);
-      if (std::find(fed.begin(), fed.end(), s) == fed.end()) fed.push_back(s);
+      if (!fed_said) graph_input_words(out, prefix, run, p);
+      fed_said = true;
+      continue;
     }
-  if (!fed.empty()) {
-    out += prefix + "Graph inputs or weights differ between the runs: ";
-    for (size_t i = 0; i < fed.size() && i < 12; ++i) out += (i ? ", " : "") + fed[i];
-    if (fed.size() > 12) out += ", and " + std::to_string(fed.size() - 12) + " more";
-    out += ".\n";
+    const size_t gi = ri < f.group_of_root.size() ? f.group_of_root[ri] : SIZE_MAX;
+    std::vector<size_t> members;  // the root's group, less its rounding-level roots
+    if (gi != SIZE_MAX)
+      for (size_t x : r.is_input ? f.input_groups[gi].roots : f.root_groups[gi].roots)
+        if (!g.roots[x].rounding) members.push_back(x);
+    if (members.empty()) members.push_back(ri);
+    for (size_t x : members) done[x] = 1;
+    out += prefix + p("Root cause:", "1;31") + " ";
+    const root_cause& first = g.roots[members[0]];
+    if (r.is_input) {
+      const compared_pair& in = run.pairs[first.input];
+      out += "input " + ::probe::detail::printable(in.slot) + " of op " + node_name(g.nodes[first.node]) + " (" +
+             ::probe::detail::printable(in.key) + ") differs, and its producer " + ::probe::detail::printable(in.producer) +
+             " was not dumped";
+      if (members.size() > 1) out += "; the same " + occurrence_words(g, members, f.input_groups[gi].occurrences);
+      out += ".";
+    } else if (members.size() == 1) {
+      out += op_root_words(run, r) + ".";
+    } else {
+      // an op that is a root at several occurrences or steps: one finding, every instance named
+      out += ::probe::detail::printable(n.op) + ": root cause " + occurrence_words(g, members, f.root_groups[gi].occurrences) +
+             "; first at step " + std::to_string(g.nodes[first.node].step) + ": " + op_root_words(run, first) + ".";
+    }
+    reach_words(out, g, joined_reach(g, members));
   }
+  rounding_roots_words(out, prefix, run);
 }
 
 inline void hint_words(std::string& out, const std::string& prefix, const compared_run& run, const paint& p) {
@@ -342,9 +400,14 @@ inline void more_words(std::string& out, const std::string& prefix, const compar
            " of " + std::to_string(t.instances) + " instances: ";
     list_nodes(out, g, t.faulty);
     if (!t.suspects.empty()) {
-      out += "; its error also grows at ";
-      list_nodes(out, g, t.suspects);
-      out += " (their inputs differ already: probe replay judges each alone)";
+      // every other mismatching instance: a bug there may add less error than it inherits
+      out += "; not judged, their inputs differ already (probe replay judges each alone): ";
+      for (size_t i = 0; i < t.suspects.size() && i < 12; ++i) {
+        const op_node& n = g.nodes[t.suspects[i]];
+        out += (i ? ", " : "") + ::probe::detail::printable(n.op_key) + " (seq " + std::to_string(n.seq) + ", error x" +
+               (std::isfinite(t.growth[i]) ? num(t.growth[i], 2) : std::string("inf")) + ")";
+      }
+      if (t.suspects.size() > 12) out += ", and " + std::to_string(t.suspects.size() - 12) + " more";
     }
     out += ".\n";
   }
@@ -382,17 +445,10 @@ inline void answers(std::string& out, const compared_run& run, const paint& p) {
 // "all failures are rounding-level: --atol 4e-5 passes; largest relative error 2e-6", when
 // every out-of-tolerance tensor is; "" otherwise.
 inline std::string rounding_words(const compare_report& r) {
-  if (!r.counts.mismatch || r.counts.shape || r.counts.dtype) return "";
-  double atol = 0, rel = 0;
-  for (const compared_run& run : r.runs)
-    for (const compared_pair& q : run.pairs) {
-      if (q.status != pair_status::mismatch) continue;
-      if (!rounding_level(q)) return "";
-      atol = std::max(atol, q.metrics.min_atol);
-      rel = std::max(rel, q.scaled_error());
-    }
-  return "All failures are rounding-level: --atol " + short_num(round_up_1(atol)) + " passes; largest relative error " +
-         short_num(rel) + " (of each tensor's largest value).";
+  if (!r.all_rounding) return "";
+  return "All failures are rounding-level: --atol " + short_num(round_up_1(r.rounding_atol)) +
+         " passes; largest relative error " + short_num(r.rounding_rel) + " (of each tensor's largest value)" +
+         (r.settings.accept_rounding ? "; accepted (--accept-rounding)." : ".");
 }
 
 }  // namespace compare_text_impl
@@ -443,7 +499,7 @@ inline std::string compare_summary_text(const compare_report& r, bool color = fa
           break;
         }
   }
-  out += r.exit_code() == 0 ? p("All within tolerance.", "32") + "\n" : "";
+  if (r.exit_code() == 0) out += p(r.counts.bad() ? "Accepted: every failure is rounding-level." : "All within tolerance.", "32") + "\n";
   return wrap_lines(out);
 }
 

@@ -40,6 +40,9 @@ const option_spec k_options[] = {
     integer("--threads", "N", 1, 256, "worker threads").by_default("one per core, at most 8"),
     text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
     text("--html", "FILE", "write a self-contained page: summary, error plot, histograms ('-' = stdout, instead of the text)"),
+    flag("--accept-rounding",
+         "exit 0 when every failure is rounding-level (at most about the square root of the dtype's precision of "
+         "the tensor's largest value), as between builds or summation orders"),
     flag("--all", "every row in the table; without it, rows within tolerance are left out above 200 tensors"),
     flag("--quiet", "no text report"),
     flag("--nonfinite", "one dump: the first op whose output holds NaN or Inf"),
@@ -117,7 +120,8 @@ const command_spec compare_command = {
     "1e-2 1e-2, bfloat16 5e-2 5e-2, integers 0 0.\n",
     k_options,
     sizeof k_options / sizeof k_options[0],
-    "exit: 0 within tolerance (--nonfinite, --first-above: none found), 1 mismatch (found), 2 bad input",
+    "exit: 0 within tolerance (with --accept-rounding, also when every failure is rounding-level; --nonfinite, "
+    "--first-above: none found), 1 mismatch (found), 2 bad input",
     2,
     "",
     operand_kind::words,
@@ -138,6 +142,7 @@ int run_compare(int argc, char** argv) {
   if (const char* nan = args.last_of({"--equal-nan", "--no-equal-nan"}))
     s.check.equal_nan = strcmp(nan, "--equal-nan") == 0;
   if (args.given("--inf-equal")) s.check.inf_equal = true;
+  s.accept_rounding = args.given("--accept-rounding");
   args.get("--atol", &s.tol.atol);
   args.get("--rtol", &s.tol.rtol);
   args.get("--json", &json_path);

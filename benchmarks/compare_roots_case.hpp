@@ -1,0 +1,93 @@
+// probe compare's answers when every op is its own root (benchmarks/README.md, "compare:
+// many root causes"): N independent ops, each reading a matching graph input and writing an
+// output out of tolerance, built in memory (no files: only the graph answers and the report
+// are timed). The work should grow with N, not N^2: the time per root at 40k against 10k is
+// the ratio recorded.
+#pragma once
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "analysis/compare_json.hpp"
+#include "analysis/compare_text.hpp"
+
+namespace roots_case {
+
+inline probe::analysis::compared_run independent_ops(size_t n) {
+  namespace pa = probe::analysis;
+  pa::compared_run run;
+  run.pairs.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    for (int io = 0; io < 2; ++io) {
+      pa::compared_pair p;
+      p.op = "op" + std::to_string(i);
+      p.slot = io ? "y" : "x";
+      p.is_input = io == 0;
+      p.key = p.op + "#0/" + (io ? "out/" : "in/") + p.slot;
+      p.seq = i + 1;
+      p.line = 2 * i + static_cast<size_t>(io);
+      for (pa::pair_side* s : {&p.a, &p.b}) {
+        s->present = true;
+        s->type = probe::dtype::float32;
+        s->ndim = 1;
+        s->shape[0] = 4;
+        s->seq = p.seq;
+      }
+      p.metrics.compared = true;
+      p.metrics.count = 4;
+      p.status = io ? pa::pair_status::mismatch : pa::pair_status::ok;
+      p.metrics.pass = !io;
+      p.metrics.fail = io;
+      p.metrics.max_abs = io ? 0.5 : 0;
+      p.scale = 2;
+      run.pairs.push_back(std::move(p));
+    }
+  }
+  return run;
+}
+
+struct timing {
+  double graph_s = 0, report_s = 0;
+  size_t roots = 0;
+};
+
+// The graph answers, then the text and JSON reports, of n independent differing ops.
+inline timing time_roots(size_t n) {
+  namespace pa = probe::analysis;
+  pa::compare_report r;
+  r.kind = "dumps";
+  r.runs.push_back(independent_ops(n));
+  pa::count_pairs(&r);
+  const auto t0 = std::chrono::steady_clock::now();
+  pa::compared_run& run = r.runs[0];
+  run.graph = pa::analyze_graph(run.pairs);
+  run.findings = pa::find_more(run.pairs, &run.graph);
+  const auto t1 = std::chrono::steady_clock::now();
+  const size_t size = pa::compare_text(r).size() + pa::compare_json(r).size();
+  const auto t2 = std::chrono::steady_clock::now();
+  timing t;
+  t.graph_s = std::chrono::duration<double>(t1 - t0).count();
+  t.report_s = std::chrono::duration<double>(t2 - t1).count();
+  t.roots = run.graph.roots.size() + (size == 0);
+  return t;
+}
+
+// Prints the times at 10k, 20k and 40k roots (quick: 1k, 2k, 4k) and the time per root at
+// the largest against the smallest; false when the roots found are not one per op.
+inline bool run(bool quick) {
+  const size_t base = quick ? 1000 : 10000;
+  std::vector<timing> t;
+  for (size_t k : {1, 2, 4}) {
+    t.push_back(time_roots(base * k));
+    std::printf("%zu independent differing ops: graph + findings %.3f s, text + JSON %.3f s, %zu roots\n", base * k,
+                t.back().graph_s, t.back().report_s, t.back().roots);
+    if (t.back().roots != base * k) return false;
+  }
+  const double small = (t[0].graph_s + t[0].report_s) / static_cast<double>(base);
+  const double large = (t[2].graph_s + t[2].report_s) / static_cast<double>(4 * base);
+  std::printf("%-48s %.2f  (1: linear; 4: quadratic)\n", "time per root, 4x the roots / 1x", large / small);
+  return true;
+}
+
+}  // namespace roots_case
