@@ -74,6 +74,13 @@ TEST_CASE("replay in place: a partial writer starts from the prior state its pro
   INFO(ok.error);
   CHECK(ok.outcome == pd::replay_outcome::ok);
   CHECK(replay_with(collision, nothing).outcome == pd::replay_outcome::mismatch);
+  // copying the input into the output computes nothing either: the input is the prior state
+  auto copy_input = [](probe::replay_context& ctx) {
+    auto f = ctx.input<float>("cells");
+    auto g = ctx.output<float>("cells");
+    for (int64_t i = 0; i < g.size(); ++i) g[i] = f[i];
+  };
+  CHECK(replay_with(collision, copy_input).outcome == pd::replay_outcome::mismatch);
   CHECK(replay_with(collision, one_too_many).outcome == pd::replay_outcome::mismatch);
 
   // bounce-back's prior state of each wall is a piece of stream's output, too
