@@ -6,6 +6,7 @@
 #include <probe/formats/json_read.hpp>
 #include <probe/probe.h>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <map>
@@ -221,15 +222,17 @@ TEST_CASE("dataflow: a buffer changed outside any op since its producer wrote it
       probe::op op("use_b", "Use");
       op.input("b", b);
     }
-    std::vector<float> c(8, 0.f);
+    std::vector<float> c(8, 0.f), e(8, 0.f);
     {
       probe::op op("early", "Early");
-      op.output("c", c);  // before the kernel
+      op.output("c", c);  // before the kernel: recorded as given, never read again
+      op.output_at_end("e", e);  // read when the op ends
       c[2] = 5.f;
+      e[2] = 5.f;
     }
     {
       probe::op op("late", "Late");
-      op.input("c", c);
+      op.input("c", c).input("e", e);
     }
   }
   const manifest m(d.path());
@@ -238,10 +241,12 @@ TEST_CASE("dataflow: a buffer changed outside any op since its producer wrote it
   CHECK(use.find("producers") == nullptr);
   CHECK(use.get("stale").get_string("producer") == "fill#0/out/a");
   CHECK(use.get("stale").get_string("last_op_before") == "other");
-  // An output given before its kernel ran is checked against what the op left.
-  const auto& early = m.at("late#0/in/c");
-  CHECK(early.get_string("producer") == "early#0/out/c");
-  CHECK(early.find("stale") == nullptr);
+  // output() reads the view during the call only: given before the kernel, what the op then
+  // wrote is not its record, and the consumer says so. output_at_end() reads it as the op ends.
+  CHECK(m.at("late#0/in/c").get("stale").get_string("producer") == "early#0/out/c");
+  CHECK(m.at("early#0/out/c").get("stats").get("max").as_double() == 0.0);
+  CHECK(m.at("late#0/in/e").get_string("producer") == "early#0/out/e");
+  CHECK(m.at("late#0/in/e").find("stale") == nullptr);
   const auto& ok = m.at("use_b#0/in/b");
   CHECK(ok.get_string("producer") == "other#0/out/b");
   CHECK(ok.find("stale") == nullptr);
@@ -382,4 +387,62 @@ TEST_CASE("dataflow: step ranges, every Nth step, slot filter") {
     err = cap.stop();
   }
   CHECK(err.find("--probe_dump_steps=1:x") != std::string::npos);
+}
+
+namespace {
+// Memory given back to the system when it goes out of scope: reading it afterwards faults
+// (as a freed 4 MiB malloc block does), whatever malloc's thresholds are.
+struct mapped_floats {
+  float* p = nullptr;
+  size_t n = 0;
+  explicit mapped_floats(size_t count) : n(count) {
+    void* m = ::mmap(nullptr, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(m != MAP_FAILED);
+    p = static_cast<float*>(m);
+  }
+  ~mapped_floats() { ::munmap(p, n * sizeof(float)); }
+  mapped_floats(const mapped_floats&) = delete;
+  mapped_floats& operator=(const mapped_floats&) = delete;
+};
+}  // namespace
+
+TEST_CASE("dataflow: a view given to output() is not read after the call (the buffer may be gone by the op's end)") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only");
+    for (int round = 0; round < 2; ++round) {
+      probe::op op("small", "Small");
+      std::vector<float> out(64);  // declared after the op: freed before the op ends
+      for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(i);
+      op.output("y", out);
+    }
+    {
+      probe::op op("large", "Large");
+      mapped_floats out(size_t{1} << 20);  // 4 MiB, unmapped before the op ends
+      for (size_t i = 0; i < out.n; ++i) out.p[i] = 1.f;
+      op.output("y", probe::view(out.p, {static_cast<int64_t>(out.n)}));
+    }
+    {
+      // In place, after a producer: the implicit input is not read either.
+      std::vector<float> cells(16, 1.f);
+      {
+        probe::op op("fill", "Fill");
+        op.output("cells", cells);
+      }
+      probe::op op("partial", "Partial");
+      std::vector<float> scratch(16);
+      for (size_t i = 0; i < scratch.size(); ++i) scratch[i] = cells[i] * 2;
+      cells[3] = 7.f;
+      op.output("cells", cells);
+    }
+  }
+  const manifest m(d.path());
+  CHECK(m.at("small#1/out/y").get("stats").get("max").as_double() == 63.0);
+  CHECK(m.at("large#0/out/y").get("stats").get("count").as_int() == int64_t{1} << 20);
+  const auto& prior = m.at("partial#0/in/cells");
+  CHECK(prior.get("implicit").as_bool());
+  CHECK(prior.get_string("prior") == "producers");
+  CHECK(producer_keys(prior) == "fill#0/out/cells");
+  CHECK(prior.get("stats").is_null());
+  CHECK(prior.find("hash") == nullptr);
 }

@@ -92,6 +92,7 @@ struct pair_side {
   uint64_t seq = 0;
   std::string hash;  // content hash from the manifest ("" when absent)
   std::string stale_producer, stale_last_op;  // written outside any op after this producer
+  std::string prior;  // implicit inputs recorded after the kernel: "producers" or "unknown"
   bool have_stats = false;
   health stats;  // from the manifest
   // from the .npy header
@@ -142,6 +143,7 @@ inline void fill_side(const dump_tensor& t, pair_side* s) {
   s->hash = t.hash;
   s->stale_producer = t.stale_producer;
   s->stale_last_op = t.stale_last_op;
+  s->prior = t.prior;
   s->have_stats = t.have_stats;
   s->stats = t.stats;
 }
@@ -278,6 +280,41 @@ inline bool pair_folders(const std::string& da, const std::string& db, std::vect
     pairs->push_back(std::move(p));
   }
   return true;
+}
+
+// An implicit input recorded after its kernel has no data: its value is what its producers
+// recorded, so it takes their verdict (all of them match: it matches; one differs: it
+// differs). Unknown (no_data) when some bytes had no recorded producer or a producer was not
+// compared. Runs after the outputs are compared.
+inline void judge_by_producers(std::vector<compared_pair>* pairs) {
+  std::unordered_map<std::string, const compared_pair*> outputs;
+  for (const compared_pair& p : *pairs)
+    if (!p.is_input) outputs.emplace(p.key, &p);
+  for (compared_pair& p : *pairs) {
+    if (!p.implicit || !p.a.present || !p.b.present || (p.a.prior.empty() && p.b.prior.empty())) continue;
+    if (!p.a.file.empty() && !p.b.file.empty()) continue;  // both sides have data: compared already
+    if (p.a.prior == "unknown" || p.b.prior == "unknown" || p.producers.empty()) {
+      p.why = "its prior state was not recorded (some bytes had no recorded producer)";
+      continue;
+    }
+    std::string differs, unknown;
+    for (const dump_producer& d : p.producers) {
+      auto it = outputs.find(d.key);
+      const pair_status st = it == outputs.end() ? pair_status::no_data : it->second->status;
+      if (status_mismatch(st) && differs.empty()) differs = d.key;
+      else if (st != pair_status::ok && !status_mismatch(st) && unknown.empty()) unknown = d.key;
+    }
+    if (!differs.empty()) {
+      p.status = pair_status::mismatch;
+      p.why = "judged by its producers: " + differs + " differs";
+    } else if (unknown.empty()) {
+      p.status = pair_status::ok;
+      p.why = "judged by its producers: they match (its prior state is what they recorded)";
+    } else {
+      p.why = "judged by its producers: " + unknown + " was not compared";
+    }
+    p.by_stats = false;
+  }
 }
 
 }  // namespace compare_inputs

@@ -277,6 +277,7 @@ inline bool compare_pairs(compare_report* r) {
     p.metrics = std::move(results[ji].metrics);
     p.status = p.metrics.pass ? pair_status::ok : pair_status::mismatch;
   }
+  for (compared_run& run : r->runs) compare_inputs::judge_by_producers(&run.pairs);
   return true;
 }
 

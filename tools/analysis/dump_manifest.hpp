@@ -51,6 +51,9 @@ struct dump_tensor {
   std::string hash;     // content hash of the bytes dumped ("" in old dumps)
   bool inout = false;     // op.inout: the slot's state before (input) and after (output)
   bool implicit = false;  // an input the library added: the prior state of an overwritten output
+  // An implicit input recorded after its kernel, never read: "producers" (its value is what
+  // they recorded) or "unknown"; "" otherwise.
+  std::string prior;
   std::vector<dump_producer> producers;  // inputs: the latest writer of each byte range
   std::string stale_producer, stale_last_op;  // inputs: written outside any op after this producer
   bool have_stats = false;
@@ -212,6 +215,7 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
   t->hash = v.get_string("hash");
   t->inout = v.get("inout").is_bool() && v.get("inout").as_bool();
   t->implicit = v.get("implicit").is_bool() && v.get("implicit").as_bool();
+  t->prior = v.get_string("prior");
   const json::value& producers = v.get("producers");
   for (size_t i = 0; i < producers.size(); ++i) {
     const json::value& p = producers[i];

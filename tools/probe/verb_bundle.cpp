@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -251,9 +252,28 @@ int run_bundle(int argc, char** argv) {
             tar.add_dir(top + "/snapshots", &error) && tar.add_dir(top + "/" + folder, &error) &&
             add_snapshot_file(tar, snap_real, "snapshot.json", top + "/" + folder, &error);
   size_t files = 4;
+  std::vector<std::string> siblings;  // snapshot folders added for pieces of a prior state
   for (int side = 0; ok && side < 2; ++side)
     for (const auto& t : side ? snap.outputs : snap.inputs) {
       if (!ok) break;
+      if (t.file.empty()) {
+        // An implicit prior state: the producers' files it is made of, in their own folders
+        // beside this one, as in the dump (a piece that cannot be added leaves it unknown).
+        for (const probe::snapshot::piece& p : t.pieces) {
+          const size_t slash = p.file.find('/');
+          const std::string sib = p.file.substr(0, slash), name = p.file.substr(slash + 1);
+          const std::string sib_real = real_path(parent(snap_real) + "/" + sib);
+          if (safe_name(sib, 100) != sib || sib_real.empty() || sib_real.compare(0, root.size() + 1, root + "/") != 0)
+            continue;
+          if (std::find(siblings.begin(), siblings.end(), sib) == siblings.end()) {
+            ok = ok && tar.add_dir(top + "/snapshots/" + sib, &error);
+            siblings.push_back(sib);
+          }
+          std::string ignored;
+          if (ok && add_snapshot_file(tar, sib_real, name, top + "/snapshots/" + sib, &ignored)) ++files;
+        }
+        continue;
+      }
       ok = add_snapshot_file(tar, snap_real, t.file, top + "/" + folder, &error);
       ++files;
     }

@@ -222,6 +222,16 @@ int show_snapshot(const std::string& dir, bool full) {
       if (producer) out += producer->is_string() ? " from " + probe::detail::printable(producer->as_string()) : std::string(" (graph input)");
       out += "\n";
       const std::string file = t.get_string("file");
+      if (file.empty() && t.get("implicit").is_bool() && !t.get_string("prior").empty()) {
+        // An implicit input recorded after its kernel: its prior state lies in its producers' files.
+        const probe::json::value& pieces = t.get("pieces");
+        out += "    (prior state: " + std::string(pieces.size() ? "what its producers recorded:" : "unknown");
+        for (size_t k = 0; k < pieces.size(); ++k)
+          out += " " + probe::detail::printable(pieces[k].get_string("key")) + " bytes " +
+                 std::to_string(pieces[k].get_int("offset")) + "+" + std::to_string(pieces[k].get_int("bytes"));
+        out += ")\n";
+        continue;
+      }
       if (file.empty() || file.find('/') != std::string::npos) return bad_input(path + ": bad file name for " + t.get_string("slot"));
       if (!show_npy(pa::join(dir, file), full, "    ", &out, &error)) return bad_input(error);
     }

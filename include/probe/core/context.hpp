@@ -27,6 +27,7 @@ struct producer_ref {
   std::string key;
   uint64_t bytes = 0, offset = 0;
   uint64_t seq = 0;  // the producing op's sequence number
+  uint64_t at = 0;   // where these bytes start in the producer's output (its lowest byte: 0)
 };
 
 struct recorded_tensor {
@@ -37,6 +38,9 @@ struct recorded_tensor {
   std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes, in address order
   bool inout = false;     // declared with op::inout (recorded once as input, once as output)
   bool implicit = false;  // an input the library added: the prior state of an output written in place
+  // An implicit input found after the kernel ran: its bytes hold the op's result, so they are
+  // never read (view.data is null); its prior state is what `producers` recorded.
+  bool unread = false;
   bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
   uint64_t hash = 0;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
@@ -168,7 +172,7 @@ PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
 // bytes an earlier op produced that the op did not declare as input (recorded as an implicit
 // input first, see docs/dump.md).
 PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout = false,
-                           bool check_rmw = true, bool implicit = false) noexcept;
+                           bool check_rmw = true, bool implicit = false, bool unread = false) noexcept;
 
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
 

@@ -219,7 +219,7 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
         t.producers.back().offset + t.producers.back().bytes == p.lo - lo) {
       t.producers.back().bytes += p.hi - p.lo;  // adjacent pieces of one output
     } else {
-      t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq});
+      t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq, p.lo - p.origin});
     }
   }
   // The main producer: the one covering most bytes; among equals the latest.
@@ -261,7 +261,7 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
 }
 
 PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout, bool check_rmw,
-                           bool implicit) noexcept {
+                           bool implicit, bool unread) noexcept {
   if (!r->wants_tensors) {  // timing alone, or an op outside the filters
     if (r->tracks_outputs && which == io::out) track_output(r, slot, v);
     return;
@@ -275,6 +275,7 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
     t.view = v;
     t.inout = inout;
     t.implicit = implicit;
+    t.unread = unread;
     if (v.batch) {
       // Listeners see one contiguous host tensor [count, ...]; the samples are read now.
       std::string why;
@@ -287,7 +288,7 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
         t.view.batch = nullptr;  // shape and dtype stay; no data
       }
     }
-    if (edges && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
+    if (edges && !unread && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
       t.hash = content_hash::of(t.view.data, t.view.nbytes());
       t.have_hash = true;
     }
@@ -297,34 +298,19 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
           t.producer = l.producer;
           t.producers.push_back(producer_ref{l.producer, v.valid() ? v.nbytes() : 0, 0, 0});
         }
-      // An implicit input holds what the buffer held at the call, often the op's own result:
-      // it is not checked against its producers.
+      // An implicit input is not checked against its producers: its producers are its value.
       if (t.producer.empty() && edges) find_producers(c, *r, t, !implicit);
+      // Found after the kernel: the bytes are the op's result, and no listener may read them.
+      if (unread) t.view.data = nullptr;
     } else if (edges) {
-      // Read-modify-write the op did not declare: its prior state becomes an input.
-      if (check_rmw && !inout && writes_in_place(c, *r, v)) emit_tensor(r, io::in, slot, v, false, false, true);
+      // Read-modify-write the op did not declare: its prior state becomes an input. output()
+      // is called after the kernel, so that state is what the producers recorded, not memory.
+      if (check_rmw && !inout && writes_in_place(c, *r, v)) emit_tensor(r, io::in, slot, v, false, false, true, true);
       lock_guard<mutex> g(c.m);
       c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq, t.have_hash, t.hash, r->step);
     }
     r->tensors.push_back(std::move(t));
     for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_tensor(*r, r->tensors.back(), state); });
-  } catch (...) {
-  }
-}
-
-// Outputs given with output() before the kernel wrote them: the edge checks compare later
-// readers with what the op left, so each hashed output is hashed again as the op ends.
-inline void rehash_outputs(op_record& r) noexcept {
-  op_context& c = context();
-  if (!__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) return;
-  try {
-    for (const recorded_tensor& t : r.tensors) {
-      if (t.which != io::out || !t.have_hash) continue;
-      const uint64_t now = content_hash::of(t.view.data, t.view.nbytes());
-      if (now == t.hash) continue;
-      lock_guard<mutex> g(c.m);
-      c.producers.rehash(t.view, r.key(io::out, t.slot.c_str()), now);
-    }
   } catch (...) {
   }
 }
@@ -436,7 +422,6 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
-  if (r->wants_tensors) rehash_outputs(*r);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
   give_back_record(r);

@@ -141,9 +141,9 @@ class op {
   uint64_t sequence() const noexcept { return 0; }
 };
 #else
-// A marked computation. Construct it before the computation, give it inputs (recorded at
-// once: stage "before") and outputs (recorded when given, or at scope end with
-// output_at_end: stage "after"). Cannot be copied or moved.
+// A marked computation: inputs are recorded at once ("before"), outputs when given, or at scope
+// end with output_at_end ("after"). A view given to input/output is read during that call
+// only: the buffer may be freed as soon as it returns. Cannot be copied or moved.
 class op {
  public:
   explicit op(const char* name, const char* type = "") noexcept {

@@ -26,6 +26,8 @@ class producer_map {
     bool hashed = false;       // `hash` is what the writer left in [lo, hi) (whole ranges only)
     uint64_t hash = 0;
     bool read = false;         // an op has read some of these bytes since they were written
+    uintptr_t origin = 0;      // where the writer's whole output starts: lo - origin is the piece's
+                               // byte offset in that output
   };
 
   // v's bytes were written by output `key` of op `seq`; `hash` (when `hashed`) is the content
@@ -43,12 +45,12 @@ class producer_map {
     while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
       const entry& e = ranges_[end];
       // A trimmed piece's hash no longer describes it: it is not checked any more.
-      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step, e.read});
-      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step, e.read});
+      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step, e.read, e.origin});
+      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step, e.read, e.origin});
       ++end;
     }
     ranges_.erase(ranges_.begin() + static_cast<ptrdiff_t>(i), ranges_.begin() + static_cast<ptrdiff_t>(end));
-    entry fresh{dev, lo, hi, key, seq, hashed, hash, step, false};
+    entry fresh{dev, lo, hi, key, seq, hashed, hash, step, false, lo};
     if (!keep.empty() && keep[0].lo < lo) {
       ranges_.insert(ranges_.begin() + static_cast<ptrdiff_t>(i++), keep[0]);
       keep.erase(keep.begin());
@@ -77,19 +79,10 @@ class producer_map {
       p.hashed = p.whole && e.hashed;
       p.hash = e.hash;
       p.read = e.read;
+      p.origin = e.origin;
       out.push_back(p);
     }
     return out;
-  }
-
-  // The bytes output `key` wrote over v's range are `hash` (as of the op's end): updates the
-  // range when it is still that output's, whole.
-  void rehash(const tensor_view& v, const std::string& key, uint64_t hash) {
-    uintptr_t lo, hi;
-    if (!byte_range(v, &lo, &hi)) return;
-    const size_t i = first_not_before(device_key(v), lo);
-    if (i < ranges_.size() && ranges_[i].lo == lo && ranges_[i].hi == hi && ranges_[i].hashed && ranges_[i].key == key)
-      ranges_[i].hash = hash;
   }
 
   // An op read v's bytes: their writers' outputs were consumed.
@@ -130,6 +123,7 @@ class producer_map {
     uint64_t hash;
     int64_t step;
     bool read;
+    uintptr_t origin;
   };
   // Index of the first range at or after (dev, lo).
   size_t first_not_before(int dev, uintptr_t lo) const noexcept {

@@ -1,5 +1,7 @@
 // The dump's data-flow records (member functions of dump_effect): the note naming an op that
-// writes in place what it did not declare as input, and inputs dumped once ("same_as": an
+// writes in place what it did not declare as input, the record of such an implicit input
+// found after the kernel (never read: its producers' records are its prior state), and
+// inputs dumped once ("same_as": an
 // input whose bytes did not change since an earlier input file names that file instead of a
 // copy). Internal header.
 #pragma once
@@ -18,6 +20,47 @@ inline void dump_effect::note_implicit(const op_record& r, op_dump& d, const rec
   write_manifest_line(d, render_note_record(r, r.name + " writes '" + t.slot +
                                                    "' in place without declaring it as input: recorded as "
                                                    "read-modify-write (its prior state is an implicit input)"));
+}
+
+// No file, statistics or hash: the bytes hold the op's result by now. The manifest says where
+// the prior state is ("prior"); a snapshot names the pieces of the producers' snapshot files
+// that make it, which replay assembles.
+inline void dump_effect::write_unread(const op_record& r, op_dump& d, const recorded_tensor& t, tensor_record& rec) {
+  const dump_config& c = *d.cfg;
+  const std::string line = render_tensor_record(rec);
+  if (c.npy || c.snapshots) write_manifest_line(d, line); else queue_line(r, d, line);
+  if (c.text)
+    d.text += render_text_tensor(rec, health(), false, tensor(),
+                                 rec.prior == "producers" ? "recorded after the kernel; its prior state is what its producers recorded"
+                                                          : "recorded after the kernel; its prior state is unknown (some bytes had no recorded producer)");
+  if (d.graph_node != k_no_node) add_graph_tensor(d, rec);
+  if (c.snapshots && d.snapshot_fd >= 0) snapshot_tensor(r, d, rec, std::string(), snapshot_pieces(rec, t.view.is_contiguous()));
+}
+
+inline void dump_effect::remember_snapshot_output(const op_dump& d, const std::string& key, const std::string& file) {
+  lock_guard<mutex> g(m_);
+  if (!current(d)) return;
+  snapshot_files_[key] = d.stem + "/" + file;
+}
+
+// The JSON list of pieces {key, offset, bytes, at, file} making an implicit input's prior
+// state, or "" when they cannot: a byte range without producer, a producer without a
+// contiguous snapshot file, or an input whose bytes are not in row-major order.
+inline std::string dump_effect::snapshot_pieces(const tensor_record& rec, bool contiguous) {
+  if (rec.prior != "producers" || !contiguous) return std::string();
+  std::string out;
+  json::writer w(out);
+  w.begin_array();
+  lock_guard<mutex> g(m_);
+  for (const producer_ref& p : rec.producers) {
+    auto it = snapshot_files_.find(p.key);
+    if (it == snapshot_files_.end()) return std::string();
+    w.begin_object().member("key", p.key).member("file", it->second);
+    w.member("offset", static_cast<unsigned long long>(p.offset)).member("bytes", static_cast<unsigned long long>(p.bytes));
+    w.member("at", static_cast<unsigned long long>(p.at)).end_object();
+  }
+  w.end_array();
+  return out;
 }
 
 inline bool dump_effect::same_as_earlier(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec) {

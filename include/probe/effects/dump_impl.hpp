@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "../core/context.hpp"
@@ -137,6 +138,7 @@ class dump_effect final : public op_listener {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
       if (t.implicit) note_implicit(r, *d, t);
+      if (t.unread) return write_unread(r, *d, t, rec);
       if (in && c.npy && !c.snapshots && rec.have_hash && same_as_earlier(r, t, *d, rec)) return;
       if ((c.npy || c.snapshots) && !reserve_bytes(*d, t.view.nbytes(), r.seq)) return;
       // Small tensors to the background writers. Not with snapshots: their inputs must be on
@@ -174,6 +176,7 @@ class dump_effect final : public op_listener {
             return fail(*d, copy.io_error ? copy.io_error : EIO, join_path(d->snapshot_dir, snap_name));
         }
         snapshot_tensor(r, *d, rec, snap_name);
+        if (!in && t.view.is_contiguous()) remember_snapshot_output(*d, rec.key, snap_name);
       }
       if (c.npy || c.snapshots) {
         write_manifest_line(*d, render_tensor_record(rec));
@@ -522,7 +525,8 @@ class dump_effect final : public op_listener {
   // Snapshots: snapshots/op_000012.conv1/{snapshot.json, in.x.npy, out.y.npy}. Inputs are
   // written as they are given (before the computation), so a crash keeps them.
   void begin_snapshot(const op_record& r, op_dump& d) noexcept;
-  void snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec, const std::string& file) noexcept;
+  void snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec, const std::string& file,
+                       const std::string& pieces = std::string()) noexcept;
   void end_snapshot(const op_record& r, op_dump& d, bool unwinding) noexcept;
   void write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept;
 
@@ -547,6 +551,9 @@ class dump_effect final : public op_listener {
 
   // Data flow (dump_dataflow_impl.hpp): notes about ops, inputs dumped once.
   void note_implicit(const op_record& r, op_dump& d, const recorded_tensor& t);
+  void write_unread(const op_record& r, op_dump& d, const recorded_tensor& t, tensor_record& rec);
+  void remember_snapshot_output(const op_dump& d, const std::string& key, const std::string& file);
+  std::string snapshot_pieces(const tensor_record& rec, bool contiguous);
   bool same_as_earlier(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec);
   void remember_input(const op_record& r, const recorded_tensor& t, const tensor_record& rec, int lane);
   static void take_hash(tensor_record& rec, const dump_result& res) noexcept {
@@ -556,6 +563,9 @@ class dump_effect final : public op_listener {
     }
   }
   dump_memory memory_;  // under m_
+  // Output key -> its snapshot file ("op_000003.bounce/out.f.npy"), for contiguous outputs:
+  // the prior state of a later implicit input refers to them (under m_).
+  std::unordered_map<std::string, std::string> snapshot_files_;
 
   mutex m_;
   mutex line_m_;  // manifest lines (see write_manifest_line); taken after m_
@@ -625,6 +635,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   ops_ = bytes_ = 0;
   graph_ = dataflow_graph{};
   memory_.clear();
+  snapshot_files_.clear();
   if (at_exit) __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
 }
 

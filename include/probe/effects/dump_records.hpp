@@ -31,6 +31,9 @@ struct tensor_record {
   uint32_t thread = 0;
   bool is_input = false;
   bool inout = false, implicit = false;
+  // An implicit input found after the kernel (not read): "producers" when its producers'
+  // records cover all of its bytes, else "unknown". Empty for every other tensor.
+  std::string prior;
   std::string slot, key, producer;
   std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes
   std::string stale_producer, stale_last_op;

@@ -26,6 +26,11 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   rec.producers = t.producers;
   rec.inout = t.inout;
   rec.implicit = t.implicit;
+  if (t.unread) {
+    uint64_t covered = 0;
+    for (const producer_ref& p : t.producers) covered += p.bytes;
+    rec.prior = t.view.valid() && covered == t.view.nbytes() ? "producers" : "unknown";
+  }
   rec.stale_producer = t.stale_producer;
   rec.stale_last_op = t.stale_last_op;
   rec.have_hash = t.have_hash;
@@ -93,6 +98,7 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   if (rec.is_input) lit(o, ",\"io\":\"in\",\"stage\":\"before\""); else lit(o, ",\"io\":\"out\",\"stage\":\"after\"");
   if (rec.inout) lit(o, ",\"inout\":true");
   if (rec.implicit) lit(o, ",\"implicit\":true");
+  if (!rec.prior.empty()) lit(o, ",\"prior\":"), str(o, rec.prior);
   lit(o, ",\"slot\":"), str(o, rec.slot);
   lit(o, ",\"key\":"), str(o, rec.key);
   lit(o, ",\"producer\":"), opt_str(o, rec.producer);

@@ -31,11 +31,12 @@ inline void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept
 }
 
 inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec,
-                                             const std::string& file) noexcept {
+                                             const std::string& file, const std::string& pieces) noexcept {
   try {
     std::string item;
     json::writer w(item);
-    w.begin_object().member("slot", rec.slot).member("key", rec.key).member("file", file);
+    w.begin_object().member("slot", rec.slot).member("key", rec.key);
+    if (!file.empty()) w.member("file", file);
     w.member("dtype", dtype_name(rec.elem_type));
     w.key("shape").begin_array();
     for (int i = 0; i < rec.ndim; ++i) w.value(static_cast<long long>(rec.shape[i]));
@@ -52,6 +53,10 @@ inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const t
     }
     if (rec.inout) w.member("inout", true);
     if (rec.implicit) w.member("implicit", true);
+    // An implicit input not read (found after the kernel): its prior state is the pieces of
+    // its producers' snapshot files, or unknown.
+    if (!rec.prior.empty()) w.member("prior", pieces.empty() ? "unknown" : rec.prior.c_str());
+    if (!pieces.empty()) w.key("pieces").raw(pieces);
     if (rec.have_hash) {
       char h[16];
       hash_hex(rec.hash, h);

@@ -152,7 +152,8 @@ class replay_context {
   }
   // Output `slot`, allocated with the recorded shape (which must then be T's dtype). An op
   // that never finished recorded no outputs: give the shape, as the second form does (it
-  // must match the recorded shape when there is one).
+  // must match the recorded shape when there is one). It holds zeros, or, for a slot that is
+  // also an input (op.inout, an implicit read-modify-write), that input's recorded state.
   template <class T>
   typed_view<T> output(const char* slot) {
     const tensor_view v = detail::replay_output(s_, slot, dtype_of<T>::value, nullptr);

@@ -13,7 +13,8 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-// Reads snapshot tensor t of the folder dir; false with *error ("DIR/in.x.npy: truncated
+// Reads snapshot tensor t of the folder dir (an implicit input recorded after its kernel: its
+// prior state, from the pieces of its producers' snapshot files); false with *error ("DIR/in.x.npy: truncated
 // while reading the data", "... holds float64[8], snapshot.json records float32[8]").
 PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) noexcept;
 

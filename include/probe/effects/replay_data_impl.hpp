@@ -1,5 +1,7 @@
 // replay_data: definitions (see replay_data.hpp).
 #pragma once
+#include <string.h>
+
 #include "../core/half.hpp"
 #include "../formats/npy.hpp"
 #include "../util/fs.hpp"
@@ -8,8 +10,61 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+namespace prior {
+
+// The folder holding the snapshot folder dir (its siblings are the producers' snapshots).
+inline std::string parent_of(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const size_t slash = dir.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : dir.substr(0, slash);
+}
+
+// An implicit input's prior state, put together from the pieces of its producers' snapshot
+// files (they were recorded as those ops ended; the input's own bytes never were).
+inline bool assemble(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) {
+  if (t.prior != "producers" || t.pieces.empty()) {
+    *error = "its prior state is unknown (some of its bytes had no recorded producer, or a producer has no "
+             "contiguous snapshot file)";
+    return false;
+  }
+  tensor v(t.type, dims(t.shape, static_cast<size_t>(t.ndim)));
+  const uint64_t size = v.nbytes();
+  uint64_t covered = 0;
+  const std::string up = parent_of(dir);
+  for (const snapshot::piece& p : t.pieces) {
+    if (p.offset > size || p.bytes > size - p.offset) {
+      *error = "a piece of its prior state (" + p.key + ") lies outside it";
+      return false;
+    }
+    const std::string path = join_path(up, p.file);
+    std::string why;
+    const tensor from = npy::read(path, &why);
+    if (from.empty() && p.bytes) {
+      *error = "its prior state is unknown: producer " + p.key + ": " + why;
+      return false;
+    }
+    if (p.at > from.nbytes() || p.bytes > from.nbytes() - p.at) {
+      *error = path + " is smaller than the piece of it snapshot.json names";
+      return false;
+    }
+    memcpy(static_cast<char*>(v.data()) + p.offset, static_cast<const char*>(from.data()) + p.at, p.bytes);
+    covered += p.bytes;
+  }
+  if (covered != size) {
+    *error = "its prior state is unknown (its producers' pieces cover " + std::to_string(covered) + " of its " +
+             std::to_string(size) + " bytes)";
+    return false;
+  }
+  *out = std::move(v);
+  return true;
+}
+
+}  // namespace prior
+
 PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) noexcept {
   try {
+    if (t.file.empty() && !t.prior.empty()) return prior::assemble(dir, t, out, error);
     const std::string path = join_path(dir, t.file);
     std::string why;
     tensor v = npy::read(path, &why);

@@ -232,6 +232,17 @@ PROBE_API tensor_view replay_output(replay_state* s, const char* slot, dtype wan
   o.view = view_raw(nullptr, want, dims(dims_, static_cast<size_t>(ndim)));
   if (!o.memory.allocate(o.view.nbytes())) s->fail("out of memory for output '" + name + "'");
   o.view.data = o.memory.data();
+  // An output that is also an input (op.inout, or an implicit read-modify-write) starts from
+  // its prior state: a kernel that writes only part of it (the fluid cells) leaves the rest
+  // as it was, and one that writes nothing leaves the prior state, not the recorded result.
+  for (size_t i = 0; i < s->snap->inputs.size() && i < s->inputs.size(); ++i) {
+    const snapshot::tensor_entry& in = s->snap->inputs[i];
+    if (in.slot != name || !(in.inout || in.implicit)) continue;
+    const tensor& prior = s->inputs[i];
+    if (prior.type() == want && prior.nbytes() == o.view.nbytes() && prior.nbytes())
+      memcpy(o.memory.data(), prior.data(), prior.nbytes());
+    break;
+  }
   s->outputs.push_back(std::move(o));
   return s->outputs.back().view;
 }

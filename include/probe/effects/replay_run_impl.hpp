@@ -173,7 +173,16 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
       }
       tensor v;
       std::string why;
-      if (!read_recorded(snap.dir, t, &v, &why)) return failed("input '" + t.slot + "': " + why);
+      if (!read_recorded(snap.dir, t, &v, &why)) {
+        if (t.file.empty() && !t.prior.empty()) {
+          // An implicit prior state that cannot be put together: zeros, said once per op.
+          log("replay %s: input '%s': %s; it, and output '%s', start from zeros", row.key.c_str(), t.slot.c_str(),
+              why.c_str(), t.slot.c_str());
+          st.inputs.push_back(tensor(t.type, dims(t.shape, static_cast<size_t>(t.ndim))));
+          continue;
+        }
+        return failed("input '" + t.slot + "': " + why);
+      }
       st.inputs.push_back(std::move(v));
     }
     replay_context ctx(&st);

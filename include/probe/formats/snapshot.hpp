@@ -9,7 +9,8 @@
 //
 // snapshot.json: {"format": "probe-snapshot-1", "status": "running|complete|exception",
 // "op", "type", "seq", "step", "occurrence", "attrs": {...}, "inputs": [...], "outputs":
-// [...]}, each tensor {"slot", "key", "file", "dtype", "shape", "stats", "producer"}.
+// [...]}, each tensor {"slot", "key", "file", "dtype", "shape", "stats", "producer"}; an
+// implicit input recorded after its kernel has no "file" but "prior" and "pieces".
 // Everything read is checked (file names stay in the folder, known dtypes, sane shapes), so
 // a corrupt or hostile snapshot gives an error, never a crash. Internal header.
 #pragma once
@@ -24,9 +25,23 @@
 PROBE_BEGIN_NAMESPACE
 namespace snapshot {
 
+// A byte range of an implicit input's prior state: `bytes` from byte `offset` of the input
+// are bytes `at`.. of a producer's output, whose file `file` ("op_000003.bounce/out.f.npy")
+// lies in a sibling snapshot folder.
+struct piece {
+  std::string key, file;
+  uint64_t offset = 0, bytes = 0, at = 0;
+};
+
 struct tensor_entry {
-  std::string slot, key, file;  // file: a plain name inside the snapshot folder
+  std::string slot, key, file;  // file: a plain name inside the snapshot folder ("" : none)
   std::string producer;         // inputs: the output key it came from ("" if none)
+  bool inout = false;           // inputs: the prior state of the output of the same slot,
+  bool implicit = false;        // declared (op.inout) or found by the library
+  // Implicit inputs recorded after the kernel: "producers" (the prior state is `pieces`) or
+  // "unknown"; "" for inputs with a file.
+  std::string prior;
+  std::vector<piece> pieces;
   dtype type = dtype::invalid;
   int ndim = 0;
   int64_t shape[max_dims] = {};

@@ -50,6 +50,32 @@ inline bool plain_name(const std::string& f) {
   return !f.empty() && f != "." && f != ".." && f.find('/') == std::string::npos && f.find('\0') == std::string::npos;
 }
 
+// A piece's file: "<snapshot folder>/<file>", both plain names (a sibling snapshot folder).
+inline bool sibling_name(const std::string& f) {
+  const size_t slash = f.find('/');
+  return slash != std::string::npos && plain_name(f.substr(0, slash)) && plain_name(f.substr(slash + 1));
+}
+
+inline bool read_pieces(const json::value& list, tensor_entry* t) {
+  if (list.is_null()) return true;
+  if (!list.is_array()) return false;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json::value& p = list[i];
+    piece x;
+    x.key = p.get_string("key");
+    x.file = p.get_string("file");
+    const json::value *o = p.find("offset"), *b = p.find("bytes"), *a = p.find("at");
+    if (!sibling_name(x.file) || !o || !b || !a || !o->is_integer() || !b->is_integer() || !a->is_integer() ||
+        o->as_int() < 0 || b->as_int() < 0 || a->as_int() < 0)
+      return false;
+    x.offset = static_cast<uint64_t>(o->as_int());
+    x.bytes = static_cast<uint64_t>(b->as_int());
+    x.at = static_cast<uint64_t>(a->as_int());
+    t->pieces.push_back(std::move(x));
+  }
+  return true;
+}
+
 inline bool read_tensor(const json::value& v, const char* side, size_t index, tensor_entry* t, std::string* why) {
   const std::string where = std::string(side) + "[" + std::to_string(index) + "]";
   if (!v.is_object()) return *why = where + " is not an object", false;
@@ -57,8 +83,13 @@ inline bool read_tensor(const json::value& v, const char* side, size_t index, te
   t->key = v.get_string("key");
   t->file = v.get_string("file");
   t->producer = v.get_string("producer");
+  t->inout = v.get("inout").is_bool() && v.get("inout").as_bool();
+  t->implicit = v.get("implicit").is_bool() && v.get("implicit").as_bool();
+  t->prior = v.get_string("prior");
   if (t->slot.empty()) return *why = where + " has no \"slot\"", false;
-  if (!plain_name(t->file)) return *why = where + " (" + t->slot + "): bad file name '" + t->file + "'", false;
+  const bool unread = t->implicit && !t->prior.empty() && t->file.empty();
+  if (!unread && !plain_name(t->file)) return *why = where + " (" + t->slot + "): bad file name '" + t->file + "'", false;
+  if (unread && !read_pieces(v.get("pieces"), t)) return *why = where + " (" + t->slot + "): bad \"pieces\"", false;
   const std::string dt = v.get_string("dtype");
   t->type = dtype_named(dt);
   if (t->type == dtype::invalid) return *why = where + " (" + t->slot + "): unknown dtype '" + dt + "'", false;
