@@ -350,3 +350,36 @@ TEST_CASE("causes: the answers' work grows with the number of roots, not its squ
     CHECK(g.visits + f.visits <= 4 * n);
   }
 }
+
+TEST_CASE("causes: an op that grows an earlier root's difference back past the tolerance is not a root") {
+  // input x differs at x[0]; a scales it by 1e-5, so its error passes the tolerance; b scales
+  // it back by 1e5, so b fails while its input "matches": the difference is input#0's.
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  for (fixture_dump* x : {&a, &b}) {
+    const float x0 = x == &a ? 1.5f : 1.0f;
+    x->out(1, "input", "x", {x0, 2, 3});
+    x->in(2, "a", "x", {x0, 2, 3}, "input#0/out/x");
+    x->out(2, "a", "y", {x0 * 1e-5f, 2e-5f, 3e-5f});
+    x->in(3, "b", "y", {x0 * 1e-5f, 2e-5f, 3e-5f}, "a#0/out/y");
+    x->out(3, "b", "z", {x0, 2, 3});
+    x->finish();
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_ops(run) == std::vector<std::string>{"input#0"});
+  REQUIRE(run.graph.regrown.size() == 1);
+  CHECK(run.graph.nodes[run.graph.regrown[0].first].op_key == "b#0");
+  const std::string text = flat_text(r);
+  CHECK(text.find("its difference grows past it again at b#0") != std::string::npos);
+  // An op whose inputs are the same bytes in both runs stays a root.
+  temp_dir e;
+  fixture_dump a2(e / "a"), b2(e / "b");
+  for (fixture_dump* x : {&a2, &b2}) {
+    x->out(1, "input", "x", {1, 2, 3});
+    x->in(2, "a", "x", {1, 2, 3}, "input#0/out/x");
+    x->out(2, "a", "y", {x == &a2 ? 7.f : 1.f, 2, 3});
+    x->finish();
+  }
+  CHECK(root_ops(compare(e / "a", e / "b").runs[0]) == std::vector<std::string>{"a#0"});
+}

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "compare_inputs.hpp"
@@ -104,6 +105,9 @@ struct graph_answers {
   std::vector<root_cause> roots;
   std::vector<graph_hint> hints;
   std::vector<size_t> unexplained;  // mismatching nodes no root or hint reaches
+  // Ops whose output fails while their inputs pass, but carry (within tolerance) the difference
+  // of an earlier root: {node, root index}. Not roots: they grow an error they were handed.
+  std::vector<std::pair<size_t, size_t>> regrown;
   uint64_t visits = 0;  // nodes visited while following errors: grows with the graph, not its square
 };
 
@@ -243,6 +247,26 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       if (g.nodes[ni].mismatch) spread(ni, true, &h.reaches);
     }
   };
+  // The root whose difference reaches each node, through any input that differs at all (also
+  // within tolerance): -1 for none. Producers come first, so one pass in sequence order.
+  std::vector<long> carried_from(g.nodes.size(), -1);
+  std::vector<size_t> node_of_output(pairs.size(), SIZE_MAX);
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni)
+    for (size_t po : g.nodes[ni].outputs) node_of_output[po] = ni;
+  auto upstream_root = [&](const op_node& n) {
+    for (size_t pi : n.inputs) {
+      const compared_pair& in = pairs[pi];
+      const tensor_metrics& m = in.metrics;
+      const bool differs = verdict.of(pi) == 1 || (m.compared && (m.max_abs > 0 || m.nan_mismatch || m.inf_mismatch));
+      if (!differs) continue;
+      for (const std::string& k : verdict.edges(in)) {
+        const size_t op = verdict.output(k);
+        const size_t from = op == SIZE_MAX ? SIZE_MAX : node_of_output[op];
+        if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
+      }
+    }
+    return -1L;
+  };
   auto input_root = [&](root_kind kind, size_t ni, size_t pi) {
     root_cause r;
     r.kind = kind;
@@ -251,6 +275,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     r.input = pi;
     if (g.nodes[ni].mismatch) spread(ni, true, &r.reaches);
     g.roots.push_back(std::move(r));
+    if (carried_from[ni] < 0) carried_from[ni] = static_cast<long>(g.roots.size() - 1);
   };
 
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
@@ -321,12 +346,23 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     // got wrong where that state was right.
     bool fresh = false;
     for (size_t po : n.outputs) fresh = fresh || pairs[po].fresh_fail > 0;
+    const long upstream = upstream_root(n);
     if (n.mismatch && inputs_match && (!prior_differs || fresh) && !n.inner_mismatch) {
-      root_cause r;
-      r.node = ni;
-      spread(ni, false, &r.reaches);
-      g.roots.push_back(std::move(r));
+      if (upstream >= 0) {
+        // Its inputs pass, but hold an earlier root's difference, which it grew past the
+        // tolerance (y = 1e-5 x, then z = 1e5 y): part of that root's reach, not a root.
+        root_cause& from = g.roots[static_cast<size_t>(upstream)];
+        spread(ni, true, &from.reaches);
+        g.regrown.emplace_back(ni, static_cast<size_t>(upstream));
+      } else {
+        root_cause r;
+        r.node = ni;
+        spread(ni, false, &r.reaches);
+        g.roots.push_back(std::move(r));
+        carried_from[ni] = static_cast<long>(g.roots.size() - 1);
+      }
     }
+    if (carried_from[ni] < 0) carried_from[ni] = upstream;
   }
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const op_node& n = g.nodes[ni];
@@ -339,6 +375,11 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     std::sort(h.reaches.begin(), h.reaches.end());
     h.reaches.erase(std::unique(h.reaches.begin(), h.reaches.end()), h.reaches.end());
   }
+  if (!g.regrown.empty())  // their reaches joined a root's
+    for (root_cause& r : g.roots) {
+      std::sort(r.reaches.begin(), r.reaches.end());
+      r.reaches.erase(std::unique(r.reaches.begin(), r.reaches.end()), r.reaches.end());
+    }
   return g;
 }
 

@@ -153,6 +153,11 @@ inline void run(json::writer& w, const compared_run& r) {
   w.key("unexplained").begin_array();
   for (size_t ni : g.unexplained) w.value(g.nodes[ni].op_key);
   w.end_array();
+  // ops whose inputs pass but carry a root's difference, grown past the tolerance again
+  w.key("regrown").begin_array();
+  for (const auto& x : g.regrown)
+    w.begin_object().member("op_key", g.nodes[x.first].op_key).member("root", static_cast<unsigned long long>(x.second)).end_object();
+  w.end_array();
   w.key("hints").begin_array();
   for (const graph_hint& h : g.hints) {
     w.begin_object().member("kind", hint_kind_name(h.kind)).member("producer", h.producer_key);
@@ -216,7 +221,7 @@ inline std::string compare_json(const compare_report& r) {
   std::string out;
   json::writer w(out);
   w.begin_object().member("format", "probe-compare-1");
-  w.member("a", r.a).member("b", r.b).member("kind", r.kind);
+  w.member("a", r.a).member("b", r.b).member("kind", r.kind).member("same_build", r.same_build);
   w.key("error"), opt_string(w, r.error);
   const compare_settings& s = r.settings;
   w.key("settings").begin_object();

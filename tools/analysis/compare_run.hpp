@@ -40,6 +40,7 @@ struct compared_run {
   graph_answers graph;
   run_findings findings;
   std::unordered_map<std::string, int64_t> outside_step;  // output keys --step left out -> their step
+  bool same_build = false;  // compare_report::same_build, for the words of its roots
 };
 
 struct compare_counts {
@@ -56,6 +57,10 @@ struct compare_report {
   std::vector<std::string> runs_only_a, runs_only_b;  // run folders present on one side
   std::vector<std::string> notes;
   std::string error;  // bad input; the rest is empty
+  // Both dumps come from the same build of the same program, with the same modes (their run
+  // records say so): an op whose inputs match and whose output differs is non-deterministic,
+  // not a bug of one build.
+  bool same_build = false;
   compare_counts counts;
   uint64_t bytes = 0;   // data bytes read (both sides)
   double seconds = 0;   // wall time of the value comparisons
@@ -309,6 +314,11 @@ inline bool pair_dumps(compare_report* r) {
   for (const dump_run& x : rb)
     for (const std::string& n : x.notes) r->notes.push_back(n);
   const bool single = ra.size() == 1 && rb.size() == 1;
+  r->same_build = !ra.empty() && !rb.empty();
+  for (const dump_run& x : ra)
+    for (const dump_run& y : rb)
+      r->same_build = r->same_build && !x.build_identity.empty() && x.build_identity == y.build_identity &&
+                      x.process != y.process;
   for (const dump_run& x : ra) {
     const dump_run* y = nullptr;
     for (const dump_run& c : rb)
@@ -319,6 +329,7 @@ inline bool pair_dumps(compare_report* r) {
     }
     compared_run run;
     run.name = single ? std::string() : x.name;
+    run.same_build = r->same_build;
     run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes, &run.outside_step);
     for (const dump_run* side : {&x, y})
       for (const std::string& n : side->op_notes) r->notes.push_back(n);
@@ -412,6 +423,11 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
   }
   if (!compare_pairs(&r)) return r;
   count_pairs(&r);
+  if (r.same_build)
+    r.notes.push_back("A and B come from the same build of the same program, with the same modes (their run records "
+                      "say so): an op whose inputs match and whose output differs is non-deterministic (atomics, "
+                      "reductions in thread-completion order), not a bug of one build; `probe jitter -- PROGRAM` names "
+                      "such ops, and --probe_reproducible asks the engine for deterministic algorithms");
   if (r.counts.ok + r.counts.mismatch + r.counts.shape + r.counts.dtype == 0) {
     r.error = "nothing to compare: " + nothing_compared_why(r);
     return r;

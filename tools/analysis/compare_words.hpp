@@ -319,6 +319,18 @@ inline void rounding_roots_words(std::string& out, const std::string& prefix, co
   out += ".\n";
 }
 
+// The ops among a root's reach that grew its difference back past the tolerance while their
+// inputs passed (graph_answers::regrown): named, since their inputs alone look right.
+inline void regrown_words(std::string& out, const graph_answers& g, const std::vector<size_t>& roots) {
+  std::vector<size_t> nodes;
+  for (const auto& a : g.regrown)
+    if (std::find(roots.begin(), roots.end(), a.second) != roots.end()) nodes.push_back(a.first);
+  if (nodes.empty()) return;
+  out += "  Within tolerance on the way, its difference grows past it again at ";
+  list_nodes(out, g, nodes);
+  out += " (their inputs pass but carry it; probe replay judges such an op alone).\n";
+}
+
 // A paragraph per root that is not rounding-level; a root repeated at several occurrences or
 // steps, and the differing inputs of one op and slot, are one paragraph each.
 inline void root_words(std::string& out, const std::string& prefix, const compared_run& run, const paint& p) {
@@ -342,7 +354,8 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
         if (!g.roots[x].rounding) members.push_back(x);
     if (members.empty()) members.push_back(ri);
     for (size_t x : members) done[x] = 1;
-    out += prefix + p("Root cause:", "1;31") + " ";
+    const bool jitter = run.same_build && !r.is_input;  // two runs of one build: not a bug
+    out += prefix + (jitter ? p("Differs between runs of the same build, non-deterministic?", "1;33") : p("Root cause:", "1;31")) + " ";
     const root_cause& first = g.roots[members[0]];
     if (r.is_input) {
       const compared_pair& in = run.pairs[first.input];
@@ -359,6 +372,7 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
              "; first at step " + std::to_string(g.nodes[first.node].step) + ": " + op_root_words(run, first) + ".";
     }
     reach_words(out, g, joined_reach(g, members));
+    regrown_words(out, g, members);
   }
   rounding_roots_words(out, prefix, run);
 }

@@ -87,6 +87,10 @@ struct dump_run {
   std::string dir;       // the folder holding manifest.jsonl
   std::string name;      // "" for a single run, else the subfolder name (rank_0003)
   bool has_run_record = false, has_end = false;
+  // The program and modes the run record names (build, program file, reference, reproducible);
+  // "" when it names no program file. Equal in two dumps: two runs of one build.
+  std::string build_identity;
+  std::string process;  // host and pid: dumps one process wrote (a test's runs) are no two runs
   std::vector<dump_tensor> tensors;
   std::vector<dump_attrs> attrs;
   std::vector<std::string> notes;  // budget records, a dropped partial last line
@@ -151,6 +155,21 @@ inline bool read_stats(const json::value& s, health* h) {
   h->negative = s.get_int("negative");
   h->positive = s.get_int("positive");
   return true;
+}
+
+// What identifies the build a run record comes from: the program file (path, size, time),
+// how probe was built into it, and the modes the engine was asked for.
+inline std::string build_identity(const json::value& run) {
+  const json::value& b = run.get("build");
+  if (!b.is_object() || b.get_string("program").empty()) return std::string();
+  std::string id = b.get_string("program") + "\n" + std::to_string(b.get_int("program_bytes")) + "\n" +
+                   std::to_string(b.get_int("program_mtime")) + "\n" + b.get_string("compiler") + "\n" +
+                   b.get_string("mode") + "\n";
+  for (const char* mode : {"reference", "reproducible"})
+    id += run.get(mode).is_bool() && run.get(mode).as_bool() ? "1" : "0";
+  const json::value& argv = run.get("argv");
+  for (size_t i = 0; i < argv.size(); ++i) id += "\n" + argv[i].as_string();
+  return id;
 }
 
 // A record's shape: non-negative integer dimensions whose product (over the non-zero ones, as
@@ -283,6 +302,8 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       if (a.attrs.is_object()) run->attrs.push_back(std::move(a));
     } else if (kind == "run") {
       run->has_run_record = true;
+      run->build_identity = manifest_impl::build_identity(v);
+      run->process = v.get_string("host") + ":" + std::to_string(v.get_int("pid"));
     } else if (kind == "end") {
       run->has_end = true;
     } else if (kind == "note") {

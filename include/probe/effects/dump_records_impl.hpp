@@ -165,8 +165,23 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
   w.key("flags").begin_array();
   for (const std::string& f : flags) w.value(f);
   w.end_array();
-  // What the engine was asked for, as it reads it (probe::reference_mode(), reproducible_mode()).
+  // What the engine was asked for, as it reads it (probe::reference_mode(), reproducible_mode()),
+  // and its command line (two runs of one command are told from two different runs).
   w.member("reference", options_ref().reference).member("reproducible", options_ref().reproducible);
+  w.key("argv").begin_array();
+  if (FILE* f = fopen("/proc/self/cmdline", "rb")) {
+    std::string arg;
+    for (int ch; (ch = fgetc(f)) != EOF && arg.size() < 4096;) {
+      if (ch != 0) {
+        arg += static_cast<char>(ch);
+        continue;
+      }
+      w.value(arg);
+      arg.clear();
+    }
+    fclose(f);
+  }
+  w.end_array();
   // How probe was built into the program, for bug reports (probe bundle copies this record).
   w.key("build").begin_object();
 #if defined(__clang__)
