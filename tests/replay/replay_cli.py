@@ -139,14 +139,28 @@ try:
     meta["status"] = "complete"
     json.dump(meta, open(os.path.join(snap, "snapshot.json"), "w"))
     code, out, err = run([PROBE, "replay", "--op-re", "explode", crash, "--", ENGINE])
-    check(code == 2 and "died of signal 11" in err and "--isolate" in err, f"in-process crash: {code} {err!r}")
+    check(code == 2 and "died of signal 11" in err and "while replaying explode#0" in err and
+          "the kernel crashed: SIGSEGV" in out, f"in-process crash: {code} {err!r}\n{out}")
+    # Every row that finished before the crash stays, the op in flight is named, and the rest
+    # is replayed each in a child process.
+    code, out, err = run([PROBE, "replay", crash, "--", ENGINE])
+    check(code == 2 and all(rows(out).get(k) == "ok" for k in ("scale#0", "norm#0", "gate#0", "mix#0")) and
+          rows(out).get("explode#0") == "ERROR" and "while replaying explode#0" in err, f"rows before a crash: {code}\n{out}{err}")
+    code, out, err = replay(crash)
+    check(code == -11 and re.search(r"^mix#0 .* ok ", out, re.M) and re.search(r"^explode#0 +Explode +complete +$", out, re.M),
+          f"the engine alone shows its rows and the op in flight: {code}\n{out}")
     code, out, err = run([PROBE, "replay", "--isolate", "--op-re", "explode", crash, "--", ENGINE])
     check(code == 2 and "the kernel crashed: SIGSEGV" in out, f"--isolate: {code}\n{out}{err}")
 
     # 9. Missing kernel, wrong dtype, truncated files: exit 2, one clear line each.
     tail = os.path.join(tmp, "tail")
     run([ENGINE, "--with-tail"], f"--probe_dump_to={tail} --probe_dump_snapshots")
+    # Without --require-kernels the ops without a kernel are skipped, in one line of the table's
+    # end, and the ops replayed decide the exit code.
     code, out, err = replay(tail, "--no-runtime")
+    check(code == 0 and err == "" and re.search(r"^3 ops of 3 types have no kernel, skipped: ", out, re.M)
+          and "ERROR" not in out, f"ops without a kernel skipped: exit {code}\n{out}{err!r}")
+    code, out, err = replay(tail, "--no-runtime", flags="--probe_replay_require_kernels")
     check(code == 2, f"missing kernels exit {code}")
     lines = err.splitlines()
     check(len(lines) == 3 and all(l.startswith("probe: replay ") for l in lines), f"one line per missing kernel: {err!r}")

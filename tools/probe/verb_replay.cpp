@@ -2,6 +2,7 @@
 // kernels), by running the engine with the replay flags; or list snapshots.
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ const option_spec k_options[] = {
     number("--rtol", "X", 0, 1e300, "relative tolerance of every output").by_default("by dtype, as probe compare"),
     flag("--write-mismatches", "write each mismatching output as replay.out.SLOT.npy in its snapshot folder"),
     flag("--isolate", "replay every snapshot in a child process (always done for ops that crashed or threw)"),
+    flag("--require-kernels", "an op without a registered kernel is an error (exit 2); without it such ops are skipped"),
 };
 
 int bad_input(const std::string& message) {
@@ -95,11 +97,24 @@ int list_snapshots(const std::vector<std::string>& operands) {
   return code;
 }
 
-// Runs the engine with PROBE_FLAGS extended by the replay flags; its exit code, or 2 when it
-// died or exited without replaying.
-int run_engine(const std::vector<std::string>& command, const std::string& flags) {
+// What one run of the engine in replay mode told: how it ended, and through its status
+// descriptor which snapshots it finished and which one it was running.
+struct engine_run {
+  int code = 2;
+  int signal = 0;
+  bool replayed = false;           // it reached the end of the replay ("probe-replay-exit")
+  std::vector<std::string> done;   // snapshot folders whose rows were printed
+  std::string running;             // the folder in flight when it stopped ("" when none)
+};
+
+// Runs the engine with PROBE_FLAGS extended by the replay flags. The status descriptor is
+// read while it runs (thousands of snapshots write more than a pipe holds).
+bool run_engine(const std::vector<std::string>& command, const std::string& flags, engine_run* out) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return bad_input(std::string("pipe: ") + strerror(errno));
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    bad_input(std::string("pipe: ") + strerror(errno));
+    return false;
+  }
   fcntl(fds[1], F_SETFD, 0);  // the engine inherits the write end: the replay reports through it
   std::vector<std::string> env;
   const char* old = getenv("PROBE_FLAGS");
@@ -119,29 +134,56 @@ int run_engine(const std::vector<std::string>& command, const std::string& flags
   ::close(fds[1]);
   if (rc != 0) {
     ::close(fds[0]);
-    return bad_input("cannot run " + command[0] + ": " + strerror(rc));
+    bad_input("cannot run " + command[0] + ": " + strerror(rc));
+    return false;
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  // What the replay reported; read without waiting (a process the engine left behind could
-  // hold the pipe open).
-  fcntl(fds[0], F_SETFL, O_NONBLOCK);
   std::string said;
-  char buf[256];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<size_t>(n));
+  char buf[4096];
+  int status = 0;
+  bool reaped = false;
+  for (;;) {
+    if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+      reaped = true;
+      fcntl(fds[0], F_SETFL, O_NONBLOCK);  // a process the engine left behind may hold the pipe
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    if (!reaped && poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      said.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (reaped) break;
+    // closed while the engine runs: wait for its end
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped = true;
+    break;
+  }
   ::close(fds[0]);
-  if (WIFSIGNALED(status))
-    return bad_input(command[0] + " died of signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
-                     ")" + (said.empty() ? "; a kernel that crashes on a snapshot recorded as complete takes the engine "
-                                           "with it: --isolate replays each snapshot in a child process"
-                                         : ""));
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
-  if (said.find("probe-replay-exit ") == std::string::npos)
-    return bad_input(command[0] + " exited with status " + std::to_string(code) +
-                     " without replaying: it must call probe::init(argc, argv) or mark an op, with probe built in "
-                     "(not PROBE_DISABLE)");
-  return code;
+  size_t at = 0;
+  while (at < said.size()) {
+    size_t end = said.find('\n', at);
+    if (end == std::string::npos) end = said.size();
+    const std::string line = said.substr(at, end - at);
+    at = end + 1;
+    if (line.compare(0, 22, "probe-replay-running ") == 0) out->running = line.substr(21);
+    if (line.compare(0, 19, "probe-replay-done ") == 0) {
+      out->done.push_back(line.substr(18));
+      out->running.clear();
+    }
+    if (line.compare(0, 18, "probe-replay-exit ") == 0) out->replayed = true;
+  }
+  if (WIFSIGNALED(status)) out->signal = WTERMSIG(status);
+  out->code = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  return true;
+}
+
+std::string folder_key(const std::string& dir) {
+  probe::snapshot::info s;
+  std::string error;
+  return probe::snapshot::read(dir, &s, &error) ? s.key() : dir;
 }
 
 }  // namespace
@@ -187,19 +229,48 @@ int run_replay(int argc, char** argv) {
   std::vector<std::string> dirs;
   if (!probe::snapshot::find(paths, &dirs, &error)) return bad_input(error);  // before starting the engine
 
-  std::string flags = flag_word("replay", paths), value;
-  if (args.get("--op-re", &value)) flags += " " + flag_word("replay_op_re", value);
-  if (args.given("--reference")) flags += " --probe_reference";
-  if (args.given("--fake-data")) flags += " --probe_replay_fake_data";
+  std::string common, value;  // every flag but the snapshots
+  if (args.get("--op-re", &value)) common += " " + flag_word("replay_op_re", value);
+  if (args.given("--reference")) common += " --probe_reference";
+  if (args.given("--fake-data")) common += " --probe_replay_fake_data";
   long long n = 0;
-  if (args.get("--seed", &n)) flags += " --probe_replay_seed=" + std::to_string(n);
-  if (args.get("--iterations", &n)) flags += " --probe_replay_iterations=" + std::to_string(n);
+  if (args.get("--seed", &n)) common += " --probe_replay_seed=" + std::to_string(n);
+  if (args.get("--iterations", &n)) common += " --probe_replay_iterations=" + std::to_string(n);
   // Tolerances as given: the engine parses the same text.
-  if (args.given("--atol")) flags += " " + flag_word("replay_atol", args.values("--atol").back());
-  if (args.given("--rtol")) flags += " " + flag_word("replay_rtol", args.values("--rtol").back());
-  if (args.given("--write-mismatches")) flags += " --probe_replay_write_mismatches";
+  if (args.given("--atol")) common += " " + flag_word("replay_atol", args.values("--atol").back());
+  if (args.given("--rtol")) common += " " + flag_word("replay_rtol", args.values("--rtol").back());
+  if (args.given("--write-mismatches")) common += " --probe_replay_write_mismatches";
+  if (args.given("--require-kernels")) common += " --probe_replay_require_kernels";
+  std::string flags = flag_word("replay", paths) + common;
   if (args.given("--isolate")) flags += " --probe_replay_isolate";
-  return run_engine(args.command(), flags);
+  engine_run first;
+  if (!run_engine(args.command(), flags, &first)) return 2;
+  if (first.signal) {
+    // The engine died on a snapshot recorded as complete: its rows so far are on the screen;
+    // name the op in flight, then replay the rest each in a child process, that op included.
+    const std::string sig = std::to_string(first.signal) + " (" + strsignal(first.signal) + ")";
+    std::string left;
+    size_t count = 0;
+    for (const std::string& d : dirs)
+      if (std::find(first.done.begin(), first.done.end(), d) == first.done.end()) {
+        left += (left.empty() ? "" : "\n") + d;
+        ++count;
+      }
+    if (first.running.empty() || count == 0)
+      return bad_input(args.command()[0] + " died of signal " + sig);
+    fprintf(stderr, "probe replay: %s died of signal %s while replaying %s (%s); the %zu snapshot%s left %s replayed each in a child process\n",
+            args.command()[0].c_str(), sig.c_str(), probe::detail::printable(folder_key(first.running)).c_str(),
+            probe::detail::printable(first.running).c_str(), count, count == 1 ? "" : "s", count == 1 ? "is" : "are");
+    engine_run rest;
+    if (!run_engine(args.command(), flag_word("replay", left) + common + " --probe_replay_isolate", &rest)) return 2;
+    if (rest.signal) return bad_input(args.command()[0] + " died of signal " + std::to_string(rest.signal) + " again");
+    return 2;  // an op crashed: it could not be replayed
+  }
+  if (!first.replayed)
+    return bad_input(args.command()[0] + " exited with status " + std::to_string(first.code) +
+                     " without replaying: it must call probe::init(argc, argv) or mark an op, with probe built in "
+                     "(not PROBE_DISABLE)");
+  return first.code;
 }
 
 }  // namespace probe_cli

@@ -57,6 +57,8 @@
   X(string, replay_atol, "", "absolute tolerance of replayed outputs (default: by dtype, as probe compare)") \
   X(string, replay_rtol, "", "relative tolerance of replayed outputs (default: by dtype, as probe compare)") \
   X(boolean, replay_write_mismatches, false, "write each mismatching output as replay.out.SLOT.npy in its snapshot folder") \
+  X(boolean, replay_require_kernels, false,                                                       \
+    "an op without a registered kernel is an error (exit 2); without it such ops are skipped with one line") \
   X(boolean, replay_isolate, false,                                                                \
     "replay every snapshot in a child process (always done for snapshots of ops that crashed or threw)") \
   X(boolean, strict_flags, false, "make an unknown or malformed flag fatal (exit code 2)")          \

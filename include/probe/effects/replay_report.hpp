@@ -39,6 +39,7 @@ struct replay_row {
 
 struct replay_report {
   std::vector<replay_row> rows;
+  std::vector<replay_row> no_kernel;  // skipped: no kernel registered for the op or its type
   bool fake_data = false;
   // 0 every output within tolerance (fake data: finite), 1 a mismatch, 2 an error.
   int exit_code() const noexcept;
@@ -47,7 +48,18 @@ struct replay_report {
 PROBE_API std::string replay_row_json(const replay_row& r);
 PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r);
 
-// The table (one line per output, errors in words), the timings, and the answer.
+// The table (one line per output, errors in words), the timings, and the answer; the same
+// in parts for rows shown as they finish: the header, a row's first columns (op, type,
+// recorded status) before it runs, the rest when it has, and the end.
+struct replay_columns {
+  size_t key = 6, type = 4;
+  bool fake_data = false;
+};
+PROBE_API replay_columns replay_columns_for(const std::vector<replay_row>& rows, bool fake_data);
+PROBE_API std::string replay_table_head(const replay_columns& c);
+PROBE_API std::string replay_row_head(const replay_row& row, const replay_columns& c);
+PROBE_API std::string replay_row_rest(const replay_row& row, const replay_columns& c);
+PROBE_API std::string replay_table_end(const replay_report& r);
 PROBE_API std::string replay_text(const replay_report& r);
 
 // "1.25 us", "3.4 ms"

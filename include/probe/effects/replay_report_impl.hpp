@@ -14,6 +14,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API int replay_report::exit_code() const noexcept {
+  if (rows.empty()) return 2;  // nothing replayed (every op without a kernel)
   int code = 0;
   for (const replay_row& r : rows) {
     if (r.outcome == replay_outcome::error) return 2;
@@ -158,34 +159,50 @@ inline std::string names(const std::vector<const replay_row*>& rows) {
 
 }  // namespace replay_table
 
-PROBE_API std::string replay_text(const replay_report& r) {
-  using replay_table::num;
-  using replay_table::pad;
-  size_t wk = 6, wt = 4;
-  for (const replay_row& row : r.rows) {
+PROBE_API replay_columns replay_columns_for(const std::vector<replay_row>& rows, bool fake_data) {
+  replay_columns c;
+  c.fake_data = fake_data;
+  for (const replay_row& row : rows) {
     const size_t k = text_columns(printable(row.key)), t = text_columns(printable(row.type));
-    wk = k > wk ? k : wk;
-    wt = t > wt ? t : wt;
+    c.key = k > c.key ? k : c.key;
+    c.type = t > c.type ? t : c.type;
   }
-  wk = wk < 40 ? wk : 40;
-  wt = wt < 24 ? wt : 24;
-  std::string out = pad("op", wk) + "  " + pad("type", wt) + "  " + pad("recorded", 9) + "  " + pad("result", 9) + "  " +
-                    (r.fake_data ? "output (fake inputs: NaN/Inf check)" : "output vs recorded") + "\n";
+  c.key = c.key < 40 ? c.key : 40;
+  c.type = c.type < 24 ? c.type : 24;
+  return c;
+}
+
+PROBE_API std::string replay_table_head(const replay_columns& c) {
+  using replay_table::pad;
+  return pad("op", c.key) + "  " + pad("type", c.type) + "  " + pad("recorded", 9) + "  " + pad("result", 9) + "  " +
+         (c.fake_data ? "output (fake inputs: NaN/Inf check)" : "output vs recorded") + "\n";
+}
+
+PROBE_API std::string replay_row_head(const replay_row& row, const replay_columns& c) {
+  using replay_table::pad;
+  return pad(printable(row.key), c.key) + "  " + pad(printable(row.type), c.type) + "  " + pad(row.status, 9) + "  ";
+}
+
+PROBE_API std::string replay_row_rest(const replay_row& row, const replay_columns& c) {
+  using replay_table::pad;
+  if (row.outcome == replay_outcome::error) return pad("ERROR", 9) + "  " + printable(row.error) + "\n";
+  if (row.outputs.empty()) return pad("ok", 9) + "  (the kernel wrote no output)\n";
+  std::string out;
+  for (size_t i = 0; i < row.outputs.size(); ++i) {
+    const replay_output_row& o = row.outputs[i];
+    out += (i == 0 ? std::string() : std::string(c.key + c.type + 15, ' ')) + pad(o.result, 9) + "  " + printable(o.slot) +
+           " " + o.shape + ": " + replay_table::detail_of(o) + "\n";
+  }
+  return out;
+}
+
+PROBE_API std::string replay_table_end(const replay_report& r) {
+  using replay_table::num;
+  std::string out;
   std::vector<const replay_row*> bad, failed;
   for (const replay_row& row : r.rows) {
-    const std::string head = pad(printable(row.key), wk) + "  " + pad(printable(row.type), wt) + "  " + pad(row.status, 9) + "  ";
-    if (row.outcome == replay_outcome::error) {
-      failed.push_back(&row);
-      out += head + pad("ERROR", 9) + "  " + printable(row.error) + "\n";
-      continue;
-    }
+    if (row.outcome == replay_outcome::error) failed.push_back(&row);
     if (row.outcome == replay_outcome::mismatch) bad.push_back(&row);
-    if (row.outputs.empty()) out += head + pad("ok", 9) + "  (the kernel wrote no output)\n";
-    for (size_t i = 0; i < row.outputs.size(); ++i) {
-      const replay_output_row& o = row.outputs[i];
-      out += (i == 0 ? head : std::string(wk + wt + 15, ' ')) + pad(o.result, 9) + "  " + printable(o.slot) + " " +
-             o.shape + ": " + replay_table::detail_of(o) + "\n";
-    }
   }
   for (const replay_row& row : r.rows)
     if (row.outcome != replay_outcome::error && row.status != "complete")
@@ -201,8 +218,25 @@ PROBE_API std::string replay_text(const replay_report& r) {
            " runs of the kernel alone: min " + duration_text(t.front()) + ", median " + duration_text(t[t.size() / 2]) +
            ", p95 " + duration_text(t[p95]) + "\n";
   }
+  if (!r.no_kernel.empty()) {
+    // One line for every op without a kernel, by type: the ops replayed decide the answer.
+    std::vector<std::pair<std::string, size_t>> types;
+    for (const replay_row& row : r.no_kernel) {
+      auto it = types.begin();
+      while (it != types.end() && it->first != row.type) ++it;
+      if (it == types.end()) types.emplace_back(row.type, 1);
+      else ++it->second;
+    }
+    out += num(static_cast<long long>(r.no_kernel.size())) + " op" + (r.no_kernel.size() == 1 ? "" : "s") + " of " +
+           num(static_cast<long long>(types.size())) + " type" + (types.size() == 1 ? "" : "s") + " have no kernel, skipped:";
+    for (size_t i = 0; i < types.size(); ++i)
+      out += std::string(i ? "," : "") + " " + printable(types[i].first.empty() ? std::string("(no type)") : types[i].first) +
+             " (" + num(static_cast<long long>(types[i].second)) + ")";
+    out += " (PROBE_KERNEL(\"TYPE\", fn) registers one; --require-kernels makes them errors)\n";
+  }
   const std::string n = num(static_cast<long long>(r.rows.size()));
   const bool one = r.rows.size() == 1;
+  if (r.rows.empty()) return out + "replay: no op was replayed.\n";
   if (!failed.empty()) {
     out += "replay: " + num(static_cast<long long>(failed.size())) + " of " + n +
            " ops could not be replayed: " + replay_table::names(failed);
@@ -217,6 +251,13 @@ PROBE_API std::string replay_text(const replay_report& r) {
                         : (one ? "is within tolerance" : "within tolerance")) + ".\n";
   }
   return out;
+}
+
+PROBE_API std::string replay_text(const replay_report& r) {
+  const replay_columns c = replay_columns_for(r.rows, r.fake_data);
+  std::string out = replay_table_head(c);
+  for (const replay_row& row : r.rows) out += replay_row_head(row, c) + replay_row_rest(row, c);
+  return out + replay_table_end(r);
 }
 
 }  // namespace detail

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <string>
+#include <vector>
 
 #include "../core/options.hpp"
 #include "../core/tolerance.hpp"
@@ -27,6 +28,17 @@ struct replay_settings {
   bool write_mismatches = false;
   bool isolate = false;
   bool reference = false;  // --probe_reference: the kernel's reference form
+  bool require_kernels = false;  // an op without a kernel is an error row, not skipped
+};
+
+// Told about each snapshot as it is replayed, so that rows can be shown as they finish (a
+// crash then leaves every finished row, and the op in flight, on the screen).
+struct replay_listener {
+  virtual ~replay_listener() = default;
+  // Before the first: the rows to come (op#occurrence and type of each), for column widths.
+  virtual void planned(const std::vector<replay_row>&) noexcept {}
+  virtual void starting(const replay_row&) noexcept {}
+  virtual void finished(const replay_row&) noexcept {}
 };
 
 // The settings the flags ask for; false with *error for a malformed tolerance.
@@ -41,7 +53,7 @@ PROBE_API replay_row replay_isolated(const snapshot::info& snap, const replay_se
 
 // Finds, filters and replays every snapshot the settings name. *error: why none could be
 // (no snapshot found, a bad filter); rows for those that could.
-PROBE_API replay_report replay_all(const replay_settings& s, std::string* error) noexcept;
+PROBE_API replay_report replay_all(const replay_settings& s, std::string* error, replay_listener* l = nullptr) noexcept;
 
 // Replay mode: replays, prints the table and answer on stdout (errors one line each through
 // the log), and returns the exit code: 0 within tolerance, 1 mismatch, 2 error.

@@ -139,6 +139,7 @@ PROBE_API bool replay_settings_from(const options& o, replay_settings* s, std::s
   s->iterations = o.replay_iterations;
   s->write_mismatches = o.replay_write_mismatches;
   s->isolate = o.replay_isolate;
+  s->require_kernels = o.replay_require_kernels;
   s->reference = o.reference;
   return replay_impl::parse_tolerance(o.replay_atol, "replay_atol", &s->tol.atol, error) &&
          replay_impl::parse_tolerance(o.replay_rtol, "replay_rtol", &s->tol.rtol, error);
@@ -282,7 +283,7 @@ PROBE_API replay_row replay_isolated(const snapshot::info& snap, const replay_se
   }
 }
 
-PROBE_API replay_report replay_all(const replay_settings& s, std::string* error) noexcept {
+PROBE_API replay_report replay_all(const replay_settings& s, std::string* error, replay_listener* l) noexcept {
   replay_report r;
   r.fake_data = s.fake_data;
   try {
@@ -294,32 +295,96 @@ PROBE_API replay_report replay_all(const replay_settings& s, std::string* error)
       *error = "--probe_replay_op_re: " + why;
       return r;
     }
+    // First what will run (for the columns of rows shown as they finish), then each.
+    std::vector<snapshot::info> snaps;
+    std::vector<replay_row> plan;
     for (const std::string& dir : dirs) {
       snapshot::info snap;
+      replay_row row;
       if (!snapshot::read(dir, &snap, &why)) {
         const size_t slash = dir.rfind('/');
         const std::string folder = slash == std::string::npos ? dir : dir.substr(slash + 1);
         if (!re.search(folder)) continue;
-        replay_row bad;
-        bad.dir = dir;
-        bad.key = folder;
-        bad.type = "?";
-        bad.status = "?";
-        bad.outcome = replay_outcome::error;
-        bad.error = "unreadable snapshot: " + why;
-        r.rows.push_back(std::move(bad));
-        continue;
+        row.dir = dir;
+        row.key = folder;
+        row.type = "?";
+        row.status = "?";
+        row.outcome = replay_outcome::error;
+        row.error = "unreadable snapshot: " + why;
+      } else {
+        if (!re.search(snap.key())) continue;
+        row.dir = snap.dir;
+        row.key = snap.key();
+        row.type = snap.type;
+        row.status = snap.status;
+        std::string kernel;
+        if (!s.require_kernels && !find_kernel(snap.op, snap.type, &kernel)) {
+          r.no_kernel.push_back(std::move(row));  // said once, in the table's end
+          continue;
+        }
       }
-      if (!re.search(snap.key())) continue;
-      const bool isolate = s.isolate || snap.status != "complete";
-      r.rows.push_back(isolate ? replay_isolated(snap, s) : replay_one(snap, s));
+      snaps.push_back(std::move(snap));
+      plan.push_back(std::move(row));
     }
-    if (r.rows.empty()) *error = "no snapshot matches --probe_replay_op_re=" + s.op_re;
+    if (l) l->planned(plan);
+    for (size_t i = 0; i < plan.size(); ++i) {
+      if (l) l->starting(plan[i]);
+      if (plan[i].outcome != replay_outcome::error) {
+        const snapshot::info& snap = snaps[i];
+        const bool isolate = s.isolate || snap.status != "complete";
+        plan[i] = isolate ? replay_isolated(snap, s) : replay_one(snap, s);
+      }
+      if (l) l->finished(plan[i]);
+      r.rows.push_back(plan[i]);
+    }
+    if (r.rows.empty() && r.no_kernel.empty()) *error = "no snapshot matches --probe_replay_op_re=" + s.op_re;
   } catch (...) {
     *error = "out of memory";
   }
   return r;
 }
+
+namespace replay_impl {
+// Shows each row as it finishes, flushed: its first columns before the kernel runs, so that
+// a crash leaves the op in flight named on the screen. `probe replay` learns the same through
+// its status descriptor (PROBE_REPLAY_STATUS_FD), and replays what is left after a crash.
+struct row_printer : replay_listener {
+  replay_columns columns;
+  bool fake_data = false;
+  int status_fd = -1;
+  void status(const char* what, const replay_row& row) noexcept {
+    if (status_fd < 0) return;
+    std::string line = std::string("probe-replay-") + what + " " + row.dir + "\n";
+    for (size_t i = 0; i + 1 < line.size(); ++i)
+      if (line[i] == '\n') line[i] = ' ';
+    write_all(status_fd, line.data(), line.size());
+  }
+  void planned(const std::vector<replay_row>& rows) noexcept override {
+    try {
+      columns = replay_columns_for(rows, fake_data);
+      fputs(replay_table_head(columns).c_str(), stdout);
+      fflush(stdout);
+    } catch (...) {
+    }
+  }
+  void starting(const replay_row& row) noexcept override {
+    status("running", row);
+    try {
+      fputs(replay_row_head(row, columns).c_str(), stdout);
+      fflush(stdout);
+    } catch (...) {
+    }
+  }
+  void finished(const replay_row& row) noexcept override {
+    try {
+      fputs(replay_row_rest(row, columns).c_str(), stdout);
+      fflush(stdout);
+    } catch (...) {
+    }
+    status("done", row);
+  }
+};
+}  // namespace replay_impl
 
 PROBE_API int replay_main(const options& o) noexcept {
   try {
@@ -329,21 +394,27 @@ PROBE_API int replay_main(const options& o) noexcept {
       log("replay: %s", error.c_str());
       return 2;
     }
-    const replay_report r = replay_all(s, &error);
-    if (r.rows.empty()) {
-      log("replay: %s", error.c_str());
-      return 2;
-    }
-    for (const replay_row& row : r.rows)
-      if (row.outcome == replay_outcome::error) log("replay %s: %s", row.key.c_str(), row.error.c_str());
-    std::string head = "probe replay: " + std::to_string(r.rows.size()) + " snapshot" + (r.rows.size() == 1 ? "" : "s");
-    head += s.fake_data ? ", fake inputs (seed " + std::to_string(s.seed) + ")" : ", recorded inputs";
+    std::string head = "probe replay: ";
+    head += s.fake_data ? "fake inputs (seed " + std::to_string(s.seed) + ")" : "recorded inputs";
     if (s.reference) head += ", reference kernels";
     if (s.tol.atol >= 0 || s.tol.rtol >= 0)
       head += ", atol " + (s.tol.atol >= 0 ? shortest_text(s.tol.atol) : std::string("by dtype")) + ", rtol " +
               (s.tol.rtol >= 0 ? shortest_text(s.tol.rtol) : std::string("by dtype"));
-    const std::string text = head + "\n" + replay_text(r);
-    fputs(text.c_str(), stdout);
+    fputs((head + "\n").c_str(), stdout);
+    fflush(stdout);
+    replay_impl::row_printer printer;
+    printer.fake_data = s.fake_data;
+    if (const char* fd = getenv("PROBE_REPLAY_STATUS_FD")) printer.status_fd = atoi(fd) > 2 ? atoi(fd) : -1;
+    const replay_report r = replay_all(s, &error, &printer);
+    if (r.rows.empty() && r.no_kernel.empty()) {
+      log("replay: %s", error.c_str());
+      return 2;
+    }
+    // An op that could not be replayed: its row, and one line through the log (stderr), for
+    // scripts; ops without a kernel are one line of the table's end instead.
+    for (const replay_row& row : r.rows)
+      if (row.outcome == replay_outcome::error) log("replay %s: %s", row.key.c_str(), row.error.c_str());
+    fputs(replay_table_end(r).c_str(), stdout);
     fflush(stdout);
     return r.exit_code();
   } catch (...) {
