@@ -27,6 +27,7 @@
 #include "compare_details.hpp"
 #include "compare_findings.hpp"
 #include "compare_graph.hpp"
+#include "compare_lanes.hpp"
 #include "compare_stats.hpp"
 #include "compare_tensors.hpp"
 #include "npy_file.hpp"
@@ -286,9 +287,9 @@ inline bool pair_dumps(compare_report* r) {
   for (const dump_run& x : rb)
     for (const std::string& n : x.notes) r->notes.push_back(n);
   const bool single = ra.size() == 1 && rb.size() == 1;
-  for (const dump_run& x : ra) {
-    const dump_run* y = nullptr;
-    for (const dump_run& c : rb)
+  for (dump_run& x : ra) {
+    dump_run* y = nullptr;
+    for (dump_run& c : rb)
       if (single || c.name == x.name) y = &c;
     if (!y) {
       r->runs_only_a.push_back(x.name);
@@ -296,6 +297,7 @@ inline bool pair_dumps(compare_report* r) {
     }
     compared_run run;
     run.name = single ? std::string() : x.name;
+    pair_lanes(&x, y, &r->notes, run.name.empty() ? std::string() : ::probe::detail::printable(run.name) + ": ");
     run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes, &run.outside_step);
     for (const dump_run* side : {&x, y})
       for (const std::string& n : side->op_notes) r->notes.push_back(n);
