@@ -15,6 +15,7 @@
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_text.hpp"
 #include "../support/capture.hpp"
+#include "manifest_fixture.hpp"
 
 namespace pa = probe::analysis;
 using probe_test::temp_dir;
@@ -290,4 +291,36 @@ TEST_CASE("pairing: the manifest names each op's thread lineage and its occurren
     }
   }
   CHECK(embeds == 9);  // x, w and h of three embeds
+}
+
+TEST_CASE("pairing: dumps without lanes pair by thread; occurrences in a thread are counted from the run-wide ones") {
+  using compare_test::fixture_dump;
+  temp_dir d;
+  // request r: embed(x_r) -> h, head(h) -> y; one thread each, no "lane" fields (older dumps)
+  auto request = [](fixture_dump& f, uint64_t seq, uint64_t occ, int thread, int r, bool bug) {
+    const float v = static_cast<float>(r + 1);
+    const std::string t = "\"thread\":" + std::to_string(thread);
+    const std::string h = "embed#" + std::to_string(occ) + "/out/h";
+    f.in(seq, "embed", "x", {v, v}, "", t + ",\"hash\":\"x" + std::to_string(r) + "\"", 0, occ);
+    f.out(seq, "embed", "h", {2 * v, 2 * v}, t, 0, occ);
+    f.in(seq + 2, "head", "h", {2 * v, 2 * v}, h, t + ",\"producers\":[{\"key\":\"" + h + "\",\"bytes\":8,\"offset\":0}]",
+         0, occ);
+    f.out(seq + 2, "head", "y", {3 * v + (bug ? 1.0f : 0.0f), 3 * v}, t, 0, occ);
+  };
+  fixture_dump a(d / "a"), b(d / "b");
+  request(a, 1, 0, 0, 0, false);  // request 0 began first in A
+  request(a, 2, 1, 1, 1, false);
+  request(b, 1, 0, 0, 1, true);  // request 1 began first in B, and its head is wrong
+  request(b, 2, 1, 1, 0, false);
+  a.finish();
+  b.finish();
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const std::string text = pa::compare_text(r);
+  INFO(text);
+  const pa::compared_run& run = r.runs[0];
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(run.graph.roots[0].kind == pa::root_kind::op);
+  CHECK(run.graph.nodes[run.graph.roots[0].node].op_key == "head#1");
+  CHECK(text.find("Graph inputs") == std::string::npos);
+  CHECK(run.findings.align.reordered.empty());
 }

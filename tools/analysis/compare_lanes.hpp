@@ -155,8 +155,13 @@ inline std::string differing_source(const std::vector<lane_info*>& lanes) {
       values.insert(it == l->sources.end() ? std::string("\n") : it->second);
     }
     if (values.size() > 1 || values.count("")) {
-      const size_t slash = n.find('/'), hash = n.rfind('#', slash);
-      return "input " + n.substr(slash + 1) + " of " + n.substr(0, hash);
+      // n is "name#<lane occurrence>/slot": the first '#' followed by digits and '/' ends the name
+      for (size_t h = n.find('#'); h != std::string::npos; h = n.find('#', h + 1)) {
+        size_t i = h + 1;
+        while (i < n.size() && n[i] >= '0' && n[i] <= '9') ++i;
+        if (i > h + 1 && i < n.size() && n[i] == '/') return "input " + n.substr(i + 1) + " of " + n.substr(0, h);
+      }
+      return "input " + n;
     }
   }
   return "their inputs";
