@@ -324,3 +324,29 @@ TEST_CASE("pairing: dumps without lanes pair by thread; occurrences in a thread 
   CHECK(text.find("Graph inputs") == std::string::npos);
   CHECK(run.findings.align.reordered.empty());
 }
+
+TEST_CASE("pairing: a pool whose workers take tasks in a fixed order pairs by key, whichever worker ran which") {
+  using compare_test::fixture_dump;
+  temp_dir d;
+  // tasks 0, 1, 2 begin in this order in both runs (keys task#0..#2), on the worker that is
+  // free: A runs 0 and 2 on thread 0, B runs 1 and 2 on thread 1
+  auto task = [](fixture_dump& f, uint64_t occ, int thread, bool bug) {
+    const float v = static_cast<float>(occ + 1);
+    const std::string t = "\"thread\":" + std::to_string(thread);
+    f.in(occ + 1, "task", "x", {v, v}, "", t + ",\"hash\":\"x" + std::to_string(occ) + "\"", 0, occ);
+    f.out(occ + 1, "task", "y", {2 * v + (bug ? 1.0f : 0.0f), 2 * v}, t, 0, occ);
+  };
+  fixture_dump a(d / "a"), b(d / "b");
+  task(a, 0, 0, false), task(a, 1, 1, false), task(a, 2, 0, false);
+  task(b, 0, 0, false), task(b, 1, 1, false), task(b, 2, 1, true);
+  a.finish();
+  b.finish();
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const std::string text = pa::compare_text(r);
+  INFO(text);
+  const pa::compared_run& run = r.runs[0];
+  CHECK(text.find("pairing ambiguous") == std::string::npos);
+  CHECK(r.notes.empty());
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(run.graph.nodes[run.graph.roots[0].node].op_key == "task#2");
+}

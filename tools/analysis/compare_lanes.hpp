@@ -15,7 +15,10 @@
 //   otherwise ambiguous: those ops keep their keys, are marked, and a note says so, so that
 //   no root cause is blamed on a pairing that cannot be trusted;
 // - ops of paired lanes pair by (name, lane occurrence); the others by key order, as before.
-// A single-threaded run pairs exactly as by key. Standalone header, plain inline.
+// Pairing by key is checked first: when every source input it pairs reads the same content in
+// both runs (or none has a hash), it stays; and lane pairing replaces it only when it pairs no
+// more differing sources. A single-threaded run pairs exactly as by key. Standalone header,
+// plain inline.
 #pragma once
 #include <stdint.h>
 
@@ -62,6 +65,7 @@ struct lane_info {
 };
 
 struct run_lanes {
+  std::unordered_map<std::string, std::string> source_hash;  // tensor key of a source input -> its hash
   std::vector<op_exec> ops;
   std::unordered_map<std::string, size_t> op_of;  // op key -> ops index
   std::vector<lane_info> lanes;                    // start order
@@ -118,6 +122,7 @@ inline run_lanes collect(const dump_run& run) {
     const op_exec& o = r.ops[r.op_of.at(t.op_key())];
     lane_info& l = r.lanes[lane_of.at(o.lane)];
     l.sources[lane_name(o) + "/" + t.slot] = t.hash;
+    r.source_hash.emplace(t.key, t.hash);
     l.unhashed = l.unhashed || t.hash.empty();
   }
   std::sort(r.lanes.begin(), r.lanes.end(), [](const lane_info& x, const lane_info& y) { return x.first_seq < y.first_seq; });
@@ -225,12 +230,27 @@ inline std::string renamed(const std::string& key, const std::unordered_map<std:
 inline void pair_lanes(dump_run* a, dump_run* b, std::vector<std::string>* notes, const std::string& prefix = "") {
   using namespace lanes_impl;
   run_lanes ra = collect(*a), rb = collect(*b);
+  // Source inputs (no producer) whose content differs between the runs when B's ops take the
+  // keys `to` gives them (none: their own).
+  auto disagreements = [&](const std::unordered_map<std::string, std::string>* to) {
+    size_t n = 0;
+    for (const auto& s : rb.source_hash) {
+      auto it = ra.source_hash.find(to ? renamed(s.first, *to) : s.first);
+      n += it != ra.source_hash.end() && !it->second.empty() && !s.second.empty() && it->second != s.second;
+    }
+    return n;
+  };
+  // Pairing by key that reads the same sources everywhere is checked by content: it stays (a
+  // pool whose workers take tasks in a fixed order pairs by key, whichever worker ran which).
+  const size_t by_key = disagreements(nullptr);
+  if (by_key == 0) return;
+  std::vector<std::string> lane_notes;
   std::map<std::string, std::pair<std::vector<size_t>, std::vector<size_t>>> classes;
   for (size_t i = 0; i < ra.lanes.size(); ++i) classes[ra.lanes[i].first_op].first.push_back(i);
   for (size_t i = 0; i < rb.lanes.size(); ++i) classes[rb.lanes[i].first_op].second.push_back(i);
   for (const auto& c : classes)
     if (!c.second.first.empty() && !c.second.second.empty())
-      pair_class(c.first, &ra, &rb, c.second.first, c.second.second, notes, prefix);
+      pair_class(c.first, &ra, &rb, c.second.first, c.second.second, &lane_notes, prefix);
 
   // B op key -> A op key: paired lanes by (name, lane occurrence), the rest by key order
   std::unordered_map<std::string, std::string> to;
@@ -270,6 +290,10 @@ inline void pair_lanes(dump_run* a, dump_run* b, std::vector<std::string>* notes
     }
   }
 
+  // Lanes are a guess at what a computation is; a guess that reads more different sources
+  // than pairing by key is worse, and key pairing stays.
+  if (disagreements(&to) > by_key) return;
+  for (std::string& n : lane_notes) notes->push_back(std::move(n));
   std::vector<std::string> moved;  // "B's embed#0 as A's embed#1"
   for (const op_exec& o : rb.ops) {
     const std::string& k = to.at(o.key);
