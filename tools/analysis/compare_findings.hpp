@@ -272,7 +272,12 @@ inline run_findings find_more(const std::vector<compared_pair>& pairs, graph_ans
     else f.align.only_b.push_back(ni);
   }
   f.align.paired = paired.size();
-  f.align.reordered = findings_impl::out_of_order(g->nodes, paired);
+  // Within each thread lineage: how the threads interleave is the scheduler's business.
+  std::map<uint64_t, std::vector<size_t>> by_lane;
+  for (size_t ni : paired) by_lane[g->nodes[ni].lane].push_back(ni);
+  for (const auto& l : by_lane)
+    for (size_t ni : findings_impl::out_of_order(g->nodes, l.second)) f.align.reordered.push_back(ni);
+  std::sort(f.align.reordered.begin(), f.align.reordered.end());
   for (const auto& c : counts)
     if (c.second.first != c.second.second && c.second.first && c.second.second)
       f.align.count_notes.push_back(c.first + " ran " + std::to_string(c.second.first) + " times in A, " +

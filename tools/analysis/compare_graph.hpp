@@ -39,6 +39,8 @@ struct op_node {
   std::string op_key;  // op#occurrence
   std::string op, type;
   uint64_t seq = 0, parent = 0, seq_b = 0;  // seq_b: its sequence number in B (0: not in B)
+  uint64_t lane = 0;                         // its thread lineage (compare_lanes.hpp)
+  bool ambiguous = false;                    // its pairing cannot be trusted: it is not judged
   int64_t step = 0;
   std::vector<size_t> inputs, outputs;  // pair indices
   bool in_a = false, in_b = false;      // some tensor of it was recorded in A / in B
@@ -142,6 +144,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       n.type = p.type;
       n.seq = p.seq;
       n.parent = p.parent;
+      n.lane = p.lane;
       n.step = p.step;
       g.nodes.push_back(std::move(n));
       node_by_seq.emplace(p.seq, it->second);
@@ -149,6 +152,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     op_node& n = g.nodes[it->second];
     n.in_a = n.in_a || p.a.present;
     n.in_b = n.in_b || p.b.present;
+    n.ambiguous = n.ambiguous || p.ambiguous;
     if (p.b.present && !n.seq_b) n.seq_b = p.b.seq;
     (p.is_input ? n.inputs : n.outputs).push_back(i);
     if (!p.is_input && status_mismatch(p.status)) n.mismatch = true;
@@ -280,7 +284,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
 
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const op_node& n = g.nodes[ni];
-    if (!n.paired()) continue;  // only ops present in both runs are judged
+    if (!n.paired() || n.ambiguous) continue;  // only ops present in both runs, surely paired, are judged
     bool inputs_match = true, prior_differs = false;
     for (size_t pi : n.inputs) {
       const compared_pair& in = pairs[pi];
@@ -366,7 +370,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
   }
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const op_node& n = g.nodes[ni];
-    if (!n.mismatch) continue;
+    if (!n.mismatch || n.ambiguous) continue;
     if (!n.inner_mismatch && (g.first_divergence < 0 || n.seq < g.nodes[static_cast<size_t>(g.first_divergence)].seq))
       g.first_divergence = static_cast<long>(ni);
     if (!reached[ni]) g.unexplained.push_back(ni);

@@ -105,6 +105,8 @@ struct compared_pair {
   std::string op, type, slot, producer;
   uint64_t seq = 0;  // A's sequence number (B's for a tensor only in B)
   uint64_t occurrence = 0, parent = 0;
+  uint64_t lane = 0;       // the op's thread lineage in A (B's for a tensor only in B)
+  bool ambiguous = false;  // which op of the other run this is cannot be told (compare_lanes.hpp)
   int64_t step = 0;
   bool is_input = false;
   bool inout = false, implicit = false;  // an input that is the prior state of an output slot
@@ -154,7 +156,8 @@ inline bool pair_order(const compared_pair& x, const compared_pair& y) {
   return x.line < y.line;
 }
 
-// Pairs the tensor records of two runs by key (only those of the step, if one is asked;
+// Pairs the tensor records of two runs by key, once compare_lanes.hpp has given B's ops the
+// keys of the same computations in A (only those of the step, if one is asked;
 // *outside gets the step of every output key the step leaves out).
 inline std::vector<compared_pair> pair_runs(const dump_run& a, const dump_run& b, const compare_settings& s,
                                             std::vector<std::string>* notes,
@@ -180,6 +183,7 @@ inline std::vector<compared_pair> pair_runs(const dump_run& a, const dump_run& b
         p.seq = t.seq;
         p.occurrence = t.occurrence;
         p.parent = t.parent;
+        p.lane = t.lane;
         p.step = t.step;
         p.is_input = t.is_input;
         p.inout = t.inout;
@@ -188,6 +192,7 @@ inline std::vector<compared_pair> pair_runs(const dump_run& a, const dump_run& b
         p.line = t.line;
       }
       compared_pair& p = pairs[it->second];
+      p.ambiguous = p.ambiguous || t.ambiguous;
       pair_side& side = is_a ? p.a : p.b;
       if (side.present) {
         notes->push_back("key " + t.key + " appears twice in " + run.dir + "/manifest.jsonl; the first is used");

@@ -27,6 +27,7 @@
 #include "compare_details.hpp"
 #include "compare_findings.hpp"
 #include "compare_graph.hpp"
+#include "compare_lanes.hpp"
 #include "compare_stats.hpp"
 #include "compare_tensors.hpp"
 #include "npy_file.hpp"
@@ -319,9 +320,9 @@ inline bool pair_dumps(compare_report* r) {
     for (const dump_run& y : rb)
       r->same_build = r->same_build && !x.build_identity.empty() && x.build_identity == y.build_identity &&
                       x.process != y.process;
-  for (const dump_run& x : ra) {
-    const dump_run* y = nullptr;
-    for (const dump_run& c : rb)
+  for (dump_run& x : ra) {
+    dump_run* y = nullptr;
+    for (dump_run& c : rb)
       if (single || c.name == x.name) y = &c;
     if (!y) {
       r->runs_only_a.push_back(x.name);
@@ -330,6 +331,7 @@ inline bool pair_dumps(compare_report* r) {
     compared_run run;
     run.name = single ? std::string() : x.name;
     run.same_build = r->same_build;
+    pair_lanes(&x, y, &r->notes, run.name.empty() ? std::string() : ::probe::detail::printable(run.name) + ": ");
     run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes, &run.outside_step);
     for (const dump_run* side : {&x, y})
       for (const std::string& n : side->op_notes) r->notes.push_back(n);

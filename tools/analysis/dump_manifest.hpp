@@ -40,6 +40,11 @@ struct dump_tensor {
   std::string op, type;
   uint64_t occurrence = 0;
   uint64_t parent = 0;  // 0: not nested
+  // The thread lineage ("lane"; old dumps: the thread) and the op's occurrence in it (old
+  // dumps: unknown, has_lane_occurrence false). compare_lanes.hpp pairs lanes across runs.
+  uint64_t thread = 0, lane = 0, lane_occurrence = 0;
+  bool has_lane_occurrence = false;
+  bool ambiguous = false;  // set by the pairing: which op of the other run this is cannot be told
   bool is_input = false;
   std::string slot, key, producer;  // producer: the output key an input came from ("" if none)
   dtype elem_type = dtype::invalid;
@@ -214,6 +219,12 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
   t->type = v.get_string("type");
   t->occurrence = static_cast<uint64_t>(v.get_int("occurrence"));
   t->parent = static_cast<uint64_t>(v.get_int("parent"));
+  t->thread = static_cast<uint64_t>(v.get_int("thread"));
+  const json::value& lane = v.get("lane");
+  t->lane = lane.is_integer() ? static_cast<uint64_t>(lane.as_int()) : t->thread;
+  const json::value& lane_occurrence = v.get("lane_occurrence");
+  t->has_lane_occurrence = lane_occurrence.is_integer();
+  if (t->has_lane_occurrence) t->lane_occurrence = static_cast<uint64_t>(lane_occurrence.as_int());
   t->is_input = io->as_string() == "in";
   t->slot = v.get_string("slot");
   t->producer = v.get_string("producer");

@@ -75,6 +75,12 @@ struct op_record {
   std::string name, type;
   op_record* parent = nullptr;  // enclosing op on the same thread
   uint32_t thread = 0;          // small per-process thread index (detail::thread_index)
+  // The thread lineage the op belongs to: the thread index of the thread that began its
+  // outermost op (a worker that adopted an op context joins that op's lane). Occurrences
+  // counted per lane do not depend on how other threads are scheduled, which the run-wide
+  // `occurrence` does: compare pairs copies of one network run on threads by lane.
+  uint32_t lane = 0;
+  uint64_t lane_occurrence = 0;  // how many ops of this name began before this one in its lane
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;
@@ -136,8 +142,9 @@ inline int64_t wall_ns() noexcept {
 }
 
 struct op_context {
-  mutex m;  // guards occurrences, producers, last_name and noted
+  mutex m;  // guards occurrences, lane_occurrences, producers, last_name and noted
   string_table occurrences;  // op name -> executions begun
+  string_table lane_occurrences;  // op name '\0' lane -> executions begun in that lane
   producer_map producers;
   std::string last_name;  // the op that began last (with track_edges)
   uint64_t next_seq = 0;  // atomic

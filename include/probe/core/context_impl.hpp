@@ -20,6 +20,7 @@ PROBE_API op_context& context() {
                      op_context& k = context();
                      k.next_seq = 0;
                      k.occurrences.clear();
+                     k.lane_occurrences.clear();
                      k.producers.clear();
                      k.m.unlock();
                    });
@@ -40,6 +41,7 @@ PROBE_API void reset_op_counters() noexcept {
   lock_guard<mutex> g(c.m);
   __atomic_store_n(&c.next_seq, 0, __ATOMIC_RELAXED);
   c.occurrences.clear();
+  c.lane_occurrences.clear();
   c.producers.clear();
 }
 
@@ -92,6 +94,7 @@ inline void give_back_record(op_record* r) noexcept {
   r->wants_tensors = false;
   r->tracks_outputs = false;
   r->occurrence = 0;
+  r->lane_occurrence = 0;
   t_spare = r;
 }
 
@@ -149,6 +152,7 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     r->step = current_step();
     r->thread = thread_index();
     r->parent = t_current_op;
+    r->lane = r->parent ? r->parent->lane : r->thread;
     r->wants_tensors = set && set->tensors;
     // Occurrences make keys, which only effects that look at tensors use: timing alone
     // takes no lock.
@@ -157,8 +161,13 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
       // it will read, or two names differing only there would give two ops one key.
       if (!is_valid_utf8(r->name)) r->name = valid_utf8(r->name);
       const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
+      std::string in_lane = r->name;  // names hold no NUL: "<name>\0<lane>" is unambiguous
+      in_lane += '\0';
+      char digits[12];
+      in_lane.append(digits, static_cast<size_t>(put_uint(digits, r->lane) - digits));
       lock_guard<mutex> g(c.m);
       r->occurrence = c.occurrences[r->name]++;
+      r->lane_occurrence = c.lane_occurrences[in_lane]++;
       if (edges) {
         r->previous_op = c.last_name;
         c.last_name = r->name;

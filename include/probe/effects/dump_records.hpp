@@ -29,6 +29,8 @@ struct tensor_record {
   uint64_t occurrence = 0;
   uint64_t parent = 0;  // 0: not nested
   uint32_t thread = 0;
+  uint32_t lane = 0;             // op_record::lane
+  uint64_t lane_occurrence = 0;  // op_record::lane_occurrence
   bool is_input = false;
   bool inout = false, implicit = false;
   // An implicit input found after the kernel (not read): "producers" when its producers'
