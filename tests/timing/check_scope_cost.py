@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 # Instructions a scope may add to its two clock reads.
-BOUNDS = {"hot path": 40, "sustained": 110, "trace": 420}
+BOUNDS = {"hot path": 66, "sustained": 115, "trace": 950}
 
 
 def instructions(valgrind, prog, mode, n, flags, only=None, trace=None):
