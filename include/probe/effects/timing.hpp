@@ -111,7 +111,7 @@ PROBE_ALWAYS_INLINE void scope_leave(const scope_site* site, uint64_t begin) noe
   if (PROBE_UNLIKELY(h != nullptr)) h->pop();
 }
 
-// A timed scope's ends when the clock or the range hooks need more than a hardware counter
+// The two ends of a timed scope when the clock or the range hooks need more than a counter
 // read: enter returns k_scope_timed_slow when timing took the scope, else 0.
 constexpr unsigned char k_scope_timed_slow = 4;
 PROBE_API unsigned char scope_enter_slow(const scope_site* site, uint64_t* begin) noexcept;
@@ -157,7 +157,7 @@ class scope_guard {
   PROBE_ALWAYS_INLINE void leave() noexcept {
     const unsigned char w = what_;
     if (PROBE_LIKELY(w & timed))
-      record_event(begin_, clock_counter(), link_.site, event_scope);  // the counter enter read
+      record_event(begin_, clock_counter(), link_.site, event_scope);  // the counter that enter read
     else if (w & timed_slow)
       scope_leave_slow(link_.site, begin_);
     if (w & linked) scope_pop(&link_);
