@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# Runs probe's whole test suite: installs what the tests need (Debian packages) when it is
-# missing, configures, builds, and runs ctest.
-#   scripts/test.sh [extra ctest args]
-#   scripts/test.sh --sanitize [extra ctest args]   the same suite built with AddressSanitizer
+# Runs probe's tests: installs what the tests need (Debian packages) when it is missing,
+# configures, builds, and runs ctest.
+#   scripts/test.sh [extra ctest args]          the quick suite: every test but those labelled
+#       `slow`, which are not even built (PROBE_BUILD_SLOW_TESTS=OFF, no benchmarks)
+#   scripts/test.sh --all [extra ctest args]    the whole suite (what CI runs, .ci/run): the
+#       quick suite plus packaging every way, the compile-warnings matrix, the ASan/UBSan and
+#       TSan rebuilds, header-only twins of unit tests, fuzzing, benchmark smoke runs
+#   scripts/test.sh --sanitize [extra ctest args]   the whole suite built with AddressSanitizer
 #       and UndefinedBehaviorSanitizer (in build/sanitize); any report fails its test
+# The quick suite and --all share build/test: --all after it builds only what it adds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitize=0
-if [ "${1:-}" = "--sanitize" ]; then
-  sanitize=1
+all=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --sanitize) sanitize=1 ;;
+    --all) all=1 ;;
+    *) break ;;
+  esac
   shift
-fi
+done
+((sanitize)) && all=1  # the sanitizer build runs the whole suite
 
 packages=(doctest-dev python3-numpy graphviz chromium openmpi-bin libopenmpi-dev git nodejs gdb bsdutils valgrind)
 missing=()
@@ -41,11 +52,19 @@ if ((sanitize)); then
 else
   build=${PROBE_BUILD_DIR:-build/test}
 fi
-echo "== configuring in $build"
+if ((all)); then
+  # Install rules too: they build probe::compiled_cuda where CUDA is found.
+  suite=(-DPROBE_BUILD_SLOW_TESTS=ON -DPROBE_BUILD_BENCHMARKS=ON -DPROBE_INSTALL=ON)
+  select=()
+else
+  suite=(-DPROBE_BUILD_SLOW_TESTS=OFF -DPROBE_BUILD_BENCHMARKS=OFF -DPROBE_INSTALL=OFF)
+  select=(-LE slow)
+fi
+echo "== configuring in $build ($( ((all)) && echo "whole suite" || echo "quick suite; --all for the whole suite"))"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROBE_BUILD_TESTS=ON \
-  -DPROBE_BUILD_EXAMPLES=ON -DPROBE_BUILD_TOOLS=ON -DPROBE_BUILD_BENCHMARKS=ON "${sanitizer_flags[@]}" >/dev/null
+  -DPROBE_BUILD_EXAMPLES=ON -DPROBE_BUILD_TOOLS=ON "${suite[@]}" "${sanitizer_flags[@]}" >/dev/null
 echo "== building"
 cmake --build "$build" -j"$jobs"
 echo "== testing"
 cd "$build"
-ctest --output-on-failure -j"$jobs" "$@"
+ctest --output-on-failure -j"$jobs" "${select[@]}" "$@"

@@ -111,12 +111,26 @@ PROBE_ALWAYS_INLINE void scope_leave(const scope_site* site, uint64_t begin) noe
   if (PROBE_UNLIKELY(h != nullptr)) h->pop();
 }
 
+// The two ends of a timed scope when the clock or the range hooks need more than a counter
+// read: enter returns k_scope_timed_slow when timing took the scope, else 0.
+constexpr unsigned char k_scope_timed_slow = 4;
+PROBE_API unsigned char scope_enter_slow(const scope_site* site, uint64_t* begin) noexcept;
+PROBE_API void scope_leave_slow(const scope_site* site, uint64_t begin) noexcept;
+
 // The RAII object behind PROBE_SCOPE. Off, one branch tests both of its effects: timing,
-// and linking itself into the thread's chain of scopes for breakpoint frames.
+// and linking itself into the thread's chain of scopes for breakpoint frames. On, the gate is
+// read once, and the common case (the hardware counter, no range hooks) is inline from end to
+// end: two counter reads, the link (four stores, two thread-local loads) and the event's
+// stores, with no call (benchmarks/README.md, "timing"; ctest scope_cost).
 class scope_guard {
  public:
   explicit scope_guard(const scope_site* site) noexcept {
-    if (PROBE_UNLIKELY(gate_on(gate_timing | gate_scopes))) enter(site);
+    unsigned g = gate_load();
+    what_ = 0;
+    if (PROBE_UNLIKELY((g & (gate_timing | gate_scopes)) != 0)) {
+      if (PROBE_UNLIKELY(g == gate_unparsed)) g = gate_slow();
+      enter(site, g);
+    }
   }
   ~scope_guard() {
     if (PROBE_UNLIKELY(what_ != 0)) leave();
@@ -125,23 +139,31 @@ class scope_guard {
   scope_guard& operator=(const scope_guard&) = delete;
 
  private:
-  void enter(const scope_site* site) noexcept {
-    const unsigned g = gate_load();
+  PROBE_ALWAYS_INLINE void enter(const scope_site* site, unsigned g) noexcept {
+    unsigned char w = 0;
+    link_.site = site;
     if (g & gate_scopes) {
       scope_push(&link_, site);
-      what_ |= linked;
+      w = linked;
     }
-    if ((g & gate_timing) && scope_enter(site, &begin_)) {
-      link_.site = site;
-      what_ |= timed;
+    if (g & gate_timing) {
+      if (PROBE_LIKELY(__atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED) == nullptr) && clock_fast(&begin_))
+        w |= timed;
+      else
+        w |= scope_enter_slow(site, &begin_);
     }
+    what_ = w;
   }
-  void leave() noexcept {
-    if (what_ & timed) scope_leave(link_.site, begin_);
-    if (what_ & linked) scope_pop(&link_);
+  PROBE_ALWAYS_INLINE void leave() noexcept {
+    const unsigned char w = what_;
+    if (PROBE_LIKELY(w & timed))
+      record_event(begin_, clock_counter(), link_.site, event_scope);  // the counter that enter read
+    else if (w & timed_slow)
+      scope_leave_slow(link_.site, begin_);
+    if (w & linked) scope_pop(&link_);
   }
-  enum : unsigned char { timed = 1, linked = 2 };
-  unsigned char what_ = 0;
+  enum : unsigned char { timed = 1, linked = 2, timed_slow = k_scope_timed_slow };
+  unsigned char what_;
   // Written only on the way in (off, a scope stores nothing but what_).
   scope_link link_;
   uint64_t begin_;

@@ -46,6 +46,7 @@ class timing_aggregator {
  public:
   // Trace options; the trace itself opens at the first event or flush.
   void set_trace(const std::string& path, int64_t max_events) {
+    trace_ready_ = false;
     trace_path_ = path;
     trace_max_ = max_events;
     trace_failed_ = false;
@@ -53,6 +54,21 @@ class timing_aggregator {
   }
   const std::string& trace_path() const { return trace_path_; }
   bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
+
+  // e[0] and the events after it of the same scope site (a loop's scope repeats, so its
+  // events come in runs): a run is added at once, its site looked up once. Returns how many of
+  // the n events it consumed.
+  uint32_t consume_run(const thread_buffer& b, const timing_event* e, uint32_t n) {
+    if (e->kind() != event_scope) {
+      consume(b, *e);
+      return 1;
+    }
+    site_entry& s = site_for(static_cast<const scope_site*>(e->what()));
+    const uint32_t k = series_[s.series].stats.add_run(e, n, e->tagged);
+    for (uint32_t i = 0; i < k && tracing(); ++i)  // a trace that fails stops being written
+      complete_event(s.prefix, e[i].begin, e[i].end, b.tid, nullptr);
+    return k;
+  }
 
   void consume(const thread_buffer& b, const timing_event& e) {
     switch (e.kind()) {
@@ -151,6 +167,7 @@ class timing_aggregator {
     append_u64(members, left_out_);
     members += "}";
     const bool ok = final_flush ? trace_.finish(trailing, members) : trace_.publish_copy(trailing, members);
+    if (final_flush) trace_ready_ = false;
     if (!ok) trace_error();
   }
 
@@ -182,7 +199,10 @@ class timing_aggregator {
     return true;
   }
 
-  void abandon_trace() { trace_.abandon(); }
+  void abandon_trace() {
+    trace_ready_ = false;
+    trace_.abandon();
+  }
 
  private:
   struct series_entry : summary_row {
@@ -253,9 +273,11 @@ class timing_aggregator {
     if (__atomic_load_n(&g_timing_forked, __ATOMIC_RELAXED)) {
       trace_.detach();  // a forked child: the trace file is the parent's; the child writes none
       trace_failed_ = true;
+      trace_ready_ = false;
       return false;
     }
-    if (trace_.is_open() && trace_.path() == trace_path_) return true;
+    if (trace_ready_) return true;  // open on trace_path_ since the last check (every event asks)
+    if (trace_.is_open() && trace_.path() == trace_path_) return trace_ready_ = true;
     if (trace_.is_open()) trace_.abandon();
     pid_ = static_cast<long>(getpid());
     ids_.clear();
@@ -264,10 +286,11 @@ class timing_aggregator {
       trace_error();
       return false;
     }
-    return true;
+    return trace_ready_ = true;
   }
 
   void trace_error() {
+    trace_ready_ = false;
     log("timing trace: %s; no trace will be written (the summary still works)", trace_.error().c_str());
     trace_failed_ = true;
     trace_.abandon();
@@ -291,25 +314,58 @@ class timing_aggregator {
     return false;
   }
 
+  // The event's text is made in one buffer and appended at once: a trace of a loop's scopes
+  // writes millions of these (ctest scope_cost).
   void complete_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid,
                       const std::string* args) {
-    const int64_t b = ticks_to_monotonic_ns(begin);
+    const int64_t b = monotonic_of(begin);
     if (!write_allowed(b)) return;
-    const int64_t e = ticks_to_monotonic_ns(end);
+    const int64_t e = monotonic_of(end);
+    const std::string& ids = ids_for(tid);
     std::string& ev = trace_.begin_event();  // written in place: this runs for every event
-    ev += prefix;
-    ev.append("\"ts\":", 5);
-    append_us(ev, b);
-    ev.append(",\"dur\":", 7);
-    append_us(ev, e - b);
-    ev += ids_for(tid);
-    if (args) {
-      ev.append(",\"args\":{", 9);
-      ev += *args;
+    char text[512];
+    // The numbers' part: 5 + 25 + 7 + 25 characters at most, then the ids and '}'.
+    if (args || prefix.size() + ids.size() + 64 > sizeof text) {
+      ev += prefix;
+      char* p = put_event_times(text, b, e - b);
+      ev.append(text, static_cast<size_t>(p - text));
+      ev += ids;
+      if (args) {
+        ev.append(",\"args\":{", 9);
+        ev += *args;
+        ev += '}';
+      }
       ev += '}';
+    } else {
+      memcpy(text, prefix.data(), prefix.size());
+      char* p = put_event_times(text + prefix.size(), b, e - b);
+      memcpy(p, ids.data(), ids.size());
+      p += ids.size();
+      *p++ = '}';
+      ev.append(text, static_cast<size_t>(p - text));
     }
-    ev += '}';
     trace_.end_event();
+  }
+  static char* put_event_times(char* p, int64_t ts, int64_t dur) {
+    memcpy(p, "\"ts\":", 5);
+    p = put_us(p + 5, ts);
+    memcpy(p, ",\"dur\":", 7);
+    return put_us(p + 7, dur);
+  }
+
+  // ticks_to_monotonic_ns with the clock's origin and scale read once: they are fixed for the
+  // process once the scale is (ticks_to_ns fixes it).
+  int64_t monotonic_of(uint64_t ticks) {
+    if (!clock_cached_) {
+      ticks_to_ns(1.0);
+      const clock_state& c = clock_globals();
+      origin_ticks_ = c.origin_ticks;
+      origin_ns_ = c.origin_ns;
+      ns_per_tick_ = c.ns_per_tick;
+      clock_cached_ = true;
+    }
+    const double ns = static_cast<double>(static_cast<int64_t>(ticks - origin_ticks_)) * ns_per_tick_;
+    return origin_ns_ + static_cast<int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
   }
 
   // ',"pid":P,"tid":T' for the thread of the last event (events come a chunk at a time).
@@ -396,6 +452,11 @@ class timing_aggregator {
   std::string ids_;
   long ids_tid_ = 0;
   bool trace_failed_ = false, told_max_ = false;
+  bool trace_ready_ = false;  // trace_ is open on trace_path_ (ensure_open's answer, cached)
+  bool clock_cached_ = false;
+  uint64_t origin_ticks_ = 0;
+  int64_t origin_ns_ = 0;
+  double ns_per_tick_ = 1.0;
 };
 
 }  // namespace detail

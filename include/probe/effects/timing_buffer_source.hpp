@@ -79,7 +79,21 @@ PROBE_API event_chunk* chunk_refill() noexcept;
 PROBE_API void thread_exiting() noexcept;
 
 // The aggregator's side. The caller serializes calls (timing_impl.hpp's aggregator lock).
-// sink(const thread_buffer&, const timing_event&) sees every event exactly once.
+// sink(const thread_buffer&, const timing_event* e, uint32_t n) is given the n events from e
+// on, in order; it consumes e[0] and as many of the following as it likes (a run of one
+// scope's events at once), and returns how many (>= 1). Every event is consumed exactly once.
+template <class F>
+struct each_event {  // a sink that takes one event at a time: f(thread_buffer, timing_event)
+  F f;
+  uint32_t operator()(const thread_buffer& b, const timing_event* e, uint32_t) {
+    f(b, *e);
+    return 1;
+  }
+};
+template <class F>
+each_event<F> one_at_a_time(F f) {
+  return each_event<F>{f};
+}
 
 // Full chunks, oldest first; each is freed after its events are consumed.
 template <class Sink>
@@ -99,7 +113,7 @@ void drain_full_chunks(Sink&& sink) {
   while (fifo) {
     event_chunk* next = fifo->next;
     const uint32_t count = __atomic_load_n(&fifo->count, __ATOMIC_ACQUIRE);
-    for (uint32_t i = fifo->taken; i < count; ++i) sink(*fifo->owner, fifo->events[i]);
+    for (uint32_t i = fifo->taken; i < count;) i += sink(*fifo->owner, fifo->events + i, count - i);
     free_chunk(fifo);
     fifo = next;
   }
@@ -112,7 +126,7 @@ void drain_current_chunks(Sink&& sink) {
     event_chunk* c = __atomic_load_n(&b->current, __ATOMIC_ACQUIRE);
     if (!c) continue;
     const uint32_t count = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
-    for (uint32_t i = c->taken; i < count; ++i) sink(*b, c->events[i]);
+    for (uint32_t i = c->taken; i < count;) i += sink(*b, c->events + i, count - i);
     c->taken = count;
   }
 }

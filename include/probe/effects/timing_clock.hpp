@@ -39,6 +39,20 @@ PROBE_ALWAYS_INLINE bool clock_fast(uint64_t* t) noexcept {
   return false;
 }
 
+// The hardware counter itself, for a reading whose start clock_fast already took (the clock
+// kind never changes once chosen).
+PROBE_ALWAYS_INLINE uint64_t clock_counter() noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+  uint64_t t;
+  __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(t));
+  return t;
+#else
+  return clock_now_slow();  // never reached: clock_fast is false here
+#endif
+}
+
 PROBE_ALWAYS_INLINE uint64_t clock_now() noexcept {
   uint64_t t;
   if (clock_fast(&t)) return t;

@@ -23,7 +23,7 @@ PROBE_API const interned_name* intern_name(const char* text) {
 }
 
 PROBE_API void drain_all_locked(timing_state& s, bool final_flush) {
-  auto sink = [&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); };
+  auto sink = [&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); };
   drain_full_chunks(sink);
   drain_current_chunks(sink);
   if (device_timing* d = installed_device_timing())
@@ -43,7 +43,7 @@ PROBE_API void* timing_writer_main(void*) {
     try {
       lock_guard<mutex> g(s.agg_m);
       if (s.finished) return nullptr;
-      drain_full_chunks([&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); });
+      drain_full_chunks([&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); });
     } catch (...) {
     }
   }
@@ -57,11 +57,11 @@ PROBE_API void timing_on_backlog(uint32_t full_count) noexcept {
     try {
       lock_guard<mutex> g(s.agg_m);
       if (s.finished)
-        drain_full_chunks([](const thread_buffer&, const timing_event& e) {
+        drain_full_chunks(one_at_a_time([](const thread_buffer&, const timing_event& e) {
           if (e.kind() == event_op) delete static_cast<const op_detail*>(e.what());
-        });
+        }));
       else
-        drain_full_chunks([&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); });
+        drain_full_chunks([&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); });
     } catch (...) {
     }
     return;
@@ -175,9 +175,9 @@ PROBE_API void timing_reset() noexcept {
   timing_state& s = timing();
   try {
     lock_guard<mutex> g(s.agg_m);
-    auto discard = [](const thread_buffer&, const timing_event& e) {
+    auto discard = one_at_a_time([](const thread_buffer&, const timing_event& e) {
       if (e.kind() == event_op) delete static_cast<const op_detail*>(e.what());
-    };
+    });
     drain_full_chunks(discard);
     drain_current_chunks(discard);
     if (device_timing* d = installed_device_timing()) d->collect(false, [](void*, const gpu_op_timing&) {}, nullptr);
@@ -197,6 +197,12 @@ PROBE_API bool timing_lookup(const char* name, char kind, uint64_t* count, doubl
     return false;
   }
 }
+
+PROBE_API unsigned char scope_enter_slow(const scope_site* site, uint64_t* begin) noexcept {
+  return scope_enter(site, begin) ? k_scope_timed_slow : 0;
+}
+
+PROBE_API void scope_leave_slow(const scope_site* site, uint64_t begin) noexcept { scope_leave(site, begin); }
 
 PROBE_API void scope_unlink(const scope_link* link) noexcept {
   for (const scope_link* l = t_scope; l; l = l->parent)

@@ -54,6 +54,33 @@ class duration_stats {
     ++hist_[bucket(d)];
   }
 
+  // Adds end - begin of e[0] and of the events after it whose `tagged` equals `tagged` (one
+  // scope site's run), up to n; returns how many. Past the exact samples the run's count,
+  // total, min and max stay in registers: a few instructions per duration.
+  template <class Event>
+  uint32_t add_run(const Event* e, uint32_t n, uintptr_t tagged) noexcept {
+    uint32_t i = 0;
+    while (!hist_) {  // the exact phase (or out of memory for the histogram): one at a time
+      add(e[i].end - e[i].begin);
+      if (++i == n || e[i].tagged != tagged) return i;
+    }
+    uint64_t lo = min_, hi = max_, sum = total_;
+    uint32_t* h = hist_;
+    const uint32_t first = i;
+    for (; i < n && e[i].tagged == tagged; ++i) {
+      const uint64_t d = e[i].end - e[i].begin;
+      lo = d < lo ? d : lo;
+      hi = d > hi ? d : hi;
+      sum += d;
+      ++h[bucket(d)];
+    }
+    count_ += i - first;
+    total_ = sum;
+    min_ = lo;
+    max_ = hi;
+    return i;
+  }
+
   uint64_t count() const { return count_; }
   uint64_t total() const { return total_; }
   uint64_t min() const { return min_; }

@@ -54,7 +54,7 @@ class chrome_trace_writer {
   }
   // Or written in place: append the object's text to the returned buffer, then end_event().
   std::string& begin_event() {
-    if (!first_) buf_ += ",\n";
+    if (!first_) buf_.append(",\n", 2);
     first_ = false;
     return buf_;
   }
