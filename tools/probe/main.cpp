@@ -23,6 +23,7 @@ const verb k_verbs[] = {
     {&show_command, run_show},
     {&replay_command, run_replay},
     {&bundle_command, run_bundle},
+    {&diff_ir_command, run_diff_ir},
 };
 
 int usage(FILE* out) {
