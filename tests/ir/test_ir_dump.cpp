@@ -180,3 +180,30 @@ TEST_CASE("ir dump: a module printer writes the exit stage; graph form as text, 
   CHECK(dot.find("\"n1\" -> \"n2\";") != std::string::npos);
   CHECK(html.find("<svg") != std::string::npos);
 }
+
+TEST_CASE("ir dump: ops run inside a module (probe::ir_run) carry its id in their records and snapshots") {
+  temp_dir d;
+  uint32_t id = 0;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_snapshots");
+    std::vector<float> x(4, 1.0f);
+    probe::ir_module m("net", 1, [](probe::ir_out& out) { out << "%y = Relu(%x)\n"; });
+    id = m.id();
+    REQUIRE(id > 0);
+    {
+      probe::ir_run run(m);
+      probe::op op("inside", "Relu");
+      op.input("x", x);
+    }
+    probe::op op("outside", "Relu");
+    op.input("x", x);
+  }
+  int inside = 0, outside = 0;
+  for (const std::string& l : manifest_lines(d.path())) {
+    if (l.find("\"op\":\"inside\"") != std::string::npos) inside += l.find(",\"module\":" + std::to_string(id) + ",") != std::string::npos;
+    if (l.find("\"op\":\"outside\"") != std::string::npos) outside += l.find("\"module\"") != std::string::npos;
+  }
+  CHECK(inside == 1);
+  CHECK(outside == 0);
+  CHECK(read_file(d / "snapshots/op_000001.inside/snapshot.json").find("\"module\":" + std::to_string(id)) != std::string::npos);
+}

@@ -227,7 +227,11 @@ int show_snapshot(const std::string& dir, bool full) {
   std::string out = "snapshot " + probe::detail::printable(dir) + ": op " + probe::detail::printable(doc.get_string("op")) + " [" +
                     probe::detail::printable(doc.get_string("type")) + "] seq " +
                     std::to_string(doc.get_int("seq")) + " step " + std::to_string(doc.get_int("step")) + " #" +
-                    std::to_string(doc.get_int("occurrence")) + ", status " + doc.get_string("status") + "\n";
+                    std::to_string(doc.get_int("occurrence")) + ", status " + doc.get_string("status") +
+                    (doc.find("module") ? ", compiled in module " + std::to_string(doc.get_int("module")) +
+                                              " (probe show DIR --passes)"
+                                        : std::string()) +
+                    "\n";
   if (doc.get("attrs").size()) out += "attrs " + pa::attrs_text(doc.get("attrs")) + "\n";
   for (const char* side : {"inputs", "outputs"}) {
     const probe::json::value& list = doc.get(side);

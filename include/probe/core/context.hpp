@@ -70,6 +70,7 @@ struct op_record {
   std::string name, type;
   op_record* parent = nullptr;  // enclosing op on the same thread
   uint32_t thread = 0;          // small per-process thread index (detail::thread_index)
+  uint32_t module = 0;          // engine IR module it was compiled from (probe::ir_run); 0: none
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;

@@ -128,6 +128,7 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
     r->thread = thread_index();
+    r->module = t_ir_running;
     r->parent = t_current_op;
     r->wants_tensors = set && set->tensors;
     // Occurrences make keys, which only effects that look at tensors use: timing alone

@@ -29,6 +29,7 @@ struct tensor_record {
   uint64_t occurrence = 0;
   uint64_t parent = 0;  // 0: not nested
   uint32_t thread = 0;
+  uint32_t module = 0;  // engine IR module (0: none)
   bool is_input = false;
   bool inout = false, implicit = false;
   std::string slot, key, producer;

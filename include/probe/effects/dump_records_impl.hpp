@@ -14,6 +14,7 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   rec.occurrence = r.occurrence;
   rec.parent = r.parent ? r.parent->seq : 0;
   rec.thread = r.thread;
+  rec.module = r.module;
   rec.is_input = t.which == io::in;
   rec.slot = t.slot;
   rec.key = r.key(t.which, t.slot.c_str());
@@ -85,6 +86,7 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   lit(o, ",\"parent\":");
   if (rec.parent) unum(o, rec.parent); else lit(o, "null");
   lit(o, ",\"thread\":"), unum(o, rec.thread);
+  if (rec.module) lit(o, ",\"module\":"), unum(o, rec.module);
   if (rec.is_input) lit(o, ",\"io\":\"in\",\"stage\":\"before\""); else lit(o, ",\"io\":\"out\",\"stage\":\"after\"");
   if (rec.inout) lit(o, ",\"inout\":true");
   if (rec.implicit) lit(o, ",\"implicit\":true");

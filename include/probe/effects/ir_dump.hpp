@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../core/gate.hpp"
+#include "../core/op.hpp"
 #include "../util/config.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -91,8 +92,6 @@ PROBE_API void ir_module_close(ir_module_state* m, ir_printer own) noexcept;
 PROBE_API void ir_pass_begin(ir_module_state* m, std::string_view pass, ir_printer p) noexcept;
 PROBE_API void ir_pass_end(ir_module_state* m, ir_printer p) noexcept;
 PROBE_API uint32_t ir_module_id(const ir_module_state* m) noexcept;
-// The module whose ops run on this thread (ir_run), for the op records; 0: none.
-inline thread_local uint32_t t_ir_running = 0;
 #endif
 }  // namespace detail
 
