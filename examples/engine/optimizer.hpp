@@ -201,7 +201,16 @@ inline void optimized_mlp(int l, const mlp_weights& w, const std::vector<float>&
                           int hidden, bool bug) {
   ir_graph g = mlp_graph();
   probe::ir_module mod("mlp.L" + std::to_string(l), static_cast<int64_t>(g.nodes.size()),
-                       [&g](probe::ir_out& out) { out << g.text(); });
+                       [&g](probe::ir_out& out) {
+                         out << g.text();
+                         // The graph form too: drawn by --probe_dump_ir_as_dot / _as_html.
+                         for (const ir_node& n : g.nodes) {
+                           std::vector<probe::ir_out::attr> attrs;
+                           if (!n.attrs.empty()) attrs.push_back({"attrs", n.attrs});
+                           out.add_node(n.name, n.op, attrs);
+                           for (const std::string& in : n.inputs) out.add_edge(in, n.name);
+                         }
+                       });
   { probe::ir_pass p(mod, "fold"); fold_constants(g); }
   { probe::ir_pass p(mod, "dce"); remove_dead(g); }
   { probe::ir_pass p(mod, "fusion"); fuse(g, bug); }

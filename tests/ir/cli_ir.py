@@ -7,6 +7,7 @@ usage: cli_ir.py PROBE ENGINE
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -102,6 +103,40 @@ with tempfile.TemporaryDirectory() as work:
     run(engine, env=env)
     code, out = run(probe, "show", plain, "--passes")
     check(code == 2 and "no engine IR" in out, "a dump without IR: exit 2")
+
+    # The other formats open where they should: numpy reads the manifest's records as JSON,
+    # Graphviz lays out the DOT, Chromium builds the page with its drawing.
+    fmt = os.path.join(work, "formats")
+    env = dict(os.environ, PROBE_FLAGS="--probe_dump_to=%s --probe_dump_ir_as_text --probe_dump_ir_as_dot "
+               "--probe_dump_ir_as_html --probe_dump_module_re=L0 --probe_dump_pass_re=fusion" % fmt)
+    code, out = run(engine, "--optimize", env=env)
+    check(code == 0, "engine with every IR format")
+    files = sorted(f for f in os.listdir(fmt) if f.startswith("module_"))
+    check(files == ["module_0001.mlp.L0.0000.entry.%s" % e for e in ("dot", "html", "txt")] +
+          ["module_0001.mlp.L0.0003.fusion.after.%s" % e for e in ("dot", "html", "txt")] +
+          ["module_0001.mlp.L0.0003.fusion.before.%s" % e for e in ("dot", "html", "txt")] +
+          ["module_0001.mlp.L0.0006.exit.%s" % e for e in ("dot", "html", "txt")], "files: %s" % files)
+    dot = shutil.which("dot")
+    check(dot is not None, "graphviz is installed")
+    if dot:
+        p = subprocess.run([dot, "-Tsvg", os.path.join(fmt, "module_0001.mlp.L0.0003.fusion.after.dot")],
+                           capture_output=True, text=True)
+        check(p.returncode == 0 and p.stdout.count('class="node"') == 9, "graphviz draws 9 nodes: " + p.stderr)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:
+        p = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" +
+                            os.path.join(work, "chromium"), "--dump-dom",
+                            "file://" + os.path.join(fmt, "module_0001.mlp.L0.0003.fusion.after.html")],
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0 and "<svg" in p.stdout and "FusedMatMulBiasGelu" in p.stdout, "chromium builds the page")
+    py = "/usr/bin/python3"
+    if os.path.exists(py):
+        script = ("import json,sys,numpy\nrecs=[json.loads(l) for l in open(sys.argv[1]) if '\"record\":\"ir\"' in l]\n"
+                  "b=numpy.array([r.get('bytes',0) for r in recs])\nprint(len(recs), int(b.sum()))\n")
+        p = subprocess.run([py, "-c", script, os.path.join(fmt, "manifest.jsonl")], capture_output=True, text=True)
+        sizes = sum(os.path.getsize(os.path.join(fmt, f)) for f in files)
+        check(p.returncode == 0 and p.stdout.split() == [str(len(files)), str(sizes)],
+              "numpy reads the records, bytes match the files: %s %s" % (p.stdout, p.stderr))
 
     # Random texts: the diff applied to A gives B, whatever the edits.
     rnd = random.Random(7)
