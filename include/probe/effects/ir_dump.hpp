@@ -117,9 +117,12 @@ class ir_module_base {
   detail::ir_module_state* state() const noexcept { return state_; }
 
  protected:
-  ir_module_base(std::string_view name, int64_t op_count, bool own_printer) noexcept {
+  // The name is looked at (a string_view made: strlen) only past the branch.
+  template <class N>
+  ir_module_base(const N& name, int64_t op_count, bool own_printer) noexcept {
 #if !defined(PROBE_DISABLE)
-    if (PROBE_UNLIKELY(detail::gate_on(detail::gate_ir))) state_ = detail::ir_module_open(name, op_count, own_printer);
+    if (PROBE_UNLIKELY(detail::gate_on(detail::gate_ir)))
+      state_ = detail::ir_module_open(std::string_view(name), op_count, own_printer);
 #else
     (void)name, (void)op_count, (void)own_printer;
 #endif
@@ -141,8 +144,10 @@ class ir_module_base {
 template <class F = ir_no_printer>
 class ir_module : public ir_module_base {
  public:
-  ir_module(std::string_view name, int64_t op_count = -1) noexcept : ir_module_base(name, op_count, false) {}
-  ir_module(std::string_view name, int64_t op_count, F printer)
+  template <class N>
+  ir_module(const N& name, int64_t op_count = -1) noexcept : ir_module_base(name, op_count, false) {}
+  template <class N>
+  ir_module(const N& name, int64_t op_count, F printer)
       : ir_module_base(name, op_count, !std::is_same<F, ir_no_printer>::value), printer_(std::move(printer)) {}
   ~ir_module() { close(printer()); }
 
@@ -160,15 +165,17 @@ class ir_module : public ir_module_base {
 template <class F = ir_no_printer>
 class ir_pass {
  public:
-  template <class G>
-  ir_pass(ir_module<G>& m, std::string_view name) noexcept : m_(m.state()), own_(false) {
+  // Names (const char*, std::string, string_view) are looked at only past the branch.
+  template <class G, class N>
+  ir_pass(ir_module<G>& m, const N& name) noexcept : m_(m.state()), own_(false) {
     if (PROBE_UNLIKELY(m_ != nullptr)) {
       module_printer_ = m.printer();
-      begin(name);
+      begin(std::string_view(name));
     }
   }
-  ir_pass(ir_module_base& m, std::string_view name, F printer) : m_(m.state()), own_(true), printer_(std::move(printer)) {
-    if (PROBE_UNLIKELY(m_ != nullptr)) begin(name);
+  template <class N>
+  ir_pass(ir_module_base& m, const N& name, F printer) : m_(m.state()), own_(true), printer_(std::move(printer)) {
+    if (PROBE_UNLIKELY(m_ != nullptr)) begin(std::string_view(name));
   }
   ~ir_pass() {
 #if !defined(PROBE_DISABLE)
