@@ -225,7 +225,9 @@ class ir_run {
   ir_run& operator=(const ir_run&) = delete;
 
  private:
+#if !defined(PROBE_DISABLE)
   uint32_t prev_ = 0;
+#endif
 };
 
 PROBE_END_NAMESPACE
