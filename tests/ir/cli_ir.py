@@ -113,9 +113,12 @@ with tempfile.TemporaryDirectory() as work:
     check(code == 0, "engine with every IR format")
     files = sorted(f for f in os.listdir(fmt) if f.startswith("module_"))
     check(files == ["module_0001.mlp.L0.0000.entry.%s" % e for e in ("dot", "html", "txt")] +
+          ["module_0001.mlp.L0.0002.dce.after.%s" % e for e in ("dot", "html", "txt")] +
           ["module_0001.mlp.L0.0003.fusion.after.%s" % e for e in ("dot", "html", "txt")] +
-          ["module_0001.mlp.L0.0003.fusion.before.%s" % e for e in ("dot", "html", "txt")] +
           ["module_0001.mlp.L0.0006.exit.%s" % e for e in ("dot", "html", "txt")], "files: %s" % files)
+    code, out = run(probe, "show", fmt, "--passes")
+    check(re.search(r"0002 dce\s+after\s+written\s+12 lines", out) is not None,
+          "fusion's input, written as dce's output, says nothing of whether dce changed it: " + out)
     dot = shutil.which("dot")
     check(dot is not None, "graphviz is installed")
     if dot:

@@ -102,7 +102,7 @@ TEST_CASE("ir dump: --probe_dump_pass_re=.* writes after every pass; a pass that
   CHECK(recs[3].find("\"changed\":true") != std::string::npos);
 }
 
-TEST_CASE("ir dump: --probe_dump_pass_re selects passes; a pass whose input was not written gets a before file") {
+TEST_CASE("ir dump: --probe_dump_pass_re selects passes; a pass whose input was not written gets it written as the pass before's output") {
   temp_dir d;
   flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_pass_re=fusion|noop");
   toy_compiler c;
@@ -110,11 +110,13 @@ TEST_CASE("ir dump: --probe_dump_pass_re selects passes; a pass whose input was 
   const std::vector<std::string> files = ir_files(d.path());
   // The exit is fusion's output: recorded, not written again.
   REQUIRE(files.size() == 3);
-  CHECK(files[1].find(".0002.noop.before.txt") != std::string::npos);
+  CHECK(files[1].find(".0001.fold.after.txt") != std::string::npos);
   CHECK(read_file(d / files[1]) == "m = const 6\ny = add x m\n");
   CHECK(files[2].find(".0003.fusion.after.txt") != std::string::npos);
   const std::vector<std::string> recs = ir_records(d.path());
-  REQUIRE(recs.size() == 5);  // entry, noop before, noop after (unchanged), fusion, exit (unchanged)
+  REQUIRE(recs.size() == 5);  // entry, fold (noop's input), noop (unchanged), fusion, exit (unchanged)
+  CHECK(recs[1].find("\"pass_index\":1,\"pass\":\"fold\",\"stage\":\"after\",\"changed\":null") != std::string::npos);
+  CHECK(recs[2].find("\"pass\":\"noop\",\"stage\":\"after\",\"changed\":false") != std::string::npos);
   CHECK(recs[4].find("\"pass_index\":4,\"pass\":\"exit\",\"stage\":\"exit\",\"changed\":false") != std::string::npos);
 }
 

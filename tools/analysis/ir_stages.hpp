@@ -19,6 +19,7 @@ struct ir_stage {
   std::string pass;   // "entry", "exit" or the engine's pass name
   std::string stage;  // entry, before, after, exit
   bool changed = true;
+  bool changed_known = true;  // false: the pass's input was not printed
   std::string file;   // the file with this stage's IR: its own, or the one it equals
   bool own_file = true;
   uint64_t lines = 0, bytes = 0;
@@ -67,6 +68,7 @@ inline bool read_ir_stages(const std::string& dir, std::vector<ir_module_dump>* 
     s.stage = v.get_string("stage");
     const json::value* changed = v.find("changed");
     s.changed = !changed || changed->as_bool(true);
+    s.changed_known = !changed || changed->is_bool();
     const json::value* file = v.find("file");
     s.own_file = file && file->is_string();
     s.file = s.own_file ? file->as_string() : v.get_string("same_as");

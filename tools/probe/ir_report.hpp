@@ -33,7 +33,7 @@ inline std::string ir_passes_text(const std::string& dir, const std::vector<prob
       snprintf(idx, sizeof idx, "  %04u ", s.pass_index);
       std::string pass = s.pass + std::string(width - s.pass.size(), ' ');
       std::string stage = s.stage + std::string(s.stage.size() < 7 ? 7 - s.stage.size() : 0, ' ');
-      const char* what = s.stage == "entry" ? "entry    " : s.stage == "before" ? "input    " : s.changed ? "changed  " : "unchanged";
+      const char* what = s.stage == "entry" ? "entry    " : s.stage == "before" ? "input    " : !s.changed_known ? "written  " : s.changed ? "changed  " : "unchanged";
       char lines[32];
       snprintf(lines, sizeof lines, "%5llu lines  ", static_cast<unsigned long long>(s.lines));
       out += idx + pass + "  " + stage + "  " + what + lines +

@@ -73,7 +73,7 @@ struct ir_module_state {
   bool dead = false;    // a write failed or dumping stopped: nothing more
   bool entry_done = false;
   uint32_t passes = 0;  // passes begun; the current one's index
-  std::string pass;
+  std::string pass, prev_pass;  // the current pass, the one before it
   bool pass_match = false;
   // The IR's hash after pass `known_at` (0: as it entered), when it was printed then.
   bool have_known = false;
@@ -126,8 +126,9 @@ inline std::string ir_hash_text(uint64_t h) {
 }
 
 // One stage whose IR differs from the last one written: a file per format, a record each.
+// `changed`: "true", "false", or "null" (the pass's input was not printed: unknown).
 inline void ir_emit(ir_module_state& m, uint32_t index, std::string_view pass, const char* stage, const ir_out& out,
-                    const std::string& canon, uint64_t h, bool changed = true) {
+                    const std::string& canon, uint64_t h, const char* changed = "true") {
   if (m.dead) return;
   const std::string stem = ir_file_stem(m, index, pass, stage);
   struct one {
@@ -142,7 +143,7 @@ inline void ir_emit(ir_module_state& m, uint32_t index, std::string_view pass, c
                              : f.ext[1] == 'd' ? render_ir_dot(out, canon, m.name + " " + stem)
                                                : render_ir_html(out, canon, m.name + " " + stem);
     const std::string file = stem + f.ext;
-    std::string line = ir_record_head(m, index, pass, stage) + ",\"changed\":" + (changed ? "true" : "false") + ",\"format\":\"" + f.format + "\",\"file\":";
+    std::string line = ir_record_head(m, index, pass, stage) + ",\"changed\":" + changed + ",\"format\":\"" + f.format + "\",\"file\":";
     append_json_string(line, file);
     line += ",\"bytes\":" + std::to_string(body.size()) + ",\"lines\":" + std::to_string(ir_line_count(canon)) +
             ",\"hash\":\"" + ir_hash_text(h) + "\",\"content_hash\":\"" + ir_hash_text(content_hash::of(body.data(), body.size())) + "\"}\n";
@@ -170,7 +171,7 @@ inline void ir_emit_unchanged(ir_module_state& m, uint32_t index, std::string_vi
 // Prints the IR and writes it as stage `stage` unless it equals the last stage written.
 // Returns whether it printed (*hash then holds its hash).
 inline bool ir_stage(ir_module_state& m, ir_printer p, uint32_t index, std::string_view pass, const char* stage,
-                     uint64_t* hash, bool record_same = true) {
+                     uint64_t* hash, bool record_same = true, const char* changed = "true") {
   ir_out out;
   if (!ir_print(m, p, out)) return false;
   const std::string canon = ir_canonical_text(out);
@@ -178,7 +179,7 @@ inline bool ir_stage(ir_module_state& m, ir_printer p, uint32_t index, std::stri
   if (m.have_written && *hash == m.written_hash) {
     if (record_same) ir_emit_unchanged(m, index, pass, stage, *hash);
   } else
-    ir_emit(m, index, pass, stage, out, canon, *hash);
+    ir_emit(m, index, pass, stage, out, canon, *hash, changed);
   return true;
 }
 
@@ -211,6 +212,7 @@ PROBE_API uint32_t ir_module_id(const ir_module_state* m) noexcept { return m ? 
 PROBE_API void ir_pass_begin(ir_module_state* m, std::string_view pass, ir_printer p) noexcept {
   try {
     ++m->passes;
+    m->prev_pass.swap(m->pass);
     m->pass.assign(pass.data(), pass.size());
     m->pass_match = !m->cfg->every_pass_off && m->cfg->pass_re.search(m->pass);
     uint64_t h = 0;
@@ -226,8 +228,11 @@ PROBE_API void ir_pass_begin(ir_module_state* m, std::string_view pass, ir_print
     // The pass's input is on disk already when the last stage written is what it gets.
     if (m->have_known && m->known_at == m->passes - 1 && m->have_written && m->known_hash == m->written_hash) {
       m->before_hash = m->known_hash;
-    } else if (ir_stage(*m, p, m->passes, m->pass, "before", &h, false)) {
-      m->before_hash = h;  // passes not dumped changed it since the last stage written
+    } else if (ir_stage(*m, p, m->passes - 1, m->prev_pass, "after", &h, false, "null")) {
+      // Passes not dumped changed it since the last stage written: it is written as what the
+      // pass before left (so files stay in pipeline order); whether that pass changed
+      // anything is not known.
+      m->before_hash = h;
     } else {
       m->pass_match = false;
     }
@@ -247,7 +252,7 @@ PROBE_API void ir_pass_end(ir_module_state* m, ir_printer p) noexcept {
       if (h == m->before_hash && m->have_written && h == m->written_hash)
         ir_emit_unchanged(*m, m->passes, m->pass, "after", h);
       else
-        ir_emit(*m, m->passes, m->pass, "after", out, canon, h, h != m->before_hash);
+        ir_emit(*m, m->passes, m->pass, "after", out, canon, h, h != m->before_hash ? "true" : "false");
       m->have_known = true;
       m->known_at = m->passes;
       m->known_hash = h;
