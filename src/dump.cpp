@@ -8,3 +8,4 @@
 #include <probe/effects/dump_names_impl.hpp>
 #include <probe/effects/dump_records_impl.hpp>
 #include <probe/effects/dump_tensor_impl.hpp>
+#include <probe/effects/dump_run_file_impl.hpp>

@@ -6,9 +6,10 @@
 // pooled output is summed by worker threads in the order they finish, unless the run asks
 // for reproducible results (--probe_reproducible): probe jitter names that op.
 //
-//   ./engine [--tokens T] [--bug]
+//   ./engine [--tokens T] [--bug] [--optimize [--opt-bug]]
 //
-// The accuracy workflow on it: docs/walkthroughs/accuracy.md.
+// The accuracy workflow on it: docs/walkthroughs/accuracy.md. With --optimize the MLP block
+// goes through a tiny graph compiler first (optimizer.hpp; docs/walkthroughs/ir.md).
 #include <probe/probe.hpp>
 
 #include <chrono>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "optimizer.hpp"
 
 namespace engine {
 
@@ -188,8 +190,11 @@ PROBE_KERNEL("MeanPool", [](probe::replay_context& ctx) {
 int main(int argc, char** argv) {
   using namespace engine;
   int tokens = 16;
+  bool optimize = false, opt_bug = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--bug")) planted_bug = true;
+    else if (!std::strcmp(argv[i], "--optimize")) optimize = true;
+    else if (!std::strcmp(argv[i], "--opt-bug")) optimize = opt_bug = true;
     else if (!std::strcmp(argv[i], "--tokens") && i + 1 < argc) tokens = std::atoi(argv[++i]);
   }
   probe::init(argc, argv);  // with --probe_replay: replays the snapshots here and exits
@@ -212,9 +217,13 @@ int main(int argc, char** argv) {
     op_matmul(layer_name(l, "proj"), a, w.wo, nullptr, o, t, dim, dim);
     op_residual(layer_name(l, "res1"), x, o, t);
     op_layer_norm(layer_name(l, "ln2"), x, w.ln2_g, w.ln2_b, h, t);
-    op_matmul(layer_name(l, "fc1"), h, w.w1, &w.b1, f1, t, dim, hidden);
-    op_gelu(l, f1, f2, t);
-    op_matmul(layer_name(l, "fc2"), f2, w.w2, &w.b2, m, t, hidden, dim);
+    if (optimize) {
+      optimized_mlp(l, mlp_weights{&w.w1, &w.b1, &w.w2, &w.b2}, h, m, t, dim, hidden, opt_bug);
+    } else {
+      op_matmul(layer_name(l, "fc1"), h, w.w1, &w.b1, f1, t, dim, hidden);
+      op_gelu(l, f1, f2, t);
+      op_matmul(layer_name(l, "fc2"), f2, w.w2, &w.b2, m, t, hidden, dim);
+    }
     op_residual(layer_name(l, "res2"), x, m, t);
   }
   std::vector<float> pooled(dim), logits(8);

@@ -316,6 +316,49 @@ static inline void probe_metric(const char* name, double value) { probe_metric_l
   probe_scope var = probe_scope_begin(&var##_site)
 #define PROBE_C_SCOPE_END(var) probe_scope_end(var)
 
+/* ---- The engine's IR at compiler passes (docs/ir.md) ------------------------------------
+ * A compiled graph is a module, each rewrite of it a pass; the IR is printed by the engine's
+ * own function, called only when --probe_dump_module_re / --probe_dump_pass_re select it:
+ *   probe_ir_module* m = probe_ir_module_open("mlp", n_ops);      NULL when not dumped
+ *   probe_ir_pass_begin(m, "fusion", print_fn, graph);  fuse(graph);  probe_ir_pass_end(m, print_fn, graph);
+ *   probe_ir_module_close(m, print_fn, graph);                     the exit stage; frees m
+ * print_fn(user, out) appends the IR with probe_ir_write. Every call takes a NULL module. */
+typedef struct probe_ir_module probe_ir_module;
+typedef struct probe_ir_text probe_ir_text;
+typedef void (*probe_ir_print_fn)(void* user, probe_ir_text* out);
+
+#if !defined(PROBE_DISABLE)
+probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count);
+void probe_ir_pass_begin(probe_ir_module* m, const char* pass, probe_ir_print_fn fn, void* user);
+void probe_ir_pass_end(probe_ir_module* m, probe_ir_print_fn fn, void* user);
+/* fn may be NULL: the module leaves the pipeline as the last pass's printer showed it. */
+void probe_ir_module_close(probe_ir_module* m, probe_ir_print_fn fn, void* user);
+/* The id in file names and records (0: not dumped). */
+unsigned probe_ir_module_id(const probe_ir_module* m);
+void probe_ir_write(probe_ir_text* out, const char* text, size_t len);
+/* Ops begun on this thread from now on record module `id` (0: none); returns the previous id. */
+unsigned probe_ir_set_running(unsigned id);
+#else
+static inline probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count) {
+  (void)name, (void)op_count;
+  return NULL;
+}
+static inline void probe_ir_pass_begin(probe_ir_module* m, const char* pass, probe_ir_print_fn fn, void* user) {
+  (void)m, (void)pass, (void)fn, (void)user;
+}
+static inline void probe_ir_pass_end(probe_ir_module* m, probe_ir_print_fn fn, void* user) { (void)m, (void)fn, (void)user; }
+static inline void probe_ir_module_close(probe_ir_module* m, probe_ir_print_fn fn, void* user) { (void)m, (void)fn, (void)user; }
+static inline unsigned probe_ir_module_id(const probe_ir_module* m) {
+  (void)m;
+  return 0;
+}
+static inline void probe_ir_write(probe_ir_text* out, const char* text, size_t len) { (void)out, (void)text, (void)len; }
+static inline unsigned probe_ir_set_running(unsigned id) {
+  (void)id;
+  return 0;
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif

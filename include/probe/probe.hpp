@@ -30,6 +30,7 @@
 #include "effects/print.hpp"
 #include "effects/timing.hpp"
 #include "effects/replay.hpp"
+#include "effects/ir_dump.hpp"
 
 #if PROBE_HAS_IMPLEMENTATION
 #include "wiring/implementation.hpp"

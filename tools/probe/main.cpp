@@ -24,6 +24,7 @@ const verb k_verbs[] = {
     {&replay_command, run_replay},
     {&bundle_command, run_bundle},
     {&jitter_command, run_jitter},
+    {&diff_ir_command, run_diff_ir},
 };
 
 int usage(FILE* out) {

@@ -18,6 +18,7 @@
 #include "analysis/npy_file.hpp"
 #include "analysis/npy_values.hpp"
 
+#include "ir_report.hpp"
 #include "options.hpp"
 #include "terminal_text.hpp"
 #include "verbs.hpp"
@@ -29,6 +30,7 @@ const option_spec k_options[] = {
     flag("--health", "dump folders: the first op whose output holds NaN/Inf (as probe compare --nonfinite)"),
     integer("--step", "N", "dump folders: only the tensors of step N"),
     flag("--full", "print every value; without it, numpy's summary past 1000 elements"),
+    flag("--passes", "dump folders: the engine's modules and, per pass, whether it changed the IR, and its line count"),
 };
 
 int bad_input(const std::string& message) {
@@ -200,6 +202,21 @@ int show_manifest(const std::string& dir, const pa::compare_settings& s, bool he
   return 0;
 }
 
+// The engine IR of a dump (probe::ir_module): modules and their passes.
+int show_passes(const std::string& dir) {
+  std::string out, error;
+  size_t modules = 0;
+  for (const std::string& run : ir_run_dirs(dir)) {
+    std::vector<pa::ir_module_dump> mods;
+    if (!pa::read_ir_stages(run, &mods, &error)) return bad_input(error);
+    modules += mods.size();
+    out += ir_passes_text(run, mods);
+  }
+  if (modules == 0) return bad_input(dir + ": no engine IR in this dump (an engine writes it with probe::ir_module and probe::ir_pass)");
+  print_report(out);
+  return 0;
+}
+
 int show_snapshot(const std::string& dir, bool full) {
   const std::string path = pa::join(dir, "snapshot.json");
   std::string text, error;
@@ -210,7 +227,11 @@ int show_snapshot(const std::string& dir, bool full) {
   std::string out = "snapshot " + probe::detail::printable(dir) + ": op " + probe::detail::printable(doc.get_string("op")) + " [" +
                     probe::detail::printable(doc.get_string("type")) + "] seq " +
                     std::to_string(doc.get_int("seq")) + " step " + std::to_string(doc.get_int("step")) + " #" +
-                    std::to_string(doc.get_int("occurrence")) + ", status " + doc.get_string("status") + "\n";
+                    std::to_string(doc.get_int("occurrence")) + ", status " + doc.get_string("status") +
+                    (doc.find("module") ? ", compiled in module " + std::to_string(doc.get_int("module")) +
+                                              " (probe show DIR --passes)"
+                                        : std::string()) +
+                    "\n";
   if (doc.get("attrs").size()) out += "attrs " + pa::attrs_text(doc.get("attrs")) + "\n";
   for (const char* side : {"inputs", "outputs"}) {
     const probe::json::value& list = doc.get(side);
@@ -270,7 +291,9 @@ const command_spec show_command = {
     "  (or manifest.jsonl)  stats (rank folders one after the other)\n"
     "  a snapshot folder    the op and each of its inputs and outputs, values included\n"
     "  (or snapshot.json)\n"
-    "  a folder of .npy     one line per file\n",
+    "  a folder of .npy     one line per file\n"
+    "  a dump folder with   the engine's modules and their passes in pipeline order: changed\n"
+    "  --passes             or unchanged, line count, file (probe diff-ir diffs two of them)\n",
     k_options,
     sizeof k_options / sizeof k_options[0],
     "exit: 0, 1 (--health) NaN/Inf found, 2 bad input",
@@ -317,6 +340,10 @@ int run_show(int argc, char** argv) {
   }
   if (!pa::is_dir(path)) return bad_input(pa::path_problem(path));
   if (pa::is_file(pa::join(path, "snapshot.json"))) return show_snapshot(path, full);
+  if (args.given("--passes")) {
+    if (!pa::has_manifest(path)) return bad_input(path + ": --passes needs a dump folder (with manifest.jsonl)");
+    return show_passes(path);
+  }
   if (pa::has_manifest(path)) return show_manifest(path, s, health);
   if (health) return bad_input(path + ": --health needs a dump folder (with manifest.jsonl)");
   return show_npy_folder(path);

@@ -20,6 +20,7 @@ extern const command_spec show_command;        // verb_show.cpp
 extern const command_spec replay_command;      // verb_replay.cpp
 extern const command_spec bundle_command;      // verb_bundle.cpp
 extern const command_spec jitter_command;      // verb_jitter.cpp
+extern const command_spec diff_ir_command;     // verb_diff_ir.cpp
 
 int run_regress(int argc, char** argv);
 int run_bisect_run(int argc, char** argv);
@@ -28,6 +29,7 @@ int run_show(int argc, char** argv);
 int run_replay(int argc, char** argv);
 int run_bundle(int argc, char** argv);
 int run_jitter(int argc, char** argv);
+int run_diff_ir(int argc, char** argv);
 
 // `probe --version`: the version, then how this binary was built (version.cpp).
 std::string version_text();

@@ -81,6 +81,7 @@ struct op_record {
   // `occurrence` does: compare pairs copies of one network run on threads by lane.
   uint32_t lane = 0;
   uint64_t lane_occurrence = 0;  // how many ops of this name began before this one in its lane
+  uint32_t module = 0;          // engine IR module it was compiled from (probe::ir_run); 0: none
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;

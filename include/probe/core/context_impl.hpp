@@ -151,6 +151,7 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
     r->thread = thread_index();
+    r->module = t_ir_running;
     r->parent = t_current_op;
     r->lane = r->parent ? r->parent->lane : r->thread;
     r->wants_tensors = set && set->tensors;

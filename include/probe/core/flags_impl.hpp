@@ -396,6 +396,7 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   if (o.timing) g |= gate_timing;
   // Scopes become breakpoint frames alongside op frames: only then do they link themselves.
   if ((g & gate_ops) && (g & gate_breakpoint)) g |= gate_scopes;
+  if (o.dump && !o.dump_to_stdout) g |= gate_ir;  // IR files need a folder
   return g;
 }
 

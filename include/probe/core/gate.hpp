@@ -16,6 +16,7 @@ enum gate_bits : unsigned {
   gate_breakpoint = 1u << 3, // PROBE_BREAKPOINT and friends
   gate_timing = 1u << 4,     // PROBE_SCOPE, probe::timer, probe::metric's record
   gate_scopes = 1u << 5,     // PROBE_SCOPE keeps a per-thread chain (breakpoint frames)
+  gate_ir = 1u << 6,         // probe::ir_module / ir_pass: the engine's IR into a dump folder
   gate_unparsed = ~0u,
 };
 

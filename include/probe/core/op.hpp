@@ -25,6 +25,9 @@ struct attr_arg {
 };
 
 #if !defined(PROBE_DISABLE)
+// The engine IR module whose ops run on this thread (probe::ir_run); 0: none. Ops record it.
+inline thread_local uint32_t t_ir_running = 0;
+
 PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
 // The same for an indexed op: named "L<index>.<name>", the name built here (only when recorded).
 PROBE_API op_record* op_begin_indexed(const char* name, const char* type, int64_t index) noexcept;

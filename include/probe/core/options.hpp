@@ -27,6 +27,13 @@
   X(size, dump_max_bytes, 0, "stop dumping after N bytes of tensor files (K/M/G suffixes; 0 = no limit)") \
   X(integer, dump_max_ops, 0, "stop dumping after N op executions (0 = no limit)")               \
   X(boolean, dump_stats_only, false, "manifest with health stats, no tensor files")              \
+  X(string, dump_module_re, "", "dump the IR only of engine modules whose name matches RE (partial match)") \
+  X(string, dump_pass_re, "",                                                                      \
+    "dump a module's IR after every compiler pass whose name matches RE ('.*': all; default: as it enters and leaves the pipeline only)") \
+  X(integer, dump_ir_min_ops, 0, "dump the IR only of modules with at least N ops (0 = every module)") \
+  X(boolean, dump_ir_as_text, false, "engine IR as text files (the default IR format when none is named)") \
+  X(boolean, dump_ir_as_dot, false, "engine IR as Graphviz DOT (the graph a printer gives, or its text in one box)") \
+  X(boolean, dump_ir_as_html, false, "engine IR as a self-contained HTML page (graph drawing and text)") \
   X(integer, dump_threads, 2, "background threads writing small dump files (0 = write on the op's thread)") \
   X(size, dump_queue_bytes, 67108864, "memory for files waiting for those threads; ops wait when it is full") \
   X(boolean, print, true, "debug prints (probe::print)")                                          \

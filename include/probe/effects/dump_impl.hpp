@@ -233,6 +233,9 @@ class dump_effect final : public op_listener {
     m_.unlock();
   }
 
+  // A file of the run beside the op dumps, then its manifest line (ir_dump_impl.hpp).
+  bool write_run_file(const std::string& name, const std::string& body, const std::string& line) noexcept;
+
   // At exit: flush, then close the run.
   void finish() noexcept {
     drain_writers();

@@ -31,6 +31,7 @@ struct tensor_record {
   uint32_t thread = 0;
   uint32_t lane = 0;             // op_record::lane
   uint64_t lane_occurrence = 0;  // op_record::lane_occurrence
+  uint32_t module = 0;  // engine IR module (0: none)
   bool is_input = false;
   bool inout = false, implicit = false;
   // An implicit input found after the kernel (not read): "producers" when its producers'

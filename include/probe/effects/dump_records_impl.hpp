@@ -21,6 +21,7 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   rec.thread = r.thread;
   rec.lane = r.lane;
   rec.lane_occurrence = r.lane_occurrence;
+  rec.module = r.module;
   rec.is_input = t.which == io::in;
   rec.slot = t.slot;
   rec.key = r.key(t.which, t.slot.c_str());
@@ -99,6 +100,7 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   lit(o, ",\"thread\":"), unum(o, rec.thread);
   lit(o, ",\"lane\":"), unum(o, rec.lane);
   lit(o, ",\"lane_occurrence\":"), unum(o, rec.lane_occurrence);
+  if (rec.module) lit(o, ",\"module\":"), unum(o, rec.module);
   if (rec.is_input) lit(o, ",\"io\":\"in\",\"stage\":\"before\""); else lit(o, ",\"io\":\"out\",\"stage\":\"after\"");
   if (rec.inout) lit(o, ",\"inout\":true");
   if (rec.implicit) lit(o, ",\"implicit\":true");

@@ -82,6 +82,7 @@ inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, con
     w.member("op", r.name).member("type", r.type);
     w.member("seq", static_cast<unsigned long long>(r.seq)).member("step", static_cast<long long>(r.step));
     w.member("occurrence", static_cast<unsigned long long>(r.occurrence));
+    if (r.module) w.member("module", static_cast<unsigned long long>(r.module));
     // The attributes given so far: all of them once the inputs are in, if given first.
     w.key("attrs");
     write_attrs_json(w, r.attrs);

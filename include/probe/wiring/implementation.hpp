@@ -31,6 +31,8 @@
 #include "../effects/dump_names_impl.hpp"
 #include "../effects/dump_records_impl.hpp"
 #include "../effects/dump_tensor_impl.hpp"
+#include "../effects/dump_run_file_impl.hpp"
+#include "../effects/ir_dump_impl.hpp"
 #include "../effects/print_impl.hpp"
 #include "../effects/effect_queue_impl.hpp"
 #include "../effects/effect_records_impl.hpp"
