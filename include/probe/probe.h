@@ -328,16 +328,16 @@ typedef struct probe_ir_text probe_ir_text;
 typedef void (*probe_ir_print_fn)(void* user, probe_ir_text* out);
 
 #if !defined(PROBE_DISABLE)
-probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count);
-void probe_ir_pass_begin(probe_ir_module* m, const char* pass, probe_ir_print_fn fn, void* user);
-void probe_ir_pass_end(probe_ir_module* m, probe_ir_print_fn fn, void* user);
+probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count) PROBE_C_NOEXCEPT;
+void probe_ir_pass_begin(probe_ir_module* m, const char* pass, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT;
+void probe_ir_pass_end(probe_ir_module* m, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT;
 /* fn may be NULL: the module leaves the pipeline as the last pass's printer showed it. */
-void probe_ir_module_close(probe_ir_module* m, probe_ir_print_fn fn, void* user);
+void probe_ir_module_close(probe_ir_module* m, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT;
 /* The id in file names and records (0: not dumped). */
-unsigned probe_ir_module_id(const probe_ir_module* m);
-void probe_ir_write(probe_ir_text* out, const char* text, size_t len);
+unsigned probe_ir_module_id(const probe_ir_module* m) PROBE_C_NOEXCEPT;
+void probe_ir_write(probe_ir_text* out, const char* text, size_t len) PROBE_C_NOEXCEPT;
 /* Ops begun on this thread from now on record module `id` (0: none); returns the previous id. */
-unsigned probe_ir_set_running(unsigned id);
+unsigned probe_ir_set_running(unsigned id) PROBE_C_NOEXCEPT;
 #else
 static inline probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count) {
   (void)name, (void)op_count;
