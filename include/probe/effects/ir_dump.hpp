@@ -96,6 +96,17 @@ class ir_out {
   friend struct detail::ir_buffer;
 };
 
+#if defined(PROBE_DISABLE)
+// Compiled out: no printer is ever called; these only let printers compile.
+inline ir_out& ir_out::write(const char*, size_t) { return *this; }
+inline ir_out& ir_out::operator<<(long long) { return *this; }
+inline ir_out& ir_out::operator<<(unsigned long long) { return *this; }
+inline ir_out& ir_out::operator<<(double) { return *this; }
+inline ir_out& ir_out::add_node(const char*, size_t, const char*, size_t) { return *this; }
+inline ir_out& ir_out::add_attr(const char*, size_t, const char*, size_t) { return *this; }
+inline ir_out& ir_out::add_edge(const char*, size_t, const char*, size_t, const char*, size_t) { return *this; }
+#endif
+
 namespace detail {
 // A printer, type-erased: the callable's address and a function that calls it.
 using ir_print_fn = void (*)(const void* printer, ir_out& out);
