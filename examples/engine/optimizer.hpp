@@ -205,10 +205,9 @@ inline void optimized_mlp(int l, const mlp_weights& w, const std::vector<float>&
                          out << g.text();
                          // The graph form too: drawn by --probe_dump_ir_as_dot / _as_html.
                          for (const ir_node& n : g.nodes) {
-                           std::vector<probe::ir_out::attr> attrs;
-                           if (!n.attrs.empty()) attrs.push_back({"attrs", n.attrs});
-                           out.add_node(n.name, n.op, attrs);
-                           for (const std::string& in : n.inputs) out.add_edge(in, n.name);
+                           out.node(n.name, n.op);
+                           if (!n.attrs.empty()) out.attr("attrs", n.attrs);
+                           for (const std::string& in : n.inputs) out.edge(in, n.name);
                          }
                        });
   { probe::ir_pass p(mod, "fold"); fold_constants(g); }

@@ -245,13 +245,15 @@ extern "C" {
 probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!gate_on(gate_ir)) return nullptr;
-  return reinterpret_cast<probe_ir_module*>(ir_module_open(name ? name : "", op_count, false));
+  if (!name) name = "";
+  return reinterpret_cast<probe_ir_module*>(ir_module_open(name, strlen(name), op_count, false));
 }
 void probe_ir_pass_begin(probe_ir_module* m, const char* pass, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!m) return;
   const c_ir_printer p{fn, user};
-  ir_pass_begin(c_ir(m), pass ? pass : "", fn ? ir_printer{&p, &c_ir_call} : ir_printer{});
+  if (!pass) pass = "";
+  ir_pass_begin(c_ir(m), pass, strlen(pass), fn ? ir_printer{&p, &c_ir_call} : ir_printer{});
 }
 void probe_ir_pass_end(probe_ir_module* m, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
@@ -271,7 +273,7 @@ unsigned probe_ir_module_id(const probe_ir_module* m) PROBE_C_NOEXCEPT {
 void probe_ir_write(probe_ir_text* out, const char* text, size_t len) PROBE_C_NOEXCEPT {
   if (!out || !text) return;
   try {
-    reinterpret_cast<probe::ir_out*>(out)->text.append(text, len);
+    reinterpret_cast<probe::ir_out*>(out)->write(text, len);
   } catch (...) {  // out of memory: the stage is written short, the host goes on
   }
 }

@@ -158,10 +158,10 @@ TEST_CASE("ir dump: a module printer writes the exit stage; graph form as text, 
     flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_ir_as_text --probe_dump_ir_as_dot --probe_dump_ir_as_html");
     int nodes = 2;
     probe::ir_module m("graph", 2, [&](probe::ir_out& out) {
-      out.add_node("x", "Parameter", {{"shape", "[4]"}});
+      out.node("x", "Parameter").attr("shape", "[4]");
       for (int i = 1; i < nodes; ++i) {
-        out.add_node("n" + std::to_string(i), "Relu");
-        out.add_edge(i == 1 ? "x" : "n" + std::to_string(i - 1), "n" + std::to_string(i));
+        out.node("n" + std::to_string(i), "Relu");
+        out.edge(i == 1 ? std::string("x") : "n" + std::to_string(i - 1), "n" + std::to_string(i));
       }
     });
     CHECK(m.id() > 0);

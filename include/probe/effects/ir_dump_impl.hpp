@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../core/options.hpp"
@@ -20,6 +21,31 @@
 #include "ir_render.hpp"
 
 PROBE_BEGIN_NAMESPACE
+
+// Printers run inside probe's own try blocks (ir_print): out of memory loses the stage only.
+PROBE_API ir_out& ir_out::write(const char* text, size_t n) {
+  static_cast<detail::ir_buffer*>(this)->text.append(text, n);
+  return *this;
+}
+PROBE_API ir_out& ir_out::operator<<(long long v) { return *this << std::to_string(v); }
+PROBE_API ir_out& ir_out::operator<<(unsigned long long v) { return *this << std::to_string(v); }
+PROBE_API ir_out& ir_out::operator<<(double v) { return *this << std::to_string(v); }
+PROBE_API ir_out& ir_out::add_node(const char* id, size_t nid, const char* label, size_t nlabel) {
+  static_cast<detail::ir_buffer*>(this)->nodes.push_back({std::string(id, nid), std::string(label, nlabel), {}});
+  return *this;
+}
+PROBE_API ir_out& ir_out::add_attr(const char* key, size_t nkey, const char* value, size_t nvalue) {
+  auto& nodes = static_cast<detail::ir_buffer*>(this)->nodes;
+  if (!nodes.empty()) nodes.back().attrs.push_back({std::string(key, nkey), std::string(value, nvalue)});
+  return *this;
+}
+PROBE_API ir_out& ir_out::add_edge(const char* from, size_t nfrom, const char* to, size_t nto, const char* label,
+                                   size_t nlabel) {
+  static_cast<detail::ir_buffer*>(this)->edges.push_back(
+      {std::string(from, nfrom), std::string(to, nto), std::string(label, nlabel)});
+  return *this;
+}
+
 namespace detail {
 
 // What the IR flags ask for, compiled once per published set of options (set_flags may
@@ -87,7 +113,7 @@ struct ir_module_state {
   uint64_t written_lines = 0;
   // Without a module printer: the IR after the last unmatched pass, for the exit stage.
   bool have_pending = false;
-  ir_out pending;
+  ir_buffer pending;
 };
 
 inline bool ir_print(ir_module_state& m, ir_printer p, ir_out& out) noexcept {
@@ -127,7 +153,7 @@ inline std::string ir_hash_text(uint64_t h) {
 
 // One stage whose IR differs from the last one written: a file per format, a record each.
 // `changed`: "true", "false", or "null" (the pass's input was not printed: unknown).
-inline void ir_emit(ir_module_state& m, uint32_t index, std::string_view pass, const char* stage, const ir_out& out,
+inline void ir_emit(ir_module_state& m, uint32_t index, std::string_view pass, const char* stage, const ir_buffer& out,
                     const std::string& canon, uint64_t h, const char* changed = "true") {
   if (m.dead) return;
   const std::string stem = ir_file_stem(m, index, pass, stage);
@@ -172,7 +198,7 @@ inline void ir_emit_unchanged(ir_module_state& m, uint32_t index, std::string_vi
 // Returns whether it printed (*hash then holds its hash).
 inline bool ir_stage(ir_module_state& m, ir_printer p, uint32_t index, std::string_view pass, const char* stage,
                      uint64_t* hash, bool record_same = true, const char* changed = "true") {
-  ir_out out;
+  ir_buffer out;
   if (!ir_print(m, p, out)) return false;
   const std::string canon = ir_canonical_text(out);
   *hash = content_hash::of(canon.data(), canon.size());
@@ -183,13 +209,13 @@ inline bool ir_stage(ir_module_state& m, ir_printer p, uint32_t index, std::stri
   return true;
 }
 
-PROBE_API ir_module_state* ir_module_open(std::string_view name, int64_t op_count, bool own_printer) noexcept {
+PROBE_API ir_module_state* ir_module_open(const char* name, size_t len, int64_t op_count, bool own_printer) noexcept {
   try {
     const uint32_t id = __atomic_add_fetch(&g_ir_modules, 1, __ATOMIC_RELAXED);
     const options& o = options_ref();
     if (!o.dump || o.dump_to_stdout || !dump_active()) return nullptr;
     const ir_config* c = ir_config_for(o);
-    const std::string n(name);
+    const std::string n(name, len);
     if (!c->module_re.search(n)) return nullptr;
     if (c->min_ops > 0 && op_count >= 0 && op_count < c->min_ops) return nullptr;
     ir_module_state* m = new ir_module_state();
@@ -209,11 +235,11 @@ PROBE_API ir_module_state* ir_module_open(std::string_view name, int64_t op_coun
 
 PROBE_API uint32_t ir_module_id(const ir_module_state* m) noexcept { return m ? m->id : 0; }
 
-PROBE_API void ir_pass_begin(ir_module_state* m, std::string_view pass, ir_printer p) noexcept {
+PROBE_API void ir_pass_begin(ir_module_state* m, const char* pass, size_t len, ir_printer p) noexcept {
   try {
     ++m->passes;
     m->prev_pass.swap(m->pass);
-    m->pass.assign(pass.data(), pass.size());
+    m->pass.assign(pass, len);
     m->pass_match = !m->cfg->every_pass_off && m->cfg->pass_re.search(m->pass);
     uint64_t h = 0;
     if (!m->entry_done) {
@@ -245,7 +271,7 @@ PROBE_API void ir_pass_end(ir_module_state* m, ir_printer p) noexcept {
     m->have_known = false;
     m->have_pending = false;  // what an earlier pass left is not the module's IR any more
     if (m->pass_match) {
-      ir_out out;
+      ir_buffer out;
       if (!ir_print(*m, p, out)) return;
       const std::string canon = ir_canonical_text(out);
       const uint64_t h = content_hash::of(canon.data(), canon.size());
@@ -258,9 +284,9 @@ PROBE_API void ir_pass_end(ir_module_state* m, ir_printer p) noexcept {
       m->known_hash = h;
     } else if (!m->own_printer) {
       // The module leaves the pipeline as the last pass left it: keep that for the exit stage.
-      ir_out out;
+      ir_buffer out;
       if (!ir_print(*m, p, out)) return;
-      m->pending = std::move(out);
+      m->pending.take(out);
       m->have_pending = true;
       const std::string canon = ir_canonical_text(m->pending);
       m->have_known = true;
