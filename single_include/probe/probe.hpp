@@ -889,11 +889,21 @@ PROBE_END_NAMESPACE
   X(string, dump_type_re, "", "dump only ops whose type matches RE (partial match)")              \
   X(string, dump_stage_re, "", "dump only stages matching RE: 'before' (inputs), 'after' (outputs)") \
   X(string, dump_slot_re, "", "dump only tensors whose slot name matches RE (partial match)")      \
+  X(string, dump_op_exclude_re, "", "do not dump ops whose name matches RE (partial match)")     \
+  X(string, dump_type_exclude_re, "", "do not dump ops whose type matches RE (partial match)")   \
+  X(string, dump_slot_exclude_re, "", "do not dump tensors whose slot name matches RE (partial match)") \
   X(string, dump_steps, "", "dump only ops whose step is in LIST: a, a:b (a..b-1), a: or :b, comma-separated") \
   X(integer, dump_every, 0, "dump only ops whose step is a multiple of N (0 or 1: every step)")   \
   X(size, dump_max_bytes, 0, "stop dumping after N bytes of tensor files (K/M/G suffixes; 0 = no limit)") \
   X(integer, dump_max_ops, 0, "stop dumping after N op executions (0 = no limit)")               \
   X(boolean, dump_stats_only, false, "manifest with health stats, no tensor files")              \
+  X(string, dump_module_re, "", "dump the IR only of engine modules whose name matches RE (partial match)") \
+  X(string, dump_pass_re, "",                                                                      \
+    "dump a module's IR after every compiler pass whose name matches RE ('.*': all; default: as it enters and leaves the pipeline only)") \
+  X(integer, dump_ir_min_ops, 0, "dump the IR only of modules with at least N ops (0 = every module)") \
+  X(boolean, dump_ir_as_text, false, "engine IR as text files (the default IR format when none is named)") \
+  X(boolean, dump_ir_as_dot, false, "engine IR as Graphviz DOT (the graph a printer gives, or its text in one box)") \
+  X(boolean, dump_ir_as_html, false, "engine IR as a self-contained HTML page (graph drawing and text)") \
   X(integer, dump_threads, 2, "background threads writing small dump files (0 = write on the op's thread)") \
   X(size, dump_queue_bytes, 67108864, "memory for files waiting for those threads; ops wait when it is full") \
   X(boolean, print, true, "debug prints (probe::print)")                                          \
@@ -913,6 +923,7 @@ PROBE_END_NAMESPACE
   X(integer, trace_max_events, 50000000, "stop recording trace events after N (0 = no limit)")    \
   X(choice, timing_clock, "auto", "timing clock: auto|tsc|monotonic (auto: invariant TSC when trusted)") \
   X(boolean, reference, false, "ask the engine for its reference (naive) kernels")                \
+  X(boolean, reproducible, false, "ask the engine for deterministic algorithms (the same output every run)") \
   X(string, replay, "",                                                                            \
     "re-run snapshots alone with the registered kernels, then exit 0 match, 1 mismatch, 2 error: PATH is a snapshot, a dump folder or a glob (several: one per line)") \
   X(string, replay_op_re, "", "replay only snapshots whose 'op#occurrence' matches RE (partial match)") \
@@ -923,6 +934,8 @@ PROBE_END_NAMESPACE
   X(string, replay_atol, "", "absolute tolerance of replayed outputs (default: by dtype, as probe compare)") \
   X(string, replay_rtol, "", "relative tolerance of replayed outputs (default: by dtype, as probe compare)") \
   X(boolean, replay_write_mismatches, false, "write each mismatching output as replay.out.SLOT.npy in its snapshot folder") \
+  X(boolean, replay_require_kernels, false,                                                       \
+    "an op without a registered kernel is an error (exit 2); without it such ops are skipped with one line") \
   X(boolean, replay_isolate, false,                                                                \
     "replay every snapshot in a child process (always done for snapshots of ops that crashed or threw)") \
   X(boolean, strict_flags, false, "make an unknown or malformed flag fatal (exit code 2)")          \
@@ -970,8 +983,12 @@ PROBE_API void set_flags(const char* flags) noexcept;
 
 #if defined(PROBE_DISABLE)
 inline bool reference_mode() noexcept { return false; }
+inline bool reproducible_mode() noexcept { return false; }
 #else
 inline bool reference_mode() noexcept { return options_ref().reference; }
+// --probe_reproducible: the engine picks only deterministic algorithms (no atomics, reductions
+// in a fixed order), as cuDNN's deterministic mode; `probe jitter` tells whether it must.
+inline bool reproducible_mode() noexcept { return options_ref().reproducible; }
 #endif
 
 PROBE_END_NAMESPACE
@@ -1001,6 +1018,7 @@ enum gate_bits : unsigned {
   gate_breakpoint = 1u << 3, // PROBE_BREAKPOINT and friends
   gate_timing = 1u << 4,     // PROBE_SCOPE, probe::timer, probe::metric's record
   gate_scopes = 1u << 5,     // PROBE_SCOPE keeps a per-thread chain (breakpoint frames)
+  gate_ir = 1u << 6,         // probe::ir_module / ir_pass: the engine's IR into a dump folder
   gate_unparsed = ~0u,
 };
 
@@ -1054,6 +1072,9 @@ struct attr_arg {
 };
 
 #if !defined(PROBE_DISABLE)
+// The engine IR module whose ops run on this thread (probe::ir_run); 0: none. Ops record it.
+inline thread_local uint32_t t_ir_running = 0;
+
 PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
 // The same for an indexed op: named "L<index>.<name>", the name built here (only when recorded).
 PROBE_API op_record* op_begin_indexed(const char* name, const char* type, int64_t index) noexcept;
@@ -1170,9 +1191,9 @@ class op {
   uint64_t sequence() const noexcept { return 0; }
 };
 #else
-// A marked computation. Construct it before the computation, give it inputs (recorded at
-// once: stage "before") and outputs (recorded when given, or at scope end with
-// output_at_end: stage "after"). Cannot be copied or moved.
+// A marked computation: inputs are recorded at once ("before"), outputs when given, or at scope
+// end with output_at_end ("after"). A view given to input/output is read during that call
+// only: the buffer may be freed as soon as it returns. Cannot be copied or moved.
 class op {
  public:
   explicit op(const char* name, const char* type = "") noexcept {
@@ -2543,6 +2564,20 @@ PROBE_ALWAYS_INLINE bool clock_fast(uint64_t* t) noexcept {
   return false;
 }
 
+// The hardware counter itself, for a reading whose start clock_fast already took (the clock
+// kind never changes once chosen).
+PROBE_ALWAYS_INLINE uint64_t clock_counter() noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+  uint64_t t;
+  __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(t));
+  return t;
+#else
+  return clock_now_slow();  // never reached: clock_fast is false here
+#endif
+}
+
 PROBE_ALWAYS_INLINE uint64_t clock_now() noexcept {
   uint64_t t;
   if (clock_fast(&t)) return t;
@@ -2636,12 +2671,26 @@ PROBE_ALWAYS_INLINE void scope_leave(const scope_site* site, uint64_t begin) noe
   if (PROBE_UNLIKELY(h != nullptr)) h->pop();
 }
 
+// The two ends of a timed scope when the clock or the range hooks need more than a counter
+// read: enter returns k_scope_timed_slow when timing took the scope, else 0.
+constexpr unsigned char k_scope_timed_slow = 4;
+PROBE_API unsigned char scope_enter_slow(const scope_site* site, uint64_t* begin) noexcept;
+PROBE_API void scope_leave_slow(const scope_site* site, uint64_t begin) noexcept;
+
 // The RAII object behind PROBE_SCOPE. Off, one branch tests both of its effects: timing,
-// and linking itself into the thread's chain of scopes for breakpoint frames.
+// and linking itself into the thread's chain of scopes for breakpoint frames. On, the gate is
+// read once, and the common case (the hardware counter, no range hooks) is inline from end to
+// end: two counter reads, the link (four stores, two thread-local loads) and the event's
+// stores, with no call (benchmarks/README.md, "timing"; ctest scope_cost).
 class scope_guard {
  public:
   explicit scope_guard(const scope_site* site) noexcept {
-    if (PROBE_UNLIKELY(gate_on(gate_timing | gate_scopes))) enter(site);
+    unsigned g = gate_load();
+    what_ = 0;
+    if (PROBE_UNLIKELY((g & (gate_timing | gate_scopes)) != 0)) {
+      if (PROBE_UNLIKELY(g == gate_unparsed)) g = gate_slow();
+      enter(site, g);
+    }
   }
   ~scope_guard() {
     if (PROBE_UNLIKELY(what_ != 0)) leave();
@@ -2650,23 +2699,31 @@ class scope_guard {
   scope_guard& operator=(const scope_guard&) = delete;
 
  private:
-  void enter(const scope_site* site) noexcept {
-    const unsigned g = gate_load();
+  PROBE_ALWAYS_INLINE void enter(const scope_site* site, unsigned g) noexcept {
+    unsigned char w = 0;
+    link_.site = site;
     if (g & gate_scopes) {
       scope_push(&link_, site);
-      what_ |= linked;
+      w = linked;
     }
-    if ((g & gate_timing) && scope_enter(site, &begin_)) {
-      link_.site = site;
-      what_ |= timed;
+    if (g & gate_timing) {
+      if (PROBE_LIKELY(__atomic_load_n(&g_range_hooks, __ATOMIC_RELAXED) == nullptr) && clock_fast(&begin_))
+        w |= timed;
+      else
+        w |= scope_enter_slow(site, &begin_);
     }
+    what_ = w;
   }
-  void leave() noexcept {
-    if (what_ & timed) scope_leave(link_.site, begin_);
-    if (what_ & linked) scope_pop(&link_);
+  PROBE_ALWAYS_INLINE void leave() noexcept {
+    const unsigned char w = what_;
+    if (PROBE_LIKELY(w & timed))
+      record_event(begin_, clock_counter(), link_.site, event_scope);  // the counter that enter read
+    else if (w & timed_slow)
+      scope_leave_slow(link_.site, begin_);
+    if (w & linked) scope_pop(&link_);
   }
-  enum : unsigned char { timed = 1, linked = 2 };
-  unsigned char what_ = 0;
+  enum : unsigned char { timed = 1, linked = 2, timed_slow = k_scope_timed_slow };
+  unsigned char what_;
   // Written only on the way in (off, a scope stores nothing but what_).
   scope_link link_;
   uint64_t begin_;
@@ -2925,7 +2982,8 @@ class replay_context {
   }
   // Output `slot`, allocated with the recorded shape (which must then be T's dtype). An op
   // that never finished recorded no outputs: give the shape, as the second form does (it
-  // must match the recorded shape when there is one).
+  // must match the recorded shape when there is one). It holds zeros, or, for a slot that is
+  // also an input (op.inout, an implicit read-modify-write), that input's recorded state.
   template <class T>
   typed_view<T> output(const char* slot) {
     const tensor_view v = detail::replay_output(s_, slot, dtype_of<T>::value, nullptr);
@@ -2957,6 +3015,8 @@ class replay_context {
   bool has_output(const char* slot) const noexcept { return detail::replay_has(s_, 2, slot); }
   const char* op_name() const noexcept { return detail::replay_op(s_, false); }
   const char* op_type() const noexcept { return detail::replay_op(s_, true); }
+  // The state behind the context, for probe's C interface (c/replay_impl.hpp).
+  detail::replay_state* state() const noexcept { return s_; }
 
  private:
   detail::replay_state* s_;
@@ -3004,6 +3064,293 @@ struct kernel_registration {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_REPLAY_HPP
+// ---- probe/effects/ir_dump.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_IR_DUMP_HPP
+#define PROBE_SINGLE_EFFECTS_IR_DUMP_HPP
+// The engine's IR at compiler passes: an engine that rewrites its graph before running it
+// (constant folding, fusion, layout, partitioning) names each compiled graph once
+// (probe::ir_module) and each pass around it (probe::ir_pass), and hands a printer: a callable
+// that appends the IR to a probe::ir_out. The printer runs only when the module and the pass
+// match the flags (--probe_dump_module_re, --probe_dump_pass_re, --probe_dump_ir_min_ops);
+// with dumping off a module and a pass cost one branch each, and nothing is printed.
+//
+//   probe::ir_module m("resnet50.fwd", graph.size(), [&](probe::ir_out& o) { o << graph.text(); });
+//   { probe::ir_pass p(m, "fusion"); run_fusion(graph); }
+//   { probe::ir_pass p(m, "layout", other_printer); run_layout(graph); }
+//
+// Light header: fast paths inline, the rest out of line (ir_dump_impl.hpp).
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+// No <string> or <vector> here: every file that includes probe.hpp would pay for them (the
+// marking file's compile cost, tests/compile). Names and text are (pointer, length) pairs:
+// a const char*, or anything with data() and size() (std::string, std::string_view).
+
+PROBE_BEGIN_NAMESPACE
+
+namespace detail {
+inline void ir_text_of(const char* s, const char** p, size_t* n) noexcept {
+  *p = s ? s : "";
+  *n = s ? strlen(s) : 0;
+}
+template <class S>
+auto ir_text_of(const S& s, const char** p, size_t* n) noexcept -> decltype(void(s.data()), void(s.size())) {
+  *p = s.data();
+  *n = static_cast<size_t>(s.size());
+}
+struct ir_buffer;
+}  // namespace detail
+
+// Where a printer writes the IR: text (`out << ...`), or a small graph (nodes with
+// attributes, edges; nodes in topological order) that probe renders as text, DOT or HTML
+// (--probe_dump_ir_as_dot/_html); or both (text files then hold the text). Only probe makes
+// one; what it holds lives out of line (ir_dump_impl.hpp).
+class ir_out {
+ public:
+  ir_out(const ir_out&) = delete;
+  ir_out& operator=(const ir_out&) = delete;
+
+  PROBE_API ir_out& write(const char* text, size_t n);
+  template <class S>
+  ir_out& operator<<(const S& s) {
+    const char* p;
+    size_t n;
+    detail::ir_text_of(s, &p, &n);
+    return write(p, n);
+  }
+  ir_out& operator<<(const char* s) { return write(s ? s : "", s ? strlen(s) : 0); }
+  ir_out& operator<<(char c) { return write(&c, 1); }
+  PROBE_API ir_out& operator<<(long long v);
+  ir_out& operator<<(int v) { return *this << static_cast<long long>(v); }
+  ir_out& operator<<(long v) { return *this << static_cast<long long>(v); }
+  PROBE_API ir_out& operator<<(unsigned long long v);
+  ir_out& operator<<(unsigned long v) { return *this << static_cast<unsigned long long>(v); }
+  ir_out& operator<<(unsigned v) { return *this << static_cast<unsigned long long>(v); }
+  PROBE_API ir_out& operator<<(double v);
+
+  // The graph form: a node, then attributes of the last node given, and edges between ids.
+  template <class A, class B>
+  ir_out& node(const A& id, const B& label) {
+    const char *i, *l;
+    size_t ni, nl;
+    detail::ir_text_of(id, &i, &ni), detail::ir_text_of(label, &l, &nl);
+    return add_node(i, ni, l, nl);
+  }
+  template <class A, class B>
+  ir_out& attr(const A& key, const B& value) {
+    const char *k, *v;
+    size_t nk, nv;
+    detail::ir_text_of(key, &k, &nk), detail::ir_text_of(value, &v, &nv);
+    return add_attr(k, nk, v, nv);
+  }
+  template <class A, class B, class C = const char*>
+  ir_out& edge(const A& from, const B& to, const C& label = "") {
+    const char *f, *t, *l;
+    size_t nf, nt, nl;
+    detail::ir_text_of(from, &f, &nf), detail::ir_text_of(to, &t, &nt), detail::ir_text_of(label, &l, &nl);
+    return add_edge(f, nf, t, nt, l, nl);
+  }
+  PROBE_API ir_out& add_node(const char* id, size_t nid, const char* label, size_t nlabel);
+  PROBE_API ir_out& add_attr(const char* key, size_t nkey, const char* value, size_t nvalue);
+  PROBE_API ir_out& add_edge(const char* from, size_t nfrom, const char* to, size_t nto, const char* label, size_t nlabel);
+
+ private:
+  ir_out() = default;
+  friend struct detail::ir_buffer;
+};
+
+#if defined(PROBE_DISABLE)
+// Compiled out: no printer is ever called; these only let printers compile.
+inline ir_out& ir_out::write(const char*, size_t) { return *this; }
+inline ir_out& ir_out::operator<<(long long) { return *this; }
+inline ir_out& ir_out::operator<<(unsigned long long) { return *this; }
+inline ir_out& ir_out::operator<<(double) { return *this; }
+inline ir_out& ir_out::add_node(const char*, size_t, const char*, size_t) { return *this; }
+inline ir_out& ir_out::add_attr(const char*, size_t, const char*, size_t) { return *this; }
+inline ir_out& ir_out::add_edge(const char*, size_t, const char*, size_t, const char*, size_t) { return *this; }
+#endif
+
+namespace detail {
+// A printer, type-erased: the callable's address and a function that calls it.
+using ir_print_fn = void (*)(const void* printer, ir_out& out);
+template <class F>
+void ir_call(const void* printer, ir_out& out) {
+  (*static_cast<const F*>(printer))(out);
+}
+struct ir_printer {
+  const void* self = nullptr;
+  ir_print_fn call = nullptr;
+};
+struct ir_module_state;
+
+#if !defined(PROBE_DISABLE)
+// Null when the module is not dumped (filtered out, too small, dumping failed).
+PROBE_API ir_module_state* ir_module_open(const char* name, size_t len, int64_t op_count, bool own_printer) noexcept;
+// Writes the module as it leaves the pipeline, then frees the state.
+PROBE_API void ir_module_close(ir_module_state* m, ir_printer own) noexcept;
+PROBE_API void ir_pass_begin(ir_module_state* m, const char* pass, size_t len, ir_printer p) noexcept;
+PROBE_API void ir_pass_end(ir_module_state* m, ir_printer p) noexcept;
+PROBE_API uint32_t ir_module_id(const ir_module_state* m) noexcept;
+#endif
+}  // namespace detail
+
+struct ir_no_printer {
+  void operator()(ir_out&) const noexcept {}
+};
+namespace detail {
+template <class F>
+struct ir_has_printer {
+  static constexpr bool value = true;
+};
+template <>
+struct ir_has_printer<ir_no_printer> {
+  static constexpr bool value = false;
+};
+}  // namespace detail
+
+// One compiled graph going through the pipeline. Its own printer (optional) writes the
+// module as it leaves the pipeline; without one, the last pass's printer is used for that.
+class ir_module_base {
+ public:
+  ir_module_base(const ir_module_base&) = delete;
+  ir_module_base& operator=(const ir_module_base&) = delete;
+
+  // The id in file names and manifest records (module_0003...): 0 when not dumped.
+  uint32_t id() const noexcept {
+#if defined(PROBE_DISABLE)
+    return 0;
+#else
+    return state_ ? detail::ir_module_id(state_) : 0;
+#endif
+  }
+  detail::ir_module_state* state() const noexcept { return state_; }
+
+ protected:
+  // The name is looked at (strlen) only past the branch.
+  template <class N>
+  ir_module_base(const N& name, int64_t op_count, bool own_printer) noexcept {
+#if !defined(PROBE_DISABLE)
+    if (PROBE_UNLIKELY(detail::gate_on(detail::gate_ir))) {
+      const char* p;
+      size_t n;
+      detail::ir_text_of(name, &p, &n);
+      state_ = detail::ir_module_open(p, n, op_count, own_printer);
+    }
+#else
+    (void)name, (void)op_count, (void)own_printer;
+#endif
+  }
+  ~ir_module_base() = default;
+  void close(detail::ir_printer own) noexcept {
+#if !defined(PROBE_DISABLE)
+    if (PROBE_UNLIKELY(state_ != nullptr)) detail::ir_module_close(state_, own);
+    state_ = nullptr;
+#else
+    (void)own;
+#endif
+  }
+
+ private:
+  detail::ir_module_state* state_ = nullptr;
+};
+
+template <class F = ir_no_printer>
+class ir_module : public ir_module_base {
+ public:
+  template <class N>
+  ir_module(const N& name, int64_t op_count = -1) noexcept : ir_module_base(name, op_count, false) {}
+  template <class N>
+  ir_module(const N& name, int64_t op_count, F printer)
+      : ir_module_base(name, op_count, detail::ir_has_printer<F>::value), printer_(static_cast<F&&>(printer)) {}
+  ~ir_module() { close(printer()); }
+
+  detail::ir_printer printer() const noexcept {
+    if (!detail::ir_has_printer<F>::value) return {};
+    return {&printer_, &detail::ir_call<F>};
+  }
+
+ private:
+  F printer_{};
+};
+
+// One pass of the pipeline over a module: the IR is printed before it (when needed) and
+// after it, when the module is dumped and the pass name matches --probe_dump_pass_re.
+template <class F = ir_no_printer>
+class ir_pass {
+ public:
+  // Names (const char*, std::string, string_view) are looked at only past the branch.
+  template <class G, class N>
+  ir_pass(ir_module<G>& m, const N& name) noexcept : m_(m.state()), own_(false) {
+    if (PROBE_UNLIKELY(m_ != nullptr)) {
+      module_printer_ = m.printer();
+      begin(name);
+    }
+  }
+  template <class N>
+  ir_pass(ir_module_base& m, const N& name, F printer) : m_(m.state()), own_(true), printer_(static_cast<F&&>(printer)) {
+    if (PROBE_UNLIKELY(m_ != nullptr)) begin(name);
+  }
+  ~ir_pass() {
+#if !defined(PROBE_DISABLE)
+    if (PROBE_UNLIKELY(m_ != nullptr)) detail::ir_pass_end(m_, current());
+#endif
+  }
+  ir_pass(const ir_pass&) = delete;
+  ir_pass& operator=(const ir_pass&) = delete;
+
+ private:
+  detail::ir_printer current() const noexcept {
+    if (own_) return {&printer_, &detail::ir_call<F>};
+    return module_printer_;
+  }
+  template <class N>
+  void begin(const N& name) noexcept {
+#if !defined(PROBE_DISABLE)
+    const char* p;
+    size_t n;
+    detail::ir_text_of(name, &p, &n);
+    detail::ir_pass_begin(m_, p, n, current());
+#else
+    (void)name;
+#endif
+  }
+  detail::ir_module_state* m_;
+  bool own_;
+  detail::ir_printer module_printer_{};
+  F printer_{};
+};
+
+// While it lives, ops begun on this thread were compiled from module `m`: their manifest
+// records and snapshots name its id, so a divergent op leads to the IR it came from.
+class ir_run {
+ public:
+  explicit ir_run(const ir_module_base& m) noexcept : ir_run(m.id()) {}
+  explicit ir_run(uint32_t module_id) noexcept {
+#if !defined(PROBE_DISABLE)
+    prev_ = detail::t_ir_running;
+    detail::t_ir_running = module_id;
+#else
+    (void)module_id;
+#endif
+  }
+  ~ir_run() {
+#if !defined(PROBE_DISABLE)
+    detail::t_ir_running = prev_;
+#endif
+  }
+  ir_run(const ir_run&) = delete;
+  ir_run& operator=(const ir_run&) = delete;
+
+ private:
+#if !defined(PROBE_DISABLE)
+  uint32_t prev_ = 0;
+#endif
+};
+
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_IR_DUMP_HPP
 
 #if PROBE_HAS_IMPLEMENTATION
 // ---- probe/wiring/implementation.hpp ----
@@ -3995,23 +4342,47 @@ PROBE_END_NAMESPACE
 // tensor, and trace events, where snprintf's format parsing would be most of the cost.
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <string>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+// Two decimal digits at a time: half the divisions of one at a time (trace events write two
+// numbers each, ctest scope_cost).
+constexpr char k_digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+constexpr unsigned long long k_powers_of_ten[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+    10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
+    1000000000000000ull, 10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+    10000000000000000000ull};
+
 // Writes v at p (no terminator), zero-padded to at least `width` digits; returns the end.
+// The digits go straight to their places, right to left, once their count is known.
 inline char* put_uint(char* p, unsigned long long v, int width = 1) noexcept {
-  char tmp[24];
-  int n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n < width && n < 24) tmp[n++] = '0';
-  while (n) *p++ = tmp[--n];
-  return p;
+  int n = 1;
+  while (n < 20 && v >= k_powers_of_ten[n]) ++n;
+  if (n < width) n = width < 24 ? width : 24;
+  char* q = p + n;
+  while (v >= 100) {
+    const unsigned r = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = k_digit_pairs[r];
+    q[1] = k_digit_pairs[r + 1];
+  }
+  if (v >= 10) {
+    q -= 2;
+    q[0] = k_digit_pairs[v * 2];
+    q[1] = k_digit_pairs[v * 2 + 1];
+  } else {
+    *--q = static_cast<char>('0' + v);
+  }
+  while (q > p) *--q = '0';
+  return p + n;
 }
 inline char* put_int(char* p, long long v) noexcept {
   if (v < 0) {
@@ -4035,9 +4406,8 @@ inline void append_i64(std::string& out, int64_t v) {
 }
 
 // Nanoseconds as microseconds with three decimals, exactly ("1234.005"): a trace's unit.
-inline void append_us(std::string& out, int64_t ns) {
-  char buf[32];
-  char* p = buf;
+// Writes at most 25 characters at p; returns the end.
+inline char* put_us(char* p, int64_t ns) noexcept {
   uint64_t a = static_cast<uint64_t>(ns);
   if (ns < 0) {
     *p++ = '-';
@@ -4045,8 +4415,11 @@ inline void append_us(std::string& out, int64_t ns) {
   }
   p = put_uint(p, a / 1000);
   *p++ = '.';
-  p = put_uint(p, a % 1000, 3);
-  out.append(buf, static_cast<size_t>(p - buf));
+  return put_uint(p, a % 1000, 3);
+}
+inline void append_us(std::string& out, int64_t ns) {
+  char buf[32];
+  out.append(buf, static_cast<size_t>(put_us(buf, ns) - buf));
 }
 
 }  // namespace detail
@@ -4776,6 +5149,8 @@ enum class op : uint8_t {
   jump,         // continue at x
   save,         // record the position in capture slot arg
   reset,        // forget capture slots [arg, arg + x): a loop iteration starts afresh
+  loop_enter,   // an optional iteration of a counted loop begins: note the position in slot arg
+  loop_check,   // it ends: fail when it consumed nothing (the position is still slot arg's)
   line_begin,   // ^
   line_end,     // $
   word_edge,    // \b
@@ -4794,6 +5169,7 @@ struct program {
   std::vector<inst> code;
   std::vector<byte_set> sets;
   int groups = 0;              // capture groups, not counting the whole match
+  int loop_slots = 0;          // positions loop_enter keeps, after the capture slots
   std::string literal;         // the whole pattern when it is a plain string
   bool is_literal = false;
   bool anchored = false;       // every match starts at position 0
@@ -4831,6 +5207,7 @@ struct node {
 constexpr int max_nesting = 250;
 constexpr int max_program = 50000;
 constexpr int max_count = 1000;
+constexpr size_t max_capture_cells = size_t(1) << 21;  // instructions x capture slots: 16 MiB a list
 
 class parser {
  public:
@@ -5256,7 +5633,9 @@ class emitter {
   }
 
   // One iteration of a loop body; ECMAScript clears the body's groups as each one begins.
-  void iteration(const node& n) {
+  // `loop_slot` >= 0: an optional iteration whose body can match empty, which ECMAScript
+  // rejects when it consumes nothing (x(?:|y)? on "xy" takes the y).
+  void iteration(const node& n, int loop_slot = -1) {
     int lo = 1 << 30, hi = -1;
     group_range(n.kids[0], lo, hi);
     if (lo <= hi) {
@@ -5265,12 +5644,24 @@ class emitter {
       r.x = 2 * (hi - lo + 1);
       put(r);
     }
+    if (loop_slot >= 0) {
+      inst e{op::loop_enter};
+      e.arg = loop_slot;
+      put(e);
+    }
     emit(n.kids[0]);
+    if (loop_slot >= 0) {
+      inst c{op::loop_check};
+      c.arg = loop_slot;
+      put(c);
+    }
   }
 
   void repeat(const node& n) {
     for (int k = 0; k < n.min; ++k) iteration(n);
     if (n.max < 0) {
+      // An empty iteration comes back to the split in the same step, where the matcher has
+      // been already: the thread ends there, as ECMAScript's rule wants.
       const int s = put(inst{op::split});
       iteration(n);
       inst back{op::jump};
@@ -5279,13 +5670,18 @@ class emitter {
       split_to(s, s + 1, here(), n.greedy);
       return;
     }
+    // Unrolled optional iterations have no way back: one position slot per loop checks them.
+    int loop_slot = -1;
+    if (n.max > n.min && can_match_empty(n.kids[0])) loop_slot = prog_.loop_slots++;
     std::vector<int> splits;
     for (int k = n.min; k < n.max && !too_large; ++k) {
       splits.push_back(put(inst{op::split}));
-      iteration(n);
+      iteration(n, loop_slot);
     }
     for (int s : splits) split_to(s, s + 1, here(), n.greedy);
   }
+
+  bool can_match_empty(int id) const;
 
   const std::vector<node>& nodes_;
   program& prog_;
@@ -5332,6 +5728,13 @@ inline void analyze(const std::vector<node>& nodes, const program& prog, int id,
       }
       break;
   }
+}
+
+inline bool emitter::can_match_empty(int id) const {
+  byte_set first;
+  bool empty = false;
+  analyze(nodes_, prog_, id, first, empty);
+  return empty;
 }
 
 inline bool starts_anchored(const std::vector<node>& nodes, int id) {
@@ -5403,7 +5806,7 @@ inline void build_bit_tables(program& prog) {
       switch (i.code) {
         case op::jump: stack.push_back(i.x); break;
         case op::split: stack.push_back(i.x); stack.push_back(i.y); break;
-        case op::save: case op::reset: stack.push_back(pc + 1); break;
+        case op::save: case op::reset: case op::loop_enter: case op::loop_check: stack.push_back(pc + 1); break;
         case op::line_begin: if (ctx & ctx_start) stack.push_back(pc + 1); break;
         case op::line_end: if (ctx & ctx_end) stack.push_back(pc + 1); break;
         case op::word_edge: if (word_edge) stack.push_back(pc + 1); break;
@@ -5437,8 +5840,14 @@ inline bool compile(const char* pattern, size_t len, program& prog, std::string*
     em.emit(root);
     em.put(emitter::save(1));
     em.put(inst{op::match});
+    // Matching with captures keeps every slot for every instruction: bounded here, so that
+    // memory stays within max_capture_cells whatever the pattern.
+    const size_t cells = prog.code.size() * static_cast<size_t>(2 * (prog.groups + 1) + prog.loop_slots);
     if (em.too_large || static_cast<int>(prog.code.size()) > max_program) {
       why = "pattern too large";
+      at = 0;
+    } else if (cells > max_capture_cells) {
+      why = "pattern too large for its " + std::to_string(prog.groups) + " capture groups (use (?: ) where nothing is captured)";
       at = 0;
     } else {
       analyze(ps.nodes, prog, root, prog.first, prog.can_be_empty);
@@ -5481,7 +5890,8 @@ class machine {
   using caps_vector = std::vector<ptrdiff_t>;
 
  public:
-  machine(const program& p, int slots) : p_(p), slots_(slots) {
+  // slots: 0 (no captures), or the capture slots then the program's loop slots.
+  machine(const program& p, int slots) : p_(p), slots_(slots), groups_slots_(slots > 0 ? slots - p.loop_slots : 0) {
     const size_t n = p.code.size();
     const size_t ints = 2 * (3 * n);  // two lists: sparse, dense, thread pcs
     ints_ = ints <= sizeof small_ / sizeof small_[0] ? small_ : (big_.resize(ints), big_.data());
@@ -5629,6 +6039,22 @@ class machine {
           }
           push(e.pc + 1, -1, 0);
           break;
+        case op::loop_enter: {
+          const int slot = groups_slots_ + i.arg;
+          if (slot < slots_) {
+            push(0, slot, work_[static_cast<size_t>(slot)]);
+            work_[static_cast<size_t>(slot)] = static_cast<ptrdiff_t>(pos);
+          }
+          push(e.pc + 1, -1, 0);
+          break;
+        }
+        case op::loop_check: {
+          // Without captures only whether a match exists is asked, which skipping an empty
+          // optional iteration never changes.
+          const int slot = groups_slots_ + i.arg;
+          if (slot >= slots_ || work_[static_cast<size_t>(slot)] != static_cast<ptrdiff_t>(pos)) push(e.pc + 1, -1, 0);
+          break;
+        }
         case op::line_begin:
           if (pos == 0) push(e.pc + 1, -1, 0);
           break;
@@ -5656,6 +6082,7 @@ class machine {
 
   const program& p_;
   int slots_;
+  int groups_slots_;  // slots_ less the loop slots
   int small_[6 * 64];
   std::vector<int> big_;
   int* ints_;
@@ -5719,7 +6146,7 @@ PROBE_API bool regex::run(const char* s, size_t n, bool full, span_vector* group
   const regex_impl::program& prog = *prog_;
   if (prog.is_literal) return run_literal(s, n, full, groups);
   if (!groups && prog.bits) return regex_impl::run_bits(prog, reinterpret_cast<const unsigned char*>(s), n, full);
-  const int slots = groups ? 2 * (prog.groups + 1) : 0;
+  const int slots = groups ? 2 * (prog.groups + 1) + prog.loop_slots : 0;
   regex_impl::machine m(prog, slots);
   std::vector<ptrdiff_t> out(static_cast<size_t>(slots));
   if (!m.run(s, n, full, out.data())) return false;
@@ -6444,6 +6871,7 @@ PROBE_API unsigned compute_gate(const flag_state& st) {
   if (o.timing) g |= gate_timing;
   // Scopes become breakpoint frames alongside op frames: only then do they link themselves.
   if ((g & gate_ops) && (g & gate_breakpoint)) g |= gate_scopes;
+  if (o.dump && !o.dump_to_stdout) g |= gate_ir;  // IR files need a folder
   return g;
 }
 
@@ -6683,6 +7111,8 @@ class producer_map {
     bool hashed = false;       // `hash` is what the writer left in [lo, hi) (whole ranges only)
     uint64_t hash = 0;
     bool read = false;         // an op has read some of these bytes since they were written
+    uintptr_t origin = 0;      // where the writer's whole output starts: lo - origin is the piece's
+                               // byte offset in that output
   };
 
   // v's bytes were written by output `key` of op `seq`; `hash` (when `hashed`) is the content
@@ -6700,12 +7130,12 @@ class producer_map {
     while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < hi) {
       const entry& e = ranges_[end];
       // A trimmed piece's hash no longer describes it: it is not checked any more.
-      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step, e.read});
-      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step, e.read});
+      if (e.lo < lo) keep.push_back(entry{dev, e.lo, lo, e.key, e.seq, false, 0, e.step, e.read, e.origin});
+      if (e.hi > hi) keep.push_back(entry{dev, hi, e.hi, e.key, e.seq, false, 0, e.step, e.read, e.origin});
       ++end;
     }
     ranges_.erase(ranges_.begin() + static_cast<ptrdiff_t>(i), ranges_.begin() + static_cast<ptrdiff_t>(end));
-    entry fresh{dev, lo, hi, key, seq, hashed, hash, step, false};
+    entry fresh{dev, lo, hi, key, seq, hashed, hash, step, false, lo};
     if (!keep.empty() && keep[0].lo < lo) {
       ranges_.insert(ranges_.begin() + static_cast<ptrdiff_t>(i++), keep[0]);
       keep.erase(keep.begin());
@@ -6734,19 +7164,10 @@ class producer_map {
       p.hashed = p.whole && e.hashed;
       p.hash = e.hash;
       p.read = e.read;
+      p.origin = e.origin;
       out.push_back(p);
     }
     return out;
-  }
-
-  // The bytes output `key` wrote over v's range are `hash` (as of the op's end): updates the
-  // range when it is still that output's, whole.
-  void rehash(const tensor_view& v, const std::string& key, uint64_t hash) {
-    uintptr_t lo, hi;
-    if (!byte_range(v, &lo, &hi)) return;
-    const size_t i = first_not_before(device_key(v), lo);
-    if (i < ranges_.size() && ranges_[i].lo == lo && ranges_[i].hi == hi && ranges_[i].hashed && ranges_[i].key == key)
-      ranges_[i].hash = hash;
   }
 
   // An op read v's bytes: their writers' outputs were consumed.
@@ -6787,6 +7208,7 @@ class producer_map {
     uint64_t hash;
     int64_t step;
     bool read;
+    uintptr_t origin;
   };
   // Index of the first range at or after (dev, lo).
   size_t first_not_before(int dev, uintptr_t lo) const noexcept {
@@ -7247,6 +7669,7 @@ struct producer_ref {
   std::string key;
   uint64_t bytes = 0, offset = 0;
   uint64_t seq = 0;  // the producing op's sequence number
+  uint64_t at = 0;   // where these bytes start in the producer's output (its lowest byte: 0)
 };
 
 struct recorded_tensor {
@@ -7257,10 +7680,14 @@ struct recorded_tensor {
   std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes, in address order
   bool inout = false;     // declared with op::inout (recorded once as input, once as output)
   bool implicit = false;  // an input the library added: the prior state of an output written in place
+  // An implicit input found after the kernel ran: its bytes hold the op's result, so they are
+  // never read (view.data is null); its prior state is what `producers` recorded.
+  bool unread = false;
   bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
   uint64_t hash = 0;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
   tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
+  std::vector<const void*> batch_pointers;  // output_at_end of a batch_view: its pointer array, copied at the call
 };
 
 // op::attr(name, value): an attribute, copied out of the caller's value.
@@ -7290,6 +7717,13 @@ struct op_record {
   std::string name, type;
   op_record* parent = nullptr;  // enclosing op on the same thread
   uint32_t thread = 0;          // small per-process thread index (detail::thread_index)
+  // The thread lineage the op belongs to: the thread index of the thread that began its
+  // outermost op (a worker that adopted an op context joins that op's lane). Occurrences
+  // counted per lane do not depend on how other threads are scheduled, which the run-wide
+  // `occurrence` does: compare pairs copies of one network run on threads by lane.
+  uint32_t lane = 0;
+  uint64_t lane_occurrence = 0;  // how many ops of this name began before this one in its lane
+  uint32_t module = 0;          // engine IR module it was compiled from (probe::ir_run); 0: none
   std::vector<recorded_tensor> tensors;   // in the order given
   std::vector<recorded_tensor> deferred;  // output_at_end views, emitted by op_end
   std::vector<explicit_link> links;
@@ -7299,6 +7733,7 @@ struct op_record {
   const struct listener_set* listeners = nullptr;
   uint64_t scratch[8] = {};
   bool wants_tensors = false;  // some listener looks at tensors (op::records_tensors)
+  bool tracks_outputs = false;  // none does, but data flow is followed: outputs' ranges are kept
   std::string previous_op;   // name of the op that began just before this one (stale inputs)
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
@@ -7320,6 +7755,10 @@ class op_listener {
   virtual void on_begin(op_record&, uint64_t& /*state*/) noexcept {}
   virtual void on_tensor(op_record&, const recorded_tensor&, uint64_t& /*state*/) noexcept {}
   virtual void on_end(op_record&, uint64_t& /*state*/) noexcept {}
+  // Whether this listener looks at the tensors of this op (its name, type and step are set):
+  // when no listener does, the op's tensors are neither read nor hashed, and only the byte
+  // ranges its outputs write are kept (the producers a later, recorded op may read).
+  virtual bool wants_tensors_of(const op_record&) const noexcept { return true; }
 };
 
 // The listeners of one set of options, in call order. Immutable once published, never freed:
@@ -7329,6 +7768,9 @@ struct listener_set {
   int count = 0;
   op_listener* list[k_capacity] = {};
   bool tensors = false;  // some listener looks at op tensors: op::records_tensors()
+  // Only listeners look at tensors (no breakpoint frames, no trace shapes): an op none of them
+  // wants (op_listener::wants_tensors_of) reads nothing.
+  bool ask_listeners = false;
 };
 
 inline int64_t mono_ns() noexcept {
@@ -7343,8 +7785,9 @@ inline int64_t wall_ns() noexcept {
 }
 
 struct op_context {
-  mutex m;  // guards occurrences, producers, last_name and noted
+  mutex m;  // guards occurrences, lane_occurrences, producers, last_name and noted
   string_table occurrences;  // op name -> executions begun
+  string_table lane_occurrences;  // op name '\0' lane -> executions begun in that lane
   producer_map producers;
   std::string last_name;  // the op that began last (with track_edges)
   uint64_t next_seq = 0;  // atomic
@@ -7379,7 +7822,7 @@ PROBE_API op_record* op_begin(const char* name, const char* type) noexcept;
 // bytes an earlier op produced that the op did not declare as input (recorded as an implicit
 // input first, see docs/dump.md).
 PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout = false,
-                           bool check_rmw = true, bool implicit = false) noexcept;
+                           bool check_rmw = true, bool implicit = false, bool unread = false) noexcept;
 
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept;
 
@@ -7521,6 +7964,7 @@ PROBE_API op_context& context() {
                      op_context& k = context();
                      k.next_seq = 0;
                      k.occurrences.clear();
+                     k.lane_occurrences.clear();
                      k.producers.clear();
                      k.m.unlock();
                    });
@@ -7541,6 +7985,7 @@ PROBE_API void reset_op_counters() noexcept {
   lock_guard<mutex> g(c.m);
   __atomic_store_n(&c.next_seq, 0, __ATOMIC_RELAXED);
   c.occurrences.clear();
+  c.lane_occurrences.clear();
   c.producers.clear();
 }
 
@@ -7591,7 +8036,9 @@ inline void give_back_record(op_record* r) noexcept {
   r->listeners = nullptr;
   for (uint64_t& w : r->scratch) w = 0;
   r->wants_tensors = false;
+  r->tracks_outputs = false;
   r->occurrence = 0;
+  r->lane_occurrence = 0;
   t_spare = r;
 }
 
@@ -7602,6 +8049,25 @@ inline void assign_if_changed(std::string& to, const char* from) {
   const size_t n = strlen(from);
   if (to.size() == n && memcmp(to.data(), from, n) == 0) return;
   to.assign(from, n);
+}
+
+inline bool any_listener_wants_tensors(const op_record& r, const listener_set& set) noexcept {
+  for (int i = 0; i < set.count; ++i)
+    if (set.list[i]->wants_tensors_of(r)) return true;
+  return false;
+}
+
+// An op no listener looks at: its output's byte range is recorded as produced by it, with
+// no hash (its bytes are not read), so a later recorded op reading them names it.
+inline void track_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
+  if (!v.where.is_host() || v.batch || !v.valid() || !v.data) return;
+  op_context& c = context();
+  try {
+    const std::string key = r->key(io::out, slot ? slot : "");
+    lock_guard<mutex> g(c.m);
+    c.producers.record(v, key, r->seq, false, 0, r->step);
+  } catch (...) {
+  }
 }
 
 // Begins an op named `name`, or "L<index>.<name>" when index >= 0.
@@ -7629,7 +8095,9 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     r->seq = __atomic_add_fetch(&c.next_seq, 1, __ATOMIC_RELAXED);
     r->step = current_step();
     r->thread = thread_index();
+    r->module = t_ir_running;
     r->parent = t_current_op;
+    r->lane = r->parent ? r->parent->lane : r->thread;
     r->wants_tensors = set && set->tensors;
     // Occurrences make keys, which only effects that look at tensors use: timing alone
     // takes no lock.
@@ -7638,12 +8106,24 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
       // it will read, or two names differing only there would give two ops one key.
       if (!is_valid_utf8(r->name)) r->name = valid_utf8(r->name);
       const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
+      std::string in_lane = r->name;  // names hold no NUL: "<name>\0<lane>" is unambiguous
+      in_lane += '\0';
+      char digits[12];
+      in_lane.append(digits, static_cast<size_t>(put_uint(digits, r->lane) - digits));
       lock_guard<mutex> g(c.m);
       r->occurrence = c.occurrences[r->name]++;
+      r->lane_occurrence = c.lane_occurrences[in_lane]++;
       if (edges) {
         r->previous_op = c.last_name;
         c.last_name = r->name;
       }
+    }
+    if (r->wants_tensors && set->ask_listeners && !any_listener_wants_tensors(*r, *set)) {
+      // Outside every filter (a step not dumped): nothing is read; the occurrence above keeps
+      // keys the same as in a run that records this op, and the outputs' ranges keep the
+      // producers of what a recorded op reads later.
+      r->wants_tensors = false;
+      r->tracks_outputs = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
     }
   } catch (...) {
     delete r;
@@ -7693,7 +8173,7 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
         t.producers.back().offset + t.producers.back().bytes == p.lo - lo) {
       t.producers.back().bytes += p.hi - p.lo;  // adjacent pieces of one output
     } else {
-      t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq});
+      t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq, p.lo - p.origin});
     }
   }
   // The main producer: the one covering most bytes; among equals the latest.
@@ -7735,8 +8215,11 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
 }
 
 PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout, bool check_rmw,
-                           bool implicit) noexcept {
-  if (!r->wants_tensors) return;  // timing alone: nothing looks at tensors
+                           bool implicit, bool unread) noexcept {
+  if (!r->wants_tensors) {  // timing alone, or an op outside the filters
+    if (r->tracks_outputs && which == io::out) track_output(r, slot, v);
+    return;
+  }
   op_context& c = context();
   try {
     const bool edges = __atomic_load_n(&c.track_edges, __ATOMIC_RELAXED);
@@ -7746,6 +8229,7 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
     t.view = v;
     t.inout = inout;
     t.implicit = implicit;
+    t.unread = unread;
     if (v.batch) {
       // Listeners see one contiguous host tensor [count, ...]; the samples are read now.
       std::string why;
@@ -7758,7 +8242,7 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
         t.view.batch = nullptr;  // shape and dtype stay; no data
       }
     }
-    if (edges && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
+    if (edges && !unread && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
       t.hash = content_hash::of(t.view.data, t.view.nbytes());
       t.have_hash = true;
     }
@@ -7768,12 +8252,14 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
           t.producer = l.producer;
           t.producers.push_back(producer_ref{l.producer, v.valid() ? v.nbytes() : 0, 0, 0});
         }
-      // An implicit input holds what the buffer held at the call, often the op's own result:
-      // it is not checked against its producers.
+      // An implicit input is not checked against its producers: its producers are its value.
       if (t.producer.empty() && edges) find_producers(c, *r, t, !implicit);
+      // Found after the kernel: the bytes are the op's result, and no listener may read them.
+      if (unread) t.view.data = nullptr;
     } else if (edges) {
-      // Read-modify-write the op did not declare: its prior state becomes an input.
-      if (check_rmw && !inout && writes_in_place(c, *r, v)) emit_tensor(r, io::in, slot, v, false, false, true);
+      // Read-modify-write the op did not declare: its prior state becomes an input. output()
+      // is called after the kernel, so that state is what the producers recorded, not memory.
+      if (check_rmw && !inout && writes_in_place(c, *r, v)) emit_tensor(r, io::in, slot, v, false, false, true, true);
       lock_guard<mutex> g(c.m);
       c.producers.record(v, r->key(io::out, t.slot.c_str()), r->seq, t.have_hash, t.hash, r->step);
     }
@@ -7783,29 +8269,15 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
   }
 }
 
-// Outputs given with output() before the kernel wrote them: the edge checks compare later
-// readers with what the op left, so each hashed output is hashed again as the op ends.
-inline void rehash_outputs(op_record& r) noexcept {
-  op_context& c = context();
-  if (!__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED)) return;
-  try {
-    for (const recorded_tensor& t : r.tensors) {
-      if (t.which != io::out || !t.have_hash) continue;
-      const uint64_t now = content_hash::of(t.view.data, t.view.nbytes());
-      if (now == t.hash) continue;
-      lock_guard<mutex> g(c.m);
-      c.producers.rehash(t.view, r.key(io::out, t.slot.c_str()), now);
-    }
-  } catch (...) {
-  }
-}
-
 PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_view& v) noexcept {
   emit_tensor(r, which, slot, v);
 }
 
 PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept {
-  if (!r->wants_tensors) return;
+  if (!r->wants_tensors) {
+    if (r->tracks_outputs) track_output(r, slot, v);
+    return;
+  }
   emit_tensor(r, io::in, slot, v, true);
   try {
     recorded_tensor d;
@@ -7819,7 +8291,10 @@ PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) no
 }
 
 PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view& v) noexcept {
-  if (!r->wants_tensors) return;
+  if (!r->wants_tensors) {
+    if (r->tracks_outputs) track_output(r, slot, v);
+    return;
+  }
   try {
     op_context& c = context();
     // The view is given before the computation: its bytes now are the prior state.
@@ -7829,6 +8304,12 @@ PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view
     d.which = io::out;
     d.slot = slot ? slot : "";
     d.view = v;
+    if (v.batch && v.ndim > 0 && v.shape[0] > 0) {
+      // Adapters build the pointer array for the call: kept here, so that only the samples
+      // must live until the op ends.
+      d.batch_pointers.assign(v.batch, v.batch + v.shape[0]);
+      d.view.batch = d.batch_pointers.data();
+    }
     r->deferred.push_back(std::move(d));
   } catch (...) {
   }
@@ -7836,7 +8317,16 @@ PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view
 
 PROBE_API void op_link(op_record* r, const char* slot, const char* producer_key) noexcept {
   try {
-    r->links.push_back(explicit_link{slot ? slot : "", producer_key ? producer_key : ""});
+    const char* s = slot ? slot : "";
+    for (const recorded_tensor& t : r->tensors)
+      if (t.which == io::in && !t.implicit && t.slot == s) {
+        // The input's record is out already: the link would be silently lost.
+        static int said = 0;
+        log_once(&said, "op %s: link('%s', '%s') comes after input('%s'): give links before the inputs they describe; this one is ignored",
+                 r->name.c_str(), s, producer_key ? producer_key : "", s);
+        return;
+      }
+    r->links.push_back(explicit_link{s, producer_key ? producer_key : ""});
   } catch (...) {
   }
 }
@@ -7886,7 +8376,6 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 
 PROBE_API void op_end(op_record* r) noexcept {
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
-  if (r->wants_tensors) rehash_outputs(*r);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (t_current_op == r) t_current_op = r->parent;
   give_back_record(r);
@@ -7894,7 +8383,8 @@ PROBE_API void op_end(op_record* r) noexcept {
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
 
-PROBE_API bool op_records_tensors(const op_record* r) noexcept { return r->wants_tensors; }
+// An op outside the filters takes its outputs' views too (their ranges only).
+PROBE_API bool op_records_tensors(const op_record* r) noexcept { return r->wants_tensors || r->tracks_outputs; }
 
 // probe::adopt_op_context (core/op_context.hpp).
 PROBE_API op_record* op_current() noexcept { return t_current_op; }
@@ -10387,18 +10877,21 @@ PROBE_API bool parse_header_text(const char* text, size_t n, header_info* info, 
   if (!in.failed() && !have_order) in.fail("header has no 'fortran_order'");
   if (!in.failed() && !have_shape) in.fail("header has no 'shape'");
   if (in.failed()) return detail::set_why(why, "bad header: %s", in.why());
-  // Size of the data, refusing products that overflow (a zero dimension makes it empty).
-  uint64_t count = 1, bytes = 0;
+  // Size of the data. As numpy does, the product of the non-zero dimensions times the item size
+  // must fit: a zero dimension makes the array empty, not any shape acceptable ((2^62, 2^62, 0)
+  // would overflow every reader that multiplies the shape out).
+  uint64_t nonzero = dtype_size(info->type);
   bool empty = false;
-  for (int i = 0; i < info->ndim; ++i) empty = empty || info->shape[i] == 0;
-  for (int i = 0; i < info->ndim && !empty; ++i)
-    if (__builtin_mul_overflow(count, static_cast<uint64_t>(info->shape[i]), &count) ||
-        count > static_cast<uint64_t>(INT64_MAX))
+  for (int i = 0; i < info->ndim; ++i) {
+    if (info->shape[i] == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(nonzero, static_cast<uint64_t>(info->shape[i]), &nonzero) ||
+        nonzero > static_cast<uint64_t>(INT64_MAX))
       return detail::set_why(why, "bad header: shape too large");
-  if (!empty && (__builtin_mul_overflow(count, dtype_size(info->type), &bytes) ||
-                 bytes > static_cast<uint64_t>(INT64_MAX)))
-    return detail::set_why(why, "bad header: shape too large");
-  info->data_bytes = static_cast<size_t>(bytes);
+  }
+  info->data_bytes = empty ? 0 : static_cast<size_t>(nonzero);
   return true;
 }
 
@@ -11790,7 +12283,8 @@ PROBE_END_NAMESPACE
 //
 // snapshot.json: {"format": "probe-snapshot-1", "status": "running|complete|exception",
 // "op", "type", "seq", "step", "occurrence", "attrs": {...}, "inputs": [...], "outputs":
-// [...]}, each tensor {"slot", "key", "file", "dtype", "shape", "stats", "producer"}.
+// [...]}, each tensor {"slot", "key", "file", "dtype", "shape", "stats", "producer"}; an
+// implicit input recorded after its kernel has no "file" but "prior" and "pieces".
 // Everything read is checked (file names stay in the folder, known dtypes, sane shapes), so
 // a corrupt or hostile snapshot gives an error, never a crash. Internal header.
 #include <stdint.h>
@@ -11801,9 +12295,23 @@ PROBE_END_NAMESPACE
 PROBE_BEGIN_NAMESPACE
 namespace snapshot {
 
+// A byte range of an implicit input's prior state: `bytes` from byte `offset` of the input
+// are bytes `at`.. of a producer's output, whose file `file` ("op_000003.bounce/out.f.npy")
+// lies in a sibling snapshot folder.
+struct piece {
+  std::string key, file;
+  uint64_t offset = 0, bytes = 0, at = 0;
+};
+
 struct tensor_entry {
-  std::string slot, key, file;  // file: a plain name inside the snapshot folder
+  std::string slot, key, file;  // file: a plain name inside the snapshot folder ("" : none)
   std::string producer;         // inputs: the output key it came from ("" if none)
+  bool inout = false;           // inputs: the prior state of the output of the same slot,
+  bool implicit = false;        // declared (op.inout) or found by the library
+  // Implicit inputs recorded after the kernel: "producers" (the prior state is `pieces`) or
+  // "unknown"; "" for inputs with a file.
+  std::string prior;
+  std::vector<piece> pieces;
   dtype type = dtype::invalid;
   int ndim = 0;
   int64_t shape[max_dims] = {};
@@ -11895,6 +12403,32 @@ inline bool plain_name(const std::string& f) {
   return !f.empty() && f != "." && f != ".." && f.find('/') == std::string::npos && f.find('\0') == std::string::npos;
 }
 
+// A piece's file: "<snapshot folder>/<file>", both plain names (a sibling snapshot folder).
+inline bool sibling_name(const std::string& f) {
+  const size_t slash = f.find('/');
+  return slash != std::string::npos && plain_name(f.substr(0, slash)) && plain_name(f.substr(slash + 1));
+}
+
+inline bool read_pieces(const json::value& list, tensor_entry* t) {
+  if (list.is_null()) return true;
+  if (!list.is_array()) return false;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json::value& p = list[i];
+    piece x;
+    x.key = p.get_string("key");
+    x.file = p.get_string("file");
+    const json::value *o = p.find("offset"), *b = p.find("bytes"), *a = p.find("at");
+    if (!sibling_name(x.file) || !o || !b || !a || !o->is_integer() || !b->is_integer() || !a->is_integer() ||
+        o->as_int() < 0 || b->as_int() < 0 || a->as_int() < 0)
+      return false;
+    x.offset = static_cast<uint64_t>(o->as_int());
+    x.bytes = static_cast<uint64_t>(b->as_int());
+    x.at = static_cast<uint64_t>(a->as_int());
+    t->pieces.push_back(std::move(x));
+  }
+  return true;
+}
+
 inline bool read_tensor(const json::value& v, const char* side, size_t index, tensor_entry* t, std::string* why) {
   const std::string where = std::string(side) + "[" + std::to_string(index) + "]";
   if (!v.is_object()) return *why = where + " is not an object", false;
@@ -11902,8 +12436,13 @@ inline bool read_tensor(const json::value& v, const char* side, size_t index, te
   t->key = v.get_string("key");
   t->file = v.get_string("file");
   t->producer = v.get_string("producer");
+  t->inout = v.get("inout").is_bool() && v.get("inout").as_bool();
+  t->implicit = v.get("implicit").is_bool() && v.get("implicit").as_bool();
+  t->prior = v.get_string("prior");
   if (t->slot.empty()) return *why = where + " has no \"slot\"", false;
-  if (!plain_name(t->file)) return *why = where + " (" + t->slot + "): bad file name '" + t->file + "'", false;
+  const bool unread = t->implicit && !t->prior.empty() && t->file.empty();
+  if (!unread && !plain_name(t->file)) return *why = where + " (" + t->slot + "): bad file name '" + t->file + "'", false;
+  if (unread && !read_pieces(v.get("pieces"), t)) return *why = where + " (" + t->slot + "): bad \"pieces\"", false;
   const std::string dt = v.get_string("dtype");
   t->type = dtype_named(dt);
   if (t->type == dtype::invalid) return *why = where + " (" + t->slot + "): unknown dtype '" + dt + "'", false;
@@ -12103,8 +12642,10 @@ PROBE_END_NAMESPACE
 #include <unistd.h>
 
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 // ---- probe/effects/dump.hpp ----
@@ -12113,6 +12654,7 @@ PROBE_END_NAMESPACE
 // The dump effect as the wiring sees it: one listener for the whole process, configured from
 // the options; flushed when asked, finished at exit. Everything else stays in the module
 // (dump_impl.hpp and the files it includes).
+#include <string>
 
 PROBE_BEGIN_NAMESPACE
 struct options;
@@ -12125,6 +12667,12 @@ PROBE_API op_listener* dump_configure(const options& o) noexcept;
 PROBE_API void dump_flush() noexcept;
 // Ends the run for good: graphs, the manifest's end record.
 PROBE_API void dump_finish() noexcept;
+// Whether the dump writes (configured, not stopped or failed).
+PROBE_API bool dump_active() noexcept;
+// Writes `name` (no '/') whole into the run folder, opening the run when no op did yet, then
+// appends `line` to its manifest; an empty name appends the line only. False when the dump
+// is off, stopped or failed.
+PROBE_API bool dump_write_run_file(const std::string& name, const std::string& body, const std::string& line) noexcept;
 
 }  // namespace detail
 PROBE_END_NAMESPACE
@@ -12249,10 +12797,11 @@ struct step_range {
   int64_t lo = INT64_MIN, hi = INT64_MAX;
 };
 
-// "0:2,1000,5000:" -> [0,2) [1000,1001) [5000,inf). Malformed text: one message, and no step
-// filter (everything is dumped rather than nothing).
-inline std::vector<step_range> parse_step_ranges(const char* text, const char* flag) {
+// "0:2,1000,5000:" -> [0,2) [1000,1001) [5000,inf). Malformed text: one message and *bad set:
+// a filter that cannot be read selects nothing (a dump is never wider than asked).
+inline std::vector<step_range> parse_step_ranges(const char* text, const char* flag, bool* bad) {
   std::vector<step_range> out;
+  *bad = false;
   if (!text || !*text) return out;
   const char* p = text;
   auto number = [&](int64_t* v) {
@@ -12282,7 +12831,8 @@ inline std::vector<step_range> parse_step_ranges(const char* text, const char* f
     if (*p != ',') break;
     ++p;
   }
-  log("%s=%s: expected ranges like '0:2,1000,5000:' (a:b keeps steps a..b-1); the filter is ignored", flag, text);
+  log("%s=%s: expected ranges like '0:2,1000,5000:' (a:b keeps steps a..b-1); nothing is dumped", flag, text);
+  *bad = true;
   return {};
 }
 
@@ -12391,8 +12941,14 @@ struct tensor_record {
   uint64_t occurrence = 0;
   uint64_t parent = 0;  // 0: not nested
   uint32_t thread = 0;
+  uint32_t lane = 0;             // op_record::lane
+  uint64_t lane_occurrence = 0;  // op_record::lane_occurrence
+  uint32_t module = 0;  // engine IR module (0: none)
   bool is_input = false;
   bool inout = false, implicit = false;
+  // An implicit input found after the kernel (not read): "producers" when its producers'
+  // records cover all of its bytes, else "unknown". Empty for every other tensor.
+  std::string prior;
   std::string slot, key, producer;
   std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes
   std::string stale_producer, stale_last_op;
@@ -12963,11 +13519,12 @@ class dump_effect final : public op_listener {
 
   bool active() const noexcept { return __atomic_load_n(&active_, __ATOMIC_ACQUIRE); }
 
+  bool wants_tensors_of(const op_record& r) const noexcept override { return active() && selects(*config(), r); }
+
   void on_begin(op_record& r, uint64_t& state) noexcept override {
     if (!active()) return;
     const dump_config* c = config();
-    if (!c->op_re.search(r.name) || !c->type_re.search(r.type)) return;
-    if (!step_selected(*c, r.step)) return;
+    if (!selects(*c, r)) return;
     op_dump* d = nullptr;
     {
       lock_guard<mutex> g(m_);
@@ -13009,11 +13566,12 @@ class dump_effect final : public op_listener {
     if (!d || !active() || !current(*d)) return;
     const dump_config& c = *d->cfg;
     const char* stage = t.which == io::in ? "before" : "after";
-    if (!c.stage_re.search(stage) || !c.slot_re.search(t.slot)) return;
+    if (!c.stage_re.search(stage) || !c.slot_re.search(t.slot) || (c.slot_exclude && c.slot_exclude->search(t.slot))) return;
     try {
       tensor_record rec = make_record(r, t);
       const bool in = t.which == io::in;
       if (t.implicit) note_implicit(r, *d, t);
+      if (t.unread) return write_unread(r, *d, t, rec);
       if (in && c.npy && !c.snapshots && rec.have_hash && same_as_earlier(r, t, *d, rec)) return;
       if ((c.npy || c.snapshots) && !reserve_bytes(*d, t.view.nbytes(), r.seq)) return;
       // Small tensors to the background writers. Not with snapshots: their inputs must be on
@@ -13051,6 +13609,7 @@ class dump_effect final : public op_listener {
             return fail(*d, copy.io_error ? copy.io_error : EIO, join_path(d->snapshot_dir, snap_name));
         }
         snapshot_tensor(r, *d, rec, snap_name);
+        if (!in && t.view.is_contiguous()) remember_snapshot_output(*d, rec.key, snap_name);
       }
       if (c.npy || c.snapshots) {
         write_manifest_line(*d, render_tensor_record(rec));
@@ -13107,6 +13666,9 @@ class dump_effect final : public op_listener {
     m_.unlock();
   }
 
+  // A file of the run beside the op dumps, then its manifest line (ir_dump_impl.hpp).
+  bool write_run_file(const std::string& name, const std::string& body, const std::string& line) noexcept;
+
   // At exit: flush, then close the run.
   void finish() noexcept {
     drain_writers();
@@ -13129,6 +13691,8 @@ class dump_effect final : public op_listener {
     int threads = 0;           // background writers for small files (0: none)
     uint64_t queue_bytes = 0;  // what they may hold
     regex op_re, type_re, stage_re, slot_re;  // empty pattern matches everything
+    std::unique_ptr<regex> op_exclude, type_exclude, slot_exclude;  // null: nothing excluded
+    bool select_nothing = false;  // a filter that cannot be read: the dump is never wider than asked
     std::vector<step_range> steps;  // --probe_dump_steps (empty: every step)
     int64_t every = 1;              // --probe_dump_every
   };
@@ -13190,12 +13754,22 @@ class dump_effect final : public op_listener {
       const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
       c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
       c->queue_bytes = o.dump_queue_bytes;
-      compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
-      compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
-      compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
-      compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re);
-      c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps");
+      bool bad_steps = false;
+      const bool read = compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re) &
+                        compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re) &
+                        compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re) &
+                        compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re) &
+                        compile_exclusion(o.dump_op_exclude_re, "--probe_dump_op_exclude_re", c->op_exclude) &
+                        compile_exclusion(o.dump_type_exclude_re, "--probe_dump_type_exclude_re", c->type_exclude) &
+                        compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
+      c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
       c->every = o.dump_every > 1 ? o.dump_every : 1;
+      c->select_nothing = !read || bad_steps;
+      if (c->select_nothing && o.strict_flags) {
+        log("--probe_strict_flags: stopping because of the flag errors above");
+        fflush(stdout);
+        _exit(2);
+      }
     } catch (...) {
       delete c;
       throw;
@@ -13203,13 +13777,30 @@ class dump_effect final : public op_listener {
     return c;
   }
 
-  void compile_filter(const char* pattern, const char* flag, regex& out) {
-    if (!pattern || !*pattern) return;
+  // False, with one message, when the pattern cannot be compiled: the caller then selects
+  // nothing rather than everything.
+  static bool compile_filter(const char* pattern, const char* flag, regex& out) {
+    if (!pattern || !*pattern) return true;
     std::string err;
-    if (!out.compile(pattern, &err)) {
-      log("%s: %s; the filter is ignored", flag, err.c_str());
-      out = regex();
-    }
+    if (out.compile(pattern, &err)) return true;
+    // Lookaround is how other engines write "all but": the exclusion flags say it here.
+    const bool exclusion = err.find("lookaround") != std::string::npos && strstr(flag, "stage") == nullptr &&
+                           strstr(flag, "exclude") == nullptr;
+    log("%s: %s; nothing is dumped%s%.*s%s", flag, err.c_str(), exclusion ? " (to leave names out, use " : "",
+        exclusion ? static_cast<int>(strlen(flag) - 3) : 0, flag, exclusion ? "_exclude_re)" : "");
+    return false;
+  }
+  static bool compile_exclusion(const char* pattern, const char* flag, std::unique_ptr<regex>& out) {
+    if (!pattern || !*pattern) return true;
+    out.reset(new regex());
+    return compile_filter(pattern, flag, *out);
+  }
+
+  // The op filters (name, type, step); stage and slot filters apply per tensor.
+  static bool selects(const dump_config& c, const op_record& r) noexcept {
+    if (c.select_nothing || !c.op_re.search(r.name) || !c.type_re.search(r.type)) return false;
+    if ((c.op_exclude && c.op_exclude->search(r.name)) || (c.type_exclude && c.type_exclude->search(r.type))) return false;
+    return step_selected(c, r.step);
   }
 
   static bool step_selected(const dump_config& c, int64_t step) noexcept {
@@ -13370,7 +13961,8 @@ class dump_effect final : public op_listener {
   // Snapshots: snapshots/op_000012.conv1/{snapshot.json, in.x.npy, out.y.npy}. Inputs are
   // written as they are given (before the computation), so a crash keeps them.
   void begin_snapshot(const op_record& r, op_dump& d) noexcept;
-  void snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec, const std::string& file) noexcept;
+  void snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec, const std::string& file,
+                       const std::string& pieces = std::string()) noexcept;
   void end_snapshot(const op_record& r, op_dump& d, bool unwinding) noexcept;
   void write_snapshot_json(const op_record& r, op_dump& d, const char* status) noexcept;
 
@@ -13395,6 +13987,9 @@ class dump_effect final : public op_listener {
 
   // Data flow (dump_dataflow_impl.hpp): notes about ops, inputs dumped once.
   void note_implicit(const op_record& r, op_dump& d, const recorded_tensor& t);
+  void write_unread(const op_record& r, op_dump& d, const recorded_tensor& t, tensor_record& rec);
+  void remember_snapshot_output(const op_dump& d, const std::string& key, const std::string& file);
+  std::string snapshot_pieces(const tensor_record& rec, bool contiguous);
   bool same_as_earlier(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec);
   void remember_input(const op_record& r, const recorded_tensor& t, const tensor_record& rec, int lane);
   static void take_hash(tensor_record& rec, const dump_result& res) noexcept {
@@ -13404,6 +13999,9 @@ class dump_effect final : public op_listener {
     }
   }
   dump_memory memory_;  // under m_
+  // Output key -> its snapshot file ("op_000003.bounce/out.f.npy"), for contiguous outputs:
+  // the prior state of a later implicit input refers to them (under m_).
+  std::unordered_map<std::string, std::string> snapshot_files_;
 
   mutex m_;
   mutex line_m_;  // manifest lines (see write_manifest_line); taken after m_
@@ -13473,6 +14071,7 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   ops_ = bytes_ = 0;
   graph_ = dataflow_graph{};
   memory_.clear();
+  snapshot_files_.clear();
   if (at_exit) __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
 }
 
@@ -13672,7 +14271,9 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_EFFECTS_DUMP_DATAFLOW_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_DUMP_DATAFLOW_IMPL_HPP
 // The dump's data-flow records (member functions of dump_effect): the note naming an op that
-// writes in place what it did not declare as input, and inputs dumped once ("same_as": an
+// writes in place what it did not declare as input, the record of such an implicit input
+// found after the kernel (never read: its producers' records are its prior state), and
+// inputs dumped once ("same_as": an
 // input whose bytes did not change since an earlier input file names that file instead of a
 // copy). Internal header.
 
@@ -13689,6 +14290,47 @@ inline void dump_effect::note_implicit(const op_record& r, op_dump& d, const rec
   write_manifest_line(d, render_note_record(r, r.name + " writes '" + t.slot +
                                                    "' in place without declaring it as input: recorded as "
                                                    "read-modify-write (its prior state is an implicit input)"));
+}
+
+// No file, statistics or hash: the bytes hold the op's result by now. The manifest says where
+// the prior state is ("prior"); a snapshot names the pieces of the producers' snapshot files
+// that make it, which replay assembles.
+inline void dump_effect::write_unread(const op_record& r, op_dump& d, const recorded_tensor& t, tensor_record& rec) {
+  const dump_config& c = *d.cfg;
+  const std::string line = render_tensor_record(rec);
+  if (c.npy || c.snapshots) write_manifest_line(d, line); else queue_line(r, d, line);
+  if (c.text)
+    d.text += render_text_tensor(rec, health(), false, tensor(),
+                                 rec.prior == "producers" ? "recorded after the kernel; its prior state is what its producers recorded"
+                                                          : "recorded after the kernel; its prior state is unknown (some bytes had no recorded producer)");
+  if (d.graph_node != k_no_node) add_graph_tensor(d, rec);
+  if (c.snapshots && d.snapshot_fd >= 0) snapshot_tensor(r, d, rec, std::string(), snapshot_pieces(rec, t.view.is_contiguous()));
+}
+
+inline void dump_effect::remember_snapshot_output(const op_dump& d, const std::string& key, const std::string& file) {
+  lock_guard<mutex> g(m_);
+  if (!current(d)) return;
+  snapshot_files_[key] = d.stem + "/" + file;
+}
+
+// The JSON list of pieces {key, offset, bytes, at, file} making an implicit input's prior
+// state, or "" when they cannot: a byte range without producer, a producer without a
+// contiguous snapshot file, or an input whose bytes are not in row-major order.
+inline std::string dump_effect::snapshot_pieces(const tensor_record& rec, bool contiguous) {
+  if (rec.prior != "producers" || !contiguous) return std::string();
+  std::string out;
+  json::writer w(out);
+  w.begin_array();
+  lock_guard<mutex> g(m_);
+  for (const producer_ref& p : rec.producers) {
+    auto it = snapshot_files_.find(p.key);
+    if (it == snapshot_files_.end()) return std::string();
+    w.begin_object().member("key", p.key).member("file", it->second);
+    w.member("offset", static_cast<unsigned long long>(p.offset)).member("bytes", static_cast<unsigned long long>(p.bytes));
+    w.member("at", static_cast<unsigned long long>(p.at)).end_object();
+  }
+  w.end_array();
+  return out;
 }
 
 inline bool dump_effect::same_as_earlier(const op_record& r, const recorded_tensor& t, op_dump& d, tensor_record& rec) {
@@ -13771,11 +14413,12 @@ inline void dump_effect::begin_snapshot(const op_record& r, op_dump& d) noexcept
 }
 
 inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const tensor_record& rec,
-                                             const std::string& file) noexcept {
+                                             const std::string& file, const std::string& pieces) noexcept {
   try {
     std::string item;
     json::writer w(item);
-    w.begin_object().member("slot", rec.slot).member("key", rec.key).member("file", file);
+    w.begin_object().member("slot", rec.slot).member("key", rec.key);
+    if (!file.empty()) w.member("file", file);
     w.member("dtype", dtype_name(rec.elem_type));
     w.key("shape").begin_array();
     for (int i = 0; i < rec.ndim; ++i) w.value(static_cast<long long>(rec.shape[i]));
@@ -13792,6 +14435,10 @@ inline void dump_effect::snapshot_tensor(const op_record& r, op_dump& d, const t
     }
     if (rec.inout) w.member("inout", true);
     if (rec.implicit) w.member("implicit", true);
+    // An implicit input not read (found after the kernel): its prior state is the pieces of
+    // its producers' snapshot files, or unknown.
+    if (!rec.prior.empty()) w.member("prior", pieces.empty() ? "unknown" : rec.prior.c_str());
+    if (!pieces.empty()) w.key("pieces").raw(pieces);
     if (rec.have_hash) {
       char h[16];
       hash_hex(rec.hash, h);
@@ -13817,6 +14464,7 @@ inline void dump_effect::write_snapshot_json(const op_record& r, op_dump& d, con
     w.member("op", r.name).member("type", r.type);
     w.member("seq", static_cast<unsigned long long>(r.seq)).member("step", static_cast<long long>(r.step));
     w.member("occurrence", static_cast<unsigned long long>(r.occurrence));
+    if (r.module) w.member("module", static_cast<unsigned long long>(r.module));
     // The attributes given so far: all of them once the inputs are in, if given first.
     w.key("attrs");
     write_attrs_json(w, r.attrs);
@@ -13968,6 +14616,9 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_EFFECTS_DUMP_RECORDS_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_DUMP_RECORDS_IMPL_HPP
 // dump_records: definitions (see dump_records.hpp).
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -13981,6 +14632,9 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   rec.occurrence = r.occurrence;
   rec.parent = r.parent ? r.parent->seq : 0;
   rec.thread = r.thread;
+  rec.lane = r.lane;
+  rec.lane_occurrence = r.lane_occurrence;
+  rec.module = r.module;
   rec.is_input = t.which == io::in;
   rec.slot = t.slot;
   rec.key = r.key(t.which, t.slot.c_str());
@@ -13988,6 +14642,11 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   rec.producers = t.producers;
   rec.inout = t.inout;
   rec.implicit = t.implicit;
+  if (t.unread) {
+    uint64_t covered = 0;
+    for (const producer_ref& p : t.producers) covered += p.bytes;
+    rec.prior = t.view.valid() && covered == t.view.nbytes() ? "producers" : "unknown";
+  }
   rec.stale_producer = t.stale_producer;
   rec.stale_last_op = t.stale_last_op;
   rec.have_hash = t.have_hash;
@@ -14052,9 +14711,13 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   lit(o, ",\"parent\":");
   if (rec.parent) unum(o, rec.parent); else lit(o, "null");
   lit(o, ",\"thread\":"), unum(o, rec.thread);
+  lit(o, ",\"lane\":"), unum(o, rec.lane);
+  lit(o, ",\"lane_occurrence\":"), unum(o, rec.lane_occurrence);
+  if (rec.module) lit(o, ",\"module\":"), unum(o, rec.module);
   if (rec.is_input) lit(o, ",\"io\":\"in\",\"stage\":\"before\""); else lit(o, ",\"io\":\"out\",\"stage\":\"after\"");
   if (rec.inout) lit(o, ",\"inout\":true");
   if (rec.implicit) lit(o, ",\"implicit\":true");
+  if (!rec.prior.empty()) lit(o, ",\"prior\":"), str(o, rec.prior);
   lit(o, ",\"slot\":"), str(o, rec.slot);
   lit(o, ",\"key\":"), str(o, rec.key);
   lit(o, ",\"producer\":"), opt_str(o, rec.producer);
@@ -14121,6 +14784,23 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
   w.key("flags").begin_array();
   for (const std::string& f : flags) w.value(f);
   w.end_array();
+  // What the engine was asked for, as it reads it (probe::reference_mode(), reproducible_mode()),
+  // and its command line (two runs of one command are told from two different runs).
+  w.member("reference", options_ref().reference).member("reproducible", options_ref().reproducible);
+  w.key("argv").begin_array();
+  if (FILE* f = fopen("/proc/self/cmdline", "rb")) {
+    std::string arg;
+    for (int ch; (ch = fgetc(f)) != EOF && arg.size() < 4096;) {
+      if (ch != 0) {
+        arg += static_cast<char>(ch);
+        continue;
+      }
+      w.value(arg);
+      arg.clear();
+    }
+    fclose(f);
+  }
+  w.end_array();
   // How probe was built into the program, for bug reports (probe bundle copies this record).
   w.key("build").begin_object();
 #if defined(__clang__)
@@ -14139,6 +14819,16 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
 #else
   w.member("cuda", false);
 #endif
+  // The program file itself, so that two dumps of one build can be told from two builds
+  // (probe compare then calls an op that differs with matching inputs non-deterministic).
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  struct stat st;
+  if (n > 0 && ::stat("/proc/self/exe", &st) == 0) {
+    w.member("program", std::string(exe, static_cast<size_t>(n)));
+    w.member("program_bytes", static_cast<long long>(st.st_size));
+    w.member("program_mtime", static_cast<long long>(st.st_mtime));
+  }
   w.end_object();
   w.end_object();
   line += '\n';
@@ -14268,8 +14958,11 @@ PROBE_API std::string render_text_tensor(const tensor_record& rec, const health&
   if (!rec.same_as.empty()) s += "  same as " + printable(rec.same_as);
   s += "\n";
   if (!have_stats) return s + "    (not read: " + note + ")\n";
-  s += format("    min {} max {} mean {} std {}  nan {} +inf {} -inf {} zero {}\n", h.min, h.max, h.mean,
-              h.std, h.nan, h.pos_inf, h.neg_inf, h.zero);
+  // Six significant digits, as `probe show` prints statistics: the two outputs read alike.
+  char stats[160];
+  snprintf(stats, sizeof stats, "    min %.6g max %.6g mean %.6g std %.6g", h.min, h.max, h.mean, h.std);
+  s += stats;
+  s += format("  nan {} +inf {} -inf {} zero {}\n", h.nan, h.pos_inf, h.neg_inf, h.zero);
   if (!head.empty() && head.numel() > 0) {
     tensor_format f;
     f.linewidth = 1 << 20;  // one line
@@ -14396,6 +15089,479 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_DUMP_TENSOR_IMPL_HPP
+// ---- probe/effects/dump_run_file_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_RUN_FILE_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_RUN_FILE_IMPL_HPP
+// Files of a dump run that are not an op's (the engine's IR, ir_dump_impl.hpp): written into
+// the run folder beside the op dumps, with their manifest lines. Part of the dump module.
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Writes `name` whole into the run folder (opening the run when no op did yet), then its
+// manifest line. An empty name writes the line only.
+inline bool dump_effect::write_run_file(const std::string& name, const std::string& body, const std::string& line) noexcept {
+  if (!active()) return false;
+  try {
+    lock_guard<mutex> g(m_);
+    if (!active() || !usable_locked() || cfg_->to_stdout || !dir_fd_ || dir_fd_->fd < 0) return false;
+    if (!name.empty())
+      if (int e = write_file_atomic_at(dir_fd_->fd, name.c_str(), body.data(), body.size())) {
+        fail_locked(e, join_path(dir_.path, name));
+        return false;
+      }
+    write_line_locked(line);
+    return !failed();
+  } catch (...) {
+    return false;
+  }
+}
+
+PROBE_API bool dump_write_run_file(const std::string& name, const std::string& body, const std::string& line) noexcept {
+  return dump_instance().write_run_file(name, body, line);
+}
+PROBE_API bool dump_active() noexcept { return dump_instance().active(); }
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_RUN_FILE_IMPL_HPP
+// ---- probe/effects/ir_dump_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_IR_DUMP_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_IR_DUMP_IMPL_HPP
+// The engine's IR at compiler passes (ir_dump.hpp), out of line: which modules and passes
+// are dumped, what each stage's file is called, when a stage is the same as the one before
+// (recorded, not written again). Files and manifest lines go through the dump effect's run
+// (dump_write_run_file, dump_run_file_impl.hpp), so they sit beside the op dumps, rank folders included.
+#include <stdio.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- probe/effects/ir_render.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_IR_RENDER_HPP
+#define PROBE_SINGLE_EFFECTS_IR_RENDER_HPP
+// One stage of an engine's IR as files: the text a diff reads (the printer's text, or its
+// graph written as lines), Graphviz DOT, and a self-contained HTML page drawn with the
+// data-flow graph's layout. Internal header of ir_dump_impl.hpp.
+#include <string>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct ir_attr {
+  std::string key, value;
+};
+struct ir_node_rec {
+  std::string id, label;
+  std::vector<ir_attr> attrs;
+};
+struct ir_edge_rec {
+  std::string from, to, label;
+};
+
+// What an ir_out holds (the public class has no members: probe.hpp stays without <string>).
+struct ir_buffer : ir_out {
+  ir_buffer() = default;
+  std::string text;
+  std::vector<ir_node_rec> nodes;
+  std::vector<ir_edge_rec> edges;
+  void take(ir_buffer& from) noexcept {
+    text.swap(from.text);
+    nodes.swap(from.nodes);
+    edges.swap(from.edges);
+  }
+};
+
+inline std::string ir_attrs_text(const std::vector<ir_attr>& attrs) {
+  std::string s;
+  for (const ir_attr& a : attrs) s += (s.empty() ? "" : ", ") + a.key + "=" + a.value;
+  return s;
+}
+
+// What text files hold and hashes are taken of: the printer's text, else one line per node
+// ("%id = label {k=v, ...}") then one per edge ("%a -> %b label"), in the order given.
+inline std::string ir_canonical_text(const ir_buffer& out) {
+  if (!out.text.empty() || (out.nodes.empty() && out.edges.empty())) return out.text;
+  std::string s;
+  for (const ir_node_rec& n : out.nodes) {
+    s += "%" + n.id + " = " + n.label;
+    if (!n.attrs.empty()) s += " {" + ir_attrs_text(n.attrs) + "}";
+    s += '\n';
+  }
+  for (const ir_edge_rec& e : out.edges) s += "%" + e.from + " -> %" + e.to + (e.label.empty() ? "" : " " + e.label) + "\n";
+  return s;
+}
+
+inline uint64_t ir_line_count(const std::string& s) {
+  uint64_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n + (!s.empty() && s.back() != '\n');
+}
+
+// A printer that gave text only is drawn as one box holding it (left-aligned lines).
+inline std::string render_ir_dot(const ir_buffer& out, const std::string& canon, const std::string& title) {
+  std::string s = "digraph \"" + dot_escape(title) + "\" {\n  node [shape=box, fontname=\"Helvetica\", fontsize=11];\n";
+  if (out.nodes.empty()) {
+    std::string label;
+    for (char c : graph_text(canon)) label += c == '\n' ? std::string("\\l") : dot_escape(std::string(1, c));
+    s += "  ir [label=\"" + label + "\", fontname=\"Courier\"];\n}\n";
+    return s;
+  }
+  for (const ir_node_rec& n : out.nodes) {
+    std::string label = n.label;
+    for (const ir_attr& a : n.attrs) label += "\n" + a.key + "=" + a.value;
+    s += "  \"" + dot_escape(n.id) + "\" [label=\"" + dot_escape(graph_text(label)) + "\"];\n";
+  }
+  for (const ir_edge_rec& e : out.edges) {
+    s += "  \"" + dot_escape(e.from) + "\" -> \"" + dot_escape(e.to) + "\"";
+    if (!e.label.empty()) s += " [label=\"" + dot_escape(graph_text(e.label)) + "\"]";
+    s += ";\n";
+  }
+  return s + "}\n";
+}
+
+// The graph in the data-flow graph's terms: a node per IR node (in the order given, which the
+// layout takes as topological), an input per incoming edge.
+inline dataflow_graph ir_as_dataflow(const ir_buffer& out) {
+  dataflow_graph g;
+  for (size_t i = 0; i < out.nodes.size(); ++i) {
+    const ir_node_rec& n = out.nodes[i];
+    graph_node gn;
+    gn.seq = i;
+    gn.name = n.id;
+    gn.type = n.label;
+    gn.outputs.push_back(graph_tensor{"out", "", "", "", ir_attrs_text(n.attrs), {}});
+    for (const ir_edge_rec& e : out.edges)
+      if (e.to == n.id) gn.inputs.push_back(graph_tensor{e.label.empty() ? e.from : e.label, "", "", e.from + "#0/out/out", "", {}});
+    g.nodes.push_back(std::move(gn));
+  }
+  g.link();
+  return g;
+}
+
+inline std::string render_ir_html(const ir_buffer& out, const std::string& canon, const std::string& title) {
+  std::string s = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + xml_escape(graph_text(title)) +
+                  "</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;margin:16px}"
+                  "pre{background:#f6f6f6;padding:8px;border:1px solid #ddd}</style></head>\n<body>\n<h1>" +
+                  xml_escape(graph_text(title)) + "</h1>\n";
+  if (!out.nodes.empty()) s += render_graph_svg(ir_as_dataflow(out)) + "\n";
+  s += "<pre id=\"ir\">" + xml_escape(graph_text(canon)) + "</pre>\n</body></html>\n";
+  return s;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_IR_RENDER_HPP
+
+PROBE_BEGIN_NAMESPACE
+
+// Printers run inside probe's own try blocks (ir_print): out of memory loses the stage only.
+PROBE_API ir_out& ir_out::write(const char* text, size_t n) {
+  static_cast<detail::ir_buffer*>(this)->text.append(text, n);
+  return *this;
+}
+PROBE_API ir_out& ir_out::operator<<(long long v) { return *this << std::to_string(v); }
+PROBE_API ir_out& ir_out::operator<<(unsigned long long v) { return *this << std::to_string(v); }
+PROBE_API ir_out& ir_out::operator<<(double v) { return *this << std::to_string(v); }
+PROBE_API ir_out& ir_out::add_node(const char* id, size_t nid, const char* label, size_t nlabel) {
+  static_cast<detail::ir_buffer*>(this)->nodes.push_back({std::string(id, nid), std::string(label, nlabel), {}});
+  return *this;
+}
+PROBE_API ir_out& ir_out::add_attr(const char* key, size_t nkey, const char* value, size_t nvalue) {
+  auto& nodes = static_cast<detail::ir_buffer*>(this)->nodes;
+  if (!nodes.empty()) nodes.back().attrs.push_back({std::string(key, nkey), std::string(value, nvalue)});
+  return *this;
+}
+PROBE_API ir_out& ir_out::add_edge(const char* from, size_t nfrom, const char* to, size_t nto, const char* label,
+                                   size_t nlabel) {
+  static_cast<detail::ir_buffer*>(this)->edges.push_back(
+      {std::string(from, nfrom), std::string(to, nto), std::string(label, nlabel)});
+  return *this;
+}
+
+namespace detail {
+
+// What the IR flags ask for, compiled once per published set of options (set_flags may
+// publish another; modules keep the one they opened under, so none is ever freed).
+struct ir_config {
+  const options* src = nullptr;
+  regex module_re, pass_re;
+  bool every_pass_off = true;  // no --probe_dump_pass_re: entry and exit only
+  int64_t min_ops = 0;
+  bool text = true, dot = false, html = false;
+  ir_config* next = nullptr;
+};
+
+inline const ir_config* ir_config_for(const options& o) {
+  static mutex m;
+  static ir_config* list = nullptr;
+  lock_guard<mutex> g(m);
+  for (ir_config* c = list; c; c = c->next)
+    if (c->src == &o) return c;
+  ir_config* c = new ir_config();
+  c->src = &o;
+  std::string err;
+  if (o.dump_module_re[0] && !c->module_re.compile(o.dump_module_re, &err)) {
+    log("--probe_dump_module_re: %s; the filter is ignored", err.c_str());
+    c->module_re = regex();
+  }
+  if (o.dump_pass_re[0]) {
+    if (c->pass_re.compile(o.dump_pass_re, &err))
+      c->every_pass_off = false;
+    else
+      log("--probe_dump_pass_re: %s; the module is dumped as it enters and leaves the pipeline only", err.c_str());
+  }
+  c->min_ops = o.dump_ir_min_ops;
+  c->dot = o.dump_ir_as_dot;
+  c->html = o.dump_ir_as_html;
+  c->text = o.dump_ir_as_text || !(c->dot || c->html);
+  c->next = list;
+  list = c;
+  return c;
+}
+
+inline uint32_t g_ir_modules = 0;  // modules seen while dumping was on: their ids
+
+struct ir_module_state {
+  const ir_config* cfg = nullptr;
+  uint32_t id = 0;
+  std::string name;     // as the engine gave it
+  std::string stem;     // "module_0003.resnet50.fwd"
+  int64_t ops = -1;
+  bool own_printer = false;
+  bool dead = false;    // a write failed or dumping stopped: nothing more
+  bool entry_done = false;
+  uint32_t passes = 0;  // passes begun; the current one's index
+  std::string pass, prev_pass;  // the current pass, the one before it
+  bool pass_match = false;
+  // The IR's hash after pass `known_at` (0: as it entered), when it was printed then.
+  bool have_known = false;
+  uint32_t known_at = 0;
+  uint64_t known_hash = 0;
+  uint64_t before_hash = 0;  // the current (matched) pass's input
+  // The last stage written: an unchanged stage names it.
+  bool have_written = false;
+  uint64_t written_hash = 0;
+  std::string written_file;
+  uint64_t written_lines = 0;
+  // Without a module printer: the IR after the last unmatched pass, for the exit stage.
+  bool have_pending = false;
+  ir_buffer pending;
+};
+
+inline bool ir_print(ir_module_state& m, ir_printer p, ir_out& out) noexcept {
+  if (!p.call) return false;
+  try {
+    p.call(p.self, out);
+    return true;
+  } catch (...) {
+    static int once = 0;
+    log_once(&once, "module %s: its IR printer threw; that stage is not dumped", m.name.c_str());
+    return false;
+  }
+}
+
+inline std::string ir_file_stem(const ir_module_state& m, uint32_t index, std::string_view pass, const char* stage) {
+  char idx[16];
+  snprintf(idx, sizeof idx, ".%04u.", index);
+  std::string s = m.stem + idx + sanitize_name(std::string(pass), 80);
+  if (pass != stage) s += std::string(".") + stage;
+  return s;
+}
+
+inline std::string ir_record_head(const ir_module_state& m, uint32_t index, std::string_view pass, const char* stage) {
+  std::string o = "{\"record\":\"ir\",\"module\":" + std::to_string(m.id) + ",\"module_name\":";
+  append_json_string(o, m.name);
+  o += ",\"ops\":" + std::to_string(m.ops) + ",\"pass_index\":" + std::to_string(index) + ",\"pass\":";
+  append_json_string(o, pass);
+  o += std::string(",\"stage\":\"") + stage + "\"";
+  return o;
+}
+
+inline std::string ir_hash_text(uint64_t h) {
+  char b[17];
+  hash_hex(h, b);
+  return std::string(b, 16);
+}
+
+// One stage whose IR differs from the last one written: a file per format, a record each.
+// `changed`: "true", "false", or "null" (the pass's input was not printed: unknown).
+inline void ir_emit(ir_module_state& m, uint32_t index, std::string_view pass, const char* stage, const ir_buffer& out,
+                    const std::string& canon, uint64_t h, const char* changed = "true") {
+  if (m.dead) return;
+  const std::string stem = ir_file_stem(m, index, pass, stage);
+  struct one {
+    bool on;
+    const char* format;
+    const char* ext;
+  } const formats[] = {{m.cfg->text, "text", ".txt"}, {m.cfg->dot, "dot", ".dot"}, {m.cfg->html, "html", ".html"}};
+  std::string first;
+  for (const one& f : formats) {
+    if (!f.on) continue;
+    const std::string body = f.ext[1] == 't' ? canon
+                             : f.ext[1] == 'd' ? render_ir_dot(out, canon, m.name + " " + stem)
+                                               : render_ir_html(out, canon, m.name + " " + stem);
+    const std::string file = stem + f.ext;
+    std::string line = ir_record_head(m, index, pass, stage) + ",\"changed\":" + changed + ",\"format\":\"" + f.format + "\",\"file\":";
+    append_json_string(line, file);
+    line += ",\"bytes\":" + std::to_string(body.size()) + ",\"lines\":" + std::to_string(ir_line_count(canon)) +
+            ",\"hash\":\"" + ir_hash_text(h) + "\",\"content_hash\":\"" + ir_hash_text(content_hash::of(body.data(), body.size())) + "\"}\n";
+    if (!dump_write_run_file(file, body, line)) {
+      m.dead = true;
+      return;
+    }
+    if (first.empty()) first = file;
+  }
+  m.have_written = true;
+  m.written_hash = h;
+  m.written_file = first;
+  m.written_lines = ir_line_count(canon);
+}
+
+// A stage equal to the last one written: recorded, pointing at that file.
+inline void ir_emit_unchanged(ir_module_state& m, uint32_t index, std::string_view pass, const char* stage, uint64_t h) {
+  if (m.dead) return;
+  std::string line = ir_record_head(m, index, pass, stage) + ",\"changed\":false,\"file\":null,\"same_as\":";
+  append_json_string(line, m.written_file);
+  line += ",\"lines\":" + std::to_string(m.written_lines) + ",\"hash\":\"" + ir_hash_text(h) + "\"}\n";
+  if (!dump_write_run_file(std::string(), std::string(), line)) m.dead = true;
+}
+
+// Prints the IR and writes it as stage `stage` unless it equals the last stage written.
+// Returns whether it printed (*hash then holds its hash).
+inline bool ir_stage(ir_module_state& m, ir_printer p, uint32_t index, std::string_view pass, const char* stage,
+                     uint64_t* hash, bool record_same = true, const char* changed = "true") {
+  ir_buffer out;
+  if (!ir_print(m, p, out)) return false;
+  const std::string canon = ir_canonical_text(out);
+  *hash = content_hash::of(canon.data(), canon.size());
+  if (m.have_written && *hash == m.written_hash) {
+    if (record_same) ir_emit_unchanged(m, index, pass, stage, *hash);
+  } else
+    ir_emit(m, index, pass, stage, out, canon, *hash, changed);
+  return true;
+}
+
+PROBE_API ir_module_state* ir_module_open(const char* name, size_t len, int64_t op_count, bool own_printer) noexcept {
+  try {
+    const uint32_t id = __atomic_add_fetch(&g_ir_modules, 1, __ATOMIC_RELAXED);
+    const options& o = options_ref();
+    if (!o.dump || o.dump_to_stdout || !dump_active()) return nullptr;
+    const ir_config* c = ir_config_for(o);
+    const std::string n(name, len);
+    if (!c->module_re.search(n)) return nullptr;
+    if (c->min_ops > 0 && op_count >= 0 && op_count < c->min_ops) return nullptr;
+    ir_module_state* m = new ir_module_state();
+    m->cfg = c;
+    m->id = id;
+    m->name = n;
+    char head[24];
+    snprintf(head, sizeof head, "module_%04u.", id);
+    m->stem = head + sanitize_name(n, 100);
+    m->ops = op_count;
+    m->own_printer = own_printer;
+    return m;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+PROBE_API uint32_t ir_module_id(const ir_module_state* m) noexcept { return m ? m->id : 0; }
+
+PROBE_API void ir_pass_begin(ir_module_state* m, const char* pass, size_t len, ir_printer p) noexcept {
+  try {
+    ++m->passes;
+    m->prev_pass.swap(m->pass);
+    m->pass.assign(pass, len);
+    m->pass_match = !m->cfg->every_pass_off && m->cfg->pass_re.search(m->pass);
+    uint64_t h = 0;
+    if (!m->entry_done) {
+      m->entry_done = true;
+      if (ir_stage(*m, p, 0, "entry", "entry", &h)) {
+        m->have_known = true;
+        m->known_at = 0;
+        m->known_hash = h;
+      }
+    }
+    if (!m->pass_match) return;
+    // The pass's input is on disk already when the last stage written is what it gets.
+    if (m->have_known && m->known_at == m->passes - 1 && m->have_written && m->known_hash == m->written_hash) {
+      m->before_hash = m->known_hash;
+    } else if (ir_stage(*m, p, m->passes - 1, m->prev_pass, "after", &h, false, "null")) {
+      // Passes not dumped changed it since the last stage written: it is written as what the
+      // pass before left (so files stay in pipeline order); whether that pass changed
+      // anything is not known.
+      m->before_hash = h;
+    } else {
+      m->pass_match = false;
+    }
+  } catch (...) {
+  }
+}
+
+PROBE_API void ir_pass_end(ir_module_state* m, ir_printer p) noexcept {
+  try {
+    m->have_known = false;
+    m->have_pending = false;  // what an earlier pass left is not the module's IR any more
+    if (m->pass_match) {
+      ir_buffer out;
+      if (!ir_print(*m, p, out)) return;
+      const std::string canon = ir_canonical_text(out);
+      const uint64_t h = content_hash::of(canon.data(), canon.size());
+      if (h == m->before_hash && m->have_written && h == m->written_hash)
+        ir_emit_unchanged(*m, m->passes, m->pass, "after", h);
+      else
+        ir_emit(*m, m->passes, m->pass, "after", out, canon, h, h != m->before_hash ? "true" : "false");
+      m->have_known = true;
+      m->known_at = m->passes;
+      m->known_hash = h;
+    } else if (!m->own_printer) {
+      // The module leaves the pipeline as the last pass left it: keep that for the exit stage.
+      ir_buffer out;
+      if (!ir_print(*m, p, out)) return;
+      m->pending.take(out);
+      m->have_pending = true;
+      const std::string canon = ir_canonical_text(m->pending);
+      m->have_known = true;
+      m->known_at = m->passes;
+      m->known_hash = content_hash::of(canon.data(), canon.size());
+    }
+  } catch (...) {
+  }
+}
+
+PROBE_API void ir_module_close(ir_module_state* m, ir_printer own) noexcept {
+  try {
+    const uint32_t exit_index = m->passes + 1;
+    uint64_t h = 0;
+    if (own.call) {
+      if (!m->entry_done) {
+        m->entry_done = true;
+        ir_stage(*m, own, 0, "entry", "entry", &h);
+      }
+      ir_stage(*m, own, exit_index, "exit", "exit", &h);
+    } else if (m->have_pending && m->known_at == m->passes) {
+      const std::string canon = ir_canonical_text(m->pending);
+      h = content_hash::of(canon.data(), canon.size());
+      if (m->have_written && h == m->written_hash)
+        ir_emit_unchanged(*m, exit_index, "exit", "exit", h);
+      else
+        ir_emit(*m, exit_index, "exit", "exit", m->pending, canon, h);
+    } else if (m->have_known && m->known_at == m->passes && m->have_written && m->known_hash == m->written_hash) {
+      ir_emit_unchanged(*m, exit_index, "exit", "exit", m->known_hash);
+    }
+  } catch (...) {
+  }
+  delete m;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_IR_DUMP_IMPL_HPP
 // ---- probe/effects/print_impl.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_PRINT_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_PRINT_IMPL_HPP
@@ -17424,7 +18590,7 @@ class chrome_trace_writer {
   }
   // Or written in place: append the object's text to the returned buffer, then end_event().
   std::string& begin_event() {
-    if (!first_) buf_ += ",\n";
+    if (!first_) buf_.append(",\n", 2);
     first_ = false;
     return buf_;
   }
@@ -17604,7 +18770,21 @@ PROBE_API event_chunk* chunk_refill() noexcept;
 PROBE_API void thread_exiting() noexcept;
 
 // The aggregator's side. The caller serializes calls (timing_impl.hpp's aggregator lock).
-// sink(const thread_buffer&, const timing_event&) sees every event exactly once.
+// sink(const thread_buffer&, const timing_event* e, uint32_t n) is given the n events from e
+// on, in order; it consumes e[0] and as many of the following as it likes (a run of one
+// scope's events at once), and returns how many (>= 1). Every event is consumed exactly once.
+template <class F>
+struct each_event {  // a sink that takes one event at a time: f(thread_buffer, timing_event)
+  F f;
+  uint32_t operator()(const thread_buffer& b, const timing_event* e, uint32_t) {
+    f(b, *e);
+    return 1;
+  }
+};
+template <class F>
+each_event<F> one_at_a_time(F f) {
+  return each_event<F>{f};
+}
 
 // Full chunks, oldest first; each is freed after its events are consumed.
 template <class Sink>
@@ -17624,7 +18804,7 @@ void drain_full_chunks(Sink&& sink) {
   while (fifo) {
     event_chunk* next = fifo->next;
     const uint32_t count = __atomic_load_n(&fifo->count, __ATOMIC_ACQUIRE);
-    for (uint32_t i = fifo->taken; i < count; ++i) sink(*fifo->owner, fifo->events[i]);
+    for (uint32_t i = fifo->taken; i < count;) i += sink(*fifo->owner, fifo->events + i, count - i);
     free_chunk(fifo);
     fifo = next;
   }
@@ -17637,7 +18817,7 @@ void drain_current_chunks(Sink&& sink) {
     event_chunk* c = __atomic_load_n(&b->current, __ATOMIC_ACQUIRE);
     if (!c) continue;
     const uint32_t count = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
-    for (uint32_t i = c->taken; i < count; ++i) sink(*b, c->events[i]);
+    for (uint32_t i = c->taken; i < count;) i += sink(*b, c->events + i, count - i);
     c->taken = count;
   }
 }
@@ -17794,6 +18974,33 @@ class duration_stats {
       exact_n_ = exact_cap_ = 0;
     }
     ++hist_[bucket(d)];
+  }
+
+  // Adds end - begin of e[0] and of the events after it whose `tagged` equals `tagged` (one
+  // scope site's run), up to n; returns how many. Past the exact samples the run's count,
+  // total, min and max stay in registers: a few instructions per duration.
+  template <class Event>
+  uint32_t add_run(const Event* e, uint32_t n, uintptr_t tagged) noexcept {
+    uint32_t i = 0;
+    while (!hist_) {  // the exact phase (or out of memory for the histogram): one at a time
+      add(e[i].end - e[i].begin);
+      if (++i == n || e[i].tagged != tagged) return i;
+    }
+    uint64_t lo = min_, hi = max_, sum = total_;
+    uint32_t* h = hist_;
+    const uint32_t first = i;
+    for (; i < n && e[i].tagged == tagged; ++i) {
+      const uint64_t d = e[i].end - e[i].begin;
+      lo = d < lo ? d : lo;
+      hi = d > hi ? d : hi;
+      sum += d;
+      ++h[bucket(d)];
+    }
+    count_ += i - first;
+    total_ = sum;
+    min_ = lo;
+    max_ = hi;
+    return i;
   }
 
   uint64_t count() const { return count_; }
@@ -18220,6 +19427,7 @@ class timing_aggregator {
  public:
   // Trace options; the trace itself opens at the first event or flush.
   void set_trace(const std::string& path, int64_t max_events) {
+    trace_ready_ = false;
     trace_path_ = path;
     trace_max_ = max_events;
     trace_failed_ = false;
@@ -18227,6 +19435,21 @@ class timing_aggregator {
   }
   const std::string& trace_path() const { return trace_path_; }
   bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
+
+  // e[0] and the events after it of the same scope site (a loop's scope repeats, so its
+  // events come in runs): a run is added at once, its site looked up once. Returns how many of
+  // the n events it consumed.
+  uint32_t consume_run(const thread_buffer& b, const timing_event* e, uint32_t n) {
+    if (e->kind() != event_scope) {
+      consume(b, *e);
+      return 1;
+    }
+    site_entry& s = site_for(static_cast<const scope_site*>(e->what()));
+    const uint32_t k = series_[s.series].stats.add_run(e, n, e->tagged);
+    for (uint32_t i = 0; i < k && tracing(); ++i)  // a trace that fails stops being written
+      complete_event(s.prefix, e[i].begin, e[i].end, b.tid, nullptr);
+    return k;
+  }
 
   void consume(const thread_buffer& b, const timing_event& e) {
     switch (e.kind()) {
@@ -18325,6 +19548,7 @@ class timing_aggregator {
     append_u64(members, left_out_);
     members += "}";
     const bool ok = final_flush ? trace_.finish(trailing, members) : trace_.publish_copy(trailing, members);
+    if (final_flush) trace_ready_ = false;
     if (!ok) trace_error();
   }
 
@@ -18356,7 +19580,10 @@ class timing_aggregator {
     return true;
   }
 
-  void abandon_trace() { trace_.abandon(); }
+  void abandon_trace() {
+    trace_ready_ = false;
+    trace_.abandon();
+  }
 
  private:
   struct series_entry : summary_row {
@@ -18427,9 +19654,11 @@ class timing_aggregator {
     if (__atomic_load_n(&g_timing_forked, __ATOMIC_RELAXED)) {
       trace_.detach();  // a forked child: the trace file is the parent's; the child writes none
       trace_failed_ = true;
+      trace_ready_ = false;
       return false;
     }
-    if (trace_.is_open() && trace_.path() == trace_path_) return true;
+    if (trace_ready_) return true;  // open on trace_path_ since the last check (every event asks)
+    if (trace_.is_open() && trace_.path() == trace_path_) return trace_ready_ = true;
     if (trace_.is_open()) trace_.abandon();
     pid_ = static_cast<long>(getpid());
     ids_.clear();
@@ -18438,10 +19667,11 @@ class timing_aggregator {
       trace_error();
       return false;
     }
-    return true;
+    return trace_ready_ = true;
   }
 
   void trace_error() {
+    trace_ready_ = false;
     log("timing trace: %s; no trace will be written (the summary still works)", trace_.error().c_str());
     trace_failed_ = true;
     trace_.abandon();
@@ -18465,25 +19695,58 @@ class timing_aggregator {
     return false;
   }
 
+  // The event's text is made in one buffer and appended at once: a trace of a loop's scopes
+  // writes millions of these (ctest scope_cost).
   void complete_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid,
                       const std::string* args) {
-    const int64_t b = ticks_to_monotonic_ns(begin);
+    const int64_t b = monotonic_of(begin);
     if (!write_allowed(b)) return;
-    const int64_t e = ticks_to_monotonic_ns(end);
+    const int64_t e = monotonic_of(end);
+    const std::string& ids = ids_for(tid);
     std::string& ev = trace_.begin_event();  // written in place: this runs for every event
-    ev += prefix;
-    ev.append("\"ts\":", 5);
-    append_us(ev, b);
-    ev.append(",\"dur\":", 7);
-    append_us(ev, e - b);
-    ev += ids_for(tid);
-    if (args) {
-      ev.append(",\"args\":{", 9);
-      ev += *args;
+    char text[512];
+    // The numbers' part: 5 + 25 + 7 + 25 characters at most, then the ids and '}'.
+    if (args || prefix.size() + ids.size() + 64 > sizeof text) {
+      ev += prefix;
+      char* p = put_event_times(text, b, e - b);
+      ev.append(text, static_cast<size_t>(p - text));
+      ev += ids;
+      if (args) {
+        ev.append(",\"args\":{", 9);
+        ev += *args;
+        ev += '}';
+      }
       ev += '}';
+    } else {
+      memcpy(text, prefix.data(), prefix.size());
+      char* p = put_event_times(text + prefix.size(), b, e - b);
+      memcpy(p, ids.data(), ids.size());
+      p += ids.size();
+      *p++ = '}';
+      ev.append(text, static_cast<size_t>(p - text));
     }
-    ev += '}';
     trace_.end_event();
+  }
+  static char* put_event_times(char* p, int64_t ts, int64_t dur) {
+    memcpy(p, "\"ts\":", 5);
+    p = put_us(p + 5, ts);
+    memcpy(p, ",\"dur\":", 7);
+    return put_us(p + 7, dur);
+  }
+
+  // ticks_to_monotonic_ns with the clock's origin and scale read once: they are fixed for the
+  // process once the scale is (ticks_to_ns fixes it).
+  int64_t monotonic_of(uint64_t ticks) {
+    if (!clock_cached_) {
+      ticks_to_ns(1.0);
+      const clock_state& c = clock_globals();
+      origin_ticks_ = c.origin_ticks;
+      origin_ns_ = c.origin_ns;
+      ns_per_tick_ = c.ns_per_tick;
+      clock_cached_ = true;
+    }
+    const double ns = static_cast<double>(static_cast<int64_t>(ticks - origin_ticks_)) * ns_per_tick_;
+    return origin_ns_ + static_cast<int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
   }
 
   // ',"pid":P,"tid":T' for the thread of the last event (events come a chunk at a time).
@@ -18570,6 +19833,11 @@ class timing_aggregator {
   std::string ids_;
   long ids_tid_ = 0;
   bool trace_failed_ = false, told_max_ = false;
+  bool trace_ready_ = false;  // trace_ is open on trace_path_ (ensure_open's answer, cached)
+  bool clock_cached_ = false;
+  uint64_t origin_ticks_ = 0;
+  int64_t origin_ns_ = 0;
+  double ns_per_tick_ = 1.0;
 };
 
 }  // namespace detail
@@ -18765,7 +20033,7 @@ PROBE_API const interned_name* intern_name(const char* text) {
 }
 
 PROBE_API void drain_all_locked(timing_state& s, bool final_flush) {
-  auto sink = [&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); };
+  auto sink = [&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); };
   drain_full_chunks(sink);
   drain_current_chunks(sink);
   if (device_timing* d = installed_device_timing())
@@ -18785,7 +20053,7 @@ PROBE_API void* timing_writer_main(void*) {
     try {
       lock_guard<mutex> g(s.agg_m);
       if (s.finished) return nullptr;
-      drain_full_chunks([&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); });
+      drain_full_chunks([&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); });
     } catch (...) {
     }
   }
@@ -18799,11 +20067,11 @@ PROBE_API void timing_on_backlog(uint32_t full_count) noexcept {
     try {
       lock_guard<mutex> g(s.agg_m);
       if (s.finished)
-        drain_full_chunks([](const thread_buffer&, const timing_event& e) {
+        drain_full_chunks(one_at_a_time([](const thread_buffer&, const timing_event& e) {
           if (e.kind() == event_op) delete static_cast<const op_detail*>(e.what());
-        });
+        }));
       else
-        drain_full_chunks([&](const thread_buffer& b, const timing_event& e) { s.agg.consume(b, e); });
+        drain_full_chunks([&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); });
     } catch (...) {
     }
     return;
@@ -18917,9 +20185,9 @@ PROBE_API void timing_reset() noexcept {
   timing_state& s = timing();
   try {
     lock_guard<mutex> g(s.agg_m);
-    auto discard = [](const thread_buffer&, const timing_event& e) {
+    auto discard = one_at_a_time([](const thread_buffer&, const timing_event& e) {
       if (e.kind() == event_op) delete static_cast<const op_detail*>(e.what());
-    };
+    });
     drain_full_chunks(discard);
     drain_current_chunks(discard);
     if (device_timing* d = installed_device_timing()) d->collect(false, [](void*, const gpu_op_timing&) {}, nullptr);
@@ -18939,6 +20207,12 @@ PROBE_API bool timing_lookup(const char* name, char kind, uint64_t* count, doubl
     return false;
   }
 }
+
+PROBE_API unsigned char scope_enter_slow(const scope_site* site, uint64_t* begin) noexcept {
+  return scope_enter(site, begin) ? k_scope_timed_slow : 0;
+}
+
+PROBE_API void scope_leave_slow(const scope_site* site, uint64_t begin) noexcept { scope_leave(site, begin); }
 
 PROBE_API void scope_unlink(const scope_link* link) noexcept {
   for (const scope_link* l = t_scope; l; l = l->parent)
@@ -19432,6 +20706,7 @@ struct replay_row {
 
 struct replay_report {
   std::vector<replay_row> rows;
+  std::vector<replay_row> no_kernel;  // skipped: no kernel registered for the op or its type
   bool fake_data = false;
   // 0 every output within tolerance (fake data: finite), 1 a mismatch, 2 an error.
   int exit_code() const noexcept;
@@ -19440,7 +20715,18 @@ struct replay_report {
 PROBE_API std::string replay_row_json(const replay_row& r);
 PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r);
 
-// The table (one line per output, errors in words), the timings, and the answer.
+// The table (one line per output, errors in words), the timings, and the answer; the same
+// in parts for rows shown as they finish: the header, a row's first columns (op, type,
+// recorded status) before it runs, the rest when it has, and the end.
+struct replay_columns {
+  size_t key = 6, type = 4;
+  bool fake_data = false;
+};
+PROBE_API replay_columns replay_columns_for(const std::vector<replay_row>& rows, bool fake_data);
+PROBE_API std::string replay_table_head(const replay_columns& c);
+PROBE_API std::string replay_row_head(const replay_row& row, const replay_columns& c);
+PROBE_API std::string replay_row_rest(const replay_row& row, const replay_columns& c);
+PROBE_API std::string replay_table_end(const replay_report& r);
 PROBE_API std::string replay_text(const replay_report& r);
 
 // "1.25 us", "3.4 ms"
@@ -19679,6 +20965,17 @@ PROBE_API tensor_view replay_output(replay_state* s, const char* slot, dtype wan
   o.view = view_raw(nullptr, want, dims(dims_, static_cast<size_t>(ndim)));
   if (!o.memory.allocate(o.view.nbytes())) s->fail("out of memory for output '" + name + "'");
   o.view.data = o.memory.data();
+  // An output that is also an input (op.inout, or an implicit read-modify-write) starts from
+  // its prior state: a kernel that writes only part of it (the fluid cells) leaves the rest
+  // as it was, and one that writes nothing leaves the prior state, not the recorded result.
+  for (size_t i = 0; i < s->snap->inputs.size() && i < s->inputs.size(); ++i) {
+    const snapshot::tensor_entry& in = s->snap->inputs[i];
+    if (in.slot != name || !(in.inout || in.implicit)) continue;
+    const tensor& prior = s->inputs[i];
+    if (prior.type() == want && prior.nbytes() == o.view.nbytes() && prior.nbytes())
+      memcpy(o.memory.data(), prior.data(), prior.nbytes());
+    break;
+  }
   s->outputs.push_back(std::move(o));
   return s->outputs.back().view;
 }
@@ -19728,6 +21025,8 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_EFFECTS_REPLAY_DATA_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_REPLAY_DATA_IMPL_HPP
 // replay_data: definitions (see replay_data.hpp).
+#include <string.h>
+
 // ---- probe/effects/replay_data.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_REPLAY_DATA_HPP
 #define PROBE_SINGLE_EFFECTS_REPLAY_DATA_HPP
@@ -19742,7 +21041,8 @@ PROBE_END_NAMESPACE
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
-// Reads snapshot tensor t of the folder dir; false with *error ("DIR/in.x.npy: truncated
+// Reads snapshot tensor t of the folder dir (an implicit input recorded after its kernel: its
+// prior state, from the pieces of its producers' snapshot files); false with *error ("DIR/in.x.npy: truncated
 // while reading the data", "... holds float64[8], snapshot.json records float32[8]").
 PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) noexcept;
 
@@ -19758,8 +21058,61 @@ PROBE_END_NAMESPACE
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+namespace prior {
+
+// The folder holding the snapshot folder dir (its siblings are the producers' snapshots).
+inline std::string parent_of(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const size_t slash = dir.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : dir.substr(0, slash);
+}
+
+// An implicit input's prior state, put together from the pieces of its producers' snapshot
+// files (they were recorded as those ops ended; the input's own bytes never were).
+inline bool assemble(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) {
+  if (t.prior != "producers" || t.pieces.empty()) {
+    *error = "its prior state is unknown (some of its bytes had no recorded producer, or a producer has no "
+             "contiguous snapshot file)";
+    return false;
+  }
+  tensor v(t.type, dims(t.shape, static_cast<size_t>(t.ndim)));
+  const uint64_t size = v.nbytes();
+  uint64_t covered = 0;
+  const std::string up = parent_of(dir);
+  for (const snapshot::piece& p : t.pieces) {
+    if (p.offset > size || p.bytes > size - p.offset) {
+      *error = "a piece of its prior state (" + p.key + ") lies outside it";
+      return false;
+    }
+    const std::string path = join_path(up, p.file);
+    std::string why;
+    const tensor from = npy::read(path, &why);
+    if (from.empty() && p.bytes) {
+      *error = "its prior state is unknown: producer " + p.key + ": " + why;
+      return false;
+    }
+    if (p.at > from.nbytes() || p.bytes > from.nbytes() - p.at) {
+      *error = path + " is smaller than the piece of it snapshot.json names";
+      return false;
+    }
+    memcpy(static_cast<char*>(v.data()) + p.offset, static_cast<const char*>(from.data()) + p.at, p.bytes);
+    covered += p.bytes;
+  }
+  if (covered != size) {
+    *error = "its prior state is unknown (its producers' pieces cover " + std::to_string(covered) + " of its " +
+             std::to_string(size) + " bytes)";
+    return false;
+  }
+  *out = std::move(v);
+  return true;
+}
+
+}  // namespace prior
+
 PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entry& t, tensor* out, std::string* error) noexcept {
   try {
+    if (t.file.empty() && !t.prior.empty()) return prior::assemble(dir, t, out, error);
     const std::string path = join_path(dir, t.file);
     std::string why;
     tensor v = npy::read(path, &why);
@@ -19868,6 +21221,7 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API int replay_report::exit_code() const noexcept {
+  if (rows.empty()) return 2;  // nothing replayed (every op without a kernel)
   int code = 0;
   for (const replay_row& r : rows) {
     if (r.outcome == replay_outcome::error) return 2;
@@ -20012,34 +21366,50 @@ inline std::string names(const std::vector<const replay_row*>& rows) {
 
 }  // namespace replay_table
 
-PROBE_API std::string replay_text(const replay_report& r) {
-  using replay_table::num;
-  using replay_table::pad;
-  size_t wk = 6, wt = 4;
-  for (const replay_row& row : r.rows) {
+PROBE_API replay_columns replay_columns_for(const std::vector<replay_row>& rows, bool fake_data) {
+  replay_columns c;
+  c.fake_data = fake_data;
+  for (const replay_row& row : rows) {
     const size_t k = text_columns(printable(row.key)), t = text_columns(printable(row.type));
-    wk = k > wk ? k : wk;
-    wt = t > wt ? t : wt;
+    c.key = k > c.key ? k : c.key;
+    c.type = t > c.type ? t : c.type;
   }
-  wk = wk < 40 ? wk : 40;
-  wt = wt < 24 ? wt : 24;
-  std::string out = pad("op", wk) + "  " + pad("type", wt) + "  " + pad("recorded", 9) + "  " + pad("result", 9) + "  " +
-                    (r.fake_data ? "output (fake inputs: NaN/Inf check)" : "output vs recorded") + "\n";
+  c.key = c.key < 40 ? c.key : 40;
+  c.type = c.type < 24 ? c.type : 24;
+  return c;
+}
+
+PROBE_API std::string replay_table_head(const replay_columns& c) {
+  using replay_table::pad;
+  return pad("op", c.key) + "  " + pad("type", c.type) + "  " + pad("recorded", 9) + "  " + pad("result", 9) + "  " +
+         (c.fake_data ? "output (fake inputs: NaN/Inf check)" : "output vs recorded") + "\n";
+}
+
+PROBE_API std::string replay_row_head(const replay_row& row, const replay_columns& c) {
+  using replay_table::pad;
+  return pad(printable(row.key), c.key) + "  " + pad(printable(row.type), c.type) + "  " + pad(row.status, 9) + "  ";
+}
+
+PROBE_API std::string replay_row_rest(const replay_row& row, const replay_columns& c) {
+  using replay_table::pad;
+  if (row.outcome == replay_outcome::error) return pad("ERROR", 9) + "  " + printable(row.error) + "\n";
+  if (row.outputs.empty()) return pad("ok", 9) + "  (the kernel wrote no output)\n";
+  std::string out;
+  for (size_t i = 0; i < row.outputs.size(); ++i) {
+    const replay_output_row& o = row.outputs[i];
+    out += (i == 0 ? std::string() : std::string(c.key + c.type + 15, ' ')) + pad(o.result, 9) + "  " + printable(o.slot) +
+           " " + o.shape + ": " + replay_table::detail_of(o) + "\n";
+  }
+  return out;
+}
+
+PROBE_API std::string replay_table_end(const replay_report& r) {
+  using replay_table::num;
+  std::string out;
   std::vector<const replay_row*> bad, failed;
   for (const replay_row& row : r.rows) {
-    const std::string head = pad(printable(row.key), wk) + "  " + pad(printable(row.type), wt) + "  " + pad(row.status, 9) + "  ";
-    if (row.outcome == replay_outcome::error) {
-      failed.push_back(&row);
-      out += head + pad("ERROR", 9) + "  " + printable(row.error) + "\n";
-      continue;
-    }
+    if (row.outcome == replay_outcome::error) failed.push_back(&row);
     if (row.outcome == replay_outcome::mismatch) bad.push_back(&row);
-    if (row.outputs.empty()) out += head + pad("ok", 9) + "  (the kernel wrote no output)\n";
-    for (size_t i = 0; i < row.outputs.size(); ++i) {
-      const replay_output_row& o = row.outputs[i];
-      out += (i == 0 ? head : std::string(wk + wt + 15, ' ')) + pad(o.result, 9) + "  " + printable(o.slot) + " " +
-             o.shape + ": " + replay_table::detail_of(o) + "\n";
-    }
   }
   for (const replay_row& row : r.rows)
     if (row.outcome != replay_outcome::error && row.status != "complete")
@@ -20055,8 +21425,25 @@ PROBE_API std::string replay_text(const replay_report& r) {
            " runs of the kernel alone: min " + duration_text(t.front()) + ", median " + duration_text(t[t.size() / 2]) +
            ", p95 " + duration_text(t[p95]) + "\n";
   }
+  if (!r.no_kernel.empty()) {
+    // One line for every op without a kernel, by type: the ops replayed decide the answer.
+    std::vector<std::pair<std::string, size_t>> types;
+    for (const replay_row& row : r.no_kernel) {
+      auto it = types.begin();
+      while (it != types.end() && it->first != row.type) ++it;
+      if (it == types.end()) types.emplace_back(row.type, 1);
+      else ++it->second;
+    }
+    out += num(static_cast<long long>(r.no_kernel.size())) + " op" + (r.no_kernel.size() == 1 ? "" : "s") + " of " +
+           num(static_cast<long long>(types.size())) + " type" + (types.size() == 1 ? "" : "s") + " have no kernel, skipped:";
+    for (size_t i = 0; i < types.size(); ++i)
+      out += std::string(i ? "," : "") + " " + printable(types[i].first.empty() ? std::string("(no type)") : types[i].first) +
+             " (" + num(static_cast<long long>(types[i].second)) + ")";
+    out += " (PROBE_KERNEL(\"TYPE\", fn) registers one; --require-kernels makes them errors)\n";
+  }
   const std::string n = num(static_cast<long long>(r.rows.size()));
   const bool one = r.rows.size() == 1;
+  if (r.rows.empty()) return out + "replay: no op was replayed.\n";
   if (!failed.empty()) {
     out += "replay: " + num(static_cast<long long>(failed.size())) + " of " + n +
            " ops could not be replayed: " + replay_table::names(failed);
@@ -20071,6 +21458,13 @@ PROBE_API std::string replay_text(const replay_report& r) {
                         : (one ? "is within tolerance" : "within tolerance")) + ".\n";
   }
   return out;
+}
+
+PROBE_API std::string replay_text(const replay_report& r) {
+  const replay_columns c = replay_columns_for(r.rows, r.fake_data);
+  std::string out = replay_table_head(c);
+  for (const replay_row& row : r.rows) out += replay_row_head(row, c) + replay_row_rest(row, c);
+  return out + replay_table_end(r);
 }
 
 }  // namespace detail
@@ -20105,6 +21499,7 @@ PROBE_END_NAMESPACE
 #include <stdint.h>
 
 #include <string>
+#include <vector>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -20119,6 +21514,17 @@ struct replay_settings {
   bool write_mismatches = false;
   bool isolate = false;
   bool reference = false;  // --probe_reference: the kernel's reference form
+  bool require_kernels = false;  // an op without a kernel is an error row, not skipped
+};
+
+// Told about each snapshot as it is replayed, so that rows can be shown as they finish (a
+// crash then leaves every finished row, and the op in flight, on the screen).
+struct replay_listener {
+  virtual ~replay_listener() = default;
+  // Before the first: the rows to come (op#occurrence and type of each), for column widths.
+  virtual void planned(const std::vector<replay_row>&) noexcept {}
+  virtual void starting(const replay_row&) noexcept {}
+  virtual void finished(const replay_row&) noexcept {}
 };
 
 // The settings the flags ask for; false with *error for a malformed tolerance.
@@ -20133,7 +21539,7 @@ PROBE_API replay_row replay_isolated(const snapshot::info& snap, const replay_se
 
 // Finds, filters and replays every snapshot the settings name. *error: why none could be
 // (no snapshot found, a bad filter); rows for those that could.
-PROBE_API replay_report replay_all(const replay_settings& s, std::string* error) noexcept;
+PROBE_API replay_report replay_all(const replay_settings& s, std::string* error, replay_listener* l = nullptr) noexcept;
 
 // Replay mode: replays, prints the table and answer on stdout (errors one line each through
 // the log), and returns the exit code: 0 within tolerance, 1 mismatch, 2 error.
@@ -20261,6 +21667,7 @@ PROBE_API bool replay_settings_from(const options& o, replay_settings* s, std::s
   s->iterations = o.replay_iterations;
   s->write_mismatches = o.replay_write_mismatches;
   s->isolate = o.replay_isolate;
+  s->require_kernels = o.replay_require_kernels;
   s->reference = o.reference;
   return replay_impl::parse_tolerance(o.replay_atol, "replay_atol", &s->tol.atol, error) &&
          replay_impl::parse_tolerance(o.replay_rtol, "replay_rtol", &s->tol.rtol, error);
@@ -20295,7 +21702,16 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
       }
       tensor v;
       std::string why;
-      if (!read_recorded(snap.dir, t, &v, &why)) return failed("input '" + t.slot + "': " + why);
+      if (!read_recorded(snap.dir, t, &v, &why)) {
+        if (t.file.empty() && !t.prior.empty()) {
+          // An implicit prior state that cannot be put together: zeros, said once per op.
+          log("replay %s: input '%s': %s; it, and output '%s', start from zeros", row.key.c_str(), t.slot.c_str(),
+              why.c_str(), t.slot.c_str());
+          st.inputs.push_back(tensor(t.type, dims(t.shape, static_cast<size_t>(t.ndim))));
+          continue;
+        }
+        return failed("input '" + t.slot + "': " + why);
+      }
       st.inputs.push_back(std::move(v));
     }
     replay_context ctx(&st);
@@ -20395,7 +21811,7 @@ PROBE_API replay_row replay_isolated(const snapshot::info& snap, const replay_se
   }
 }
 
-PROBE_API replay_report replay_all(const replay_settings& s, std::string* error) noexcept {
+PROBE_API replay_report replay_all(const replay_settings& s, std::string* error, replay_listener* l) noexcept {
   replay_report r;
   r.fake_data = s.fake_data;
   try {
@@ -20407,32 +21823,96 @@ PROBE_API replay_report replay_all(const replay_settings& s, std::string* error)
       *error = "--probe_replay_op_re: " + why;
       return r;
     }
+    // First what will run (for the columns of rows shown as they finish), then each.
+    std::vector<snapshot::info> snaps;
+    std::vector<replay_row> plan;
     for (const std::string& dir : dirs) {
       snapshot::info snap;
+      replay_row row;
       if (!snapshot::read(dir, &snap, &why)) {
         const size_t slash = dir.rfind('/');
         const std::string folder = slash == std::string::npos ? dir : dir.substr(slash + 1);
         if (!re.search(folder)) continue;
-        replay_row bad;
-        bad.dir = dir;
-        bad.key = folder;
-        bad.type = "?";
-        bad.status = "?";
-        bad.outcome = replay_outcome::error;
-        bad.error = "unreadable snapshot: " + why;
-        r.rows.push_back(std::move(bad));
-        continue;
+        row.dir = dir;
+        row.key = folder;
+        row.type = "?";
+        row.status = "?";
+        row.outcome = replay_outcome::error;
+        row.error = "unreadable snapshot: " + why;
+      } else {
+        if (!re.search(snap.key())) continue;
+        row.dir = snap.dir;
+        row.key = snap.key();
+        row.type = snap.type;
+        row.status = snap.status;
+        std::string kernel;
+        if (!s.require_kernels && !find_kernel(snap.op, snap.type, &kernel)) {
+          r.no_kernel.push_back(std::move(row));  // said once, in the table's end
+          continue;
+        }
       }
-      if (!re.search(snap.key())) continue;
-      const bool isolate = s.isolate || snap.status != "complete";
-      r.rows.push_back(isolate ? replay_isolated(snap, s) : replay_one(snap, s));
+      snaps.push_back(std::move(snap));
+      plan.push_back(std::move(row));
     }
-    if (r.rows.empty()) *error = "no snapshot matches --probe_replay_op_re=" + s.op_re;
+    if (l) l->planned(plan);
+    for (size_t i = 0; i < plan.size(); ++i) {
+      if (l) l->starting(plan[i]);
+      if (plan[i].outcome != replay_outcome::error) {
+        const snapshot::info& snap = snaps[i];
+        const bool isolate = s.isolate || snap.status != "complete";
+        plan[i] = isolate ? replay_isolated(snap, s) : replay_one(snap, s);
+      }
+      if (l) l->finished(plan[i]);
+      r.rows.push_back(plan[i]);
+    }
+    if (r.rows.empty() && r.no_kernel.empty()) *error = "no snapshot matches --probe_replay_op_re=" + s.op_re;
   } catch (...) {
     *error = "out of memory";
   }
   return r;
 }
+
+namespace replay_impl {
+// Shows each row as it finishes, flushed: its first columns before the kernel runs, so that
+// a crash leaves the op in flight named on the screen. `probe replay` learns the same through
+// its status descriptor (PROBE_REPLAY_STATUS_FD), and replays what is left after a crash.
+struct row_printer : replay_listener {
+  replay_columns columns;
+  bool fake_data = false;
+  int status_fd = -1;
+  void status(const char* what, const replay_row& row) noexcept {
+    if (status_fd < 0) return;
+    std::string line = std::string("probe-replay-") + what + " " + row.dir + "\n";
+    for (size_t i = 0; i + 1 < line.size(); ++i)
+      if (line[i] == '\n') line[i] = ' ';
+    write_all(status_fd, line.data(), line.size());
+  }
+  void planned(const std::vector<replay_row>& rows) noexcept override {
+    try {
+      columns = replay_columns_for(rows, fake_data);
+      fputs(replay_table_head(columns).c_str(), stdout);
+      fflush(stdout);
+    } catch (...) {
+    }
+  }
+  void starting(const replay_row& row) noexcept override {
+    status("running", row);
+    try {
+      fputs(replay_row_head(row, columns).c_str(), stdout);
+      fflush(stdout);
+    } catch (...) {
+    }
+  }
+  void finished(const replay_row& row) noexcept override {
+    try {
+      fputs(replay_row_rest(row, columns).c_str(), stdout);
+      fflush(stdout);
+    } catch (...) {
+    }
+    status("done", row);
+  }
+};
+}  // namespace replay_impl
 
 PROBE_API int replay_main(const options& o) noexcept {
   try {
@@ -20442,21 +21922,27 @@ PROBE_API int replay_main(const options& o) noexcept {
       log("replay: %s", error.c_str());
       return 2;
     }
-    const replay_report r = replay_all(s, &error);
-    if (r.rows.empty()) {
-      log("replay: %s", error.c_str());
-      return 2;
-    }
-    for (const replay_row& row : r.rows)
-      if (row.outcome == replay_outcome::error) log("replay %s: %s", row.key.c_str(), row.error.c_str());
-    std::string head = "probe replay: " + std::to_string(r.rows.size()) + " snapshot" + (r.rows.size() == 1 ? "" : "s");
-    head += s.fake_data ? ", fake inputs (seed " + std::to_string(s.seed) + ")" : ", recorded inputs";
+    std::string head = "probe replay: ";
+    head += s.fake_data ? "fake inputs (seed " + std::to_string(s.seed) + ")" : "recorded inputs";
     if (s.reference) head += ", reference kernels";
     if (s.tol.atol >= 0 || s.tol.rtol >= 0)
       head += ", atol " + (s.tol.atol >= 0 ? shortest_text(s.tol.atol) : std::string("by dtype")) + ", rtol " +
               (s.tol.rtol >= 0 ? shortest_text(s.tol.rtol) : std::string("by dtype"));
-    const std::string text = head + "\n" + replay_text(r);
-    fputs(text.c_str(), stdout);
+    fputs((head + "\n").c_str(), stdout);
+    fflush(stdout);
+    replay_impl::row_printer printer;
+    printer.fake_data = s.fake_data;
+    if (const char* fd = getenv("PROBE_REPLAY_STATUS_FD")) printer.status_fd = atoi(fd) > 2 ? atoi(fd) : -1;
+    const replay_report r = replay_all(s, &error, &printer);
+    if (r.rows.empty() && r.no_kernel.empty()) {
+      log("replay: %s", error.c_str());
+      return 2;
+    }
+    // An op that could not be replayed: its row, and one line through the log (stderr), for
+    // scripts; ops without a kernel are one line of the table's end instead.
+    for (const replay_row& row : r.rows)
+      if (row.outcome == replay_outcome::error) log("replay %s: %s", row.key.c_str(), row.error.c_str());
+    fputs(replay_table_end(r).c_str(), stdout);
     fflush(stdout);
     return r.exit_code();
   } catch (...) {
@@ -20974,7 +22460,7 @@ inline const listener_set* keep_listener_set(const listener_set& s) noexcept {
   static fork_safe_mutex m;
   lock_guard<fork_safe_mutex> g(m);
   for (kept_listener_set* k = g_listener_sets; k; k = k->next) {
-    bool same = k->set.count == s.count && k->set.tensors == s.tensors;
+    bool same = k->set.count == s.count && k->set.tensors == s.tensors && k->set.ask_listeners == s.ask_listeners;
     for (int i = 0; same && i < s.count; ++i) same = k->set.list[i] == s.list[i];
     if (same) return &k->set;
   }
@@ -21012,6 +22498,7 @@ PROBE_API void apply_options(const options& o) noexcept {
   next.count = n;
   // Timing alone looks at no tensor (a trace names their shapes).
   next.tensors = o.dump || o.trace_to[0] != '\0' || o.frames || n > before_breakpoints;
+  next.ask_listeners = o.trace_to[0] == '\0' && !o.frames;
   reset_op_counters();
   if (const listener_set* set = keep_listener_set(next)) set_op_listeners(set, o.dump);
 }
@@ -21397,8 +22884,13 @@ PROBE_END_NAMESPACE
 #define PROBE_SINGLE_C_API_IMPL_HPP
 // probe.h, the C interface: a thin layer over the C++ API, compiled into the library once
 // (src/c_api.cpp, or the TU that defines PROBE_IMPLEMENTATION). Never in plain header-only
-// mode: C cannot include C++, so C callers always link a compiled probe.
+// mode: C cannot include C++, so C callers always link a compiled probe. Every function is
+// noexcept: what the C++ layer could throw (an allocation) is caught here, so no exception
+// ever unwinds through a C caller's frames. This file: the library, ops, timing; the debug
+// effects and replay kernels are in c/debug_impl.hpp and c/replay_impl.hpp.
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <new>
 #include <string>
@@ -21406,30 +22898,58 @@ PROBE_END_NAMESPACE
 // ---- probe/probe.h ----
 #ifndef PROBE_SINGLE_PROBE_H
 #define PROBE_SINGLE_PROBE_H
-/* probe for C (C99 and later) and for C++ translation units older than C++17.
+/* probe for C (C99 and later) and for C++ translation units older than C++17. docs/c.md is
+ * the manual: every function below, in the order a C program needs them.
  *
  *   #include <probe/probe.h>
  *
  *   probe_op* op = probe_op_begin("attn", "Attention", layer);   // "L3.attn" when layer = 3
+ *   probe_op_attr_int(op, "pos", pos);
  *   probe_op_input(op, "q", q, PROBE_FLOAT32, 2, (int64_t[]){seq, dim});
  *   attention(q, k, v, out);
  *   probe_op_output(op, "out", out, PROBE_FLOAT32, 2, (int64_t[]){seq, dim});
  *   probe_op_end(op);
  *
  * The same flags (PROBE_FLAGS) drive what happens. Every function is safe to call with a
- * NULL op (what probe_op_begin returns when nothing records ops) and costs a call and a
- * branch when every flag is off. Link the compiled library (CMake target probe::compiled,
- * or the TU that defines PROBE_IMPLEMENTATION when vendoring). With PROBE_DISABLE defined,
- * every function here is an empty inline function but probe_metric, which still prints its
- * line: a program's result does not depend on whether probe is compiled in.
+ * NULL op (what probe_op_begin returns when nothing records ops), costs a call and a branch
+ * when every flag is off, and never lets a C++ exception out. Link the compiled library
+ * (CMake target probe::compiled, or libprobe.a with the C++ runtime: docs/c.md). With
+ * PROBE_DISABLE defined, every function here is an empty inline function (or a macro that
+ * evaluates nothing) but probe_metric, which still prints its line: a program's result does
+ * not depend on whether probe is compiled in.
  */
 #ifndef PROBE_PROBE_H
 #define PROBE_PROBE_H
 
+#if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#error "probe.h needs C99 or later (compile with -std=c99, -std=c11 or newer)"
+#else /* the rest is C99: skipped under C89, so that the #error above is the one message */
+
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #if defined(PROBE_DISABLE)
 #endif
+
+/* The C interface this header declares. probe_version() says which one the linked library
+ * implements: a prebuilt library older than the header returns less. (Interface 1, ops,
+ * scopes, metrics and tensor prints alone, had no probe_version: such a library fails to
+ * link instead.) */
+#define PROBE_C_API_VERSION 2
+
+/* C++ callers see that no exception leaves these functions (the library catches everything
+ * inside); in C it is nothing. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define PROBE_C_NOEXCEPT noexcept
+#elif defined(__cplusplus)
+#define PROBE_C_NOEXCEPT throw()
+#else
+#define PROBE_C_NOEXCEPT
+#endif
+
+/* The most dimensions a tensor has. */
+#define PROBE_MAX_DIMS 8
 
 #ifdef __cplusplus
 extern "C" {
@@ -21456,6 +22976,53 @@ typedef enum probe_dtype {
 
 typedef struct probe_op probe_op; /* opaque: one marked computation */
 
+/* A tensor as probe reads it: plain data, filled by probe_tensor_of / _strided / _batch.
+ * The shape, strides and batch arrays are read during the call that takes the tensor only. */
+typedef struct probe_tensor {
+  const void* data;          /* the first element (unused for a batch) */
+  const void* const* batch;  /* NULL, or shape[0] pointers: sample k starts at batch[k] */
+  const int64_t* shape;      /* ndim sizes (NULL when ndim is 0: a scalar) */
+  const int64_t* strides;    /* NULL: contiguous row-major; else ndim strides, in elements */
+  probe_dtype type;
+  int ndim;
+} probe_tensor;
+
+/* Contiguous, row-major. */
+static inline probe_tensor probe_tensor_of(const void* data, probe_dtype type, int ndim, const int64_t* shape) {
+  probe_tensor t;
+  t.data = data;
+  t.batch = NULL;
+  t.shape = shape;
+  t.strides = NULL;
+  t.type = type;
+  t.ndim = ndim;
+  return t;
+}
+/* Strided (a view into a larger array: one head of a KV cache); strides in elements. */
+static inline probe_tensor probe_tensor_strided(const void* data, probe_dtype type, int ndim, const int64_t* shape,
+                                                const int64_t* strides) {
+  probe_tensor t = probe_tensor_of(data, type, ndim, shape);
+  t.strides = strides;
+  return t;
+}
+/* shape[0] equally shaped samples in separate buffers, as one tensor [shape[0], shape[1..]]:
+ * samples[k] is where sample k starts, each laid out row-major by shape[1..]. A C array of
+ * float pointers is passed as (const void* const*)ptrs. */
+static inline probe_tensor probe_tensor_batch(const void* const* samples, probe_dtype type, int ndim,
+                                              const int64_t* shape) {
+  probe_tensor t = probe_tensor_of(NULL, type, ndim, shape);
+  t.batch = samples;
+  return t;
+}
+
+/* How an op takes a tensor (probe_op_tensor). */
+typedef enum probe_io {
+  PROBE_IN = 0,         /* an input: read now ("before") */
+  PROBE_OUT = 1,        /* an output: read now ("after") */
+  PROBE_INOUT = 2,      /* read-modify-write: read now as input, again at probe_op_end as output */
+  PROBE_OUT_AT_END = 3  /* an output described now, read at probe_op_end */
+} probe_io;
+
 /* Where a timed scope is: one static object per call site (PROBE_C_SCOPE makes it). */
 typedef struct probe_scope_site {
   const char* name;
@@ -21470,55 +23037,116 @@ typedef struct probe_scope {
   uint64_t begin;
 } probe_scope;
 
+/* Receives each of probe's own messages (no "probe: " prefix, no newline); see
+ * probe_set_log_sink. */
+typedef void (*probe_log_fn)(const char* message, void* user);
+
 #if !defined(PROBE_DISABLE)
 
+/* ---- the library and its flags ---- */
+
+/* PROBE_C_API_VERSION of the library linked in; "0.1.0": its release. */
+int probe_version(void) PROBE_C_NOEXCEPT;
+const char* probe_version_string(void) PROBE_C_NOEXCEPT;
 /* Also takes --probe_* flags from the command line (removed from argv). Optional. */
-void probe_init(int* argc, char** argv);
+void probe_init(int* argc, char** argv) PROBE_C_NOEXCEPT;
+/* Replaces the flags (the PROBE_FLAGS syntax); everything after runs under them. */
+void probe_set_flags(const char* flags) PROBE_C_NOEXCEPT;
+/* Writes every flag with its default and meaning to `out` (NULL: stdout). */
+void probe_help(FILE* out) PROBE_C_NOEXCEPT;
+/* --probe_reference: 1 when the engine should run its reference (naive) kernels. */
+int probe_reference_mode(void) PROBE_C_NOEXCEPT;
+/* 1 under --probe_reproducible: pick deterministic algorithms (probe jitter tells whether to). */
+int probe_reproducible_mode(void) PROBE_C_NOEXCEPT;
+/* Sends probe's messages to `sink` (called on any thread, never to call back into probe);
+ * NULL: back to stderr. */
+void probe_set_log_sink(probe_log_fn sink, void* user) PROBE_C_NOEXCEPT;
 /* Writes out everything pending (also done at normal exit). */
-void probe_flush(void);
+void probe_flush(void) PROBE_C_NOEXCEPT;
 
 /* The step recorded with every op (an iteration, a token). */
-void probe_set_step(int64_t step);
+void probe_set_step(int64_t step) PROBE_C_NOEXCEPT;
+
+/* ---- ops ---- */
 
 /* Starts a marked computation. `type` may be NULL or "". `index` >= 0 names the op
  * "L<index>.<name>" (a layer index), built only when the op is recorded; pass -1 for none.
  * Returns NULL when nothing records ops: every probe_op_* accepts NULL. */
-probe_op* probe_op_begin(const char* name, const char* type, int64_t index);
+probe_op* probe_op_begin(const char* name, const char* type, int64_t index) PROBE_C_NOEXCEPT;
+/* Two index levels: "L<index>.<sub><sub_index>.<name>" ("L3.h5.attn" for 3, "h", 5), built
+ * in the library only when the op is recorded, without allocating. sub_index < 0: as
+ * probe_op_begin. */
+probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub, int64_t sub_index) PROBE_C_NOEXCEPT;
 /* A tensor of the op: contiguous, row-major, `ndim` dimensions of `shape` (ndim 0: a scalar). */
 void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                    const int64_t* shape);
+                    const int64_t* shape) PROBE_C_NOEXCEPT;
 void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                     const int64_t* shape);
+                     const int64_t* shape) PROBE_C_NOEXCEPT;
 /* Read-modify-write: recorded now as input `slot` (before) and as output `slot` at probe_op_end (after). */
 void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                    const int64_t* shape);
+                    const int64_t* shape) PROBE_C_NOEXCEPT;
+/* An output described now and read at probe_op_end (after the computation wrote it). */
+void probe_op_output_at_end(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                            const int64_t* shape) PROBE_C_NOEXCEPT;
+/* Any tensor (strided, a batch of buffers), taken as `io` says. */
+void probe_op_tensor(probe_op* op, probe_io io, const char* slot, probe_tensor tensor) PROBE_C_NOEXCEPT;
+/* Attributes of this execution (eps, a RoPE position, a mode): recorded in the manifest and
+ * the snapshot, handed to the op's kernel on replay. Give them before the inputs. */
+void probe_op_attr_int(probe_op* op, const char* name, int64_t value) PROBE_C_NOEXCEPT;
+void probe_op_attr_double(probe_op* op, const char* name, double value) PROBE_C_NOEXCEPT;
+void probe_op_attr_bool(probe_op* op, const char* name, int value) PROBE_C_NOEXCEPT;
+void probe_op_attr_string(probe_op* op, const char* name, const char* value) PROBE_C_NOEXCEPT;
+void probe_op_attr_ints(probe_op* op, const char* name, const int64_t* values, size_t count) PROBE_C_NOEXCEPT;
+/* Input `slot` came from `producer_key` ("<op>#<occurrence>/out/<slot>"), for buffers the
+ * memory-range matching cannot follow. */
+void probe_op_link(probe_op* op, const char* slot, const char* producer_key) PROBE_C_NOEXCEPT;
 /* Ends the op (its outputs are complete). */
-void probe_op_end(probe_op* op);
+void probe_op_end(probe_op* op) PROBE_C_NOEXCEPT;
 /* Whether the op records tensors (skip building views when it does not). */
-int probe_op_records_tensors(const probe_op* op);
+int probe_op_records_tensors(const probe_op* op) PROBE_C_NOEXCEPT;
+/* The op's sequence number in this process (0 for NULL). */
+uint64_t probe_op_sequence(const probe_op* op) PROBE_C_NOEXCEPT;
+
+/* ---- ops on worker threads (OpenMP, pthreads) ---- */
+
+/* The innermost op open on the calling thread (NULL outside every op, or when nothing
+ * records ops). */
+probe_op* probe_op_current(void) PROBE_C_NOEXCEPT;
+/* On a worker thread: makes `parent` (open on the spawning thread) the parent of the ops the
+ * worker begins, until probe_op_unadopt. Returns what to give probe_op_unadopt: `parent`
+ * when this thread adopted it, NULL when it did not need to (it has an op open: the OpenMP
+ * master thread). Every worker must unadopt before the parent ends. */
+probe_op* probe_op_adopt(probe_op* parent) PROBE_C_NOEXCEPT;
+void probe_op_unadopt(probe_op* adopted) PROBE_C_NOEXCEPT;
+
+/* ---- timing and metrics ---- */
 
 /* Times the code between begin and end under the site's name (--probe_timing). */
-probe_scope probe_scope_begin(const probe_scope_site* site);
-void probe_scope_end(probe_scope scope);
+probe_scope probe_scope_begin(const probe_scope_site* site) PROBE_C_NOEXCEPT;
+void probe_scope_end(probe_scope scope) PROBE_C_NOEXCEPT;
 
 /* Prints "<name>: <value>" on stdout, the line a nightly job greps; records it while timing. */
-void probe_metric(const char* name, double value);
-
-/* probe::print of a tensor: "<label> = [...]", captured now, printed in order off-thread. */
-void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape);
-
-/* Stops at a breakpoint when the tensor holds NaN or Inf (--probe_breakpoint says how).
- * Returns 1 when it did. */
-int probe_break_if_nonfinite(const char* name, const void* data, probe_dtype type, int ndim,
-                             const int64_t* shape);
+void probe_metric(const char* name, double value) PROBE_C_NOEXCEPT;
 
 #else /* PROBE_DISABLE */
 
+static inline int probe_version(void) { return PROBE_C_API_VERSION; }
+static inline const char* probe_version_string(void) { return ""; }
 static inline void probe_init(int* argc, char** argv) { (void)argc, (void)argv; }
+static inline void probe_set_flags(const char* flags) { (void)flags; }
+static inline void probe_help(FILE* out) { (void)out; }
+static inline int probe_reference_mode(void) { return 0; }
+static inline int probe_reproducible_mode(void) { return 0; }
+static inline void probe_set_log_sink(probe_log_fn sink, void* user) { (void)sink, (void)user; }
 static inline void probe_flush(void) {}
 static inline void probe_set_step(int64_t step) { (void)step; }
 static inline probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
   (void)name, (void)type, (void)index;
+  return NULL;
+}
+static inline probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub,
+                                           int64_t sub_index) {
+  (void)name, (void)type, (void)index, (void)sub, (void)sub_index;
   return NULL;
 }
 static inline void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
@@ -21533,11 +23161,42 @@ static inline void probe_op_inout(probe_op* op, const char* slot, const void* da
                                   const int64_t* shape) {
   (void)op, (void)slot, (void)data, (void)type, (void)ndim, (void)shape;
 }
+static inline void probe_op_output_at_end(probe_op* op, const char* slot, const void* data, probe_dtype type,
+                                          int ndim, const int64_t* shape) {
+  (void)op, (void)slot, (void)data, (void)type, (void)ndim, (void)shape;
+}
+static inline void probe_op_tensor(probe_op* op, probe_io io, const char* slot, probe_tensor tensor) {
+  (void)op, (void)io, (void)slot, (void)tensor;
+}
+static inline void probe_op_attr_int(probe_op* op, const char* name, int64_t value) { (void)op, (void)name, (void)value; }
+static inline void probe_op_attr_double(probe_op* op, const char* name, double value) {
+  (void)op, (void)name, (void)value;
+}
+static inline void probe_op_attr_bool(probe_op* op, const char* name, int value) { (void)op, (void)name, (void)value; }
+static inline void probe_op_attr_string(probe_op* op, const char* name, const char* value) {
+  (void)op, (void)name, (void)value;
+}
+static inline void probe_op_attr_ints(probe_op* op, const char* name, const int64_t* values, size_t count) {
+  (void)op, (void)name, (void)values, (void)count;
+}
+static inline void probe_op_link(probe_op* op, const char* slot, const char* producer_key) {
+  (void)op, (void)slot, (void)producer_key;
+}
 static inline void probe_op_end(probe_op* op) { (void)op; }
 static inline int probe_op_records_tensors(const probe_op* op) {
   (void)op;
   return 0;
 }
+static inline uint64_t probe_op_sequence(const probe_op* op) {
+  (void)op;
+  return 0;
+}
+static inline probe_op* probe_op_current(void) { return NULL; }
+static inline probe_op* probe_op_adopt(probe_op* parent) {
+  (void)parent;
+  return NULL;
+}
+static inline void probe_op_unadopt(probe_op* adopted) { (void)adopted; }
 static inline probe_scope probe_scope_begin(const probe_scope_site* site) {
   probe_scope s;
   (void)site;
@@ -21547,15 +23206,6 @@ static inline probe_scope probe_scope_begin(const probe_scope_site* site) {
 }
 static inline void probe_scope_end(probe_scope scope) { (void)scope; }
 static inline void probe_metric(const char* name, double value) { probe_metric_line(name, value); }
-static inline void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim,
-                                      const int64_t* shape) {
-  (void)label, (void)data, (void)type, (void)ndim, (void)shape;
-}
-static inline int probe_break_if_nonfinite(const char* name, const void* data, probe_dtype type, int ndim,
-                                           const int64_t* shape) {
-  (void)name, (void)data, (void)type, (void)ndim, (void)shape;
-  return 0;
-}
 
 #endif /* PROBE_DISABLE */
 
@@ -21565,10 +23215,328 @@ static inline int probe_break_if_nonfinite(const char* name, const void* data, p
   probe_scope var = probe_scope_begin(&var##_site)
 #define PROBE_C_SCOPE_END(var) probe_scope_end(var)
 
+/* ---- The engine's IR at compiler passes (docs/ir.md) ------------------------------------
+ * A compiled graph is a module, each rewrite of it a pass; the IR is printed by the engine's
+ * own function, called only when --probe_dump_module_re / --probe_dump_pass_re select it:
+ *   probe_ir_module* m = probe_ir_module_open("mlp", n_ops);      NULL when not dumped
+ *   probe_ir_pass_begin(m, "fusion", print_fn, graph);  fuse(graph);  probe_ir_pass_end(m, print_fn, graph);
+ *   probe_ir_module_close(m, print_fn, graph);                     the exit stage; frees m
+ * print_fn(user, out) appends the IR with probe_ir_write. Every call takes a NULL module. */
+typedef struct probe_ir_module probe_ir_module;
+typedef struct probe_ir_text probe_ir_text;
+typedef void (*probe_ir_print_fn)(void* user, probe_ir_text* out);
+
+#if !defined(PROBE_DISABLE)
+probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count) PROBE_C_NOEXCEPT;
+void probe_ir_pass_begin(probe_ir_module* m, const char* pass, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT;
+void probe_ir_pass_end(probe_ir_module* m, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT;
+/* fn may be NULL: the module leaves the pipeline as the last pass's printer showed it. */
+void probe_ir_module_close(probe_ir_module* m, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT;
+/* The id in file names and records (0: not dumped). */
+unsigned probe_ir_module_id(const probe_ir_module* m) PROBE_C_NOEXCEPT;
+void probe_ir_write(probe_ir_text* out, const char* text, size_t len) PROBE_C_NOEXCEPT;
+/* Ops begun on this thread from now on record module `id` (0: none); returns the previous id. */
+unsigned probe_ir_set_running(unsigned id) PROBE_C_NOEXCEPT;
+#else
+static inline probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count) {
+  (void)name, (void)op_count;
+  return NULL;
+}
+static inline void probe_ir_pass_begin(probe_ir_module* m, const char* pass, probe_ir_print_fn fn, void* user) {
+  (void)m, (void)pass, (void)fn, (void)user;
+}
+static inline void probe_ir_pass_end(probe_ir_module* m, probe_ir_print_fn fn, void* user) { (void)m, (void)fn, (void)user; }
+static inline void probe_ir_module_close(probe_ir_module* m, probe_ir_print_fn fn, void* user) { (void)m, (void)fn, (void)user; }
+static inline unsigned probe_ir_module_id(const probe_ir_module* m) {
+  (void)m;
+  return 0;
+}
+static inline void probe_ir_write(probe_ir_text* out, const char* text, size_t len) { (void)out, (void)text, (void)len; }
+static inline unsigned probe_ir_set_running(unsigned id) {
+  (void)id;
+  return 0;
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif
 
+// ---- probe/c/debug.h ----
+#ifndef PROBE_SINGLE_C_DEBUG_H
+#define PROBE_SINGLE_C_DEBUG_H
+/* probe.h, part 2: debug effects from C (prints, callbacks, breakpoints). Included by
+ * <probe/probe.h>; include that. docs/c.md, "Debugging".
+ *
+ *   probe_print("step %d: mass %.6f, f = %s", step, mass, probe_tensor_text(f));
+ *   probe_callback(on_step, &state, &f, 1);           // on probe's worker, with a copy of f
+ *   probe_breakpoint(probe_var_of("rho", rho, PROBE_FLOAT64, 2, shape), probe_var_int("step", &step));
+ *   probe_break_if_nonfinite("u", u, PROBE_FLOAT32, 1, shape);
+ */
+#ifndef PROBE_C_DEBUG_H
+#define PROBE_C_DEBUG_H
+#ifndef PROBE_PROBE_H
+#error "include <probe/probe.h>, not probe/c/debug.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PROBE_C_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PROBE_C_PRINTF(f, a)
+#endif
+
+/* A named value shown at a breakpoint: a tensor, or a number (a 0-d tensor of its storage).
+ * It refers to the caller's memory, read while the caller waits at the breakpoint. */
+typedef struct probe_var {
+  const char* name;
+  probe_tensor value;
+} probe_var;
+
+static inline probe_var probe_var_tensor(const char* name, probe_tensor value) {
+  probe_var v;
+  v.name = name;
+  v.value = value;
+  return v;
+}
+static inline probe_var probe_var_of(const char* name, const void* data, probe_dtype type, int ndim,
+                                  const int64_t* shape) {
+  return probe_var_tensor(name, probe_tensor_of(data, type, ndim, shape));
+}
+static inline probe_var probe_var_int(const char* name, const int* value) {
+  return probe_var_tensor(name, probe_tensor_of(value, sizeof(int) == 8 ? PROBE_INT64 : PROBE_INT32, 0, NULL));
+}
+static inline probe_var probe_var_double(const char* name, const double* value) {
+  return probe_var_tensor(name, probe_tensor_of(value, PROBE_FLOAT64, 0, NULL));
+}
+
+/* What a callback receives: the `user` pointer given with it and the tensors captured when
+ * the callback was made, as host, contiguous copies valid while the callback runs. */
+typedef void (*probe_callback_fn)(void* user, const probe_tensor* tensors, int ntensors);
+
+#if !defined(PROBE_DISABLE)
+
+/* printf's format and arguments, formatted now, written later as one line (a newline added
+ * when missing) to stderr or --probe_print_to, off the calling thread; off with
+ * --probe_print=off. _ordered keeps program order across threads. */
+void probe_print(const char* format, ...) PROBE_C_NOEXCEPT PROBE_C_PRINTF(1, 2);
+void probe_print_ordered(const char* format, ...) PROBE_C_NOEXCEPT PROBE_C_PRINTF(1, 2);
+void probe_vprint(int ordered, const char* format, va_list args) PROBE_C_NOEXCEPT PROBE_C_PRINTF(2, 0);
+/* A tensor as probe's prints show it ("[1. 0.5 ... 0.]", numpy-like, summarised when long),
+ * for a "%s" of probe_print: text in the calling thread's own buffers, valid until its 8th
+ * next call. "" while prints are off (--probe_print=off), so an unprinted tensor costs nothing. */
+const char* probe_tensor_text(probe_tensor tensor) PROBE_C_NOEXCEPT;
+/* "<label> = [...]": the tensor captured now, printed in order off-thread. */
+void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT;
+
+/* Runs fn(user, copies of tensors) on probe's worker thread (off with --probe_callback=off);
+ * the tensors are copied now, `user` is passed as given. _ordered: program order across
+ * threads. */
+void probe_callback(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) PROBE_C_NOEXCEPT;
+void probe_callback_ordered(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) PROBE_C_NOEXCEPT;
+/* Waits until every print and callback made before it has run. */
+void probe_effects_barrier(void) PROBE_C_NOEXCEPT;
+
+/* Stops here as --probe_breakpoint says (a prompt, npy files of the variables, SIGTRAP, abort),
+ * with the variables and the enclosing ops as frames. Use the probe_breakpoint macro. */
+void probe_breakpoint_at(const char* file, int line, const char* function, const probe_var* vars, int nvars) PROBE_C_NOEXCEPT;
+/* Stops (as probe_breakpoint would, at the caller's line) when the tensor holds NaN or Inf.
+ * Returns 1 when it did. Use the probe_break_if_nonfinite macro. */
+int probe_break_if_nonfinite_at(const char* name, probe_tensor tensor, const char* file, int line,
+                                const char* function) PROBE_C_NOEXCEPT;
+/* The same without the caller's place (reported "at :0"); kept for programs built before. */
+int(probe_break_if_nonfinite)(const char* name, const void* data, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT;
+
+#else /* PROBE_DISABLE */
+
+/* The arguments are never evaluated, but still type-checked against the format and counted
+ * as used. */
+#define probe_print(...) ((void)(0 && printf(__VA_ARGS__)))
+#define probe_print_ordered(...) ((void)(0 && printf(__VA_ARGS__)))
+static inline void probe_vprint(int ordered, const char* format, va_list args) {
+  (void)ordered, (void)format, (void)args;
+}
+static inline const char* probe_tensor_text(probe_tensor tensor) {
+  (void)tensor;
+  return "";
+}
+static inline void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim,
+                                      const int64_t* shape) {
+  (void)label, (void)data, (void)type, (void)ndim, (void)shape;
+}
+static inline void probe_callback(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) {
+  (void)fn, (void)user, (void)tensors, (void)ntensors;
+}
+static inline void probe_callback_ordered(probe_callback_fn fn, void* user, const probe_tensor* tensors,
+                                          int ntensors) {
+  (void)fn, (void)user, (void)tensors, (void)ntensors;
+}
+static inline void probe_effects_barrier(void) {}
+static inline void probe_breakpoint_at(const char* file, int line, const char* function, const probe_var* vars,
+                                       int nvars) {
+  (void)file, (void)line, (void)function, (void)vars, (void)nvars;
+}
+static inline int probe_break_if_nonfinite_at(const char* name, probe_tensor tensor, const char* file, int line,
+                                              const char* function) {
+  (void)name, (void)tensor, (void)file, (void)line, (void)function;
+  return 0;
+}
+
+#endif /* PROBE_DISABLE */
+
+/* probe_breakpoint(probe_var_of(...), ...), or probe_breakpoint() with no variables: stops at
+ * this line. Under PROBE_DISABLE the variables are built by an empty inline call, which the
+ * compiler removes. */
+#define PROBE_C_NO_VAR_ {NULL, {NULL, NULL, NULL, NULL, PROBE_BOOL, 0}}
+#define probe_breakpoint(...)                                                                                   \
+  probe_breakpoint_at(__FILE__, __LINE__, __func__, (const probe_var[]){PROBE_C_NO_VAR_, __VA_ARGS__} + 1,      \
+                      (int)(sizeof((const probe_var[]){PROBE_C_NO_VAR_, __VA_ARGS__}) / sizeof(probe_var)) - 1)
+/* As assert does: the caller's file, line and function go with the check. */
+#define probe_break_if_nonfinite(name, data, type, ndim, shape) \
+  probe_break_if_nonfinite_at(name, probe_tensor_of(data, type, ndim, shape), __FILE__, __LINE__, __func__)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROBE_C_DEBUG_H */
+
+#endif  // PROBE_SINGLE_C_DEBUG_H
+// ---- probe/c/replay.h ----
+#ifndef PROBE_SINGLE_C_REPLAY_H
+#define PROBE_SINGLE_C_REPLAY_H
+/* probe.h, part 3: replay kernels written in C. Included by <probe/probe.h>; include that.
+ * docs/c.md, "Replay".
+ *
+ *   static void norm_kernel(probe_replay* r) {
+ *     int64_t shape[PROBE_MAX_DIMS];
+ *     int ndim;
+ *     const float* x = probe_replay_input(r, "x", PROBE_FLOAT32, &ndim, shape);
+ *     float* y = probe_replay_output(r, "y", PROBE_FLOAT32, ndim, shape);
+ *     double eps = probe_replay_attr_double(r, "eps");
+ *     if (probe_replay_failed(r)) return;            // probe reports why, the replay exits 2
+ *     layer_norm(x, y, shape[0], shape[1], eps);
+ *   }
+ *   ...
+ *   probe_register_kernel("LayerNorm", norm_kernel, NULL);   // before probe_init
+ *
+ * A request that cannot be met (no such slot, another dtype, a missing attribute) returns
+ * NULL or 0 and marks the replay failed; the kernel returns, and the replay reports the first
+ * failure as one line and exits 2. */
+#ifndef PROBE_C_REPLAY_H
+#define PROBE_C_REPLAY_H
+#ifndef PROBE_PROBE_H
+#error "include <probe/probe.h>, not probe/c/replay.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct probe_replay probe_replay; /* opaque: one replayed op execution */
+typedef void (*probe_kernel_fn)(probe_replay* replay);
+
+#if !defined(PROBE_DISABLE)
+
+/* Registers `fn` as the kernel of ops whose name or type is `name` (the name is matched
+ * first); `reference` (or NULL) runs instead under --probe_reference. The name is copied; a
+ * later registration of a name replaces an earlier one. Call before probe_init. */
+void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn reference) PROBE_C_NOEXCEPT;
+
+/* Input `slot`, recorded as `type` (else a failure); NULL on failure. ndim and shape (room
+ * for PROBE_MAX_DIMS), when not NULL, receive its shape. */
+const void* probe_replay_input(probe_replay* replay, const char* slot, probe_dtype type, int* ndim, int64_t* shape) PROBE_C_NOEXCEPT;
+/* Output `slot`, allocated by probe and zero-filled: with the recorded shape when ndim < 0,
+ * else with `shape` (which must match the recorded one, when there is one). NULL on failure. */
+void* probe_replay_output(probe_replay* replay, const char* slot, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT;
+/* Attribute `name` (probe_op_attr_*): absent, or of another kind, is a failure (0, "" or
+ * NULL). probe_replay_has_attr tells first when it is optional. */
+int64_t probe_replay_attr_int(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
+double probe_replay_attr_double(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
+const char* probe_replay_attr_string(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
+const int64_t* probe_replay_attr_ints(probe_replay* replay, const char* name, size_t* count) PROBE_C_NOEXCEPT;
+int probe_replay_has_attr(const probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
+int probe_replay_has_input(const probe_replay* replay, const char* slot) PROBE_C_NOEXCEPT;
+int probe_replay_has_output(const probe_replay* replay, const char* slot) PROBE_C_NOEXCEPT;
+const char* probe_replay_op_name(const probe_replay* replay) PROBE_C_NOEXCEPT;
+const char* probe_replay_op_type(const probe_replay* replay) PROBE_C_NOEXCEPT;
+/* The kernel's own failure: one line the replay reports (the first failure wins). */
+void probe_replay_fail(probe_replay* replay, const char* why) PROBE_C_NOEXCEPT;
+/* 1 once a request failed: the kernel should return. */
+int probe_replay_failed(const probe_replay* replay) PROBE_C_NOEXCEPT;
+
+#else /* PROBE_DISABLE: nothing registered, nothing replayed */
+
+static inline void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn reference) {
+  (void)name, (void)fn, (void)reference;
+}
+static inline const void* probe_replay_input(probe_replay* replay, const char* slot, probe_dtype type, int* ndim,
+                                             int64_t* shape) {
+  (void)replay, (void)slot, (void)type, (void)ndim, (void)shape;
+  return NULL;
+}
+static inline void* probe_replay_output(probe_replay* replay, const char* slot, probe_dtype type, int ndim,
+                                        const int64_t* shape) {
+  (void)replay, (void)slot, (void)type, (void)ndim, (void)shape;
+  return NULL;
+}
+static inline int64_t probe_replay_attr_int(probe_replay* replay, const char* name) {
+  (void)replay, (void)name;
+  return 0;
+}
+static inline double probe_replay_attr_double(probe_replay* replay, const char* name) {
+  (void)replay, (void)name;
+  return 0;
+}
+static inline const char* probe_replay_attr_string(probe_replay* replay, const char* name) {
+  (void)replay, (void)name;
+  return "";
+}
+static inline const int64_t* probe_replay_attr_ints(probe_replay* replay, const char* name, size_t* count) {
+  (void)replay, (void)name;
+  if (count) *count = 0;
+  return NULL;
+}
+static inline int probe_replay_has_attr(const probe_replay* replay, const char* name) {
+  (void)replay, (void)name;
+  return 0;
+}
+static inline int probe_replay_has_input(const probe_replay* replay, const char* slot) {
+  (void)replay, (void)slot;
+  return 0;
+}
+static inline int probe_replay_has_output(const probe_replay* replay, const char* slot) {
+  (void)replay, (void)slot;
+  return 0;
+}
+static inline const char* probe_replay_op_name(const probe_replay* replay) {
+  (void)replay;
+  return "";
+}
+static inline const char* probe_replay_op_type(const probe_replay* replay) {
+  (void)replay;
+  return "";
+}
+static inline void probe_replay_fail(probe_replay* replay, const char* why) { (void)replay, (void)why; }
+static inline int probe_replay_failed(const probe_replay* replay) {
+  (void)replay;
+  return 1;
+}
+
+#endif /* PROBE_DISABLE */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROBE_C_REPLAY_H */
+
+#endif  // PROBE_SINGLE_C_REPLAY_H
+
+#endif /* C99 */
 #endif /* PROBE_PROBE_H */
 
 #endif  // PROBE_SINGLE_PROBE_H
@@ -21578,6 +23546,7 @@ namespace detail {
 
 static_assert(static_cast<int>(dtype::complex128) == PROBE_COMPLEX128 && static_cast<int>(dtype::boolean) == PROBE_BOOL,
               "probe_dtype takes probe::dtype's values");
+static_assert(max_dims == PROBE_MAX_DIMS, "PROBE_MAX_DIMS is probe::max_dims");
 static_assert(sizeof(probe_scope_site) == sizeof(scope_site) && offsetof(probe_scope_site, name) == offsetof(scope_site, name) &&
                   offsetof(probe_scope_site, file) == offsetof(scope_site, file) &&
                   offsetof(probe_scope_site, function) == offsetof(scope_site, function) &&
@@ -21590,70 +23559,601 @@ inline tensor_view c_view(const void* data, probe_dtype type, int ndim, const in
   return view_raw(data, static_cast<dtype>(type), dims(shape, static_cast<size_t>(ndim)));
 }
 
+// A probe_tensor as the C++ layer's view: strided, or a batch of sample buffers.
+inline tensor_view c_view(const probe_tensor& t) noexcept {
+  const int n = t.ndim;
+  if (n < 0 || n > max_dims || (n > 0 && !t.shape)) return tensor_view{};
+  const size_t un = static_cast<size_t>(n);
+  if (t.batch) {
+    if (n < 1) return tensor_view{};
+    const tensor_view sample = t.strides ? view_raw(nullptr, static_cast<dtype>(t.type), dims(t.shape + 1, un - 1),
+                                                    dims(t.strides + 1, un - 1))
+                                         : view_raw(nullptr, static_cast<dtype>(t.type), dims(t.shape + 1, un - 1));
+    return batch_view(t.batch, t.shape[0], sample);
+  }
+  if (t.strides) return view_raw(t.data, static_cast<dtype>(t.type), dims(t.shape, un), dims(t.strides, un));
+  return view_raw(t.data, static_cast<dtype>(t.type), dims(t.shape, un));
+}
+
 inline op_record* c_record(probe_op* op) noexcept { return reinterpret_cast<op_record*>(op); }
+inline probe_op* c_handle(op_record* r) noexcept { return reinterpret_cast<probe_op*>(r); }
+
+// "L<index>.<sub><sub_index>.<name>" in the caller's stack buffer when it fits (op_begin
+// copies it into the op's reused record: no allocation in a steady state).
+inline op_record* c_begin_sub(const char* name, const char* type, int64_t index, const char* sub,
+                              int64_t sub_index) noexcept {
+  char head[64];
+  char* e = head;
+  *e++ = 'L';
+  e = put_int(e, index < 0 ? 0 : index);
+  *e++ = '.';
+  const char* s = sub ? sub : "";
+  const size_t sub_len = strlen(s), name_len = strlen(name ? name : "");
+  char buf[256];
+  const size_t head_len = static_cast<size_t>(e - head);
+  char num[24];
+  const size_t num_len = static_cast<size_t>(put_int(num, sub_index) - num);
+  const size_t total = head_len + sub_len + num_len + 1 + name_len;
+  if (total < sizeof buf) {
+    char* p = buf;
+    memcpy(p, head, head_len), p += head_len;
+    memcpy(p, s, sub_len), p += sub_len;
+    memcpy(p, num, num_len), p += num_len;
+    *p++ = '.';
+    memcpy(p, name ? name : "", name_len), p += name_len;
+    *p = '\0';
+    return op_begin(buf, type);
+  }
+  try {
+    std::string full(head, head_len);
+    full.append(s, sub_len).append(num, num_len).append(1, '.').append(name ? name : "", name_len);
+    return op_begin(full.c_str(), type);
+  } catch (...) {
+    return nullptr;  // out of memory: this op goes unrecorded
+  }
+}
+
+inline void c_attr(probe_op* op, const char* name, const attr_arg& a) noexcept {
+  if (op) op_attr(c_record(op), name, a);
+}
 
 }  // namespace detail
 PROBE_END_NAMESPACE
 
 extern "C" {
 
-void probe_init(int* argc, char** argv) {
+int probe_version(void) PROBE_C_NOEXCEPT { return PROBE_C_API_VERSION; }
+const char* probe_version_string(void) PROBE_C_NOEXCEPT { return PROBE_VERSION_STRING; }
+
+void probe_init(int* argc, char** argv) PROBE_C_NOEXCEPT {
   if (argc) probe::init(*argc, argv);
 }
-void probe_flush(void) { probe::flush(); }
-void probe_set_step(int64_t step) { probe::set_step(step); }
+void probe_set_flags(const char* flags) PROBE_C_NOEXCEPT { probe::set_flags(flags ? flags : ""); }
+void probe_help(FILE* out) PROBE_C_NOEXCEPT {
+  try {
+    probe::detail::print_flag_help(out ? out : stdout);
+  } catch (...) {
+  }
+}
+int probe_reference_mode(void) PROBE_C_NOEXCEPT { return probe::reference_mode() ? 1 : 0; }
+int probe_reproducible_mode(void) PROBE_C_NOEXCEPT { return probe::reproducible_mode() ? 1 : 0; }
+void probe_set_log_sink(probe_log_fn sink, void* user) PROBE_C_NOEXCEPT { probe::set_log_sink(sink, user); }
+void probe_flush(void) PROBE_C_NOEXCEPT { probe::flush(); }
+void probe_set_step(int64_t step) PROBE_C_NOEXCEPT { probe::set_step(step); }
 
-probe_op* probe_op_begin(const char* name, const char* type, int64_t index) {
+probe_op* probe_op_begin(const char* name, const char* type, int64_t index) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (!gate_on(gate_ops)) return nullptr;
-  if (index < 0) return reinterpret_cast<probe_op*>(op_begin(name, type ? type : ""));
-  return reinterpret_cast<probe_op*>(op_begin_indexed(name, type ? type : "", index));
+  if (index < 0) return c_handle(op_begin(name, type ? type : ""));
+  return c_handle(op_begin_indexed(name, type ? type : "", index));
+}
+probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub, int64_t sub_index) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (sub_index < 0) return probe_op_begin(name, type, index);
+  if (!gate_on(gate_ops)) return nullptr;
+  return c_handle(c_begin_sub(name, type ? type : "", index, sub, sub_index));
 }
 void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                    const int64_t* shape) {
+                    const int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (op) op_tensor(c_record(op), io::in, slot, c_view(data, type, ndim, shape));
 }
 void probe_op_output(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                     const int64_t* shape) {
+                     const int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (op) op_tensor(c_record(op), io::out, slot, c_view(data, type, ndim, shape));
 }
 void probe_op_inout(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
-                    const int64_t* shape) {
+                    const int64_t* shape) PROBE_C_NOEXCEPT {
   using namespace probe::detail;
   if (op) op_inout(c_record(op), slot, c_view(data, type, ndim, shape));
 }
-void probe_op_end(probe_op* op) {
+void probe_op_output_at_end(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
+                            const int64_t* shape) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (op) op_defer_output(c_record(op), slot, c_view(data, type, ndim, shape));
+}
+void probe_op_tensor(probe_op* op, probe_io which, const char* slot, probe_tensor tensor) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!op || !op_records_tensors(c_record(op))) return;
+  const probe::tensor_view v = c_view(tensor);
+  switch (which) {
+    case PROBE_IN: op_tensor(c_record(op), io::in, slot, v); break;
+    case PROBE_OUT: op_tensor(c_record(op), io::out, slot, v); break;
+    case PROBE_INOUT: op_inout(c_record(op), slot, v); break;
+    case PROBE_OUT_AT_END: op_defer_output(c_record(op), slot, v); break;
+    default: log("probe_op_tensor(\"%s\"): %d is not a probe_io; not recorded", slot ? slot : "", static_cast<int>(which));
+  }
+}
+void probe_op_attr_int(probe_op* op, const char* name, int64_t value) PROBE_C_NOEXCEPT {
+  probe::detail::c_attr(op, name, probe::detail::make_attr(value));
+}
+void probe_op_attr_double(probe_op* op, const char* name, double value) PROBE_C_NOEXCEPT {
+  probe::detail::c_attr(op, name, probe::detail::make_attr(value));
+}
+void probe_op_attr_bool(probe_op* op, const char* name, int value) PROBE_C_NOEXCEPT {
+  probe::detail::c_attr(op, name, probe::detail::make_attr(value != 0));
+}
+void probe_op_attr_string(probe_op* op, const char* name, const char* value) PROBE_C_NOEXCEPT {
+  probe::detail::c_attr(op, name, probe::detail::make_text_attr(value, value ? strlen(value) : 0));
+}
+void probe_op_attr_ints(probe_op* op, const char* name, const int64_t* values, size_t count) PROBE_C_NOEXCEPT {
+  probe::detail::c_attr(op, name, probe::detail::make_int_list_attr(values, values ? count : 0));
+}
+void probe_op_link(probe_op* op, const char* slot, const char* producer_key) PROBE_C_NOEXCEPT {
+  if (op) probe::detail::op_link(probe::detail::c_record(op), slot, producer_key);
+}
+void probe_op_end(probe_op* op) PROBE_C_NOEXCEPT {
   if (op) probe::detail::op_end(probe::detail::c_record(op));
 }
-int probe_op_records_tensors(const probe_op* op) {
+int probe_op_records_tensors(const probe_op* op) PROBE_C_NOEXCEPT {
   return op != nullptr && probe::detail::op_records_tensors(reinterpret_cast<const probe::detail::op_record*>(op));
 }
+uint64_t probe_op_sequence(const probe_op* op) PROBE_C_NOEXCEPT {
+  return op ? probe::detail::op_sequence(reinterpret_cast<const probe::detail::op_record*>(op)) : 0;
+}
 
-probe_scope probe_scope_begin(const probe_scope_site* site) {
+probe_op* probe_op_current(void) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  return gate_on(gate_ops) ? c_handle(op_current()) : nullptr;
+}
+probe_op* probe_op_adopt(probe_op* parent) PROBE_C_NOEXCEPT {
+  return parent && probe::detail::op_adopt(probe::detail::c_record(parent)) ? parent : nullptr;
+}
+void probe_op_unadopt(probe_op* adopted) PROBE_C_NOEXCEPT {
+  if (adopted) probe::detail::op_unadopt(probe::detail::c_record(adopted));
+}
+
+probe_scope probe_scope_begin(const probe_scope_site* site) PROBE_C_NOEXCEPT {
   probe_scope s{nullptr, 0};
   const auto* cpp = reinterpret_cast<const probe::detail::scope_site*>(site);
   if (site && probe::detail::scope_enter(cpp, &s.begin)) s.site = site;
   return s;
 }
-void probe_scope_end(probe_scope scope) {
+void probe_scope_end(probe_scope scope) PROBE_C_NOEXCEPT {
   if (scope.site) probe::detail::scope_leave(reinterpret_cast<const probe::detail::scope_site*>(scope.site), scope.begin);
 }
 
-void probe_metric(const char* name, double value) { probe::metric(name ? name : "", value); }
+void probe_metric(const char* name, double value) PROBE_C_NOEXCEPT { probe::metric(name ? name : "", value); }
 
-void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape) {
+// ---- The engine's IR at compiler passes: the C form of probe::ir_module / ir_pass ----
+
+}  // extern "C"
+
+// ---- probe/c/debug_impl.hpp ----
+#ifndef PROBE_SINGLE_C_DEBUG_IMPL_HPP
+#define PROBE_SINGLE_C_DEBUG_IMPL_HPP
+// probe.h's debug effects (c/debug.h) over the C++ ones: printf-formatted prints, tensor text,
+// callbacks with captured tensors, breakpoints with variables. Part of c_api_impl.hpp.
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// The text is formatted on the caller's thread (printf's arguments do not outlive the call)
+// and queued as one string: the caller pays for vsnprintf, the write happens off-thread.
+inline void c_vprint(bool ordered, const char* format, va_list args) noexcept {
+  if (!format) return;
+  char small[512];
+  va_list again;
+  va_copy(again, args);
+  const int n = vsnprintf(small, sizeof small, format, args);
+  if (n < 0) {
+    va_end(again);
+    log("probe_print(\"%s\"): the format could not be applied; nothing printed", format);
+    return;
+  }
+  try {
+    std::string big;
+    const char* text = small;
+    if (static_cast<size_t>(n) >= sizeof small) {
+      big.resize(static_cast<size_t>(n) + 1);
+      vsnprintf(&big[0], big.size(), format, again);
+      big.resize(static_cast<size_t>(n));
+      text = big.c_str();
+    }
+    const format_arg args_[2] = {make_format_arg(text), {}};
+    print_submit(ordered, "{}", 2, args_, 1);
+  } catch (...) {
+  }
+  va_end(again);
+}
+
+// A C callback and the copies of its tensors, run once on probe's worker thread.
+class c_callback final : public callback_task {
+ public:
+  c_callback(probe_callback_fn fn, void* user) : fn_(fn), user_(user) {}
+  bool capture(effect_record* r, const probe_tensor* tensors, int n) {
+    views_.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) views_.push_back(callback_capture_tensor(r, c_view(tensors[i])));
+    out_.resize(views_.size());
+    for (size_t i = 0; i < views_.size(); ++i) {
+      const tensor_view& v = views_[i];
+      out_[i].data = v.data;
+      out_[i].batch = nullptr;
+      out_[i].shape = v.ndim > 0 ? v.shape : nullptr;
+      out_[i].strides = nullptr;  // captured copies are contiguous
+      out_[i].type = static_cast<probe_dtype>(v.type);
+      out_[i].ndim = v.ndim;
+    }
+    return true;
+  }
+  void run() override { fn_(user_, out_.empty() ? nullptr : out_.data(), static_cast<int>(out_.size())); }
+
+ private:
+  probe_callback_fn fn_;
+  void* user_;
+  std::vector<tensor_view> views_;  // out_ points into these
+  std::vector<probe_tensor> out_;
+};
+
+inline void c_callback_submit(bool ordered, probe_callback_fn fn, void* user, const probe_tensor* tensors,
+                              int n) noexcept {
+  if (!fn || !gate_on(gate_callback)) return;
+  effect_record* r = callback_begin(ordered);
+  if (!r) return;
+  c_callback* task = nullptr;
+  try {
+    task = new c_callback(fn, user);
+    task->capture(r, tensors, tensors && n > 0 ? n : 0);
+  } catch (...) {
+    delete task;
+    task = nullptr;
+  }
+  callback_commit(r, task);
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+extern "C" {
+
+void probe_vprint(int ordered, const char* format, va_list args) PROBE_C_NOEXCEPT {
+  if (probe::detail::gate_on(probe::detail::gate_print)) probe::detail::c_vprint(ordered != 0, format, args);
+}
+void probe_print(const char* format, ...) PROBE_C_NOEXCEPT {
+  if (!probe::detail::gate_on(probe::detail::gate_print)) return;
+  va_list args;
+  va_start(args, format);
+  probe::detail::c_vprint(false, format, args);
+  va_end(args);
+}
+void probe_print_ordered(const char* format, ...) PROBE_C_NOEXCEPT {
+  if (!probe::detail::gate_on(probe::detail::gate_print)) return;
+  va_list args;
+  va_start(args, format);
+  probe::detail::c_vprint(true, format, args);
+  va_end(args);
+}
+
+const char* probe_tensor_text(probe_tensor tensor) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!gate_on(gate_print)) return "";
+  // A ring, so that one probe_print may show several tensors.
+  static thread_local std::string ring[8];
+  static thread_local unsigned next = 0;
+  std::string& out = ring[next++ % 8];
+  try {
+    out.clear();
+    format_tensor(out, c_view(tensor), tensor_format{});
+    return out.c_str();
+  } catch (...) {
+    return "";
+  }
+}
+
+void probe_print_tensor(const char* label, const void* data, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT {
   probe::print("{} = {}", label ? label : "", probe::detail::c_view(data, type, ndim, shape));
 }
 
-int probe_break_if_nonfinite(const char* name, const void* data, probe_dtype type, int ndim, const int64_t* shape) {
-  if (!probe::detail::gate_on(probe::detail::gate_breakpoint)) return 0;
-  const probe::tensor_view v = probe::detail::c_view(data, type, ndim, shape);
+void probe_callback(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) PROBE_C_NOEXCEPT {
+  probe::detail::c_callback_submit(false, fn, user, tensors, ntensors);
+}
+void probe_callback_ordered(probe_callback_fn fn, void* user, const probe_tensor* tensors, int ntensors) PROBE_C_NOEXCEPT {
+  probe::detail::c_callback_submit(true, fn, user, tensors, ntensors);
+}
+void probe_effects_barrier(void) PROBE_C_NOEXCEPT { probe::effects_barrier(); }
+
+void probe_breakpoint_at(const char* file, int line, const char* function, const probe_var* vars, int nvars) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!gate_on(gate_breakpoint)) return;
+  if (!vars || nvars < 0) nvars = 0;
+  probe::var_ref small[16];
+  probe::var_ref* refs = small;
+  std::vector<probe::var_ref> big;
+  if (nvars > 16) {
+    try {
+      big.resize(static_cast<size_t>(nvars));
+    } catch (...) {
+      return;
+    }
+    refs = big.data();
+  }
+  for (int i = 0; i < nvars; ++i) refs[i] = probe::var_ref{vars[i].name ? vars[i].name : "", c_view(vars[i].value)};
+  breakpoint_hit(file ? file : "", line, function ? function : "", refs, nvars);
+}
+
+int probe_break_if_nonfinite_at(const char* name, probe_tensor tensor, const char* file, int line,
+                                const char* function) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!gate_on(gate_breakpoint)) return 0;
+  const probe::tensor_view v = c_view(tensor);
   const probe::health h = probe::compute_health(v);
   if (!h.valid || h.all_finite()) return 0;
-  probe::detail::breakpoint_if_nonfinite_impl(name ? name : "", v, "", 0, "");
+  breakpoint_if_nonfinite_impl(name ? name : "", v, file ? file : "", line, function ? function : "");
   return 1;
+}
+
+int(probe_break_if_nonfinite)(const char* name, const void* data, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT {
+  return probe_break_if_nonfinite_at(name, probe_tensor_of(data, type, ndim, shape), "", 0, "");
+}
+
+}  // extern "C"
+
+#endif  // PROBE_SINGLE_C_DEBUG_IMPL_HPP
+// ---- probe/c/replay_impl.hpp ----
+#ifndef PROBE_SINGLE_C_REPLAY_IMPL_HPP
+#define PROBE_SINGLE_C_REPLAY_IMPL_HPP
+// probe.h's replay kernels (c/replay.h): C kernels behind the C++ registry. Each C
+// registration adds its name to the C++ registry with a trampoline; the trampoline finds the
+// C kernel the same way the registry found it (op name, then op type) and runs it on a
+// probe_replay. A request the C++ layer refuses throws replay_failure: caught here, kept as
+// the replay's first failure, and thrown again from the trampoline once the C kernel has
+// returned, so no exception crosses the kernel's C frames. Part of c_api_impl.hpp.
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+
+struct probe_replay {
+  probe::detail::replay_state* state;
+  std::string failure;  // the first failed request; empty while none failed
+  bool failed;
+};
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct c_kernel_entry {
+  const char* name;
+  probe_kernel_fn fn;
+  probe_kernel_fn reference;
+  c_kernel_entry* next;
+};
+
+inline c_kernel_entry*& c_kernel_head() noexcept {
+  static c_kernel_entry* head = nullptr;
+  return head;
+}
+
+// The latest C registration of the op's name, else of its type: what find_kernel chose.
+inline const c_kernel_entry* c_kernel_for(const char* op, const char* type) noexcept {
+  const c_kernel_entry* head = __atomic_load_n(&c_kernel_head(), __ATOMIC_ACQUIRE);
+  for (const char* want : {op, type}) {
+    if (!want || !*want) continue;
+    for (const c_kernel_entry* k = head; k; k = k->next)
+      if (strcmp(k->name, want) == 0) return k;
+  }
+  return nullptr;
+}
+
+inline void c_fail(probe_replay* r, const std::string& why) noexcept {
+  if (!r || r->failed) return;
+  r->failed = true;
+  try {
+    r->failure = why;
+  } catch (...) {
+  }
+}
+
+// Runs a request of the C++ layer, turning what it throws into the replay's failure.
+template <class F, class T>
+T c_request(probe_replay* r, T none, F&& f) noexcept {
+  if (!r || r->failed) return none;
+  try {
+    return f();
+  } catch (const replay_failure& e) {
+    c_fail(r, e.message);
+  } catch (const std::exception& e) {
+    c_fail(r, std::string("the C kernel's request failed: ") + e.what());
+  } catch (...) {
+    c_fail(r, "the C kernel's request failed");
+  }
+  return none;
+}
+
+inline void c_trampoline(replay_context& ctx, bool reference) {
+  const c_kernel_entry* k = c_kernel_for(ctx.op_name(), ctx.op_type());
+  probe_kernel_fn fn = k ? (reference && k->reference ? k->reference : k->fn) : nullptr;
+  if (!fn) throw replay_failure{std::string("no C kernel for op ") + ctx.op_name()};
+  probe_replay r{ctx.state(), std::string(), false};
+  fn(&r);
+  if (r.failed) throw replay_failure{r.failure.empty() ? std::string("the C kernel failed") : r.failure};
+}
+inline void c_trampoline_fn(replay_context& ctx) { c_trampoline(ctx, false); }
+inline void c_trampoline_reference(replay_context& ctx) { c_trampoline(ctx, true); }
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+extern "C" {
+
+void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn reference) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!name || !fn) {
+    log("probe_register_kernel: a kernel needs a name and a function; ignored");
+    return;
+  }
+  const size_t n = strlen(name);
+  char* copy = static_cast<char*>(malloc(n + 1));
+  c_kernel_entry* k = static_cast<c_kernel_entry*>(malloc(sizeof(c_kernel_entry)));
+  if (!copy || !k) {
+    free(copy);
+    free(k);
+    log("probe_register_kernel(\"%s\"): out of memory; not registered", name);
+    return;
+  }
+  memcpy(copy, name, n + 1);
+  *k = c_kernel_entry{copy, fn, reference, nullptr};
+  c_kernel_entry*& head = c_kernel_head();
+  c_kernel_entry* old = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
+  do {
+    k->next = old;
+  } while (!__atomic_compare_exchange_n(&head, &old, k, true, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+  add_kernel_copy(name, c_trampoline_fn, reference ? c_trampoline_reference : nullptr);
+}
+
+const void* probe_replay_input(probe_replay* r, const char* slot, probe_dtype type, int* ndim, int64_t* shape) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  return c_request(r, static_cast<const void*>(nullptr), [&]() -> const void* {
+    const probe::tensor_view v = replay_input(r->state, slot, static_cast<probe::dtype>(type), nullptr);
+    if (ndim) *ndim = v.ndim;
+    if (shape)
+      for (int i = 0; i < v.ndim; ++i) shape[i] = v.shape[i];
+    return v.data;
+  });
+}
+
+void* probe_replay_output(probe_replay* r, const char* slot, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  return c_request(r, static_cast<void*>(nullptr), [&]() -> void* {
+    if (ndim > probe::max_dims || (ndim > 0 && !shape)) c_fail(r, std::string("output '") + (slot ? slot : "") + "': bad shape");
+    if (r->failed) return nullptr;
+    const probe::dims d(shape, ndim > 0 ? static_cast<size_t>(ndim) : 0);
+    const probe::tensor_view v = replay_output(r->state, slot, static_cast<probe::dtype>(type), ndim < 0 ? nullptr : &d);
+    return const_cast<void*>(v.data);
+  });
+}
+
+int64_t probe_replay_attr_int(probe_replay* r, const char* name) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  return c_request(r, int64_t{0}, [&] { return attr_as<int64_t>(r->state, name, replay_attr(r->state, name, true)); });
+}
+double probe_replay_attr_double(probe_replay* r, const char* name) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  return c_request(r, 0.0, [&] { return attr_as<double>(r->state, name, replay_attr(r->state, name, true)); });
+}
+const char* probe_replay_attr_string(probe_replay* r, const char* name) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  return c_request(r, static_cast<const char*>(""), [&]() -> const char* {
+    const attr_value* a = replay_attr(r->state, name, true);
+    if (a->kind != attr_kind::text) replay_attr_mismatch(r->state, name, "a string");
+    return a->text;
+  });
+}
+const int64_t* probe_replay_attr_ints(probe_replay* r, const char* name, size_t* count) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (count) *count = 0;
+  return c_request(r, static_cast<const int64_t*>(nullptr), [&]() -> const int64_t* {
+    const attr_value* a = replay_attr(r->state, name, true);
+    if (a->kind != attr_kind::ints || !a->list_ok) replay_attr_mismatch(r->state, name, "a list of integers");
+    if (count) *count = a->n;
+    return a->ints;
+  });
+}
+int probe_replay_has_attr(const probe_replay* r, const char* name) PROBE_C_NOEXCEPT {
+  return r && probe::detail::replay_has(r->state, 0, name) ? 1 : 0;
+}
+int probe_replay_has_input(const probe_replay* r, const char* slot) PROBE_C_NOEXCEPT {
+  return r && probe::detail::replay_has(r->state, 1, slot) ? 1 : 0;
+}
+int probe_replay_has_output(const probe_replay* r, const char* slot) PROBE_C_NOEXCEPT {
+  return r && probe::detail::replay_has(r->state, 2, slot) ? 1 : 0;
+}
+const char* probe_replay_op_name(const probe_replay* r) PROBE_C_NOEXCEPT { return r ? probe::detail::replay_op(r->state, false) : ""; }
+const char* probe_replay_op_type(const probe_replay* r) PROBE_C_NOEXCEPT { return r ? probe::detail::replay_op(r->state, true) : ""; }
+void probe_replay_fail(probe_replay* r, const char* why) PROBE_C_NOEXCEPT {
+  try {
+    probe::detail::c_fail(r, std::string("the kernel: ") + (why ? why : "failed"));
+  } catch (...) {
+    if (r) r->failed = true;
+  }
+}
+int probe_replay_failed(const probe_replay* r) PROBE_C_NOEXCEPT { return !r || r->failed ? 1 : 0; }
+
+}  // extern "C"
+
+#endif  // PROBE_SINGLE_C_REPLAY_IMPL_HPP
+namespace probe {
+namespace detail {
+struct c_ir_printer {
+  probe_ir_print_fn fn;
+  void* user;
+};
+inline void c_ir_call(const void* self, ir_out& out) {
+  const c_ir_printer* p = static_cast<const c_ir_printer*>(self);
+  p->fn(p->user, reinterpret_cast<probe_ir_text*>(&out));
+}
+inline ir_module_state* c_ir(probe_ir_module* m) { return reinterpret_cast<ir_module_state*>(m); }
+}  // namespace detail
+}  // namespace probe
+
+extern "C" {
+
+probe_ir_module* probe_ir_module_open(const char* name, int64_t op_count) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!gate_on(gate_ir)) return nullptr;
+  if (!name) name = "";
+  return reinterpret_cast<probe_ir_module*>(ir_module_open(name, strlen(name), op_count, false));
+}
+void probe_ir_pass_begin(probe_ir_module* m, const char* pass, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!m) return;
+  const c_ir_printer p{fn, user};
+  if (!pass) pass = "";
+  ir_pass_begin(c_ir(m), pass, strlen(pass), fn ? ir_printer{&p, &c_ir_call} : ir_printer{});
+}
+void probe_ir_pass_end(probe_ir_module* m, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!m) return;
+  const c_ir_printer p{fn, user};
+  ir_pass_end(c_ir(m), fn ? ir_printer{&p, &c_ir_call} : ir_printer{});
+}
+void probe_ir_module_close(probe_ir_module* m, probe_ir_print_fn fn, void* user) PROBE_C_NOEXCEPT {
+  using namespace probe::detail;
+  if (!m) return;
+  const c_ir_printer p{fn, user};
+  ir_module_close(c_ir(m), fn ? ir_printer{&p, &c_ir_call} : ir_printer{});
+}
+unsigned probe_ir_module_id(const probe_ir_module* m) PROBE_C_NOEXCEPT {
+  return probe::detail::ir_module_id(reinterpret_cast<const probe::detail::ir_module_state*>(m));
+}
+void probe_ir_write(probe_ir_text* out, const char* text, size_t len) PROBE_C_NOEXCEPT {
+  if (!out || !text) return;
+  try {
+    reinterpret_cast<probe::ir_out*>(out)->write(text, len);
+  } catch (...) {  // out of memory: the stage is written short, the host goes on
+  }
+}
+unsigned probe_ir_set_running(unsigned id) PROBE_C_NOEXCEPT {
+  const unsigned prev = probe::detail::t_ir_running;
+  probe::detail::t_ir_running = id;
+  return prev;
 }
 
 }  // extern "C"
