@@ -20702,6 +20702,7 @@ struct replay_row {
   bool isolated = false;  // ran in a child process
   std::vector<replay_output_row> outputs;
   std::vector<int64_t> times_ns;  // --probe_replay_iterations: each timed run of the kernel
+  std::vector<std::string> notes;  // said under its row ("input 'g': its prior state is unknown ...")
 };
 
 struct replay_report {
@@ -21250,6 +21251,8 @@ PROBE_API std::string replay_row_json(const replay_row& r) {
   }
   w.end_array().key("times_ns").begin_array();
   for (int64_t t : r.times_ns) w.value(static_cast<long long>(t));
+  w.end_array().key("notes").begin_array();
+  for (const std::string& n : r.notes) w.value(n);
   w.end_array().end_object();
   return out;
 }
@@ -21265,6 +21268,8 @@ PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r) {
   const int64_t outcome = v.get_int("outcome", 2);
   r->outcome = outcome == 0 ? replay_outcome::ok : outcome == 1 ? replay_outcome::mismatch : replay_outcome::error;
   r->error = v.get_string("error");
+  const json::value& notes = v.get("notes");
+  for (size_t i = 0; i < notes.size(); ++i) r->notes.push_back(notes[i].as_string());
   const json::value& outs = v.get("outputs");
   for (size_t i = 0; i < outs.size(); ++i) {
     const json::value& o = outs[i];
@@ -21392,15 +21397,18 @@ PROBE_API std::string replay_row_head(const replay_row& row, const replay_column
 
 PROBE_API std::string replay_row_rest(const replay_row& row, const replay_columns& c) {
   using replay_table::pad;
-  if (row.outcome == replay_outcome::error) return pad("ERROR", 9) + "  " + printable(row.error) + "\n";
-  if (row.outputs.empty()) return pad("ok", 9) + "  (the kernel wrote no output)\n";
+  // Notes under the row, not through the log: a line on stderr would cut the row in two.
+  std::string notes;
+  for (const std::string& n : row.notes) notes += std::string(c.key + c.type + 15, ' ') + "note: " + printable(n) + "\n";
+  if (row.outcome == replay_outcome::error) return pad("ERROR", 9) + "  " + printable(row.error) + "\n" + notes;
+  if (row.outputs.empty()) return pad("ok", 9) + "  (the kernel wrote no output)\n" + notes;
   std::string out;
   for (size_t i = 0; i < row.outputs.size(); ++i) {
     const replay_output_row& o = row.outputs[i];
     out += (i == 0 ? std::string() : std::string(c.key + c.type + 15, ' ')) + pad(o.result, 9) + "  " + printable(o.slot) +
            " " + o.shape + ": " + replay_table::detail_of(o) + "\n";
   }
-  return out;
+  return out + notes;
 }
 
 PROBE_API std::string replay_table_end(const replay_report& r) {
@@ -21705,8 +21713,7 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
       if (!read_recorded(snap.dir, t, &v, &why)) {
         if (t.file.empty() && !t.prior.empty()) {
           // An implicit prior state that cannot be put together: zeros, said once per op.
-          log("replay %s: input '%s': %s; it, and output '%s', start from zeros", row.key.c_str(), t.slot.c_str(),
-              why.c_str(), t.slot.c_str());
+          row.notes.push_back("input '" + t.slot + "': " + why + "; it, and output '" + t.slot + "', start from zeros");
           st.inputs.push_back(tensor(t.type, dims(t.shape, static_cast<size_t>(t.ndim))));
           continue;
         }

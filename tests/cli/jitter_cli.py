@@ -8,6 +8,7 @@ usage: jitter_cli.py PATH/TO/probe PATH/TO/engine
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -73,7 +74,9 @@ with tempfile.TemporaryDirectory() as tmp:
         said = p.stdout
         if p.returncode == 1:
             break
-    check("Differs between runs of the same build, non-deterministic? op pool#0" in said.replace("\n    ", " ")
+    flat = said.replace("\n    ", " ")
+    check(re.search(r"(Differs between runs of the same build, non-deterministic\? op pool#0|"
+                    r"between runs of the same build, non-deterministic\?, start at 1 op: pool#0)", flat)
           and "Root cause: op pool#0" not in said and "probe jitter" in said, f"compare of two runs of one build: {said}")
     p = subprocess.run([PROBE, "compare", os.path.join(tmp, "one"), os.path.join(tmp, "two"), "--json", "-"],
                        capture_output=True, text=True, timeout=120)

@@ -352,9 +352,11 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     for (size_t po : n.outputs) fresh = fresh || pairs[po].fresh_fail > 0;
     const long upstream = upstream_root(n);
     if (n.mismatch && inputs_match && (!prior_differs || fresh) && !n.inner_mismatch) {
-      if (upstream >= 0) {
+      if (upstream >= 0 && !prior_differs) {
         // Its inputs pass, but hold an earlier root's difference, which it grew past the
-        // tolerance (y = 1e-5 x, then z = 1e5 y): part of that root's reach, not a root.
+        // tolerance (y = 1e-5 x, then z = 1e5 y): part of that root's reach, not a root. (An
+        // op judged per element against a prior state that differs is a root on its own
+        // failures.)
         root_cause& from = g.roots[static_cast<size_t>(upstream)];
         spread(ni, true, &from.reaches);
         g.regrown.emplace_back(ni, static_cast<size_t>(upstream));

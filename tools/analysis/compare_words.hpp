@@ -313,7 +313,8 @@ inline void rounding_roots_words(std::string& out, const std::string& prefix, co
   if (nodes.empty()) return;
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  out += prefix + "Rounding-level differences (largest error " + short_num(largest) + " of a tensor's scale) start at " +
+  out += prefix + "Rounding-level differences (largest error " + short_num(largest) + " of a tensor's scale) " +
+         (run.same_build ? "between runs of the same build, non-deterministic?, " : "") + "start at " +
          std::to_string(nodes.size()) + " op" + (nodes.size() > 1 ? "s" : "") + ": ";
   list_nodes(out, g, nodes);
   out += ".\n";

@@ -120,8 +120,8 @@ const command_spec compare_command = {
     "1e-2 1e-2, bfloat16 5e-2 5e-2, integers 0 0.\n",
     k_options,
     sizeof k_options / sizeof k_options[0],
-    "exit: 0 within tolerance (with --accept-rounding, also when every failure is rounding-level; --nonfinite, "
-    "--first-above: none found), 1 mismatch (found), 2 bad input",
+    "exit: 0 within tolerance (with --accept-rounding, also when every failure is rounding-level;\n"
+    "      --nonfinite, --first-above: none found), 1 mismatch (found), 2 bad input",
     2,
     "",
     operand_kind::words,

@@ -168,12 +168,19 @@ bool run_engine(const std::vector<std::string>& command, const std::string& flag
     if (end == std::string::npos) end = said.size();
     const std::string line = said.substr(at, end - at);
     at = end + 1;
-    if (line.compare(0, 22, "probe-replay-running ") == 0) out->running = line.substr(21);
-    if (line.compare(0, 19, "probe-replay-done ") == 0) {
-      out->done.push_back(line.substr(18));
+    auto after = [&](const char* prefix, std::string* rest) {
+      const size_t n = strlen(prefix);
+      if (line.compare(0, n, prefix) != 0) return false;
+      *rest = line.substr(n);
+      return true;
+    };
+    std::string dir;
+    if (after("probe-replay-running ", &dir)) out->running = dir;
+    if (after("probe-replay-done ", &dir)) {
+      out->done.push_back(dir);
       out->running.clear();
     }
-    if (line.compare(0, 18, "probe-replay-exit ") == 0) out->replayed = true;
+    if (after("probe-replay-exit ", &dir)) out->replayed = true;
   }
   if (WIFSIGNALED(status)) out->signal = WTERMSIG(status);
   out->code = WIFEXITED(status) ? WEXITSTATUS(status) : 2;

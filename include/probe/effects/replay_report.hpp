@@ -35,6 +35,7 @@ struct replay_row {
   bool isolated = false;  // ran in a child process
   std::vector<replay_output_row> outputs;
   std::vector<int64_t> times_ns;  // --probe_replay_iterations: each timed run of the kernel
+  std::vector<std::string> notes;  // said under its row ("input 'g': its prior state is unknown ...")
 };
 
 struct replay_report {

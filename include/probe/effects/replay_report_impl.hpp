@@ -43,6 +43,8 @@ PROBE_API std::string replay_row_json(const replay_row& r) {
   }
   w.end_array().key("times_ns").begin_array();
   for (int64_t t : r.times_ns) w.value(static_cast<long long>(t));
+  w.end_array().key("notes").begin_array();
+  for (const std::string& n : r.notes) w.value(n);
   w.end_array().end_object();
   return out;
 }
@@ -58,6 +60,8 @@ PROBE_API bool replay_row_from_json(const std::string& text, replay_row* r) {
   const int64_t outcome = v.get_int("outcome", 2);
   r->outcome = outcome == 0 ? replay_outcome::ok : outcome == 1 ? replay_outcome::mismatch : replay_outcome::error;
   r->error = v.get_string("error");
+  const json::value& notes = v.get("notes");
+  for (size_t i = 0; i < notes.size(); ++i) r->notes.push_back(notes[i].as_string());
   const json::value& outs = v.get("outputs");
   for (size_t i = 0; i < outs.size(); ++i) {
     const json::value& o = outs[i];
@@ -185,15 +189,18 @@ PROBE_API std::string replay_row_head(const replay_row& row, const replay_column
 
 PROBE_API std::string replay_row_rest(const replay_row& row, const replay_columns& c) {
   using replay_table::pad;
-  if (row.outcome == replay_outcome::error) return pad("ERROR", 9) + "  " + printable(row.error) + "\n";
-  if (row.outputs.empty()) return pad("ok", 9) + "  (the kernel wrote no output)\n";
+  // Notes under the row, not through the log: a line on stderr would cut the row in two.
+  std::string notes;
+  for (const std::string& n : row.notes) notes += std::string(c.key + c.type + 15, ' ') + "note: " + printable(n) + "\n";
+  if (row.outcome == replay_outcome::error) return pad("ERROR", 9) + "  " + printable(row.error) + "\n" + notes;
+  if (row.outputs.empty()) return pad("ok", 9) + "  (the kernel wrote no output)\n" + notes;
   std::string out;
   for (size_t i = 0; i < row.outputs.size(); ++i) {
     const replay_output_row& o = row.outputs[i];
     out += (i == 0 ? std::string() : std::string(c.key + c.type + 15, ' ')) + pad(o.result, 9) + "  " + printable(o.slot) +
            " " + o.shape + ": " + replay_table::detail_of(o) + "\n";
   }
-  return out;
+  return out + notes;
 }
 
 PROBE_API std::string replay_table_end(const replay_report& r) {

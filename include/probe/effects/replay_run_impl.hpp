@@ -177,8 +177,7 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
       if (!read_recorded(snap.dir, t, &v, &why)) {
         if (t.file.empty() && !t.prior.empty()) {
           // An implicit prior state that cannot be put together: zeros, said once per op.
-          log("replay %s: input '%s': %s; it, and output '%s', start from zeros", row.key.c_str(), t.slot.c_str(),
-              why.c_str(), t.slot.c_str());
+          row.notes.push_back("input '" + t.slot + "': " + why + "; it, and output '" + t.slot + "', start from zeros");
           st.inputs.push_back(tensor(t.type, dims(t.shape, static_cast<size_t>(t.ndim))));
           continue;
         }
