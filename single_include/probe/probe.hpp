@@ -13755,16 +13755,18 @@ class dump_effect final : public op_listener {
       c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
       c->queue_bytes = o.dump_queue_bytes;
       bool bad_steps = false;
-      const bool read = compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re) &
-                        compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re) &
-                        compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re) &
-                        compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re) &
-                        compile_exclusion(o.dump_op_exclude_re, "--probe_dump_op_exclude_re", c->op_exclude) &
-                        compile_exclusion(o.dump_type_exclude_re, "--probe_dump_type_exclude_re", c->type_exclude) &
-                        compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
+      // Every filter is compiled, so that each bad one says so.
+      int bad_filters = 0;
+      bad_filters += !compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
+      bad_filters += !compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
+      bad_filters += !compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+      bad_filters += !compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re);
+      bad_filters += !compile_exclusion(o.dump_op_exclude_re, "--probe_dump_op_exclude_re", c->op_exclude);
+      bad_filters += !compile_exclusion(o.dump_type_exclude_re, "--probe_dump_type_exclude_re", c->type_exclude);
+      bad_filters += !compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
       c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
       c->every = o.dump_every > 1 ? o.dump_every : 1;
-      c->select_nothing = !read || bad_steps;
+      c->select_nothing = bad_filters > 0 || bad_steps;
       if (c->select_nothing && o.strict_flags) {
         log("--probe_strict_flags: stopping because of the flag errors above");
         fflush(stdout);
@@ -20839,7 +20841,10 @@ PROBE_API void replay_buffer::release() noexcept {
 namespace replay_names {
 inline std::string shape(const int64_t* s, int n) {
   std::string t = "[";
-  for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(s[i]);
+  for (int i = 0; i < n; ++i) {
+    if (i) t += ',';
+    t += std::to_string(s[i]);  // appended alone: a literal + to_string trips GCC's -O3 -Wrestrict
+  }
   return t + "]";
 }
 inline std::string of(dtype t, const int64_t* s, int n) { return dtype_name(t) + shape(s, n); }

@@ -105,7 +105,10 @@ PROBE_API void replay_buffer::release() noexcept {
 namespace replay_names {
 inline std::string shape(const int64_t* s, int n) {
   std::string t = "[";
-  for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(s[i]);
+  for (int i = 0; i < n; ++i) {
+    if (i) t += ',';
+    t += std::to_string(s[i]);  // appended alone: a literal + to_string trips GCC's -O3 -Wrestrict
+  }
   return t + "]";
 }
 inline std::string of(dtype t, const int64_t* s, int n) { return dtype_name(t) + shape(s, n); }
