@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -252,11 +253,62 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     }
   };
   // The root whose difference reaches each node, through any input that differs at all (also
-  // within tolerance): -1 for none. Producers come first, so one pass in sequence order.
+  // within tolerance): -1 for none. One pass with producers first: in sequence order, except
+  // that an op whose input its nested ops wrote (workers filling the parent's output, read
+  // back as its prior state) comes after them.
   std::vector<long> carried_from(g.nodes.size(), -1);
   std::vector<size_t> node_of_output(pairs.size(), SIZE_MAX);
   for (size_t ni = 0; ni < g.nodes.size(); ++ni)
     for (size_t po : g.nodes[ni].outputs) node_of_output[po] = ni;
+  std::vector<size_t> order;
+  std::vector<std::vector<size_t>> children(g.nodes.size());
+  {
+    order.reserve(g.nodes.size());
+    std::vector<char> state(g.nodes.size(), 0);  // 1: on the path, 2: placed
+    for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+      auto it = g.nodes[ni].parent ? node_by_seq.find(g.nodes[ni].parent) : node_by_seq.end();
+      if (it != node_by_seq.end() && it->second != ni) children[it->second].push_back(ni);
+    }
+    struct frame {
+      size_t node, input = 0;    // input == inputs.size() + 1: the nested ops were looked at
+      std::vector<size_t> from;  // nodes to place before this one, not yet looked at
+    };
+    std::vector<frame> path;
+    for (size_t root = 0; root < g.nodes.size(); ++root) {
+      if (state[root]) continue;
+      state[root] = 1;
+      path.push_back(frame{root, 0, {}});
+      while (!path.empty()) {
+        frame& f = path.back();
+        const size_t inputs = g.nodes[f.node].inputs.size();
+        if (f.from.empty() && f.input <= inputs) {
+          if (f.input == inputs) {
+            f.from = children[f.node];  // an op ends after the ops nested in it
+          } else {
+            for (const std::string& k : verdict.edges(pairs[g.nodes[f.node].inputs[f.input]])) {
+              const size_t op = verdict.output(k);
+              if (op != SIZE_MAX && node_of_output[op] != SIZE_MAX) f.from.push_back(node_of_output[op]);
+            }
+          }
+          std::sort(f.from.begin(), f.from.end(), std::greater<size_t>());  // the earliest last: taken first
+          ++f.input;
+          continue;
+        }
+        if (!f.from.empty()) {
+          const size_t next = f.from.back();
+          f.from.pop_back();
+          if (!state[next]) {  // placed, or on the path (no cycle): nothing to do
+            state[next] = 1;
+            path.push_back(frame{next, 0, {}});
+          }
+          continue;
+        }
+        state[f.node] = 2;
+        order.push_back(f.node);
+        path.pop_back();
+      }
+    }
+  }
   auto upstream_root = [&](const op_node& n) {
     for (size_t pi : n.inputs) {
       const compared_pair& in = pairs[pi];
@@ -282,7 +334,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     if (carried_from[ni] < 0) carried_from[ni] = static_cast<long>(g.roots.size() - 1);
   };
 
-  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+  for (size_t ni : order) {
     const op_node& n = g.nodes[ni];
     if (!n.paired() || n.ambiguous) continue;  // only ops present in both runs, surely paired, are judged
     bool inputs_match = true, prior_differs = false;
@@ -369,6 +421,12 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       }
     }
     if (carried_from[ni] < 0) carried_from[ni] = upstream;
+    if (carried_from[ni] < 0 && n.inner_mismatch)  // its nested ops' difference is its own
+      for (size_t c : children[ni])
+        if (carried_from[c] >= 0) {
+          carried_from[ni] = carried_from[c];
+          break;
+        }
   }
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const op_node& n = g.nodes[ni];

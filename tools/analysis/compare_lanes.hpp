@@ -223,6 +223,26 @@ inline std::string renamed(const std::string& key, const std::unordered_map<std:
   return it == to.end() ? key : it->second + key.substr(n);
 }
 
+// Gives run b's op executions the keys `to` names (old op key -> new), everywhere a key
+// appears: tensors, producers, stale producers, attributes. All at once, so that keys may swap.
+inline void rename_ops(dump_run* b, const std::unordered_map<std::string, std::string>& to) {
+  auto rename_op = [&](const std::string& op_key) {
+    auto it = to.find(op_key);
+    return it == to.end() ? op_key : it->second;
+  };
+  for (dump_tensor& t : b->tensors) {
+    const std::string old = t.op_key(), now = rename_op(old);
+    if (now != old) {
+      t.key = t.key.compare(0, old.size(), old) == 0 ? now + t.key.substr(old.size()) : renamed(t.key, to);
+      t.occurrence = std::stoull(now.substr(now.rfind('#') + 1));
+    }
+    t.producer = renamed(t.producer, to);
+    for (dump_producer& p : t.producers) p.key = renamed(p.key, to);
+    t.stale_producer = renamed(t.stale_producer, to);
+  }
+  for (dump_attrs& x : b->attrs) x.key = rename_op(x.key);
+}
+
 }  // namespace lanes_impl
 
 // Renames B's op executions to the key of the same computation in A (see the top of this
@@ -305,21 +325,7 @@ inline void pair_lanes(dump_run* a, dump_run* b, std::vector<std::string>* notes
     if (moved.size() > 3) list += ", ...";
     notes->push_back(prefix + "threads began their ops in another order in B: " + std::to_string(moved.size()) +
                      " op executions of B are compared under the key of the same computation in A (" + list + ")");
-    auto rename_op = [&](const std::string& op_key) {
-      auto it = to.find(op_key);
-      return it == to.end() ? op_key : it->second;
-    };
-    for (dump_tensor& t : b->tensors) {
-      const std::string old = t.op_key(), now = rename_op(old);
-      if (now != old) {
-        t.key = t.key.compare(0, old.size(), old) == 0 ? now + t.key.substr(old.size()) : renamed(t.key, to);
-        t.occurrence = std::stoull(now.substr(now.rfind('#') + 1));
-      }
-      t.producer = renamed(t.producer, to);
-      for (dump_producer& p : t.producers) p.key = renamed(p.key, to);
-      t.stale_producer = renamed(t.stale_producer, to);
-    }
-    for (dump_attrs& x : b->attrs) x.key = rename_op(x.key);
+    rename_ops(b, to);
   }
   for (const auto& side : {std::make_pair(&ra, a), std::make_pair(&rb, b)}) {
     std::set<uint64_t> ambiguous;

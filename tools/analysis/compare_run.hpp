@@ -28,6 +28,7 @@
 #include "compare_findings.hpp"
 #include "compare_graph.hpp"
 #include "compare_lanes.hpp"
+#include "compare_workers.hpp"
 #include "compare_stats.hpp"
 #include "compare_tensors.hpp"
 #include "npy_file.hpp"
@@ -331,7 +332,9 @@ inline bool pair_dumps(compare_report* r) {
     compared_run run;
     run.name = single ? std::string() : x.name;
     run.same_build = r->same_build;
-    pair_lanes(&x, y, &r->notes, run.name.empty() ? std::string() : ::probe::detail::printable(run.name) + ": ");
+    const std::string prefix = run.name.empty() ? std::string() : ::probe::detail::printable(run.name) + ": ";
+    pair_lanes(&x, y, &r->notes, prefix);
+    pair_workers(&x, y, &r->notes, prefix);
     run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes, &run.outside_step);
     for (const dump_run* side : {&x, y})
       for (const std::string& n : side->op_notes) r->notes.push_back(n);

@@ -31,6 +31,7 @@ namespace analysis {
 struct dump_producer {
   std::string key;
   uint64_t bytes = 0, offset = 0;
+  uint64_t at = 0;  // where these bytes start in the producer's output
 };
 
 // One "tensor" record of a manifest.
@@ -254,10 +255,11 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
     d.key = p.get_string("key");
     d.bytes = static_cast<uint64_t>(p.get_int("bytes"));
     d.offset = static_cast<uint64_t>(p.get_int("offset"));
+    d.at = static_cast<uint64_t>(p.get_int("at"));
     t->producers.push_back(std::move(d));
   }
   // Old dumps: the single producer stands for the whole input.
-  if (t->producers.empty() && !t->producer.empty()) t->producers.push_back(dump_producer{t->producer, 0, 0});
+  if (t->producers.empty() && !t->producer.empty()) t->producers.push_back(dump_producer{t->producer, 0, 0, 0});
   const json::value& stale = v.get("stale");
   if (stale.is_object()) {
     t->stale_producer = stale.get_string("producer");

@@ -116,6 +116,7 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
       lit(o, "{\"key\":"), str(o, p.key);
       lit(o, ",\"bytes\":"), unum(o, p.bytes);
       lit(o, ",\"offset\":"), unum(o, p.offset);
+      if (p.at) lit(o, ",\"at\":"), unum(o, p.at);
       o += '}';
     }
     o += ']';
