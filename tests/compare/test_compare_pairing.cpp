@@ -350,3 +350,42 @@ TEST_CASE("pairing: a pool whose workers take tasks in a fixed order pairs by ke
   REQUIRE(run.graph.roots.size() == 1);
   CHECK(run.graph.nodes[run.graph.roots[0].node].op_key == "task#2");
 }
+
+TEST_CASE("pairing: requests that load their own data pair by the loader's attributes, whatever the start order") {
+  // no graph input: each request's first op makes its data from the request id it is given
+  // (an attribute); the threads start the other way round in B, and B's request 1 is wrong
+  temp_dir d;
+  auto run = [&](const std::string& dir, bool reversed, int bug_in) {
+    probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
+    for (int k = 0; k < 2; ++k) {
+      const int r = reversed ? 1 - k : k;
+      std::thread t([&, r] {
+        std::vector<float> x(k_n), y(k_n);
+        {
+          probe::op op("load", "Load");
+          op.attr("request", r);
+          for (int i = 0; i < k_n; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i * (r + 2));
+          op.output("x", probe::view(x.data(), {k_n}));
+        }
+        probe::op op("double", "Scale");
+        op.input("x", probe::view(x.data(), {k_n}));
+        for (int i = 0; i < k_n; ++i) y[static_cast<size_t>(i)] = 2 * x[static_cast<size_t>(i)] + (r == bug_in && i == 5);
+        op.output("y", probe::view(y.data(), {k_n}));
+      });
+      t.join();
+    }
+    probe::set_flags("");
+  };
+  run(d / "a", false, -1);
+  run(d / "b", true, 1);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const std::string text = pa::compare_text(r);
+  INFO(text);
+  const pa::compared_run& run0 = r.runs[0];
+  CHECK(has_note(r, "as A's load#"));
+  REQUIRE(run0.graph.roots.size() == 1);
+  CHECK(run0.graph.roots[0].kind == pa::root_kind::op);
+  CHECK(run0.graph.nodes[run0.graph.roots[0].node].op_key == "double#1");  // A's request 1 began second
+  for (const pa::compared_pair& p : run0.pairs)
+    if (p.op == "load") CHECK_MESSAGE(p.status == pa::pair_status::ok, p.key);
+}

@@ -10,13 +10,14 @@
 //   thread's scheduling changes;
 // - lanes pair within a class (the name of the lane's first op): one lane on each side pairs
 //   as it is; several pair by their source inputs (inputs no op produced: graph inputs and
-//   weights, by content hash), equal with equal; what is left pairs in start order when the
+//   weights, by content hash) and their ops' attributes (a loader given its request's id),
+//   equal with equal; what is left pairs in start order when the
 //   choice cannot change a verdict (one side's leftovers all read the same sources), and is
 //   otherwise ambiguous: those ops keep their keys, are marked, and a note says so, so that
 //   no root cause is blamed on a pairing that cannot be trusted;
 // - ops of paired lanes pair by (name, lane occurrence); the others by key order, as before.
 // Pairing by key is checked first: when every source input it pairs reads the same content in
-// both runs (or none has a hash), it stays; and lane pairing replaces it only when it pairs no
+// both runs (or none has a hash) and every op it pairs was given the same attributes, it stays; and lane pairing replaces it only when it pairs no
 // more differing sources. A single-threaded run pairs exactly as by key. Standalone header,
 // plain inline.
 #pragma once
@@ -66,10 +67,14 @@ struct lane_info {
 
 struct run_lanes {
   std::unordered_map<std::string, std::string> source_hash;  // tensor key of a source input -> its hash
+  std::unordered_map<std::string, std::string> attrs_of;     // op key -> its attributes as text
   std::vector<op_exec> ops;
   std::unordered_map<std::string, size_t> op_of;  // op key -> ops index
   std::vector<lane_info> lanes;                    // start order
 };
+
+// The name attributes take among a lane's sources (no slot name holds a newline).
+constexpr const char* k_attrs_slot = "\nattrs";
 
 inline std::string lane_name(const op_exec& o) { return o.name + "#" + std::to_string(o.lane_occurrence); }
 
@@ -125,6 +130,16 @@ inline run_lanes collect(const dump_run& run) {
     r.source_hash.emplace(t.key, t.hash);
     l.unhashed = l.unhashed || t.hash.empty();
   }
+  // Attributes say which computation an op is as much as its source inputs do (a request's
+  // loader given its request's id): "name#<lane occurrence>/" + k_attrs_slot.
+  for (const dump_attrs& x : run.attrs) {
+    auto it = r.op_of.find(x.key);
+    if (it == r.op_of.end()) continue;
+    const op_exec& o = r.ops[it->second];
+    const std::string text = attrs_text(x.attrs);
+    r.lanes[lane_of.at(o.lane)].sources[lane_name(o) + "/" + k_attrs_slot] = text;
+    r.attrs_of.emplace(x.key, text);
+  }
   std::sort(r.lanes.begin(), r.lanes.end(), [](const lane_info& x, const lane_info& y) { return x.first_seq < y.first_seq; });
   return r;
 }
@@ -164,7 +179,9 @@ inline std::string differing_source(const std::vector<lane_info*>& lanes) {
       for (size_t h = n.find('#'); h != std::string::npos; h = n.find('#', h + 1)) {
         size_t i = h + 1;
         while (i < n.size() && n[i] >= '0' && n[i] <= '9') ++i;
-        if (i > h + 1 && i < n.size() && n[i] == '/') return "input " + n.substr(i + 1) + " of " + n.substr(0, h);
+        if (i > h + 1 && i < n.size() && n[i] == '/')
+          return n.compare(i + 1, std::string::npos, k_attrs_slot) == 0 ? "the attributes of " + n.substr(0, h)
+                                                                         : "input " + n.substr(i + 1) + " of " + n.substr(0, h);
       }
       return "input " + n;
     }
@@ -257,6 +274,15 @@ inline void pair_lanes(dump_run* a, dump_run* b, std::vector<std::string>* notes
     for (const auto& s : rb.source_hash) {
       auto it = ra.source_hash.find(to ? renamed(s.first, *to) : s.first);
       n += it != ra.source_hash.end() && !it->second.empty() && !s.second.empty() && it->second != s.second;
+    }
+    for (const auto& x : rb.attrs_of) {
+      std::string key = x.first;
+      if (to) {
+        auto moved = to->find(key);
+        if (moved != to->end()) key = moved->second;
+      }
+      auto it = ra.attrs_of.find(key);
+      n += it != ra.attrs_of.end() && it->second != x.second;
     }
     return n;
   };
