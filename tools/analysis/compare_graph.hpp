@@ -179,8 +179,12 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
   }
   std::unordered_map<std::string, std::vector<size_t>> consumers;
   for (size_t ni = 0; ni < g.nodes.size(); ++ni)
-    for (size_t pi : g.nodes[ni].inputs)
+    for (size_t pi : g.nodes[ni].inputs) {
       for (const std::string& k : verdict.edges(pairs[pi])) consumers[k].push_back(ni);
+      // bytes code outside any op rewrote still carry what their producer wrote into them
+      const std::string stale = verdict.stale(pairs[pi]);
+      if (!stale.empty()) consumers[stale].push_back(ni);
+    }
 
   // Mismatching nodes downstream of `start` (itself excluded unless include_start), following
   // outputs that differ (or carry a difference under statistics that passed). Each call visits
@@ -376,8 +380,17 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
           missing = true;  // paired, but neither data nor statistics on both sides
         }
       }
-      if (producer_differs) {
+      // The op whose bytes the outside code overwrote already wrote them differently: the
+      // difference may be that op's, carried through the outside code; its place is named,
+      // the code is not blamed.
+      const size_t stale_out = stale.empty() ? SIZE_MAX : verdict.output(stale);
+      const bool stale_differs = stale_out != SIZE_MAX && verdict.of(stale_out) == 1;
+      if (producer_differs || stale_differs) {
         if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
+        if (stale_differs && !producer_differs && carried_from[ni] < 0) {
+          const size_t writer = node_of_output[stale_out];
+          if (writer != SIZE_MAX) carried_from[ni] = carried_from[writer];
+        }
         continue;
       }
       if (outside) {

@@ -28,6 +28,7 @@
 #include "compare_findings.hpp"
 #include "compare_graph.hpp"
 #include "compare_lanes.hpp"
+#include "compare_realign.hpp"
 #include "compare_workers.hpp"
 #include "compare_stats.hpp"
 #include "compare_tensors.hpp"
@@ -334,6 +335,7 @@ inline bool pair_dumps(compare_report* r) {
     run.same_build = r->same_build;
     const std::string prefix = run.name.empty() ? std::string() : ::probe::detail::printable(run.name) + ": ";
     pair_lanes(&x, y, &r->notes, prefix);
+    realign_executions(x, y);
     pair_workers(&x, y, &r->notes, prefix);
     run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes, &run.outside_step);
     for (const dump_run* side : {&x, y})

@@ -1,0 +1,101 @@
+// Runs whose op sequences differ by an execution, and code outside any op over bytes that
+// already differ: the root is the planted op, and no hint blames code that did not cause the
+// difference. Dumped by the library, compared through the analysis API.
+#include <doctest/doctest.h>
+
+#include <probe/probe.hpp>
+
+#include <string>
+#include <vector>
+
+#include "analysis/compare_run.hpp"
+#include "analysis/compare_text.hpp"
+#include "../support/capture.hpp"
+
+namespace pa = probe::analysis;
+using probe_test::temp_dir;
+
+namespace {
+
+constexpr int k_n = 16;
+
+void affine(const char* name, const std::vector<float>& x, std::vector<float>& y, float a, float b, float bug = 0) {
+  probe::op op(name, "Affine");
+  op.attr("a", a).attr("b", b);
+  op.input("x", probe::view(x.data(), {k_n}));
+  for (int i = 0; i < k_n; ++i) y[static_cast<size_t>(i)] = a * x[static_cast<size_t>(i)] + b;
+  y[3] += bug;
+  op.output("y", probe::view(y.data(), {k_n}));
+}
+
+void load(std::vector<float>& x) {
+  probe::op op("input", "Load");
+  for (int i = 0; i < k_n; ++i) x[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i) - 1.0f;
+  op.output("x", probe::view(x.data(), {k_n}));
+}
+
+pa::compare_report compare(const std::string& a, const std::string& b) {
+  pa::compare_report r = pa::compare_paths(a, b, pa::compare_settings());
+  INFO(pa::compare_text(r));
+  REQUIRE(r.error.empty());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("realign: one more execution of an op in A pairs the later executions with what they computed") {
+  // input -> proj (x) -> [A only: proj again on x, a check] -> mid -> proj (mid's output)
+  temp_dir d;
+  for (int side = 0; side < 2; ++side) {
+    const bool in_a = side == 0;
+    probe::set_flags(("--probe_dump_to=" + std::string(d / (in_a ? "a" : "b")) + " --probe_dump_as_npy").c_str());
+    std::vector<float> x(k_n), p(k_n), extra(k_n), m(k_n), q(k_n);
+    load(x);
+    affine("proj", x, p, 2.0f, 0.5f);
+    if (in_a) affine("proj", x, extra, 2.0f, 0.5f);
+    affine("mid", p, m, -1.0f, 1.0f, in_a ? 0.75f : 0.0f);  // the planted bug
+    affine("proj", m, q, 2.0f, 0.5f);
+    probe::set_flags("");
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const std::string text = pa::compare_text(r);
+  INFO(text);
+  const pa::compared_run& run = r.runs[0];
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(run.graph.nodes[run.graph.roots[0].node].op_key == "mid#0");
+  CHECK(run.graph.hints.empty());
+  // A's check (proj#1) is the op only in A; A's proj#2 pairs with B's proj#1
+  REQUIRE(run.findings.align.only_a.size() == 1);
+  CHECK(run.graph.nodes[run.findings.align.only_a[0]].op_key == "proj#1");
+  CHECK(run.findings.align.only_b.empty());
+  for (const pa::compared_pair& p : run.pairs)
+    if (p.op_key() == "proj#2") CHECK_MESSAGE(p.b.present, p.key);
+}
+
+TEST_CASE("realign: code outside any op over bytes their writer already got wrong is named, not blamed") {
+  // gen writes y (wrong in A); code outside any op halves part of y in both runs; use reads y
+  temp_dir d;
+  for (int side = 0; side < 2; ++side) {
+    const bool in_a = side == 0;
+    probe::set_flags(("--probe_dump_to=" + std::string(d / (in_a ? "a" : "b")) + " --probe_dump_as_npy").c_str());
+    std::vector<float> x(k_n), y(k_n), z(k_n);
+    load(x);
+    affine("gen", x, y, 3.0f, 0.0f, in_a ? 0.5f : 0.0f);
+    for (int i = 0; i < k_n / 2; ++i) y[static_cast<size_t>(i)] *= 0.5f;  // the same in both runs
+    affine("use", y, z, 1.5f, 0.0f);
+    probe::set_flags("");
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const std::string text = pa::compare_text(r);
+  INFO(text);
+  const pa::compared_run& run = r.runs[0];
+  REQUIRE(run.graph.roots.size() == 1);
+  const pa::root_cause& root = run.graph.roots[0];
+  CHECK(run.graph.nodes[root.node].op_key == "gen#0");
+  for (const pa::graph_hint& h : run.graph.hints) CHECK(h.differing == 0);
+  CHECK(text.find("(it differs)") == std::string::npos);
+  bool use_reached = false;
+  for (size_t n : root.reaches) use_reached = use_reached || run.graph.nodes[n].op == "use";
+  CHECK(use_reached);
+  CHECK(run.graph.unexplained.empty());
+}
