@@ -7,7 +7,8 @@
 // interleaved, files in the page cache for both; and compare's bandwidth (input bytes of
 // both dumps per second) against memcpy bandwidth measured in the same run.
 // The dumps go to $BENCH_DIR (default /tmp); --quick uses 16 MiB dumps. First, the answers'
-// cost when every op is a root cause (compare_roots_case.hpp); --roots-only stops after it.
+// cost when every op is a root cause (compare_roots_case.hpp, and the whole CLI on two
+// manifest-only dumps of 40k such ops); --roots-only stops after it.
 #include <probe/probe.hpp>
 
 #include "analysis/compare_run.hpp"
@@ -100,6 +101,52 @@ int run_command(const std::vector<std::string>& args) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Two stats-only dumps (manifests, no data files) of n independent ops, each reading a matching
+// graph input and writing an output whose statistics differ: every op a root cause.
+void write_root_dumps(const std::string& a, const std::string& b, size_t n) {
+  for (int side = 0; side < 2; ++side) {
+    const std::string dir = side ? b : a;
+    if (std::system(("mkdir -p '" + dir + "'").c_str()) != 0) return;
+    std::string m = "{\"record\":\"run\",\"probe_version\":\"bench\"}\n";
+    for (size_t i = 0; i < n; ++i)
+      for (int out = 0; out < 2; ++out) {
+        const double mean = out && !side ? 1.5 : 1.0;
+        char stats[256];
+        std::snprintf(stats, sizeof stats,
+                      "{\"count\":4,\"finite\":4,\"min\":%g,\"max\":%g,\"mean\":%g,\"std\":0.5,\"nan\":0,\"posinf\":0,"
+                      "\"neginf\":0,\"zero\":0,\"subnormal\":0,\"negative\":0,\"positive\":4}",
+                      mean - 0.5, mean + 0.5, mean);
+        const std::string op = "op" + std::to_string(i), io = out ? "out" : "in", slot = out ? "y" : "x";
+        m += "{\"record\":\"tensor\",\"seq\":" + std::to_string(i + 1) + ",\"step\":0,\"op\":\"" + op +
+             "\",\"type\":\"t\",\"occurrence\":0,\"parent\":null,\"io\":\"" + io + "\",\"slot\":\"" + slot +
+             "\",\"key\":\"" + op + "#0/" + io + "/" + slot + "\",\"dtype\":\"float32\",\"shape\":[4],\"file\":null,\"stats\":" +
+             stats + (out ? "" : ",\"producer\":null") + "}\n";
+      }
+    m += "{\"record\":\"end\"}\n";
+    FILE* f = std::fopen((dir + "/manifest.jsonl").c_str(), "w");
+    if (!f) return;
+    std::fwrite(m.data(), 1, m.size(), f);
+    std::fclose(f);
+  }
+}
+
+// The whole CLI on those dumps: reading the manifests, pairing, the answers, the reports.
+void time_cli_roots(size_t n) {
+  const std::string root = bench_dir() + "/probe_bench_roots_" + std::to_string(getpid());
+  const std::string a = root + "/a", b = root + "/b", json = root + "/report.json";
+  write_root_dumps(a, b, n);
+  const int samples = bench::quick() ? 1 : 3;
+  const bench::result text = bench::time_ns([&] { bench::do_not_optimize(run_command({PROBE_CLI_PATH, "compare", a, b})); }, 1, samples);
+  const bench::result with_json = bench::time_ns(
+      [&] { bench::do_not_optimize(run_command({PROBE_CLI_PATH, "compare", a, b, "--json", json})); }, 1, samples);
+  char name[96];
+  std::snprintf(name, sizeof name, "probe compare, %zu roots, manifests only (s)", n);
+  bench::print_row(name, {text.median / 1e9, text.mad / 1e9, text.samples}, "s");
+  std::snprintf(name, sizeof name, "probe compare --json, %zu roots (s)", n);
+  bench::print_row(name, {with_json.median / 1e9, with_json.mad / 1e9, with_json.samples}, "s");
+  remove_tree(root);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,6 +155,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_compare: not one root per independent op\n");
     return 1;
   }
+  time_cli_roots(bench::quick() ? 4000 : 40000);
   for (int i = 1; i < argc; ++i)
     if (!std::strcmp(argv[i], "--roots-only")) return 0;
   const size_t total = bench::quick() ? (size_t{4} << 20) : (size_t{1} << 28);  // elements per dump

@@ -4,8 +4,12 @@
 // (an SNR of identical tensors, a tolerance no value satisfies) are written as null.
 // docs/cli-compare.md lists the fields. Standalone header.
 #pragma once
+#include <stdint.h>
+#include <string.h>
+
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <probe/formats/json_write.hpp>
@@ -16,196 +20,321 @@ PROBE_BEGIN_NAMESPACE
 namespace analysis {
 namespace compare_json_impl {
 
-inline void dims(json::writer& w, const int64_t* d, int n) {
-  w.begin_array();
-  for (int i = 0; i < n; ++i) w.value(static_cast<long long>(d[i]));
-  w.end_array();
-}
-inline void index(json::writer& w, const std::vector<int64_t>& idx) {
-  if (idx.empty()) {
-    w.null();
-    return;
-  }
-  dims(w, idx.data(), static_cast<int>(idx.size()));
-}
 inline void opt_string(json::writer& w, const std::string& s) {
   if (s.empty()) w.null(); else w.value(s);
 }
 
-inline void metrics(json::writer& w, const tensor_metrics& m) {
-  w.begin_object();
-  w.member("atol", m.tol.atol).member("rtol", m.tol.rtol);
-  w.member("count", static_cast<long long>(m.count)).member("finite_pairs", static_cast<long long>(m.finite_pairs));
-  w.member("max_abs", m.max_abs).member("mean_abs", m.mean_abs).member("rmse", m.rmse);
-  w.member("max_rel", m.max_rel).member("mean_rel", m.mean_rel);
-  w.member("cosine", m.cosine).member("snr_db", m.snr_db);
-  w.key("max_ulp");
-  if (m.ulp_valid) w.value(static_cast<unsigned long long>(m.max_ulp)); else w.null();
-  w.member("fail", static_cast<long long>(m.fail)).member("fail_fraction", m.fail_fraction);
-  w.member("nan_mismatch", static_cast<long long>(m.nan_mismatch));
-  w.member("inf_mismatch", static_cast<long long>(m.inf_mismatch));
-  w.key("first_fail"), index(w, m.first_fail);
-  w.key("worst_fail"), index(w, m.worst_fail);
-  w.member("worst_ratio", m.worst_ratio);
-  w.key("quantiles").begin_object().member("p50", m.p50).member("p90", m.p90).member("p99", m.p99);
-  w.member("max", m.max_abs).end_object();
-  w.member("check_abs", m.check_abs).member("check_rel", m.check_rel);
-  w.member("min_atol", m.min_atol).member("min_rtol", m.min_rtol);
-  w.member("pass", m.pass);
-  w.key("histogram").begin_object().member("lowest_decade", m.hist.lowest);
-  w.member("zero", static_cast<unsigned long long>(m.hist.counts.empty() ? 0 : m.hist.counts[0]));
-  w.key("counts").begin_array();
-  for (size_t i = 1; i < m.hist.counts.size(); ++i) w.value(static_cast<unsigned long long>(m.hist.counts[i]));
-  w.end_array().end_object();
-  w.end_object();
+// The tensors are most of the report (about 1 KB each, 77 MB for 80,000): they are written
+// through a small buffer, member names as literals, values as json::writer writes them, so the
+// report is the same bytes for a fraction of the work. `o("...")` appends JSON text, `o.v(x)`
+// a value.
+class lean {
+ public:
+  explicit lean(std::string& out) : out_(out) {}
+  ~lean() { flush(); }
+  lean(const lean&) = delete;
+  lean& operator=(const lean&) = delete;
+
+  // Inlined, so that each copy is of a known size: a few moves, no call.
+  template <size_t N>
+  PROBE_ALWAYS_INLINE lean& operator()(const char (&literal)[N]) {
+    static_assert(N - 1 < sizeof buf_, "a literal longer than the buffer");
+    room(N - 1);
+    memcpy(buf_ + n_, literal, N - 1);
+    n_ += N - 1;
+    return *this;
+  }
+  lean& v(std::string_view s) {
+    if (s.size() + 2 <= sizeof buf_ && plain(s)) {
+      room(s.size() + 2);
+      buf_[n_++] = '"';
+      if (!s.empty()) memcpy(buf_ + n_, s.data(), s.size());
+      n_ += s.size();
+      buf_[n_++] = '"';
+    } else {
+      flush();
+      ::probe::detail::append_json_string(out_, s);
+    }
+    return *this;
+  }
+  lean& v(const std::string& s) { return v(std::string_view(s)); }
+  lean& v(const char*) = delete;  // would be taken for a bool: pass a string_view
+  lean& v(bool b) { return b ? (*this)("true") : (*this)("false"); }
+  lean& v(int x) { return v(static_cast<long long>(x)); }
+  lean& v(long long x) {
+    room(24);
+    n_ = static_cast<size_t>(::probe::detail::put_int(buf_ + n_, x) - buf_);
+    return *this;
+  }
+  lean& v(unsigned long long x) {
+    room(24);
+    n_ = static_cast<size_t>(::probe::detail::put_uint(buf_ + n_, x) - buf_);
+    return *this;
+  }
+  lean& v(double x) {
+    if (!::probe::detail::fp_finite(x)) return (*this)("null");
+    room(::probe::detail::shortest_text_capacity + 24);
+    // Whole numbers (zeros and counts, most of a report's values) skip the shortest-digits
+    // search: write_shortest prints them as "12.0" below 1e15.
+    if (x >= -2147483647.0 && x <= 2147483647.0 && x == static_cast<double>(static_cast<int32_t>(x)) &&
+        (x != 0 || !std::signbit(x))) {
+      n_ = static_cast<size_t>(::probe::detail::put_int(buf_ + n_, static_cast<int32_t>(x)) - buf_);
+      (*this)(".0");
+      return *this;
+    }
+    n_ += ::probe::detail::write_shortest(buf_ + n_, x);
+    return *this;
+  }
+  // A string, or null when empty.
+  lean& opt(const std::string& s) { return s.empty() ? (*this)("null") : v(s); }
+  lean& dims(const int64_t* d, int n) {
+    (*this)("[");
+    for (int i = 0; i < n; ++i) {
+      if (i) (*this)(",");
+      v(static_cast<long long>(d[i]));
+    }
+    return (*this)("]");
+  }
+  lean& index(const std::vector<int64_t>& idx) {
+    return idx.empty() ? (*this)("null") : dims(idx.data(), static_cast<int>(idx.size()));
+  }
+  void flush() {
+    out_.append(buf_, n_);
+    n_ = 0;
+  }
+
+ private:
+  // What append_json_string copies unchanged.
+  static bool plain(std::string_view s) {
+    for (char ch : s) {
+      const unsigned char c = static_cast<unsigned char>(ch);
+      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+    }
+    return true;
+  }
+  PROBE_ALWAYS_INLINE void room(size_t k) {
+    if (n_ + k > sizeof buf_) flush();
+  }
+
+  std::string& out_;
+  char buf_[16384];
+  size_t n_ = 0;
+};
+
+inline void metrics(lean& o, const tensor_metrics& m) {
+  using ll = long long;
+  using ull = unsigned long long;
+  o("{\"atol\":").v(m.tol.atol)(",\"rtol\":").v(m.tol.rtol);
+  o(",\"count\":").v(static_cast<ll>(m.count))(",\"finite_pairs\":").v(static_cast<ll>(m.finite_pairs));
+  o(",\"max_abs\":").v(m.max_abs)(",\"mean_abs\":").v(m.mean_abs)(",\"rmse\":").v(m.rmse);
+  o(",\"max_rel\":").v(m.max_rel)(",\"mean_rel\":").v(m.mean_rel);
+  o(",\"cosine\":").v(m.cosine)(",\"snr_db\":").v(m.snr_db);
+  o(",\"max_ulp\":");
+  if (m.ulp_valid) o.v(static_cast<ull>(m.max_ulp)); else o("null");
+  o(",\"fail\":").v(static_cast<ll>(m.fail))(",\"fail_fraction\":").v(m.fail_fraction);
+  o(",\"nan_mismatch\":").v(static_cast<ll>(m.nan_mismatch));
+  o(",\"inf_mismatch\":").v(static_cast<ll>(m.inf_mismatch));
+  o(",\"first_fail\":").index(m.first_fail);
+  o(",\"worst_fail\":").index(m.worst_fail);
+  o(",\"worst_ratio\":").v(m.worst_ratio);
+  o(",\"quantiles\":{\"p50\":").v(m.p50)(",\"p90\":").v(m.p90)(",\"p99\":").v(m.p99)(",\"max\":").v(m.max_abs)("}");
+  o(",\"check_abs\":").v(m.check_abs)(",\"check_rel\":").v(m.check_rel);
+  o(",\"min_atol\":").v(m.min_atol)(",\"min_rtol\":").v(m.min_rtol);
+  o(",\"pass\":").v(m.pass);
+  o(",\"histogram\":{\"lowest_decade\":").v(m.hist.lowest);
+  o(",\"zero\":").v(static_cast<ull>(m.hist.counts.empty() ? 0 : m.hist.counts[0]));
+  o(",\"counts\":[");
+  for (size_t i = 1; i < m.hist.counts.size(); ++i) {
+    if (i > 1) o(",");
+    o.v(static_cast<ull>(m.hist.counts[i]));
+  }
+  o("]}}");
 }
 
-inline void pair(json::writer& w, const compared_pair& p) {
-  w.begin_object();
-  w.member("key", p.key).member("seq", static_cast<unsigned long long>(p.seq));
+inline void pair(lean& o, const compared_pair& p) {
+  using ll = long long;
+  using ull = unsigned long long;
+  o("{\"key\":").v(p.key)(",\"seq\":").v(static_cast<ull>(p.seq));
   if (!p.op.empty()) {
-    w.member("op", p.op).member("type", p.type).member("occurrence", static_cast<unsigned long long>(p.occurrence));
-    w.member("io", p.is_input ? "in" : "out").member("slot", p.slot).member("step", static_cast<long long>(p.step));
-    w.key("producer"), opt_string(w, p.producer);
+    o(",\"op\":").v(p.op)(",\"type\":").v(p.type)(",\"occurrence\":").v(static_cast<ull>(p.occurrence));
+    o(",\"io\":").v(std::string_view(p.is_input ? "in" : "out"))(",\"slot\":").v(p.slot)(",\"step\":").v(static_cast<ll>(p.step));
+    o(",\"producer\":").opt(p.producer);
   }
-  w.member("status", pair_status_name(p.status));
-  w.key("why"), opt_string(w, p.why);
+  o(",\"status\":").v(std::string_view(pair_status_name(p.status)));
+  o(",\"why\":").opt(p.why);
   for (int side = 0; side < 2; ++side) {
     const pair_side& s = side ? p.b : p.a;
-    const char* tag = side ? "b" : "a";
-    w.key(tag);
+    if (side) o(",\"b\":"); else o(",\"a\":");
     if (!s.present) {
-      w.null();
+      o("null");
       continue;
     }
-    w.begin_object().member("dtype", dtype_name(s.type)).key("shape"), dims(w, s.shape, s.ndim);
-    w.key("file"), opt_string(w, s.file);
-    w.end_object();
+    o("{\"dtype\":").v(std::string_view(dtype_name(s.type)))(",\"shape\":").dims(s.shape, s.ndim);
+    o(",\"file\":").opt(s.file)("}");
   }
-  w.key("metrics");
-  if (p.metrics.compared) metrics(w, p.metrics); else w.null();
-  w.member("by_stats", p.by_stats);
-  w.key("tol_note"), opt_string(w, p.tol_note);
+  o(",\"metrics\":");
+  if (p.metrics.compared) metrics(o, p.metrics); else o("null");
+  o(",\"by_stats\":").v(p.by_stats);
+  o(",\"tol_note\":").opt(p.tol_note);
   if (p.is_input) {
-    w.member("inout", p.inout).member("implicit", p.implicit);
-    w.key("producers").begin_array();
-    for (const dump_producer& d : p.producers)
-      w.begin_object().member("key", d.key).member("bytes", static_cast<unsigned long long>(d.bytes))
-          .member("offset", static_cast<unsigned long long>(d.offset)).end_object();
-    w.end_array();
-    const std::string& stale = !p.a.stale_producer.empty() ? p.a.stale_producer : p.b.stale_producer;
-    w.key("stale"), opt_string(w, stale);
-  }
-  w.key("scale");
-  if (p.scale >= 0) w.value(p.scale); else w.null();
-  w.key("fresh_fail");
-  if (p.fresh_fail >= 0) w.value(static_cast<long long>(p.fresh_fail)); else w.null();
-  w.key("slice");
-  if (p.slice_dim >= 0)
-    w.begin_object().member("dim", p.slice_dim).member("index", static_cast<long long>(p.slice_index)).end_object();
-  else
-    w.null();
-  w.end_object();
-}
-
-inline void node_keys(json::writer& w, const graph_answers& g, const char* k, const std::vector<size_t>& nodes) {
-  w.key(k).begin_array();
-  for (size_t ni : nodes) w.value(g.nodes[ni].op_key);
-  w.end_array();
-}
-
-inline void node(json::writer& w, const compared_run& run, const op_node& n) {
-  w.member("op_key", n.op_key).member("op", n.op).member("type", n.type).member("seq", static_cast<unsigned long long>(n.seq));
-  w.key("mismatching_outputs").begin_array();
-  for (size_t pi : n.outputs)
-    if (status_mismatch(run.pairs[pi].status)) w.value(run.pairs[pi].key);
-  w.end_array();
-}
-
-inline void run(json::writer& w, const compared_run& r) {
-  w.begin_object();
-  w.key("name"), opt_string(w, r.name);
-  const graph_answers& g = r.graph;
-  w.member("graph", g.available);
-  w.key("first_divergence");
-  if (g.first_divergence >= 0) {
-    w.begin_object();
-    node(w, r, g.nodes[static_cast<size_t>(g.first_divergence)]);
-    w.end_object();
-  } else {
-    w.null();
-  }
-  w.key("roots").begin_array();
-  for (const root_cause& c : g.roots) {
-    w.begin_object().member("kind", c.is_input ? "input" : "op").member("cause", root_kind_name(c.kind));
-    w.member("severity", c.severity).member("rounding", c.rounding);
-    node(w, r, g.nodes[c.node]);
-    w.key("input");
-    if (c.is_input) opt_string(w, r.pairs[c.input].key); else w.null();
-    w.key("producer");
-    if (c.is_input) opt_string(w, r.pairs[c.input].producer); else w.null();
-    w.key("reaches").begin_array();
-    for (size_t ni : c.reaches)
-      w.begin_object().member("op_key", g.nodes[ni].op_key).member("seq", static_cast<unsigned long long>(g.nodes[ni].seq)).end_object();
-    w.end_array().end_object();
-  }
-  w.end_array();
-  w.key("unexplained").begin_array();
-  for (size_t ni : g.unexplained) w.value(g.nodes[ni].op_key);
-  w.end_array();
-  // ops whose inputs pass but carry a root's difference, grown past the tolerance again
-  w.key("regrown").begin_array();
-  for (const auto& x : g.regrown)
-    w.begin_object().member("op_key", g.nodes[x.first].op_key).member("root", static_cast<unsigned long long>(x.second)).end_object();
-  w.end_array();
-  w.key("hints").begin_array();
-  for (const graph_hint& h : g.hints) {
-    w.begin_object().member("kind", hint_kind_name(h.kind)).member("producer", h.producer_key);
-    w.member("consumer_op", h.consumer_op).member("slot", h.slot).member("last_op_before", h.last_op);
-    w.member("producer_step", static_cast<long long>(h.producer_step)).member("only_in", h.only_in);
-    w.member("occurrences", static_cast<unsigned long long>(h.inputs.size()));
-    w.member("differing", static_cast<unsigned long long>(h.differing));
-    node_keys(w, g, "reaches", h.reaches);
-    w.end_object();
-  }
-  w.end_array();
-  const run_findings& f = r.findings;
-  w.key("alignment").begin_object();
-  node_keys(w, g, "only_a", f.align.only_a);
-  node_keys(w, g, "only_b", f.align.only_b);
-  node_keys(w, g, "reordered", f.align.reordered);
-  w.member("paired", static_cast<unsigned long long>(f.align.paired));
-  w.key("counts").begin_array();
-  for (const std::string& c : f.align.count_notes) w.value(c);
-  w.end_array().end_object();
-  w.key("amplifiers").begin_array();
-  for (const amplifier& a : f.amplifiers)
-    w.begin_object().member("op_key", g.nodes[a.node].op_key).member("in_error", a.in_error)
-        .member("out_error", a.out_error).end_object();
-  w.end_array();
-  w.key("faulty_types").begin_array();
-  for (const type_group& t : f.types) {
-    w.begin_object().member("type", t.type).member("instances", static_cast<unsigned long long>(t.instances));
-    node_keys(w, g, "faulty", t.faulty);
-    node_keys(w, g, "suspects", t.suspects);
-    w.key("growth").begin_array();
-    for (double x : t.growth) {
-      if (std::isfinite(x)) w.value(x); else w.null();
+    o(",\"inout\":").v(p.inout)(",\"implicit\":").v(p.implicit);
+    o(",\"producers\":[");
+    for (size_t i = 0; i < p.producers.size(); ++i) {
+      const dump_producer& d = p.producers[i];
+      if (i) o(",");
+      o("{\"key\":").v(d.key)(",\"bytes\":").v(static_cast<ull>(d.bytes));
+      o(",\"offset\":").v(static_cast<ull>(d.offset))("}");
     }
-    w.end_array().end_object();
+    o("]");
+    const std::string& stale = !p.a.stale_producer.empty() ? p.a.stale_producer : p.b.stale_producer;
+    o(",\"stale\":").opt(stale);
   }
-  w.end_array();
-  w.key("input_groups").begin_array();
-  for (const input_group& ig : f.input_groups) {
-    w.begin_object().member("cause", root_kind_name(ig.kind)).member("op", ig.op).member("slot", ig.slot);
-    w.member("roots", static_cast<unsigned long long>(ig.roots.size()));
-    w.member("occurrences", static_cast<unsigned long long>(ig.occurrences)).end_object();
+  o(",\"scale\":");
+  if (p.scale >= 0) o.v(p.scale); else o("null");
+  o(",\"fresh_fail\":");
+  if (p.fresh_fail >= 0) o.v(static_cast<ll>(p.fresh_fail)); else o("null");
+  o(",\"slice\":");
+  if (p.slice_dim >= 0) o("{\"dim\":").v(p.slice_dim)(",\"index\":").v(static_cast<ll>(p.slice_index))("}");
+  else o("null");
+  o("}");
+}
+
+// `"k":["op#0",...]`, with a comma before it unless it is the object's first member.
+inline void node_keys(lean& o, const graph_answers& g, const char* k, const std::vector<size_t>& nodes, bool first = false) {
+  if (!first) o(",");
+  o.v(std::string_view(k))(":[");
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (i) o(",");
+    o.v(g.nodes[nodes[i]].op_key);
   }
-  w.end_array();
-  w.key("tensors").begin_array();
-  for (const compared_pair& p : r.pairs) pair(w, p);
-  w.end_array();
-  w.end_object();
+  o("]");
+}
+
+// An op's members, after others unless `first`.
+inline void node(lean& o, const compared_run& run, const op_node& n, bool first_member = false) {
+  if (!first_member) o(",");
+  o("\"op_key\":").v(n.op_key)(",\"op\":").v(n.op)(",\"type\":").v(n.type);
+  o(",\"seq\":").v(static_cast<unsigned long long>(n.seq))(",\"mismatching_outputs\":[");
+  bool first = true;
+  for (size_t pi : n.outputs)
+    if (status_mismatch(run.pairs[pi].status)) {
+      if (!first) o(",");
+      first = false;
+      o.v(run.pairs[pi].key);
+    }
+  o("]");
+}
+
+// One run's object: its answers, then every tensor (most of the report).
+inline void run(lean& o, const compared_run& r) {
+  using ull = unsigned long long;
+  o("{\"name\":").opt(r.name);
+  const graph_answers& g = r.graph;
+  o(",\"graph\":").v(g.available);
+  o(",\"first_divergence\":");
+  if (g.first_divergence >= 0) {
+    o("{");
+    node(o, r, g.nodes[static_cast<size_t>(g.first_divergence)], true);
+    o("}");
+  } else {
+    o("null");
+  }
+  o(",\"roots\":[");
+  for (size_t i = 0; i < g.roots.size(); ++i) {
+    const root_cause& c = g.roots[i];
+    if (i) o(",");
+    o("{\"kind\":").v(std::string_view(c.is_input ? "input" : "op"));
+    o(",\"cause\":").v(std::string_view(root_kind_name(c.kind)));
+    o(",\"severity\":").v(c.severity)(",\"rounding\":").v(c.rounding);
+    node(o, r, g.nodes[c.node]);
+    o(",\"input\":");
+    if (c.is_input) o.opt(r.pairs[c.input].key); else o("null");
+    o(",\"producer\":");
+    if (c.is_input) o.opt(r.pairs[c.input].producer); else o("null");
+    o(",\"reaches\":[");
+    for (size_t k = 0; k < c.reaches.size(); ++k) {
+      if (k) o(",");
+      const op_node& n = g.nodes[c.reaches[k]];
+      o("{\"op_key\":").v(n.op_key)(",\"seq\":").v(static_cast<ull>(n.seq))("}");
+    }
+    o("]}");
+  }
+  o("]");
+  o(",\"unexplained\":[");
+  for (size_t i = 0; i < g.unexplained.size(); ++i) {
+    if (i) o(",");
+    o.v(g.nodes[g.unexplained[i]].op_key);
+  }
+  o("]");
+  // ops whose inputs pass but carry a root's difference, grown past the tolerance again
+  o(",\"regrown\":[");
+  for (size_t i = 0; i < g.regrown.size(); ++i) {
+    if (i) o(",");
+    o("{\"op_key\":").v(g.nodes[g.regrown[i].first].op_key)(",\"root\":").v(static_cast<ull>(g.regrown[i].second))("}");
+  }
+  o("]");
+  o(",\"hints\":[");
+  for (size_t i = 0; i < g.hints.size(); ++i) {
+    const graph_hint& h = g.hints[i];
+    if (i) o(",");
+    o("{\"kind\":").v(std::string_view(hint_kind_name(h.kind)))(",\"producer\":").v(h.producer_key);
+    o(",\"consumer_op\":").v(h.consumer_op)(",\"slot\":").v(h.slot)(",\"last_op_before\":").v(h.last_op);
+    o(",\"producer_step\":").v(static_cast<long long>(h.producer_step))(",\"only_in\":").v(h.only_in);
+    o(",\"occurrences\":").v(static_cast<ull>(h.inputs.size()));
+    o(",\"differing\":").v(static_cast<ull>(h.differing));
+    node_keys(o, g, "reaches", h.reaches);
+    o("}");
+  }
+  o("]");
+  const run_findings& f = r.findings;
+  o(",\"alignment\":{");
+  node_keys(o, g, "only_a", f.align.only_a, true);
+  node_keys(o, g, "only_b", f.align.only_b);
+  node_keys(o, g, "reordered", f.align.reordered);
+  o(",\"paired\":").v(static_cast<ull>(f.align.paired));
+  o(",\"counts\":[");
+  for (size_t i = 0; i < f.align.count_notes.size(); ++i) {
+    if (i) o(",");
+    o.v(f.align.count_notes[i]);
+  }
+  o("]}");
+  o(",\"amplifiers\":[");
+  for (size_t i = 0; i < f.amplifiers.size(); ++i) {
+    const amplifier& a = f.amplifiers[i];
+    if (i) o(",");
+    o("{\"op_key\":").v(g.nodes[a.node].op_key)(",\"in_error\":").v(a.in_error)(",\"out_error\":").v(a.out_error)("}");
+  }
+  o("]");
+  o(",\"faulty_types\":[");
+  for (size_t i = 0; i < f.types.size(); ++i) {
+    const type_group& t = f.types[i];
+    if (i) o(",");
+    o("{\"type\":").v(t.type)(",\"instances\":").v(static_cast<ull>(t.instances));
+    node_keys(o, g, "faulty", t.faulty);
+    node_keys(o, g, "suspects", t.suspects);
+    o(",\"growth\":[");
+    for (size_t k = 0; k < t.growth.size(); ++k) {
+      if (k) o(",");
+      o.v(t.growth[k]);  // null when not finite
+    }
+    o("]}");
+  }
+  o("]");
+  o(",\"input_groups\":[");
+  for (size_t i = 0; i < f.input_groups.size(); ++i) {
+    const input_group& ig = f.input_groups[i];
+    if (i) o(",");
+    o("{\"cause\":").v(std::string_view(root_kind_name(ig.kind)))(",\"op\":").v(ig.op)(",\"slot\":").v(ig.slot);
+    o(",\"roots\":").v(static_cast<ull>(ig.roots.size()));
+    o(",\"occurrences\":").v(static_cast<ull>(ig.occurrences))("}");
+  }
+  o("]");
+  o(",\"tensors\":[");
+  for (size_t i = 0; i < r.pairs.size(); ++i) {
+    if (i) o(",");
+    pair(o, r.pairs[i]);
+  }
+  o("]}");
 }
 
 inline void strings(json::writer& w, const char* k, const std::vector<std::string>& v) {
@@ -219,6 +348,9 @@ inline void strings(json::writer& w, const char* k, const std::vector<std::strin
 inline std::string compare_json(const compare_report& r) {
   using namespace compare_json_impl;
   std::string out;
+  size_t pairs = 0;
+  for (const compared_run& cr : r.runs) pairs += cr.pairs.size();
+  out.reserve(4096 + pairs * 1024);  // about a tensor's share
   json::writer w(out);
   w.begin_object().member("format", "probe-compare-1");
   w.member("a", r.a).member("b", r.b).member("kind", r.kind).member("same_build", r.same_build);
@@ -260,9 +392,17 @@ inline std::string compare_json(const compare_report& r) {
   strings(w, "notes", r.notes);
   strings(w, "runs_only_a", r.runs_only_a);
   strings(w, "runs_only_b", r.runs_only_b);
-  w.key("runs").begin_array();
-  for (const compared_run& cr : r.runs) run(w, cr);
-  w.end_array().end_object();
+  // The writer places the array; the runs in it are appended behind its back.
+  w.key("runs").raw("[");
+  {
+    lean o(out);
+    for (size_t i = 0; i < r.runs.size(); ++i) {
+      if (i) o(",");
+      run(o, r.runs[i]);
+    }
+    o("]");
+  }
+  w.end_object();
   out += '\n';
   return out;
 }

@@ -19,8 +19,9 @@ namespace analysis {
 
 struct compare_text_options {
   bool color = false;
-  bool all_rows = false;       // every row, even past max_rows
+  bool all_rows = false;       // every row, even past max_rows, and every root cause in full
   size_t max_rows = 200;       // above this many pairs, rows within tolerance are left out
+  size_t max_roots = 50;       // root-cause paragraphs per run; the others in one line
 };
 
 // Lines stay within compare_text_width columns: the table keeps the columns a person scans
@@ -37,12 +38,23 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
   const bool hide_ok = !o.all_rows && r.counts.pairs > o.max_rows;
   size_t hidden = 0;
   for (const compared_run& run : r.runs) {
+    // The cells that vary in width, made once: the widths come from every pair, the rows from
+    // those shown (up to one per pair: a report of 80,000 rows is written in a few passes).
+    struct cells {
+      size_t pair;
+      std::string key, dtype, shape, status;
+    };
+    std::vector<cells> rows;
     size_t width = 6, dw = 5, sw = 5, stw = 6;
-    for (const compared_pair& q : run.pairs) {
-      width = std::max(width, ::probe::detail::printable(q.key).size());
-      dw = std::max(dw, dtype_text(q).size());
-      sw = std::max(sw, shape_text(q).size());
-      stw = std::max(stw, status_text(q).size());
+    for (size_t pi = 0; pi < run.pairs.size(); ++pi) {
+      const compared_pair& q = run.pairs[pi];
+      cells c{pi, ::probe::detail::printable(q.key), dtype_text(q), shape_text(q), status_text(q)};
+      width = std::max(width, c.key.size());
+      dw = std::max(dw, c.dtype.size());
+      sw = std::max(sw, c.shape.size());
+      stw = std::max(stw, c.status.size());
+      if (hide_ok && q.status == pair_status::ok) ++hidden;
+      else rows.push_back(std::move(c));
     }
     dw = std::min<size_t>(dw, 16);
     sw = std::min<size_t>(sw, 16);
@@ -56,14 +68,18 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
     if (!run.name.empty()) out += p("== " + ::probe::detail::printable(run.name) + " ==", "1") + "\n";
     out += right("seq", 6) + "  " + fit("tensor", width) + "  " + fit("dtype", dw) + "  " + fit("shape", sw) + "  " +
            right("max abs", 9) + "  " + right("max rel", 9) + "  " + right("fail", 14) + "  status\n";
-    for (const compared_pair& q : run.pairs) {
-      if (hide_ok && q.status == pair_status::ok) {
-        ++hidden;
-        continue;
-      }
+    out.reserve(out.size() + rows.size() * (fixed + width + 16));
+    for (cells& c : rows) {
+      const compared_pair& q = run.pairs[c.pair];
       const tensor_metrics& m = q.metrics;
-      std::string row = right(std::to_string(q.seq), 6) + "  " + fit(::probe::detail::printable(q.key), width) + "  " +
-                        fit(dtype_text(q), dw) + "  " + fit(shape_text(q), sw) + "  ";
+      pad_left(out, std::to_string(q.seq), 6);
+      out += "  ";
+      pad_right(out, c.key, width);
+      out += "  ";
+      pad_right(out, c.dtype, dw);
+      out += "  ";
+      pad_right(out, c.shape, sw);
+      out += "  ";
       if (m.compared) {
         std::string fail = "0";
         if (m.fail) {
@@ -72,20 +88,27 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
           std::snprintf(pct, sizeof pct, f >= 10 ? "%.0f" : "%.2g", f);
           fail = std::to_string(m.fail) + " (" + pct + "%)";
         }
-        row += right(num(m.max_abs), 9) + "  " + right(num(m.max_rel), 9) + "  " + right(fail, 14) + "  ";
+        pad_left(out, num(m.max_abs), 9);
+        out += "  ";
+        pad_left(out, num(m.max_rel), 9);
+        out += "  ";
+        pad_left(out, fail, 14);
+        out += "  ";
       } else {
-        row += right("-", 9) + "  " + right("-", 9) + "  " + right("-", 14) + "  ";
+        static const std::string none = right("-", 9) + "  " + right("-", 9) + "  " + right("-", 14) + "  ";
+        out += none;
       }
-      std::string st = status_text(q);
+      std::string& st = c.status;
       if (st.size() > status_room) st = fit(st, status_room);
       while (!st.empty() && st.back() == ' ') st.pop_back();
-      row += q.status == pair_status::ok ? p(st, "32") : q.status == pair_status::no_data ? p(st, "33") : p(st, "1;31");
-      out += row + "\n";
+      if (p.on) out += q.status == pair_status::ok ? p(st, "32") : q.status == pair_status::no_data ? p(st, "33") : p(st, "1;31");
+      else out += st;
+      out += '\n';
     }
   }
   if (hidden) out += "(" + std::to_string(hidden) + " rows within tolerance not shown; --all shows them)\n";
   out += "\n";
-  return out + compare_summary_text(r, o.color);
+  return out + compare_summary_text(r, o.color, o.all_rows ? SIZE_MAX : o.max_roots);
 }
 
 }  // namespace analysis

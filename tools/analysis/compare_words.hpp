@@ -4,6 +4,8 @@
 // Lines stay within 120 columns (wrap_lines); details are in --json and --html. Colour
 // (ANSI) only when asked; every text that came from a file is escaped. Standalone header.
 #pragma once
+#include <stdint.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -47,6 +49,20 @@ inline std::string fit(const std::string& s, size_t width) {
 
 inline std::string right(const std::string& s, size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+// fit() and right(), appended to out in place (a table row is many of them).
+inline void pad_right(std::string& out, const std::string& s, size_t width) {
+  if (s.size() > width) {
+    out += fit(s, width);
+    return;
+  }
+  out += s;
+  out.append(width - s.size(), ' ');
+}
+inline void pad_left(std::string& out, const std::string& s, size_t width) {
+  if (s.size() < width) out.append(width - s.size(), ' ');
+  out += s;
 }
 
 inline std::string dtype_text(const compared_pair& p) {
@@ -333,11 +349,15 @@ inline void regrown_words(std::string& out, const graph_answers& g, const std::v
 }
 
 // A paragraph per root that is not rounding-level; a root repeated at several occurrences or
-// steps, and the differing inputs of one op and slot, are one paragraph each.
-inline void root_words(std::string& out, const std::string& prefix, const compared_run& run, const paint& p) {
+// steps, and the differing inputs of one op and slot, are one paragraph each. Past
+// `most` paragraphs, the other roots are one line: their count and the first of them.
+inline void root_words(std::string& out, const std::string& prefix, const compared_run& run, const paint& p,
+                       size_t most = SIZE_MAX) {
   const graph_answers& g = run.graph;
   const run_findings& f = run.findings;
   std::vector<char> done(g.roots.size(), 0);
+  std::vector<size_t> rest;  // nodes of the roots past `most` paragraphs
+  size_t said = 0;
   bool fed_said = false;
   for (size_t ri = 0; ri < g.roots.size(); ++ri) {
     const root_cause& r = g.roots[ri];
@@ -348,6 +368,11 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
       fed_said = true;
       continue;
     }
+    if (said == most) {
+      rest.push_back(r.node);
+      continue;
+    }
+    ++said;
     const size_t gi = ri < f.group_of_root.size() ? f.group_of_root[ri] : SIZE_MAX;
     std::vector<size_t> members;  // the root's group, less its rounding-level roots
     if (gi != SIZE_MAX)
@@ -374,6 +399,12 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
     }
     reach_words(out, g, joined_reach(g, members));
     regrown_words(out, g, members);
+  }
+  if (!rest.empty()) {
+    out += prefix + p("And " + std::to_string(rest.size()) + " more root causes", "1;31") +
+           " (--all says each in full; the JSON report lists them all): ";
+    list_nodes(out, g, rest);
+    out += ".\n";
   }
   rounding_roots_words(out, prefix, run);
 }
@@ -428,7 +459,7 @@ inline void more_words(std::string& out, const std::string& prefix, const compar
   }
 }
 
-inline void answers(std::string& out, const compared_run& run, const paint& p) {
+inline void answers(std::string& out, const compared_run& run, const paint& p, size_t most_roots) {
   const graph_answers& g = run.graph;
   const std::string prefix = run.name.empty() ? "" : ::probe::detail::printable(run.name) + ": ";
   if (!g.available) return;
@@ -447,7 +478,7 @@ inline void answers(std::string& out, const compared_run& run, const paint& p) {
       }
     out += "\n";
   }
-  root_words(out, prefix, run, p);
+  root_words(out, prefix, run, p, most_roots);
   hint_words(out, prefix, run, p);
   more_words(out, prefix, run);
   if (!g.unexplained.empty()) {
@@ -482,8 +513,9 @@ inline std::string tolerance_words(const compare_settings& s) {
          (s.check.inf_equal ? "==" : "!=") + " Inf";
 }
 
-// The answers in words: notes, counts, alignment, first divergence, root causes, hints.
-inline std::string compare_summary_text(const compare_report& r, bool color = false) {
+// The answers in words: notes, counts, alignment, first divergence, root causes, hints;
+// past `most_roots` root-cause paragraphs per run, the rest are counted and named in one line.
+inline std::string compare_summary_text(const compare_report& r, bool color = false, size_t most_roots = SIZE_MAX) {
   using namespace compare_text_impl;
   const paint p{color};
   std::string out;
@@ -505,7 +537,7 @@ inline std::string compare_summary_text(const compare_report& r, bool color = fa
   for (const std::string& n : r.runs_only_b) out += "Run folder " + ::probe::detail::printable(n) + " is only in B.\n";
   const std::string rounding = rounding_words(r);
   if (!rounding.empty()) out += p(rounding, "33") + "\n";
-  for (const compared_run& run : r.runs) answers(out, run, p);
+  for (const compared_run& run : r.runs) answers(out, run, p, most_roots);
   if (r.kind == "npy folders" || r.kind == "npy files") {
     for (const compared_run& run : r.runs)
       for (const compared_pair& q : run.pairs)

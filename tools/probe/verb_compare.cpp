@@ -43,7 +43,9 @@ const option_spec k_options[] = {
     flag("--accept-rounding",
          "exit 0 when every failure is rounding-level (at most about the square root of the dtype's precision of "
          "the tensor's largest value), as between builds or summation orders"),
-    flag("--all", "every row in the table; without it, rows within tolerance are left out above 200 tensors"),
+    flag("--all",
+         "every row in the table and every root cause in full; without it, rows within tolerance are left out above "
+         "200 tensors, and root causes past the first 50 of a run are named in one line"),
     flag("--quiet", "no text report"),
     flag("--nonfinite", "one dump: the first op whose output holds NaN or Inf"),
     number("--first-above", "X", 0, 1e300,

@@ -66,7 +66,18 @@ class emitter {
   int here() const { return static_cast<int>(prog_.code.size()); }
   int put(inst i) {
     prog_.code.push_back(i);
+    prog_.chain_at.push_back(static_cast<int>(prog_.loop_chain.size()));
+    // Past max_capture_cells states the pattern is refused anyway: stop growing the table.
+    if (prog_.loop_chain.size() + open_loops_.size() > max_capture_cells) too_large = true;
+    else prog_.loop_chain.insert(prog_.loop_chain.end(), open_loops_.begin(), open_loops_.end());
     return here() - 1;
+  }
+  // Closes the loop tables once the last instruction is in.
+  void finish() {
+    prog_.chain_at.push_back(static_cast<int>(prog_.loop_chain.size()));
+    prog_.state_base.assign(prog_.code.size() + 1, 0);
+    for (size_t pc = 0; pc < prog_.code.size(); ++pc)
+      prog_.state_base[pc + 1] = prog_.state_base[pc] + 1 + (prog_.chain_at[pc + 1] - prog_.chain_at[pc]);
   }
   static inst save(int slot) {
     inst i{op::save};
@@ -93,7 +104,8 @@ class emitter {
 
   // One iteration of a loop body; ECMAScript clears the body's groups as each one begins.
   // `loop_slot` >= 0: an optional iteration whose body can match empty, which ECMAScript
-  // rejects when it consumes nothing (x(?:|y)? on "xy" takes the y).
+  // rejects when it consumes nothing (x(?:|y)? on "xy" takes the y). The instructions between
+  // loop_enter and loop_check are inside the loop (program::loop_chain).
   void iteration(const node& n, int loop_slot = -1) {
     int lo = 1 << 30, hi = -1;
     group_range(n.kids[0], lo, hi);
@@ -107,31 +119,32 @@ class emitter {
       inst e{op::loop_enter};
       e.arg = loop_slot;
       put(e);
+      open_loops_.push_back(loop_slot);
     }
     emit(n.kids[0]);
     if (loop_slot >= 0) {
       inst c{op::loop_check};
       c.arg = loop_slot;
       put(c);
+      open_loops_.pop_back();
     }
   }
 
   void repeat(const node& n) {
     for (int k = 0; k < n.min; ++k) iteration(n);
+    // Iterations past the minimum that can match empty get a position slot, checked at their
+    // end: one slot per loop, shared by its unrolled copies, which never overlap.
+    int loop_slot = -1;
+    if ((n.max < 0 || n.max > n.min) && can_match_empty(n.kids[0])) loop_slot = prog_.loop_slots++;
     if (n.max < 0) {
-      // An empty iteration comes back to the split in the same step, where the matcher has
-      // been already: the thread ends there, as ECMAScript's rule wants.
       const int s = put(inst{op::split});
-      iteration(n);
+      iteration(n, loop_slot);
       inst back{op::jump};
       back.x = s;
       put(back);
       split_to(s, s + 1, here(), n.greedy);
       return;
     }
-    // Unrolled optional iterations have no way back: one position slot per loop checks them.
-    int loop_slot = -1;
-    if (n.max > n.min && can_match_empty(n.kids[0])) loop_slot = prog_.loop_slots++;
     std::vector<int> splits;
     for (int k = n.min; k < n.max && !too_large; ++k) {
       splits.push_back(put(inst{op::split}));
@@ -144,6 +157,7 @@ class emitter {
 
   const std::vector<node>& nodes_;
   program& prog_;
+  std::vector<int> open_loops_;  // loop slots of the iterations being emitted, outermost first
 };
 
 // What the matcher can use to skip work: a plain-string pattern, a start anchor, the bytes a
@@ -299,11 +313,16 @@ inline bool compile(const char* pattern, size_t len, program& prog, std::string*
     em.emit(root);
     em.put(emitter::save(1));
     em.put(inst{op::match});
-    // Matching with captures keeps every slot for every instruction: bounded here, so that
-    // memory stays within max_capture_cells whatever the pattern.
-    const size_t cells = prog.code.size() * static_cast<size_t>(2 * (prog.groups + 1) + prog.loop_slots);
+    em.finish();
+    // Matching with captures keeps every slot for every state: bounded here, so that memory
+    // stays within max_capture_cells whatever the pattern.
+    const size_t states = static_cast<size_t>(prog.state_base.back());
+    const size_t cells = states * static_cast<size_t>(2 * (prog.groups + 1) + prog.loop_slots);
     if (em.too_large || static_cast<int>(prog.code.size()) > max_program) {
       why = "pattern too large";
+      at = 0;
+    } else if (cells > max_capture_cells && states > 2 * prog.code.size()) {
+      why = "pattern too large: loops that can match empty nested too deeply";
       at = 0;
     } else if (cells > max_capture_cells) {
       why = "pattern too large for its " + std::to_string(prog.groups) + " capture groups (use (?: ) where nothing is captured)";

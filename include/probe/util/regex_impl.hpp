@@ -18,16 +18,21 @@ class machine {
  public:
   // slots: 0 (no captures), or the capture slots then the program's loop slots.
   machine(const program& p, int slots) : p_(p), slots_(slots), groups_slots_(slots > 0 ? slots - p.loop_slots : 0) {
-    const size_t n = p.code.size();
+    // Without captures a thread is its instruction; with them, its instruction and how many of
+    // the loops around it began their iteration here (program::loop_chain).
+    const size_t n = slots_ > 0 ? static_cast<size_t>(p.state_base.back()) : p.code.size();
     const size_t ints = 2 * (3 * n);  // two lists: sparse, dense, thread pcs
     ints_ = ints <= sizeof small_ / sizeof small_[0] ? small_ : (big_.resize(ints), big_.data());
     lists_[0].init(ints_, n);
     lists_[1].init(ints_ + 3 * n, n);
-    // add() pushes at most one entry per instruction it visits, one more per split and per
-    // capture slot a save or reset undoes, plus the first.
-    size_t depth = 2 * n + 2;
-    for (const inst& i : p.code)
-      if (i.code == op::reset) depth += static_cast<size_t>(i.x);
+    // add() pushes, per state it visits, at most two entries, or one more than the capture
+    // slots a reset undoes; plus the first.
+    size_t depth = 1;
+    for (size_t pc = 0; pc < p.code.size(); ++pc) {
+      const inst& i = p.code[pc];
+      const size_t visits = slots_ > 0 ? static_cast<size_t>(p.state_base[pc + 1] - p.state_base[pc]) : 1;
+      depth += visits * (i.code == op::reset ? static_cast<size_t>(i.x) + 1 : 2);
+    }
     stack_ = depth <= sizeof stack_small_ / sizeof stack_small_[0] ? stack_small_ : (stack_big_.resize(depth), stack_big_.data());
     if (slots_ > 0) {
       caps_[0].resize(n * static_cast<size_t>(slots_));
@@ -127,6 +132,19 @@ class machine {
     ptrdiff_t old;
   };
 
+  // Which thread pc stands for at pos: with captures, a loop's check passes or fails by whether
+  // its iteration began at pos, so two threads at pc differing in that are not the same
+  // thread. Iterations nest, so the loops that began here are the innermost ones: the state
+  // counts the others.
+  int state(int pc, size_t pos) const {
+    if (slots_ == 0) return pc;
+    const size_t at = static_cast<size_t>(pc);
+    const int from = p_.chain_at[at], to = p_.chain_at[at + 1];
+    int k = from;
+    while (k < to && work_[static_cast<size_t>(groups_slots_ + p_.loop_chain[static_cast<size_t>(k)])] != static_cast<ptrdiff_t>(pos)) ++k;
+    return p_.state_base[at] + (k - from);
+  }
+
   bool word_at(const unsigned char* u, size_t n, size_t pos) const {
     return pos < n && is_word_byte(u[pos]);
   }
@@ -143,7 +161,7 @@ class machine {
         work_[static_cast<size_t>(e.slot)] = e.old;
         continue;
       }
-      if (!l.visit(e.pc)) continue;
+      if (!l.visit(state(e.pc, pos))) continue;
       const inst& i = p_.code[static_cast<size_t>(e.pc)];
       switch (i.code) {
         case op::jump: push(i.x, -1, 0); break;

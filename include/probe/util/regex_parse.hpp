@@ -67,7 +67,7 @@ enum class op : uint8_t {
   jump,         // continue at x
   save,         // record the position in capture slot arg
   reset,        // forget capture slots [arg, arg + x): a loop iteration starts afresh
-  loop_enter,   // an optional iteration of a counted loop begins: note the position in slot arg
+  loop_enter,   // an optional iteration of a loop begins: note the position in loop slot arg
   loop_check,   // it ends: fail when it consumed nothing (the position is still slot arg's)
   line_begin,   // ^
   line_end,     // $
@@ -88,6 +88,15 @@ struct program {
   std::vector<byte_set> sets;
   int groups = 0;              // capture groups, not counting the whole match
   int loop_slots = 0;          // positions loop_enter keeps, after the capture slots
+
+  // The loops whose optional iterations may match empty and that enclose each instruction,
+  // outermost first: loop_chain[chain_at[pc], chain_at[pc + 1]) (loop slots). Matching with
+  // captures tells threads at one instruction apart by how many of them began their current
+  // iteration at the current position: state_base[pc] + that count's complement is the
+  // thread's state, state_base[code.size()] the number of states.
+  std::vector<int> loop_chain;
+  std::vector<int> chain_at;
+  std::vector<int> state_base;
   std::string literal;         // the whole pattern when it is a plain string
   bool is_literal = false;
   bool anchored = false;       // every match starts at position 0
@@ -125,7 +134,7 @@ struct node {
 constexpr int max_nesting = 250;
 constexpr int max_program = 50000;
 constexpr int max_count = 1000;
-constexpr size_t max_capture_cells = size_t(1) << 21;  // instructions x capture slots: 16 MiB a list
+constexpr size_t max_capture_cells = size_t(1) << 21;  // states x capture slots: 16 MiB a list
 
 class parser {
  public:

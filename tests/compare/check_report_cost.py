@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""What probe compare's reports cost per root cause, in instructions.
+
+    check_report_cost.py VALGRIND COMPARE_REPORT_COST
+
+Runs compare_report_cost (n independent ops, each its own root cause) under valgrind's
+callgrind, counting only inside compare_text or compare_json: the same count on a quiet
+machine and a loaded one, where wall time is not. Each figure is a slope between 1,000 and
+4,000 roots, so fixed costs cancel, and must stay under its bound: about a third above the
+counts recorded in benchmarks/README.md ("compare: many root causes"), far below the counts
+before the reports were made lean (text about 25,000 per root, JSON about 67,000), and a
+report that grew quadratically would pass them as the roots grow.
+"""
+import re
+import subprocess
+import sys
+
+BOUNDS = {"text": 12500, "json": 24000}
+FUNCTIONS = {"text": "*::compare_text?abi*", "json": "*::compare_json?abi*"}
+
+
+def instructions(valgrind, prog, mode, n):
+    cmd = [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
+           "--toggle-collect=" + FUNCTIONS[mode], prog, mode, str(n)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
+    if r.returncode != 0:
+        sys.exit("FAIL: %s exited %d\n%s" % (" ".join(cmd), r.returncode, r.stderr[-3000:]))
+    m = re.search(r"Collected : (\d+)", r.stderr)
+    if not m or int(m.group(1)) == 0:
+        sys.exit("FAIL: no instruction count from callgrind\n" + r.stderr[-3000:])
+    return int(m.group(1))
+
+
+def main():
+    valgrind, prog = sys.argv[1:3]
+    failed = False
+    for mode, bound in BOUNDS.items():
+        a = instructions(valgrind, prog, mode, 1000)
+        b = instructions(valgrind, prog, mode, 4000)
+        per_root = (b - a) / 3000
+        print("%s report: %.0f instructions per root cause (bound %d)" % (mode, per_root, bound))
+        failed = failed or per_root > bound
+    if failed:
+        sys.exit("FAIL: a report costs more per root cause than its bound")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

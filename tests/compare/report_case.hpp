@@ -1,0 +1,50 @@
+// A compare report in which every op is its own root cause: n independent ops, each reading
+// a matching graph input and writing an output out of tolerance (the pairs built in memory,
+// the graph answered). For the tests of the reports' size and cost as roots grow.
+#pragma once
+#include <string>
+
+#include "analysis/compare_run.hpp"
+
+namespace compare_test {
+
+inline probe::analysis::compare_report independent_roots(size_t n) {
+  namespace pa = probe::analysis;
+  pa::compare_report r;
+  r.kind = "dumps";
+  r.runs.emplace_back();
+  pa::compared_run& run = r.runs[0];
+  for (size_t i = 0; i < n; ++i)
+    for (int io = 0; io < 2; ++io) {
+      pa::compared_pair p;
+      p.op = "op" + std::to_string(i);
+      p.slot = io ? "y" : "x";
+      p.is_input = io == 0;
+      p.key = p.op + "#0/" + (io ? "out/y" : "in/x");
+      p.seq = i + 1;
+      p.line = 2 * i + static_cast<size_t>(io);
+      for (pa::pair_side* s : {&p.a, &p.b}) {
+        s->present = true;
+        s->type = probe::dtype::float32;
+        s->ndim = 1;
+        s->shape[0] = 4;
+        s->seq = p.seq;
+      }
+      p.metrics.compared = true;
+      p.metrics.count = 4;
+      p.status = io ? pa::pair_status::mismatch : pa::pair_status::ok;
+      p.metrics.pass = !io;
+      p.metrics.fail = io;
+      p.metrics.fail_fraction = io ? 0.25 : 0;
+      p.metrics.max_abs = io ? 0.5 : 0;
+      p.metrics.max_rel = io ? 0.125 : 0;
+      p.scale = 2;
+      run.pairs.push_back(std::move(p));
+    }
+  pa::count_pairs(&r);
+  run.graph = pa::analyze_graph(run.pairs);
+  run.findings = pa::find_more(run.pairs, &run.graph);
+  return r;
+}
+
+}  // namespace compare_test
