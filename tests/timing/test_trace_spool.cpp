@@ -5,7 +5,11 @@
 #include <probe/probe.hpp>
 #include <probe/effects/timing_spool.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../support/capture.hpp"
@@ -87,4 +91,63 @@ TEST_CASE("trace spool: with nowhere to spill, a full block is the caller's to d
   int err = -1;
   CHECK(drain_all(s, &err).size() == taken);
   CHECK(s.append_run(&e, 1, nullptr, 1) == 1);
+}
+
+namespace {
+
+void spool_scope() { PROBE_SCOPE("spool_scope"); }
+
+// Every complete event's thread and timestamp, in file order.
+std::vector<std::pair<long, double>> events_in(const std::string& path, const std::string& name, size_t* ops) {
+  std::vector<std::pair<long, double>> out;
+  *ops = 0;
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return out;
+  char line[4096];
+  while (std::fgets(line, sizeof line, f)) {
+    const std::string l = line;
+    if (l.find("\"cat\":\"op\"") != std::string::npos && l.find("\"args\":{") != std::string::npos) ++*ops;
+    if (l.find("{\"name\":\"" + name + "\"") != 0) continue;
+    const size_t ts = l.find("\"ts\":"), tid = l.find("\"tid\":");
+    if (ts == std::string::npos || tid == std::string::npos) continue;
+    out.emplace_back(std::atol(l.c_str() + tid + 6), std::atof(l.c_str() + ts + 5));
+  }
+  std::fclose(f);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("trace spool: a spilled trace keeps every event, each thread's in order, ops with their arguments") {
+  probe_test::temp_dir dir;
+  const std::string path = dir / "spool.json";
+  probe::set_flags(("--probe_trace_to=" + path).c_str());
+  probe::detail::timing_reset();
+  const int n = 60000;  // two threads: more than three blocks of records, spilled beside the trace
+  std::thread worker([&] {
+    for (int i = 0; i < n; ++i) spool_scope();
+  });
+  for (int i = 0; i < n; ++i) {
+    spool_scope();
+    if (i % 10000 == 0) {
+      probe::op o("spool_op", "Op");
+      o.attr("i", static_cast<int64_t>(i));
+    }
+  }
+  worker.join();
+  probe::flush();
+  size_t ops = 0;
+  const auto ev = events_in(path, "spool_scope", &ops);
+  CHECK(ev.size() == static_cast<size_t>(2 * n));
+  CHECK(ops == 6);
+  std::map<long, double> last;
+  size_t out_of_order = 0;
+  for (const auto& e : ev) {
+    auto it = last.find(e.first);
+    if (it != last.end() && e.second < it->second) ++out_of_order;
+    last[e.first] = e.second;
+  }
+  CHECK(last.size() == 2);
+  CHECK(out_of_order == 0);
+  probe::set_flags("");
 }

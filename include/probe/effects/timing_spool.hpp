@@ -35,11 +35,14 @@ struct spool_record {
   size_t args_len() const { return args ? args - 1 : 0; }
   size_t size() const { return sizeof(spool_record) + ((args_len() + 7) & ~static_cast<size_t>(7)); }
 };
+#if UINTPTR_MAX == UINT64_MAX
+#define PROBE_SPOOL_FIELDS 1
 static_assert(sizeof(spool_record) == 32, "a spooled event is 32 bytes");
 static_assert(offsetof(spool_record, end) == 8 && offsetof(timing_event, end) == 8 &&
                   offsetof(spool_record, prefix) == 16 && offsetof(spool_record, tid) == 24 &&
                   offsetof(spool_record, args) == 28,
               "append_run stores a record's fields at these offsets");
+#endif
 
 class trace_spool {
  public:
@@ -53,6 +56,7 @@ class trace_spool {
   // Where the spill file goes (the trace's directory); forgets what was spooled.
   void reset(const std::string& dir) {
     discard();
+    close_file();  // a new trace spills beside itself
     dir_ = dir;
     spill_tried_ = false;
   }
@@ -82,12 +86,19 @@ class trace_spool {
   uint32_t append_run(const timing_event* e, uint32_t k, const std::string* prefix, long tid) {
     uint32_t i = 0;
     while (i < k) {
-      size_t room = (buf_.size() - used_) / sizeof(spool_record);
-      if (room == 0) {
+      const size_t room = (buf_.size() - used_) / sizeof(spool_record);
+#if defined(PROBE_SPOOL_FIELDS)
+      const bool whole = room == 0;
+#else
+      const bool whole = true;  // one at a time where the record's layout differs
+      (void)room;
+#endif
+      if (whole) {
         if (!append(e[i].begin, e[i].end, prefix, tid, nullptr, 0)) break;
         ++i;
         continue;
       }
+#if defined(PROBE_SPOOL_FIELDS)
       const uint32_t m = room < k - i ? static_cast<uint32_t>(room) : k - i;
       // Stored field by field: a record built on the stack and copied whole is read back
       // across its smaller stores, which stalls store forwarding (most of this loop's time).
@@ -105,12 +116,13 @@ class trace_spool {
       used_ += m * sizeof(spool_record);
       count_ += m;
       i += m;
+#endif
     }
     return i;
   }
 
-  // Calls f(const spool_record&, const char* args or null, size_t args_len) for every event, oldest first, and empties
-  // the spool. Returns 0 or the errno of a failed read of the spill file (the events still in
+  // Calls f(const spool_record&, const char* args or null, size_t args_len) for every event,
+  // oldest first, and empties the spool. Returns 0 or the errno of a failed read of the spill file (the events still in
   // memory are given all the same).
   template <class F>
   int drain(F&& f) {
