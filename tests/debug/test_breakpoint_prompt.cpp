@@ -313,3 +313,31 @@ TEST_CASE("prompt: a device tensor without a backend is described, and reading i
           std::string::npos);
   }
 }
+
+// A frame reads its op's views when asked: an op that wrote its input in place makes `p` show
+// the op's result, and the prompt says so from the hash taken when the op recorded the input.
+TEST_CASE("prompt: a variable written in place since its op recorded it is said to have changed") {
+  probe::set_flags("--probe_breakpoint=prompt");
+  std::vector<float> gate{1, 2, 3};
+  std::vector<float> bias{0.5f, 0.25f, 2};
+  probe::detail::stop_info stop;
+  {
+    probe::op act("act", "ReluInplace");
+    act.input("gate", gate).input("bias", bias);
+    for (float& g : gate) g = -g;  // the kernel writes its input in place
+    stop = probe::detail::breakpoint_stop("model.cpp", 3, "forward", nullptr, 0);
+  }
+  probe::set_flags("");
+  stop.reason = "breakpoint";
+  const std::string out = session(stop, "up\np gate\npp gate[1:]\np bias\nstats gate\np gate.shape\nc\n");
+  const std::string note =
+      "note: gate's bytes changed since they were recorded as the input of op act (written in place since); "
+      "showing the memory now, not the recorded value\n";
+  CHECK(out.find("(probe) p gate\n" + note + "[-1. -2. -3.]\n") != std::string::npos);
+  CHECK(out.find("(probe) pp gate[1:]\n" + note + "[-2. -3.]\n") != std::string::npos);
+  CHECK(out.find("(probe) stats gate\n" + note + "gate: float32[3]") != std::string::npos);
+  // Unchanged bytes, and text that does not read the bytes, say nothing.
+  CHECK(out.find("(probe) p bias\n[0.5  0.25 2.  ]\n") != std::string::npos);
+  CHECK(out.find("(probe) p gate.shape\n(3,)\n") != std::string::npos);
+  CHECK(out.find("bias's bytes") == std::string::npos);
+}

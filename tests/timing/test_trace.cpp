@@ -149,9 +149,9 @@ TEST_CASE("trace: a large trace streams to disk with bounded memory") {
   // JSON) must have been written before the flush.
   const int n = 700000;
   for (int i = 0; i < n; ++i) inner();
-  // The events were written to the file while recording: it is already large before flush.
-  // The file being written has no name yet (or a temporary one): find it among this
-  // process's open descriptors, in the trace's folder.
+  // The events went to disk while recording (the trace's binary spool, made JSON at the
+  // flush): a file in the trace's folder is already large before it. It has no name (or a
+  // temporary one): find it among this process's open descriptors.
   off_t written = 0;
   if (DIR* fds = opendir("/proc/self/fd")) {
     while (const dirent* e = readdir(fds)) {

@@ -43,6 +43,9 @@ struct recorded_tensor {
   bool unread = false;
   bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
   uint64_t hash = 0;
+  // `hash` was taken for breakpoint frames alone (have_hash stays false: data flow is off), so
+  // the prompt can tell that the bytes changed since the call.
+  bool frame_hash = false;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
   tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
   std::vector<const void*> batch_pointers;  // output_at_end of a batch_view: its pointer array, copied at the call

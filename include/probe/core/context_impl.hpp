@@ -298,9 +298,13 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
         t.view.batch = nullptr;  // shape and dtype stay; no data
       }
     }
-    if (edges && !unread && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
+    // Breakpoint frames show this view later, from memory the op may have written since.
+    const bool frames = gate_on(gate_scopes) && t.gathered.empty();
+    if ((edges || frames) && !unread && t.view.where.is_host() && t.view.valid() && t.view.data &&
+        t.view.is_contiguous()) {
       t.hash = content_hash::of(t.view.data, t.view.nbytes());
-      t.have_hash = true;
+      t.have_hash = edges;
+      t.frame_hash = !edges;
     }
     if (which == io::in) {
       for (const auto& l : r->links)

@@ -17,6 +17,7 @@ struct expr_value {
   bool is_text = false;  // .shape and .dtype give text; everything else a tensor view
   std::string text;
   tensor_view view;      // may be on a device
+  const frame_var* var = nullptr;  // the variable it reads
 };
 
 namespace bp_expr {

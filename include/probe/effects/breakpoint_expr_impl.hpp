@@ -55,6 +55,7 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
   }
   out->is_text = !attr.empty();
   out->view = v;
+  out->var = var;
   if (attr == "shape") out->text = shape_tuple(v);
   if (attr == "dtype") out->text = dtype_name(v.type);
   return true;

@@ -28,6 +28,11 @@ struct frame_var {
   std::string name;
   tensor_view view;
   tensor gathered;  // a batch_view's samples, read when the frame was built: `view` shows them
+  // An op's tensor shows the memory of its view, read when the user asks: the content hash
+  // taken when the op recorded it tells whether those bytes changed since (written in place).
+  bool have_hash = false;
+  uint64_t hash = 0;
+  std::string recorded_by;  // "input of op mlp" (what recorded the hash)
 };
 
 struct frame {

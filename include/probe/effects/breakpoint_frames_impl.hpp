@@ -32,6 +32,12 @@ PROBE_API void add_op_frame(stop_info& s, const op_record* r) {
       if (clash) name += "_out";
     }
     add_var(f, name, t.view);
+    if (t.have_hash || t.frame_hash) {
+      frame_var& v = f.vars.back();
+      v.have_hash = true;
+      v.hash = t.hash;
+      v.recorded_by = std::string(t.which == io::in ? "input" : "output") + " of op " + f.name;
+    }
   }
   s.frames.push_back(static_cast<frame&&>(f));
 }

@@ -14,6 +14,7 @@
 #include "../core/format_tensor.hpp"
 #include "../core/stats.hpp"
 #include "../formats/npy.hpp"
+#include "../util/hash.hpp"
 #include "breakpoint_expr.hpp"
 #include "breakpoint_frames.hpp"
 
@@ -149,7 +150,20 @@ class session {
       error("'" + bp_expr::trim(text) + "' has no data");
       return false;
     }
+    note_if_changed(v->var);
     return true;
+  }
+
+  // A frame keeps views of the program's buffers and reads them now: an op that wrote one in
+  // place since it was recorded (an in-place update, an output reusing an input's memory) makes
+  // it show the new bytes. Said before the value, each time it is read.
+  void note_if_changed(const frame_var* var) {
+    if (!var || !var->have_hash) return;
+    const tensor_view& w = var->view;
+    if (!w.where.is_host() || !w.valid() || !w.data || !w.is_contiguous()) return;
+    if (content_hash::of(w.data, w.nbytes()) == var->hash) return;
+    say("note: " + var->name + "'s bytes changed since they were recorded as the " + var->recorded_by +
+        " (written in place since); showing the memory now, not the recorded value\n");
   }
 
   void print_value(const std::string& text, bool full) {

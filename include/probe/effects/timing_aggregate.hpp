@@ -18,6 +18,7 @@
 #include "timing.hpp"
 #include "timing_buffer_source.hpp"
 #include "timing_clock_source.hpp"
+#include "timing_spool.hpp"
 #include "timing_stats.hpp"
 #include "timing_summary.hpp"
 
@@ -51,6 +52,11 @@ class timing_aggregator {
     trace_max_ = max_events;
     trace_failed_ = false;
     told_max_ = false;
+    if (path != spool_path_) {  // options applied again with the same trace keep its spool
+      const size_t slash = path.rfind('/');
+      spool_.reset(slash == std::string::npos ? std::string() : path.substr(0, slash + 1));
+      spool_path_ = path;
+    }
   }
   const std::string& trace_path() const { return trace_path_; }
   bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
@@ -65,8 +71,7 @@ class timing_aggregator {
     }
     site_entry& s = site_for(static_cast<const scope_site*>(e->what()));
     const uint32_t k = series_[s.series].stats.add_run(e, n, e->tagged);
-    for (uint32_t i = 0; i < k && tracing(); ++i)  // a trace that fails stops being written
-      complete_event(s.prefix, e[i].begin, e[i].end, b.tid, nullptr);
+    if (tracing()) spool_run(s.prefix, e, k, b.tid);
     return k;
   }
 
@@ -134,6 +139,7 @@ class timing_aggregator {
     series_entry& s = series_[series_index('g', t.op.name)];
     s.stats.add(static_cast<uint64_t>(t.dur_ns < 0 ? 0 : t.dur_ns));
     if (!tracing()) return;
+    format_spool();  // written directly: what was spooled before it goes first
     const long tid = gpu_track(t.device, t.op.stream);
     std::string args = "\"seq\":";
     append_u64(args, t.op.seq);
@@ -159,6 +165,8 @@ class timing_aggregator {
   void publish_trace(bool final_flush) {
     if (!tracing()) return;
     if (!ensure_open()) return;
+    format_spool();
+    if (!tracing()) return;
     const std::string trailing = metadata_events();
     std::string members = "\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"probe " PROBE_VERSION_STRING
                           "\",\"clock\":\"";
@@ -202,6 +210,7 @@ class timing_aggregator {
   void abandon_trace() {
     trace_ready_ = false;
     trace_.abandon();
+    spool_.discard();
   }
 
  private:
@@ -272,6 +281,7 @@ class timing_aggregator {
   bool ensure_open() {
     if (__atomic_load_n(&g_timing_forked, __ATOMIC_RELAXED)) {
       trace_.detach();  // a forked child: the trace file is the parent's; the child writes none
+      spool_.detach();
       trace_failed_ = true;
       trace_ready_ = false;
       return false;
@@ -279,6 +289,7 @@ class timing_aggregator {
     if (trace_ready_) return true;  // open on trace_path_ since the last check (every event asks)
     if (trace_.is_open() && trace_.path() == trace_path_) return trace_ready_ = true;
     if (trace_.is_open()) trace_.abandon();
+    spool_.discard();
     pid_ = static_cast<long>(getpid());
     ids_.clear();
     left_out_ = 0;
@@ -294,14 +305,19 @@ class timing_aggregator {
     log("timing trace: %s; no trace will be written (the summary still works)", trace_.error().c_str());
     trace_failed_ = true;
     trace_.abandon();
+    spool_.discard();
   }
 
   // Whether one more event fits under --probe_trace_max_events; notes the cut once.
-  bool write_allowed(int64_t ts_ns) {
+  bool write_allowed(int64_t ts_ns) { return write_allowed_at(ts_ns, false); }
+  // `at` is in ticks when `ticks` (a spooled event: converted only if the cut is noted).
+  bool write_allowed_at(int64_t at, bool ticks) {
     if (!ensure_open()) return false;
-    if (trace_max_ <= 0 || trace_.events() < static_cast<uint64_t>(trace_max_)) return true;
+    if (trace_max_ <= 0 || trace_.events() + spool_.count() < static_cast<uint64_t>(trace_max_)) return true;
     ++left_out_;
     if (!told_max_) {
+      format_spool();  // the note follows every event kept
+      const int64_t ts_ns = ticks ? monotonic_of(static_cast<uint64_t>(at)) : at;
       told_max_ = true;
       log("timing trace reached --probe_trace_max_events=%lld: later events are left out of %s "
           "(the summary still counts them)", static_cast<long long>(trace_max_), trace_path_.c_str());
@@ -314,12 +330,48 @@ class timing_aggregator {
     return false;
   }
 
-  // The event's text is made in one buffer and appended at once: a trace of a loop's scopes
-  // writes millions of these (ctest scope_cost).
+  // A run of one scope's events into the spool: 32 bytes each, no text (timing_spool.hpp).
+  void spool_run(const std::string& prefix, const timing_event* e, uint32_t k, long tid) {
+    if (!ensure_open()) return;
+    uint32_t fit = k;  // under --probe_trace_max_events
+    if (trace_max_ > 0) {
+      const uint64_t have = trace_.events() + spool_.count();
+      const uint64_t room = have < static_cast<uint64_t>(trace_max_) ? static_cast<uint64_t>(trace_max_) - have : 0;
+      if (room < k) fit = static_cast<uint32_t>(room);
+    }
+    for (uint32_t i = 0; i < fit;) {
+      i += spool_.append_run(e + i, fit - i, &prefix, tid);
+      if (i < fit) {
+        format_spool();  // no room and nowhere to spill: the block becomes JSON now
+        if (!tracing() || !spool_.empty()) return;
+      }
+    }
+    for (uint32_t i = fit; i < k; ++i) write_allowed_at(static_cast<int64_t>(e[i].begin), true);  // left out
+  }
+  // An event with an op's arguments (JSON members), spooled with them.
   void complete_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid,
                       const std::string* args) {
+    if (!write_allowed_at(static_cast<int64_t>(begin), true)) return;
+    const char* a = args ? args->data() : nullptr;
+    const size_t n = args ? args->size() : 0;
+    if (!spool_.append(begin, end, &prefix, tid, a, n)) {
+      format_spool();
+      if (tracing()) spool_.append(begin, end, &prefix, tid, a, n);
+    }
+  }
+  // The spooled events as JSON, in the order they were spooled.
+  void format_spool() {
+    if (spool_.empty() || !trace_.is_open()) return;
+    const int e = spool_.drain([&](const spool_record& r, const char* args, size_t args_len) {
+      format_event(*r.prefix, r.begin, r.end, r.tid, args, args_len);
+    });
+    if (e) log("timing trace: cannot read back its spool (%s); events recorded before are missing", strerror(e));
+  }
+  // The event's text is made in one buffer and appended at once: a trace of a loop's scopes
+  // writes millions of these (ctest scope_cost).
+  void format_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid, const char* args,
+                    size_t args_len) {
     const int64_t b = monotonic_of(begin);
-    if (!write_allowed(b)) return;
     const int64_t e = monotonic_of(end);
     const std::string& ids = ids_for(tid);
     std::string& ev = trace_.begin_event();  // written in place: this runs for every event
@@ -332,7 +384,7 @@ class timing_aggregator {
       ev += ids;
       if (args) {
         ev.append(",\"args\":{", 9);
-        ev += *args;
+        ev.append(args, args_len);
         ev += '}';
       }
       ev += '}';
@@ -381,6 +433,7 @@ class timing_aggregator {
   void counter_event(const metric_entry& m, uint64_t at, long tid, double v) {
     const int64_t t = ticks_to_monotonic_ns(at);
     if (!write_allowed(t)) return;
+    format_spool();
     char num[40];
     write_compact(num, v);
     std::string ev = "{\"name\":\"" + m.json_name + "\",\"ph\":\"C\",\"ts\":";
@@ -445,7 +498,8 @@ class timing_aggregator {
   ptr_list<metric_entry> metrics_;
   ptr_list<device_track> gpu_tracks_;  // one trace track per device stream
   chrome_trace_writer trace_;
-  std::string trace_path_;
+  trace_spool spool_;  // complete events not made JSON yet
+  std::string trace_path_, spool_path_;
   int64_t trace_max_ = 0;
   uint64_t left_out_ = 0;
   long pid_ = static_cast<long>(getpid());
