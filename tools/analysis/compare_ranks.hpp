@@ -251,15 +251,28 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
   // 5. Ranks missing on a side, and runs that did not end.
   int world = 0;
   for (const Run& run : *runs) world = std::max({world, run.ranks.a.world, run.ranks.b.world});
-  for (int side = 0; side < 2; ++side)
+  for (int side = 0; side < 2; ++side) {
+    // When one rank dies, the launcher ends the others: the rank whose records stop first is
+    // the one that failed.
+    const rank_side* first = nullptr;
+    size_t cut = 0;
     for (const Run& run : *runs) {
       const rank_side& s = side ? run.ranks.b : run.ranks.a;
-      if (s.present && !s.has_end)
-        out.incomplete.push_back("rank " + std::to_string(s.rank) + " in " + (side ? "B" : "A") +
-                                 " is incomplete: no end record (killed, or still running); its last recorded op: " +
-                                 ::probe::detail::printable(s.last_op) + " at step " + std::to_string(s.last_step) +
-                                 ", seq " + std::to_string(s.last_seq));
+      if (!s.present || s.has_end) continue;
+      ++cut;
+      if (!first || (s.last_time > 0 && s.last_time < first->last_time)) first = &s;
     }
+    for (const Run& run : *runs) {
+      const rank_side& s = side ? run.ranks.b : run.ranks.a;
+      if (!s.present || s.has_end) continue;
+      std::string line = "rank " + std::to_string(s.rank) + " in " + (side ? "B" : "A") +
+                         " is incomplete: no end record (killed, or still running); its last recorded op: " +
+                         ::probe::detail::printable(s.last_op) + " at step " + std::to_string(s.last_step) + ", seq " +
+                         std::to_string(s.last_seq);
+      if (&s == first && cut > 1) line += "; it stopped first, the others after it";
+      out.incomplete.push_back(line);
+    }
+  }
   for (int side = 0; side < 2; ++side) {
     std::vector<char> has(static_cast<size_t>(std::max(world, 0)), 0);
     for (const Run& run : *runs) {

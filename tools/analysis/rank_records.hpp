@@ -25,6 +25,7 @@ struct rank_side {
   std::string last_op;  // the op of the last tensor record (where a killed run stopped)
   int64_t last_step = 0;
   uint64_t last_seq = 0;
+  double last_time = 0;  // the latest wall time of its records: the rank killed first stopped earliest
 };
 
 struct rank_run {
@@ -55,10 +56,13 @@ inline rank_side rank_side_of(const dump_run& r) {
       s.last_op = t.op_key();
       s.last_step = t.step;
     }
+    if (t.wall_time > s.last_time) s.last_time = t.wall_time;
     if (t.is_input || t.wall_time <= 0) continue;
     auto it = s.op_time.emplace(t.op_key(), t.wall_time).first;
     if (t.wall_time < it->second) it->second = t.wall_time;
   }
+  for (const dump_message& m : r.messages)
+    if (m.wall_time > s.last_time) s.last_time = m.wall_time;
   return s;
 }
 
