@@ -9,6 +9,7 @@
 #include "mpi_record.hpp"
 
 #include <probe/effects/timing.hpp>
+#include <probe/effects/timing_ranks.hpp>
 
 #include <mutex>
 #include <unordered_map>
@@ -71,9 +72,28 @@ void complete(MPI_Request req, const MPI_Status& st) {
   record_recv(p.call, p.buf, p.type, p.comm, st);
 }
 
+// With timing on, the ranks leave a barrier together: the instant each takes then is one
+// instant, which aligns their clocks in the merged trace (timing_ranks.hpp).
+void take_sync_instant() {
+  if (!gate_on(probe::detail::gate_timing)) return;
+  if (PMPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS) probe::detail::g_rank_sync_ns = probe::detail::mono_ns();
+}
+
 }  // namespace
 
 extern "C" {
+
+int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) take_sync_instant();
+  return rc;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) take_sync_instant();
+  return rc;
+}
 
 int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Send(buf, count, type, dest, tag, comm);
