@@ -219,6 +219,10 @@ PROBE_API void scope_unlink(const scope_link* link) noexcept {
 PROBE_API void metric(const char* name, double value) noexcept {
   try {
     std::string line;
+    // Under MPI every rank prints its own line: "[rank 3] MLUPS: 577.3" tells them apart
+    // (docs/mpi.md: probe regress --pattern picks one rank).
+    static const detail::rank_info ri = detail::detect_rank();
+    if (ri.rank >= 0 && ri.world > 1) line = "[rank " + std::to_string(ri.rank) + "] ";
     for (const char* p = name ? name : ""; *p; ++p) {
       const unsigned char c = static_cast<unsigned char>(*p);
       line += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
