@@ -5,14 +5,13 @@
 // mpi_record.hpp describes into the rank's manifest. All the wrappers are in this one file:
 // the library's link option (--undefined=probe_mpi_linked) pulls it in whole, even when the
 // MPI library comes first on the link line.
-#include "../compiled.hpp"
-#include "mpi_record.hpp"
-
+#include <mutex>
 #include <probe/effects/timing.hpp>
 #include <probe/effects/timing_ranks.hpp>
-
-#include <mutex>
 #include <unordered_map>
+
+#include "../compiled.hpp"
+#include "mpi_record.hpp"
 
 extern "C" {
 // What the link option asks for; its presence in a program says the wrappers are in it.
@@ -26,8 +25,8 @@ using probe::detail::scope_site;
 
 constexpr unsigned k_gate = probe::detail::gate_ops | probe::detail::gate_timing;
 
-#define PROBE_MPI_SITE(name) \
-  static const scope_site site { name, __FILE__, name, __LINE__, 0 }; \
+#define PROBE_MPI_SITE(name)                                       \
+  static const scope_site site{name, __FILE__, name, __LINE__, 0}; \
   const probe::detail::scope_guard timed(&site)
 
 // A receive posted with MPI_Irecv, recorded when a wait completes it.
@@ -81,6 +80,12 @@ void take_sync_instant() {
 
 }  // namespace
 
+// Each MPI_X tests the flags and jumps: to PMPI_X when they are off, to on_MPI_X, which
+// records, when some is on. The slow half is out of line so that the fast one saves no
+// register and builds no frame: both calls are tail calls (benchmarks/README.md, "probe::mpi").
+// on_MPI_X tests again with gate_on, which parses the flags on the first call.
+#define PROBE_MPI_SLOW __attribute__((noinline))
+
 extern "C" {
 
 int MPI_Init(int* argc, char*** argv) {
@@ -95,22 +100,34 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   return rc;
 }
 
-int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Send(buf, count, type, dest, tag, comm);
+static PROBE_MPI_SLOW int on_MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  if (!gate_on(k_gate)) return PMPI_Send(buf, count, type, dest, tag, comm);
   PROBE_MPI_SITE("MPI_Send");
   record_send("MPI_Send", buf, count, type, dest, tag, comm);
   return PMPI_Send(buf, count, type, dest, tag, comm);
 }
 
-int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Ssend(buf, count, type, dest, tag, comm);
+int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0)) return PMPI_Send(buf, count, type, dest, tag, comm);
+  return on_MPI_Send(buf, count, type, dest, tag, comm);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                                       MPI_Comm comm) {
+  if (!gate_on(k_gate)) return PMPI_Ssend(buf, count, type, dest, tag, comm);
   PROBE_MPI_SITE("MPI_Ssend");
   record_send("MPI_Ssend", buf, count, type, dest, tag, comm);
   return PMPI_Ssend(buf, count, type, dest, tag, comm);
 }
 
-int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0)) return PMPI_Ssend(buf, count, type, dest, tag, comm);
+  return on_MPI_Ssend(buf, count, type, dest, tag, comm);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                                      MPI_Status* status) {
+  if (!gate_on(k_gate)) return PMPI_Recv(buf, count, type, source, tag, comm, status);
   PROBE_MPI_SITE("MPI_Recv");
   MPI_Status own;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
@@ -119,9 +136,16 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   return rc;
 }
 
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  if (PROBE_LIKELY(!gate_on(k_gate)))
+int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0))
+    return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  return on_MPI_Recv(buf, count, type, source, tag, comm, status);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                                          int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                                          int recvtag, MPI_Comm comm, MPI_Status* status) {
+  if (!gate_on(k_gate))
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                          comm, status);
   PROBE_MPI_SITE("MPI_Sendrecv");
@@ -134,16 +158,33 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   return rc;
 }
 
-int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Isend(buf, count, type, dest, tag, comm, req);
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0))
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                         comm, status);
+  return on_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                         comm, status);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                                       MPI_Request* req) {
+  if (!gate_on(k_gate)) return PMPI_Isend(buf, count, type, dest, tag, comm, req);
   PROBE_MPI_SITE("MPI_Isend");
   // The buffer may not change until the send completes: its bytes now are the message.
   record_send("MPI_Isend", buf, count, type, dest, tag, comm);
   return PMPI_Isend(buf, count, type, dest, tag, comm, req);
 }
 
-int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* req) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0))
+    return PMPI_Isend(buf, count, type, dest, tag, comm, req);
+  return on_MPI_Isend(buf, count, type, dest, tag, comm, req);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                                       MPI_Request* req) {
+  if (!gate_on(k_gate)) return PMPI_Irecv(buf, count, type, source, tag, comm, req);
   PROBE_MPI_SITE("MPI_Irecv");
   const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
   if (rc == MPI_SUCCESS && probe::detail::dump_active()) {
@@ -156,8 +197,14 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
   return rc;
 }
 
-int MPI_Wait(MPI_Request* req, MPI_Status* status) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Wait(req, status);
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* req) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0))
+    return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  return on_MPI_Irecv(buf, count, type, source, tag, comm, req);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Wait(MPI_Request* req, MPI_Status* status) {
+  if (!gate_on(k_gate)) return PMPI_Wait(req, status);
   PROBE_MPI_SITE("MPI_Wait");
   const MPI_Request r = *req;
   MPI_Status own;
@@ -167,8 +214,13 @@ int MPI_Wait(MPI_Request* req, MPI_Status* status) {
   return rc;
 }
 
-int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Waitall(count, reqs, statuses);
+int MPI_Wait(MPI_Request* req, MPI_Status* status) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0)) return PMPI_Wait(req, status);
+  return on_MPI_Wait(req, status);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  if (!gate_on(k_gate)) return PMPI_Waitall(count, reqs, statuses);
   PROBE_MPI_SITE("MPI_Waitall");
   std::vector<MPI_Request> before(reqs, reqs + (count > 0 ? count : 0));
   std::vector<MPI_Status> own(before.size());
@@ -179,20 +231,31 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   return rc;
 }
 
-int MPI_Barrier(MPI_Comm comm) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Barrier(comm);
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0)) return PMPI_Waitall(count, reqs, statuses);
+  return on_MPI_Waitall(count, reqs, statuses);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Barrier(MPI_Comm comm) {
+  if (!gate_on(k_gate)) return PMPI_Barrier(comm);
   PROBE_MPI_SITE("MPI_Barrier");
   const int rc = PMPI_Barrier(comm);
   probe_mpi::recorder::get().collective("MPI_Barrier", -1, probe_mpi::buffer_bytes(), probe_mpi::buffer_bytes());
   return rc;
 }
 
-int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Bcast(buf, count, type, root, comm);
+int MPI_Barrier(MPI_Comm comm) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0)) return PMPI_Barrier(comm);
+  return on_MPI_Barrier(comm);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (!gate_on(k_gate)) return PMPI_Bcast(buf, count, type, root, comm);
   PROBE_MPI_SITE("MPI_Bcast");
   int me = -1;
   PMPI_Comm_rank(comm, &me);
-  const probe_mpi::buffer_bytes sent = me == root ? probe_mpi::read_buffer(buf, count, type) : probe_mpi::buffer_bytes();
+  const probe_mpi::buffer_bytes sent =
+      me == root ? probe_mpi::read_buffer(buf, count, type) : probe_mpi::buffer_bytes();
   const int rc = PMPI_Bcast(buf, count, type, root, comm);
   if (rc == MPI_SUCCESS)
     probe_mpi::recorder::get().collective("MPI_Bcast", probe_mpi::world_rank(comm, root), sent,
@@ -200,35 +263,52 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
   return rc;
 }
 
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0)) return PMPI_Bcast(buf, count, type, root, comm);
+  return on_MPI_Bcast(buf, count, type, root, comm);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                        int root, MPI_Comm comm) {
+  if (!gate_on(k_gate)) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
   PROBE_MPI_SITE("MPI_Reduce");
   int me = -1;
   PMPI_Comm_rank(comm, &me);
-  const probe_mpi::buffer_bytes sent =
-      probe_mpi::read_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type);
+  const probe_mpi::buffer_bytes sent = probe_mpi::read_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type);
   const int rc = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
   if (rc == MPI_SUCCESS)
-    probe_mpi::recorder::get().collective("MPI_Reduce", probe_mpi::world_rank(comm, root), sent,
-                                          me == root ? probe_mpi::read_buffer(recvbuf, count, type) : probe_mpi::buffer_bytes());
+    probe_mpi::recorder::get().collective(
+        "MPI_Reduce", probe_mpi::world_rank(comm, root), sent,
+        me == root ? probe_mpi::read_buffer(recvbuf, count, type) : probe_mpi::buffer_bytes());
   return rc;
 }
 
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  if (PROBE_LIKELY(!gate_on(k_gate))) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0))
+    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+  return on_MPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                           MPI_Comm comm) {
+  if (!gate_on(k_gate)) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
   PROBE_MPI_SITE("MPI_Allreduce");
-  const probe_mpi::buffer_bytes sent =
-      probe_mpi::read_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type);
+  const probe_mpi::buffer_bytes sent = probe_mpi::read_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type);
   const int rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
   if (rc == MPI_SUCCESS)
     probe_mpi::recorder::get().collective("MPI_Allreduce", -1, sent, probe_mpi::read_buffer(recvbuf, count, type));
   return rc;
 }
 
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
-  if (PROBE_LIKELY(!gate_on(k_gate)))
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0))
+    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+  return on_MPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+}
+
+static PROBE_MPI_SLOW int on_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (!gate_on(k_gate)) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   PROBE_MPI_SITE("MPI_Allgather");
   int size = 1;
   PMPI_Comm_size(comm, &size);
@@ -239,6 +319,13 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     probe_mpi::recorder::get().collective("MPI_Allgather", -1, sent,
                                           probe_mpi::read_buffer(recvbuf, recvcount * size, recvtype));
   return rc;
+}
+
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  if (PROBE_LIKELY((probe::detail::gate_load() & k_gate) == 0))
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return on_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 }  // extern "C"
