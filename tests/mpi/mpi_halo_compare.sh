@@ -42,4 +42,10 @@ plain_roots=$(echo "$plain" | grep -Eo '^rank_[0-9]+: Root cause: op [a-z_]+#[0-
   { echo "FAIL: without probe::mpi, roots: '$plain_roots'"; exit 1; }
 grep -q -e "Note: root halo#2 on rank 3 comes after rank 2's first divergence (stencil#1): it may have received that rank's data" <<<"$plain" ||
   { echo "FAIL: no note on rank 3's root without probe::mpi"; exit 1; }
+# A rank missing on one side is named.
+cp -r good partial && rm -rf partial/rank_0003
+set +e
+"$probe" compare bad partial >missing.txt 2>&1
+set -e
+grep -q -e 'Missing: rank 3 of 4 has no dump in B' missing.txt || { cat missing.txt; echo "FAIL: the missing rank is not named"; exit 1; }
 echo "ok: one root cause with probe::mpi (rank 2 stencil#1), the note without it"
