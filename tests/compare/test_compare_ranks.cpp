@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "analysis/compare_run.hpp"
+#include "analysis/compare_json.hpp"
 #include "analysis/compare_text.hpp"
 
 #include "../support/capture.hpp"
@@ -96,6 +97,24 @@ TEST_CASE("compare ranks: a received difference is followed to the sender's root
   CHECK(text.find("Root src#0 on rank 0 reaches other ranks: rank 1: halo#0, use#0; rank 2: halo2#0.") != std::string::npos);
   CHECK(text.find("2 root causes over all ranks") != std::string::npos);
   CHECK(text.find("Note:") == std::string::npos);
+
+  // --json: the same answers under "ranks".
+  probe::json::value doc;
+  std::string error;
+  REQUIRE_MESSAGE(probe::json::parse(pa::compare_json(r), doc, &error), error);
+  const probe::json::value& ranks = doc.get("ranks");
+  CHECK(ranks.get("messages").as_bool());
+  CHECK(ranks.get("first_divergence").get_string("op") == "src#0");
+  REQUIRE(ranks.get("roots").size() == 2);
+  CHECK(ranks.get("roots")[1].get_int("rank") == 2);
+  REQUIRE(ranks.get("received").size() == 2);
+  const probe::json::value& second = ranks.get("received")[1];
+  CHECK(second.get("op").get_string("op") == "halo2#0");
+  CHECK(second.get_int("from_rank") == 1);
+  CHECK(second.get("sent_by").get_string("op") == "use#0");
+  CHECK(second.get_string("output") == "use#0/out/z");
+  CHECK(second.get("root").get_int("rank") == 0);
+  CHECK(second.get("root").get_string("op") == "src#0");
 }
 
 TEST_CASE("compare ranks: without message records, a later root carries a note") {

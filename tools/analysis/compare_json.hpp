@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <probe/formats/json_write.hpp>
+#include "compare_ranks_json.hpp"
 #include "compare_run.hpp"
 #include "compare_words.hpp"
 
@@ -260,6 +261,7 @@ inline std::string compare_json(const compare_report& r) {
   strings(w, "notes", r.notes);
   strings(w, "runs_only_a", r.runs_only_a);
   strings(w, "runs_only_b", r.runs_only_b);
+  w.key("ranks"), ranks_json(w, r);  // across MPI ranks; null for one run
   w.key("runs").begin_array();
   for (const compared_run& cr : r.runs) run(w, cr);
   w.end_array().end_object();
