@@ -159,3 +159,36 @@ TEST_CASE("compare ranks: ranks missing on one side, and a run cut short, are na
   CHECK(r.ranks.incomplete[0].find("rank 1 in A is incomplete: no end record") == 0);
   CHECK(r.ranks.incomplete[0].find("its last recorded op: use#0 at step 0, seq 2") != std::string::npos);
 }
+
+TEST_CASE("compare ranks: an op that got a differing collective result is followed to the rank that gave differing data") {
+  temp_dir d;
+  for (const bool bad : {true, false}) {
+    const std::string root = d / (bad ? "a" : "b");
+    mkdir(root.c_str(), 0755);
+    const std::string result = bad ? "1111111111111111" : "2222222222222222";
+    // rank 0 computes a wrong local sum and gives it to the allreduce; rank 1 gives the same
+    // in both runs, and its `norm` op, whose input matches, gets a differing global sum.
+    fixture_dump r0(root + "/rank_0000");
+    r0.out(1, "local", "s", {bad ? 5.f : 4.f}, when(10));
+    r0.raw("{\"record\":\"collective\",\"call\":\"MPI_Allreduce\",\"root\":-1,\"order\":0,\"bytes\":4,"
+           "\"hash\":\"" + std::string(bad ? "0a" : "0b") + "\",\"result_hash\":\"" + result +
+           "\",\"producers\":[\"local#0/out/s\"]}");
+    r0.finish();
+    fixture_dump r1(root + "/rank_0001");
+    r1.in(1, "norm", "x", {3}, "");
+    r1.out(1, "norm", "y", {bad ? 8.f : 7.f}, when(20));
+    r1.raw("{\"record\":\"collective\",\"call\":\"MPI_Allreduce\",\"root\":-1,\"order\":0,\"bytes\":4,"
+           "\"hash\":\"11\",\"result_hash\":\"" + result + "\",\"seq\":1,\"op\":\"norm#0\"}");
+    r1.finish();
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  REQUIRE(r.error.empty());
+  CHECK(roots_of(r) == std::vector<std::string>{"rank_0000 local#0"});
+  REQUIRE(r.ranks.links.size() == 1);
+  std::string text = pa::compare_summary_text(r);
+  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
+  INFO(text);
+  CHECK(text.find("rank 1: op norm#0 at seq 1 is not a root: what MPI_Allreduce gave it differs, and so does rank 0's "
+                  "contribution: received from rank 0 `local#0`'s output (local#0/out/s); from the root local#0 on rank 0.") !=
+        std::string::npos);
+}

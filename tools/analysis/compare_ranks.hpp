@@ -32,7 +32,7 @@ namespace analysis {
 // An op that would be a root on its rank, reached instead through a message.
 struct rank_link {
   size_t run = 0, node = 0;            // the receiving op
-  int peer = -1, tag = 0;              // the message that differs
+  int peer = -1, tag = 0;              // the message that differs (tag -1: a collective)
   std::string call;
   size_t from_run = 0;                 // the sender's run
   long from_node = -1;                 // the op whose output was sent (-1: none found)
@@ -89,6 +89,27 @@ inline const dump_message* send_to(const rank_side& s, int peer, int tag, uint64
   for (const dump_message& m : s.messages)
     if (!m.collective && m.send && m.peer == peer && m.tag == tag && m.order == order) return &m;
   return nullptr;
+}
+
+inline const dump_message* collective_at(const rank_side& s, uint64_t order) {
+  for (const dump_message& m : s.messages)
+    if (m.collective && m.order == order) return &m;
+  return nullptr;
+}
+
+// The op on the sender whose output the message carried: the producer of its buffer, else the
+// op in flight when it was sent.
+template <class Run>
+void sent_by(const Run& from, const dump_message& m, rank_link* l) {
+  for (const std::string& p : m.producers) {
+    const long pn = node_by_key(from, op_of_key(p));
+    if (pn >= 0) {
+      l->from_node = pn;
+      l->via = p;
+      return;
+    }
+  }
+  l->from_node = node_by(from, m.seq, false);
 }
 
 template <class Run>
@@ -154,17 +175,36 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
         l.call = x.second->call;
         l.from_run = sender->second;
         l.reaches = root.reaches;
-        if (const dump_message* s = send_to(from.ranks.a, run.ranks.a.rank, l.tag, std::get<2>(x.first))) {
-          for (const std::string& p : s->producers) {
-            const long pn = node_by_key(from, op_of_key(p));
-            if (pn >= 0) {
-              l.from_node = pn;
-              l.via = p;
-              break;
-            }
-          }
-          if (l.from_node < 0) l.from_node = node_by(from, s->seq, false);
+        if (const dump_message* s = send_to(from.ranks.a, run.ranks.a.rank, l.tag, std::get<2>(x.first)))
+          sent_by(from, *s, &l);
+        link_of[ri][k] = static_cast<long>(out.links.size());
+        out.links.push_back(std::move(l));
+        break;
+      }
+      if (link_of[ri][k] >= 0) continue;
+      // A collective in flight whose result differs while another rank's contribution does.
+      for (const dump_message& ca : run.ranks.a.messages) {
+        if (!ca.collective || ca.seq != n.seq || !n.seq) continue;
+        const dump_message* cb = collective_at(run.ranks.b, ca.order);
+        if (!cb || cb->seq != n.seq_b || ca.result_hash == cb->result_hash) continue;
+        long from = -1;
+        const dump_message* given = nullptr;
+        for (size_t pi = 0; pi < runs->size() && from < 0; ++pi) {
+          if (pi == ri) continue;
+          const dump_message* pa = collective_at((*runs)[pi].ranks.a, ca.order);
+          const dump_message* pb = collective_at((*runs)[pi].ranks.b, ca.order);
+          if (pa && pb && pa->hash != pb->hash) from = static_cast<long>(pi), given = pa;
         }
+        if (from < 0) continue;
+        rank_link l;
+        l.run = ri;
+        l.node = root.node;
+        l.peer = (*runs)[static_cast<size_t>(from)].ranks.a.rank;
+        l.tag = -1;
+        l.call = ca.call;
+        l.from_run = static_cast<size_t>(from);
+        l.reaches = root.reaches;
+        sent_by((*runs)[l.from_run], *given, &l);
         link_of[ri][k] = static_cast<long>(out.links.size());
         out.links.push_back(std::move(l));
         break;

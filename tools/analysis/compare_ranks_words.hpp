@@ -51,8 +51,13 @@ inline std::string rank_summary_text(const compare_report& r) {
   for (const rank_link& l : k.links) {
     const compared_run& run = r.runs[l.run];
     const compared_run& from = r.runs[l.from_run];
-    out += rank_name(run) + ": op " + op_words(run.graph.nodes[l.node]) + " is not a root: what it received from rank " +
-           std::to_string(l.peer) + " differs (" + ::probe::detail::printable(l.call) + ", tag " + std::to_string(l.tag) + ")";
+    out += rank_name(run) + ": op " + op_words(run.graph.nodes[l.node]) + " is not a root: ";
+    if (l.tag >= 0)
+      out += "what it received from rank " + std::to_string(l.peer) + " differs (" + ::probe::detail::printable(l.call) +
+             ", tag " + std::to_string(l.tag) + ")";
+    else  // a collective: what it got back differs, and so does what another rank gave
+      out += "what " + ::probe::detail::printable(l.call) + " gave it differs, and so does rank " + std::to_string(l.peer) +
+             "'s contribution";
     if (l.from_node >= 0) {
       out += ": received from rank " + std::to_string(l.peer) + " `" +
              ::probe::detail::printable(from.graph.nodes[static_cast<size_t>(l.from_node)].op_key) + "`'s output";
