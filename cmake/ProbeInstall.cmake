@@ -10,6 +10,13 @@ install(TARGETS probe probe_compiled EXPORT probeTargets)
 if(PROBE_WITH_CUDA)
   install(TARGETS probe_cuda probe_compiled_cuda EXPORT probeTargets)
 endif()
+# probe::mpi (libprobe_mpi.a), where MPI was found: the package then finds MPI too.
+if(TARGET probe_mpi)
+  install(TARGETS probe_mpi EXPORT probeTargets)
+  set(PROBE_WITH_MPI ON)
+else()
+  set(PROBE_WITH_MPI OFF)
+endif()
 install(DIRECTORY include/probe DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT probeTargets NAMESPACE probe:: DESTINATION ${PROBE_CMAKE_DIR})
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <probe/formats/json_write.hpp>
+#include "compare_ranks_json.hpp"
 #include "compare_run.hpp"
 #include "compare_words.hpp"
 
@@ -392,6 +393,7 @@ inline std::string compare_json(const compare_report& r) {
   strings(w, "notes", r.notes);
   strings(w, "runs_only_a", r.runs_only_a);
   strings(w, "runs_only_b", r.runs_only_b);
+  w.key("ranks"), ranks_json(w, r);  // across MPI ranks; null for one run
   // The writer places the array; the runs in it are appended behind its back.
   w.key("runs").raw("[");
   {

@@ -30,6 +30,7 @@
 #include "compare_lanes.hpp"
 #include "compare_realign.hpp"
 #include "compare_workers.hpp"
+#include "compare_ranks.hpp"
 #include "compare_stats.hpp"
 #include "compare_tensors.hpp"
 #include "npy_file.hpp"
@@ -44,6 +45,7 @@ struct compared_run {
   run_findings findings;
   std::unordered_map<std::string, int64_t> outside_step;  // output keys --step left out -> their step
   bool same_build = false;  // compare_report::same_build, for the words of its roots
+  rank_run ranks;  // an MPI rank's records on both sides (compare_ranks.hpp)
 };
 
 struct compare_counts {
@@ -58,6 +60,7 @@ struct compare_report {
   compare_settings settings;
   std::vector<compared_run> runs;
   std::vector<std::string> runs_only_a, runs_only_b;  // run folders present on one side
+  rank_answers ranks;  // across the ranks of an MPI run (compare_ranks.hpp)
   std::vector<std::string> notes;
   std::string error;  // bad input; the rest is empty
   // Both dumps come from the same build of the same program, with the same modes (their run
@@ -333,6 +336,8 @@ inline bool pair_dumps(compare_report* r) {
     compared_run run;
     run.name = single ? std::string() : x.name;
     run.same_build = r->same_build;
+    run.ranks.a = rank_side_of(x);
+    run.ranks.b = rank_side_of(*y);
     const std::string prefix = run.name.empty() ? std::string() : ::probe::detail::printable(run.name) + ": ";
     pair_lanes(&x, y, &r->notes, prefix);
     realign_executions(x, y);
@@ -441,13 +446,16 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
   }
   for (compared_run& run : r.runs) measure_details(&run.pairs, r.settings.check);
   judge_rounding(&r);
-  if (r.kind == "dumps")
+  if (r.kind == "dumps") {
     for (compared_run& run : r.runs) {
       graph_context ctx;
       ctx.outside_step = &run.outside_step;
       run.graph = analyze_graph(run.pairs, ctx);
-      run.findings = find_more(run.pairs, &run.graph);
     }
+    r.ranks = link_ranks(&r.runs, r.runs_only_a, r.runs_only_b);  // before find_more: it may take roots out
+    for (compared_run& run : r.runs) run.findings = find_more(run.pairs, &run.graph);
+    forget_linked_findings(&r.runs, r.ranks);
+  }
   return r;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <probe/util/text.hpp>
+#include "compare_ranks_words.hpp"
 #include "compare_run.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -537,6 +538,7 @@ inline std::string compare_summary_text(const compare_report& r, bool color = fa
   for (const std::string& n : r.runs_only_b) out += "Run folder " + ::probe::detail::printable(n) + " is only in B.\n";
   const std::string rounding = rounding_words(r);
   if (!rounding.empty()) out += p(rounding, "33") + "\n";
+  out += rank_summary_text(r);
   for (const compared_run& run : r.runs) answers(out, run, p, most_roots);
   if (r.kind == "npy folders" || r.kind == "npy files") {
     for (const compared_run& run : r.runs)

@@ -21,6 +21,7 @@
 
 #include <probe/core/stats.hpp>
 #include <probe/formats/json.hpp>
+#include "dump_messages.hpp"
 #include "npy_file.hpp"
 #include <probe/util/text.hpp>
 
@@ -65,6 +66,7 @@ struct dump_tensor {
   bool have_stats = false;
   health stats;
   std::string note;
+  double wall_time = 0;  // when it was recorded (seconds since the epoch; 0: not said)
   size_t line = 0;  // 1-based line in the manifest
 
   // "op#occurrence": one execution of an op.
@@ -101,6 +103,8 @@ struct dump_run {
   std::vector<dump_attrs> attrs;
   std::vector<std::string> notes;  // budget records, a dropped partial last line
   std::vector<std::string> op_notes;  // "note" records: one line about an op
+  int rank = -1, world = 0;  // the run record's MPI rank and world size (-1, 0: not under MPI)
+  std::vector<dump_message> messages;  // probe::mpi's records (dump_messages.hpp)
 };
 
 inline std::string join(const std::string& dir, const std::string& name) {
@@ -268,6 +272,8 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
   t->have_stats = read_stats(v.get("stats"), &t->stats);
   if (t->have_stats) t->stats.type = t->elem_type;
   t->note = v.get_string("note");
+  const json::value& when = v.get("wall_time");
+  if (when.is_number()) t->wall_time = when.as_double();
   return true;
 }
 
@@ -317,6 +323,11 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       run->has_run_record = true;
       run->build_identity = manifest_impl::build_identity(v);
       run->process = v.get_string("host") + ":" + std::to_string(v.get_int("pid"));
+      if (v.get("rank").is_integer()) run->rank = static_cast<int>(v.get_int("rank"));
+      run->world = static_cast<int>(v.get_int("world"));
+    } else if (kind == "message" || kind == "collective") {
+      dump_message m;
+      if (read_message(v, kind == "collective", &m)) run->messages.push_back(std::move(m));
     } else if (kind == "end") {
       run->has_end = true;
     } else if (kind == "note") {

@@ -17,6 +17,7 @@
 #include "analysis/nonfinite.hpp"
 #include "analysis/npy_file.hpp"
 #include "analysis/npy_values.hpp"
+#include "analysis/trace_ranks.hpp"
 
 #include "ir_report.hpp"
 #include "options.hpp"
@@ -261,6 +262,15 @@ int show_snapshot(const std::string& dir, bool full) {
   return 0;
 }
 
+// A timing trace (--probe_trace_to): its rows per process (an MPI job's ranks) and across them.
+int show_trace(const std::string& path, const std::string& text) {
+  pa::trace_ranks t;
+  std::string error;
+  if (!pa::read_trace_ranks(text, &t, &error)) return bad_input(path + ": " + error);
+  print_report(pa::trace_ranks_text(t));
+  return 0;
+}
+
 int show_npy_folder(const std::string& dir) {
   std::vector<std::string> files;
   std::string out, error;
@@ -293,7 +303,9 @@ const command_spec show_command = {
     "  (or snapshot.json)\n"
     "  a folder of .npy     one line per file\n"
     "  a dump folder with   the engine's modules and their passes in pipeline order: changed\n"
-    "  --passes             or unchanged, line count, file (probe diff-ir diffs two of them)\n",
+    "  --passes             or unchanged, line count, file (probe diff-ir diffs two of them)\n"
+    "  a trace (.json)      each row's total time and calls per process (an MPI job's ranks),\n"
+    "                       and its minimum, median and maximum over them\n",
     k_options,
     sizeof k_options / sizeof k_options[0],
     "exit: 0, 1 (--health) NaN/Inf found, 2 bad input",
@@ -330,6 +342,11 @@ int run_show(int argc, char** argv) {
                             path == "snapshot.json")) {
     const size_t slash = path.rfind('/');
     path = slash == std::string::npos ? "." : path.substr(0, slash);
+  }
+  if (pa::is_file(path) && ends_with(".json")) {
+    std::string text;
+    if (!pa::read_regular_file(path, &text, &error, size_t{1} << 30)) return bad_input(error);
+    if (pa::looks_like_trace(text)) return show_trace(path, text);
   }
   if (pa::is_file(path)) {
     if (health) return bad_input(path + ": --health needs a dump folder (with manifest.jsonl)");

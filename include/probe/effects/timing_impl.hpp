@@ -1,6 +1,7 @@
 // timing: definitions (see timing_control.hpp).
 #pragma once
 #include "timing_control.hpp"
+#include "timing_ranks_impl.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -105,7 +106,7 @@ PROBE_API int timing_apply_options(const options& o, op_listener** list, int n, 
       s.start_ticks = clock_now();
       __atomic_store_n(&s.ever_on, true, __ATOMIC_RELEASE);
     }
-    const std::string path = absolute_path(o.trace_to);
+    const std::string path = rank_trace_part(absolute_path(o.trace_to));  // under MPI: this rank's part
     if (path != s.agg.trace_path()) {
       // The old trace gets everything recorded up to now, then is completed.
       if (s.agg.tracing()) {
@@ -150,6 +151,7 @@ PROBE_API void timing_flush(bool at_exit) noexcept {
       s.writer_stop = true;
       s.writer_cv.notify_all();
     }
+    if (at_exit) rank_trace_finish();  // under MPI: the last rank merges the parts
     if (summary) {
       fflush(stdout);
       write_timing_summary(stderr);
@@ -217,6 +219,10 @@ PROBE_API void scope_unlink(const scope_link* link) noexcept {
 PROBE_API void metric(const char* name, double value) noexcept {
   try {
     std::string line;
+    // Under MPI every rank prints its own line: "[rank 3] MLUPS: 577.3" tells them apart
+    // (docs/mpi.md: probe regress --pattern picks one rank).
+    static const detail::rank_info ri = detail::detect_rank();
+    if (ri.rank >= 0 && ri.world > 1) line = "[rank " + std::to_string(ri.rank) + "] ";
     for (const char* p = name ? name : ""; *p; ++p) {
       const unsigned char c = static_cast<unsigned char>(*p);
       line += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);

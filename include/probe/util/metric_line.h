@@ -20,6 +20,28 @@ static inline int probe_metric_first_precision(double value) {
   return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
 }
 
+/* Under MPI (several ranks, as the launchers' environment says) the line starts with
+ * "[rank N] ", as the compiled library writes it (effects/dump_names.hpp's detect_rank). */
+static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+  static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                         {"PMI_RANK", "PMI_SIZE"},
+                                         {"SLURM_PROCID", "SLURM_NTASKS"},
+                                         {"RANK", "WORLD_SIZE"}};
+  size_t k;
+  for (k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+    const char* rank = getenv(pairs[k][0]);
+    const char* world = getenv(pairs[k][1]);
+    char* end = NULL;
+    long r;
+    if (!rank || !*rank) continue;
+    r = strtol(rank, &end, 10);
+    if (*end || r < 0) continue;
+    if (!world || atoi(world) < 2) return 0;
+    return snprintf(out, cap, "[rank %ld] ", r);
+  }
+  return 0;
+}
+
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
   int p, n = 0, i;
@@ -34,6 +56,8 @@ static inline void probe_metric_line(const char* name, double value) {
     for (i = 0; num[i]; ++i)
       if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
   }
+  n = probe_metric_rank_prefix(line, 32);
+  if (n < 0 || n >= 32) n = 0;
   for (i = 0; name && name[i] && n < 400; ++i) {
     const unsigned char c = (unsigned char)name[i];
     line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);

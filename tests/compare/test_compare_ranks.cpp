@@ -1,0 +1,194 @@
+// probe compare across the ranks of an MPI job, on rank folders written by hand (no MPI needed):
+// probe::mpi's message records link a receive to its send, so a rank's op that received
+// differing bytes is followed to the sender's root instead of being a root; a chain of ranks
+// is followed to its start; an independent bug stays a root; without message records the later
+// root carries a note; missing and cut-short ranks are named.
+#include <doctest/doctest.h>
+
+#include "analysis/compare_run.hpp"
+#include "analysis/compare_json.hpp"
+#include "analysis/compare_text.hpp"
+
+#include "../support/capture.hpp"
+#include "manifest_fixture.hpp"
+
+namespace pa = probe::analysis;
+using compare_test::fixture_dump;
+using probe_test::temp_dir;
+
+namespace {
+
+std::string when(double t) { return "\"wall_time\":" + std::to_string(t); }
+
+std::string message(const char* dir, int peer, const char* hash, uint64_t seq, const char* op,
+                    const std::string& producers = "") {
+  return std::string("{\"record\":\"message\",\"dir\":\"") + dir + "\",\"call\":\"MPI_Sendrecv\",\"peer\":" +
+         std::to_string(peer) + ",\"tag\":0,\"bytes\":4,\"order\":0,\"hash\":\"" + hash + "\",\"seq\":" +
+         std::to_string(seq) + ",\"op\":\"" + op + "\"" + (producers.empty() ? "" : ",\"producers\":[\"" + producers + "\"]") +
+         "}";
+}
+
+// Rank 0's source writes y (wrong in A) and sends it to rank 1, whose halo receives it into
+// its ghost cell; rank 1's `use` reads the ghost and sends its result to rank 2, whose halo2
+// receives it. Rank 2 also has a bug of its own later (other#0). `messages`: probe::mpi linked.
+void write_job(const std::string& root, bool bad, bool messages) {
+  mkdir(root.c_str(), 0755);
+  const char* h = bad ? "aaaaaaaaaaaaaaaa" : "bbbbbbbbbbbbbbbb";
+  const char* h2 = bad ? "cccccccccccccccc" : "dddddddddddddddd";
+  fixture_dump r0(root + "/rank_0000");
+  r0.raw("{\"record\":\"run\",\"rank\":0,\"world\":3}");
+  r0.out(1, "src", "y", {1, 2, bad ? 7.f : 3.f}, when(10));
+  if (messages) r0.raw(message("send", 1, h, 0, "", "src#0/out/y"));
+  r0.finish();
+
+  fixture_dump r1(root + "/rank_0001");
+  r1.raw("{\"record\":\"run\",\"rank\":1,\"world\":3}");
+  r1.in(1, "halo", "edge", {5}, "");
+  r1.out(1, "halo", "ghost", {bad ? 7.f : 3.f}, when(20));
+  if (messages) r1.raw(message("recv", 0, h, 1, "halo#0"));
+  r1.in(2, "use", "ghost", {bad ? 7.f : 3.f}, "halo#0/out/ghost");
+  r1.out(2, "use", "z", {bad ? 14.f : 6.f}, when(21));
+  if (messages) r1.raw(message("send", 2, h2, 0, "", "use#0/out/z"));
+  r1.finish();
+
+  fixture_dump r2(root + "/rank_0002");
+  r2.raw("{\"record\":\"run\",\"rank\":2,\"world\":3}");
+  r2.in(1, "halo2", "edge", {4}, "");
+  r2.out(1, "halo2", "ghost", {bad ? 14.f : 6.f}, when(30));
+  if (messages) r2.raw(message("recv", 1, h2, 1, "halo2#0"));
+  r2.in(2, "other", "x", {4}, "");
+  r2.out(2, "other", "w", {bad ? 9.f : 8.f}, when(31));
+  r2.finish();
+}
+
+std::vector<std::string> roots_of(const pa::compare_report& r) {
+  std::vector<std::string> out;
+  for (const pa::compared_run& run : r.runs)
+    for (const pa::root_cause& c : run.graph.roots) out.push_back(run.name + " " + run.graph.nodes[c.node].op_key);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("compare ranks: a received difference is followed to the sender's root, along a chain of ranks") {
+  temp_dir d;
+  write_job(d / "a", true, true);
+  write_job(d / "b", false, true);
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  REQUIRE(r.error.empty());
+  REQUIRE(r.ranks.multi);
+  CHECK(r.ranks.messages);
+  // rank 1's halo and rank 2's halo2 each have matching inputs and a differing output: without
+  // the messages both would be roots.
+  CHECK(roots_of(r) == std::vector<std::string>{"rank_0000 src#0", "rank_0002 other#0"});
+  REQUIRE(r.ranks.links.size() == 2);
+  for (const pa::rank_link& l : r.ranks.links) {
+    CHECK(l.origin_run == 0);  // both come from rank 0's src, the second through rank 1
+    CHECK(r.runs[0].graph.nodes[static_cast<size_t>(l.origin_node)].op_key == "src#0");
+  }
+  CHECK(r.runs[static_cast<size_t>(r.ranks.first_run)].name == "rank_0000");
+  std::string text = pa::compare_summary_text(r);
+  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");  // unwrapped
+  INFO(text);
+  CHECK(text.find("rank 1: op halo#0 at seq 1 is not a root: what it received from rank 0 differs (MPI_Sendrecv, tag 0): "
+                  "received from rank 0 `src#0`'s output (src#0/out/y); from the root src#0 on rank 0.") !=
+        std::string::npos);
+  CHECK(text.find("received from rank 1 `use#0`'s output (use#0/out/z); from the root src#0 on rank 0.") != std::string::npos);
+  CHECK(text.find("Root src#0 on rank 0 reaches other ranks: rank 1: halo#0, use#0; rank 2: halo2#0.") != std::string::npos);
+  CHECK(text.find("2 root causes over all ranks") != std::string::npos);
+  CHECK(text.find("Note:") == std::string::npos);
+
+  // --json: the same answers under "ranks".
+  probe::json::value doc;
+  std::string error;
+  REQUIRE_MESSAGE(probe::json::parse(pa::compare_json(r), doc, &error), error);
+  const probe::json::value& ranks = doc.get("ranks");
+  CHECK(ranks.get("messages").as_bool());
+  CHECK(ranks.get("first_divergence").get_string("op") == "src#0");
+  REQUIRE(ranks.get("roots").size() == 2);
+  CHECK(ranks.get("roots")[1].get_int("rank") == 2);
+  REQUIRE(ranks.get("received").size() == 2);
+  const probe::json::value& second = ranks.get("received")[1];
+  CHECK(second.get("op").get_string("op") == "halo2#0");
+  CHECK(second.get_int("from_rank") == 1);
+  CHECK(second.get("sent_by").get_string("op") == "use#0");
+  CHECK(second.get_string("output") == "use#0/out/z");
+  CHECK(second.get("root").get_int("rank") == 0);
+  CHECK(second.get("root").get_string("op") == "src#0");
+}
+
+TEST_CASE("compare ranks: without message records, a later root carries a note") {
+  temp_dir d;
+  write_job(d / "a", true, false);
+  write_job(d / "b", false, false);
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  REQUIRE(r.error.empty());
+  CHECK_FALSE(r.ranks.messages);
+  CHECK(r.ranks.links.empty());
+  CHECK(roots_of(r) == std::vector<std::string>{"rank_0000 src#0", "rank_0001 halo#0", "rank_0002 halo2#0",
+                                                "rank_0002 other#0"});
+  REQUIRE(r.ranks.notes.size() == 3);  // every root after rank 0's first divergence, not rank 0's own
+  CHECK(r.ranks.notes[0] ==
+        "root halo#0 on rank 1 comes after rank 0's first divergence (src#0): it may have received that rank's data; "
+        "link probe::mpi to record messages and follow them");
+}
+
+TEST_CASE("compare ranks: ranks missing on one side, and a run cut short, are named") {
+  temp_dir d;
+  write_job(d / "a", true, true);
+  write_job(d / "b", false, true);
+  REQUIRE(std::system(("rm -rf '" + (d / "b") + "/rank_0002'").c_str()) == 0);
+  std::string manifest;
+  {
+    // rank 1 of A killed: its end record gone
+    const std::string path = d / "a" + std::string("/rank_0001/manifest.jsonl");
+    FILE* f = std::fopen(path.c_str(), "r");
+    REQUIRE(f);
+    char buf[1 << 14];
+    manifest.assign(buf, std::fread(buf, 1, sizeof buf, f));
+    std::fclose(f);
+    manifest.erase(manifest.rfind("{\"record\":\"end\"}"));
+    f = std::fopen(path.c_str(), "w");
+    std::fputs(manifest.c_str(), f);
+    std::fclose(f);
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  REQUIRE(r.error.empty());
+  CHECK(r.ranks.missing == std::vector<std::string>{"rank 2 of 3 has no dump in B"});
+  REQUIRE(r.ranks.incomplete.size() == 1);
+  CHECK(r.ranks.incomplete[0].find("rank 1 in A is incomplete: no end record") == 0);
+  CHECK(r.ranks.incomplete[0].find("its last recorded op: use#0 at step 0, seq 2") != std::string::npos);
+}
+
+TEST_CASE("compare ranks: an op that got a differing collective result is followed to the rank that gave differing data") {
+  temp_dir d;
+  for (const bool bad : {true, false}) {
+    const std::string root = d / (bad ? "a" : "b");
+    mkdir(root.c_str(), 0755);
+    const std::string result = bad ? "1111111111111111" : "2222222222222222";
+    // rank 0 computes a wrong local sum and gives it to the allreduce; rank 1 gives the same
+    // in both runs, and its `norm` op, whose input matches, gets a differing global sum.
+    fixture_dump r0(root + "/rank_0000");
+    r0.out(1, "local", "s", {bad ? 5.f : 4.f}, when(10));
+    r0.raw("{\"record\":\"collective\",\"call\":\"MPI_Allreduce\",\"root\":-1,\"order\":0,\"bytes\":4,"
+           "\"hash\":\"" + std::string(bad ? "0a" : "0b") + "\",\"result_hash\":\"" + result +
+           "\",\"producers\":[\"local#0/out/s\"]}");
+    r0.finish();
+    fixture_dump r1(root + "/rank_0001");
+    r1.in(1, "norm", "x", {3}, "");
+    r1.out(1, "norm", "y", {bad ? 8.f : 7.f}, when(20));
+    r1.raw("{\"record\":\"collective\",\"call\":\"MPI_Allreduce\",\"root\":-1,\"order\":0,\"bytes\":4,"
+           "\"hash\":\"11\",\"result_hash\":\"" + result + "\",\"seq\":1,\"op\":\"norm#0\"}");
+    r1.finish();
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  REQUIRE(r.error.empty());
+  CHECK(roots_of(r) == std::vector<std::string>{"rank_0000 local#0"});
+  REQUIRE(r.ranks.links.size() == 1);
+  std::string text = pa::compare_summary_text(r);
+  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
+  INFO(text);
+  CHECK(text.find("rank 1: op norm#0 at seq 1 is not a root: what MPI_Allreduce gave it differs, and so does rank 0's "
+                  "contribution: received from rank 0 `local#0`'s output (local#0/out/s); from the root local#0 on rank 0.") !=
+        std::string::npos);
+}
