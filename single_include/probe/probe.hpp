@@ -58,6 +58,28 @@ static inline int probe_metric_first_precision(double value) {
   return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
 }
 
+/* Under MPI (several ranks, as the launchers' environment says) the line starts with
+ * "[rank N] ", as the compiled library writes it (effects/dump_names.hpp's detect_rank). */
+static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+  static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                         {"PMI_RANK", "PMI_SIZE"},
+                                         {"SLURM_PROCID", "SLURM_NTASKS"},
+                                         {"RANK", "WORLD_SIZE"}};
+  size_t k;
+  for (k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+    const char* rank = getenv(pairs[k][0]);
+    const char* world = getenv(pairs[k][1]);
+    char* end = NULL;
+    long r;
+    if (!rank || !*rank) continue;
+    r = strtol(rank, &end, 10);
+    if (*end || r < 0) continue;
+    if (!world || atoi(world) < 2) return 0;
+    return snprintf(out, cap, "[rank %ld] ", r);
+  }
+  return 0;
+}
+
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
   int p, n = 0, i;
@@ -72,6 +94,8 @@ static inline void probe_metric_line(const char* name, double value) {
     for (i = 0; num[i]; ++i)
       if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
   }
+  n = probe_metric_rank_prefix(line, 32);
+  if (n < 0 || n >= 32) n = 0;
   for (i = 0; name && name[i] && n < 400; ++i) {
     const unsigned char c = (unsigned char)name[i];
     line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
@@ -2417,6 +2441,28 @@ static inline int probe_metric_first_precision(double value) {
   return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
 }
 
+/* Under MPI (several ranks, as the launchers' environment says) the line starts with
+ * "[rank N] ", as the compiled library writes it (effects/dump_names.hpp's detect_rank). */
+static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+  static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                         {"PMI_RANK", "PMI_SIZE"},
+                                         {"SLURM_PROCID", "SLURM_NTASKS"},
+                                         {"RANK", "WORLD_SIZE"}};
+  size_t k;
+  for (k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+    const char* rank = getenv(pairs[k][0]);
+    const char* world = getenv(pairs[k][1]);
+    char* end = NULL;
+    long r;
+    if (!rank || !*rank) continue;
+    r = strtol(rank, &end, 10);
+    if (*end || r < 0) continue;
+    if (!world || atoi(world) < 2) return 0;
+    return snprintf(out, cap, "[rank %ld] ", r);
+  }
+  return 0;
+}
+
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
   int p, n = 0, i;
@@ -2431,6 +2477,8 @@ static inline void probe_metric_line(const char* name, double value) {
     for (i = 0; num[i]; ++i)
       if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
   }
+  n = probe_metric_rank_prefix(line, 32);
+  if (n < 0 || n >= 32) n = 0;
   for (i = 0; name && name[i] && n < 400; ++i) {
     const unsigned char c = (unsigned char)name[i];
     line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
@@ -3779,6 +3827,28 @@ static inline int probe_metric_first_precision(double value) {
   return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
 }
 
+/* Under MPI (several ranks, as the launchers' environment says) the line starts with
+ * "[rank N] ", as the compiled library writes it (effects/dump_names.hpp's detect_rank). */
+static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+  static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                         {"PMI_RANK", "PMI_SIZE"},
+                                         {"SLURM_PROCID", "SLURM_NTASKS"},
+                                         {"RANK", "WORLD_SIZE"}};
+  size_t k;
+  for (k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+    const char* rank = getenv(pairs[k][0]);
+    const char* world = getenv(pairs[k][1]);
+    char* end = NULL;
+    long r;
+    if (!rank || !*rank) continue;
+    r = strtol(rank, &end, 10);
+    if (*end || r < 0) continue;
+    if (!world || atoi(world) < 2) return 0;
+    return snprintf(out, cap, "[rank %ld] ", r);
+  }
+  return 0;
+}
+
 static inline void probe_metric_line(const char* name, double value) {
   char num[40], line[512];
   int p, n = 0, i;
@@ -3793,6 +3863,8 @@ static inline void probe_metric_line(const char* name, double value) {
     for (i = 0; num[i]; ++i)
       if (!((num[i] >= '0' && num[i] <= '9') || num[i] == '-' || num[i] == '+' || num[i] == 'e')) num[i] = '.';
   }
+  n = probe_metric_rank_prefix(line, 32);
+  if (n < 0 || n >= 32) n = 0;
   for (i = 0; name && name[i] && n < 400; ++i) {
     const unsigned char c = (unsigned char)name[i];
     line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
@@ -5149,7 +5221,7 @@ enum class op : uint8_t {
   jump,         // continue at x
   save,         // record the position in capture slot arg
   reset,        // forget capture slots [arg, arg + x): a loop iteration starts afresh
-  loop_enter,   // an optional iteration of a counted loop begins: note the position in slot arg
+  loop_enter,   // an optional iteration of a loop begins: note the position in loop slot arg
   loop_check,   // it ends: fail when it consumed nothing (the position is still slot arg's)
   line_begin,   // ^
   line_end,     // $
@@ -5170,6 +5242,15 @@ struct program {
   std::vector<byte_set> sets;
   int groups = 0;              // capture groups, not counting the whole match
   int loop_slots = 0;          // positions loop_enter keeps, after the capture slots
+
+  // The loops whose optional iterations may match empty and that enclose each instruction,
+  // outermost first: loop_chain[chain_at[pc], chain_at[pc + 1]) (loop slots). Matching with
+  // captures tells threads at one instruction apart by how many of them began their current
+  // iteration at the current position: state_base[pc] + that count's complement is the
+  // thread's state, state_base[code.size()] the number of states.
+  std::vector<int> loop_chain;
+  std::vector<int> chain_at;
+  std::vector<int> state_base;
   std::string literal;         // the whole pattern when it is a plain string
   bool is_literal = false;
   bool anchored = false;       // every match starts at position 0
@@ -5207,7 +5288,7 @@ struct node {
 constexpr int max_nesting = 250;
 constexpr int max_program = 50000;
 constexpr int max_count = 1000;
-constexpr size_t max_capture_cells = size_t(1) << 21;  // instructions x capture slots: 16 MiB a list
+constexpr size_t max_capture_cells = size_t(1) << 21;  // states x capture slots: 16 MiB a list
 
 class parser {
  public:
@@ -5607,7 +5688,18 @@ class emitter {
   int here() const { return static_cast<int>(prog_.code.size()); }
   int put(inst i) {
     prog_.code.push_back(i);
+    prog_.chain_at.push_back(static_cast<int>(prog_.loop_chain.size()));
+    // Past max_capture_cells states the pattern is refused anyway: stop growing the table.
+    if (prog_.loop_chain.size() + open_loops_.size() > max_capture_cells) too_large = true;
+    else prog_.loop_chain.insert(prog_.loop_chain.end(), open_loops_.begin(), open_loops_.end());
     return here() - 1;
+  }
+  // Closes the loop tables once the last instruction is in.
+  void finish() {
+    prog_.chain_at.push_back(static_cast<int>(prog_.loop_chain.size()));
+    prog_.state_base.assign(prog_.code.size() + 1, 0);
+    for (size_t pc = 0; pc < prog_.code.size(); ++pc)
+      prog_.state_base[pc + 1] = prog_.state_base[pc] + 1 + (prog_.chain_at[pc + 1] - prog_.chain_at[pc]);
   }
   static inst save(int slot) {
     inst i{op::save};
@@ -5634,7 +5726,8 @@ class emitter {
 
   // One iteration of a loop body; ECMAScript clears the body's groups as each one begins.
   // `loop_slot` >= 0: an optional iteration whose body can match empty, which ECMAScript
-  // rejects when it consumes nothing (x(?:|y)? on "xy" takes the y).
+  // rejects when it consumes nothing (x(?:|y)? on "xy" takes the y). The instructions between
+  // loop_enter and loop_check are inside the loop (program::loop_chain).
   void iteration(const node& n, int loop_slot = -1) {
     int lo = 1 << 30, hi = -1;
     group_range(n.kids[0], lo, hi);
@@ -5648,31 +5741,32 @@ class emitter {
       inst e{op::loop_enter};
       e.arg = loop_slot;
       put(e);
+      open_loops_.push_back(loop_slot);
     }
     emit(n.kids[0]);
     if (loop_slot >= 0) {
       inst c{op::loop_check};
       c.arg = loop_slot;
       put(c);
+      open_loops_.pop_back();
     }
   }
 
   void repeat(const node& n) {
     for (int k = 0; k < n.min; ++k) iteration(n);
+    // Iterations past the minimum that can match empty get a position slot, checked at their
+    // end: one slot per loop, shared by its unrolled copies, which never overlap.
+    int loop_slot = -1;
+    if ((n.max < 0 || n.max > n.min) && can_match_empty(n.kids[0])) loop_slot = prog_.loop_slots++;
     if (n.max < 0) {
-      // An empty iteration comes back to the split in the same step, where the matcher has
-      // been already: the thread ends there, as ECMAScript's rule wants.
       const int s = put(inst{op::split});
-      iteration(n);
+      iteration(n, loop_slot);
       inst back{op::jump};
       back.x = s;
       put(back);
       split_to(s, s + 1, here(), n.greedy);
       return;
     }
-    // Unrolled optional iterations have no way back: one position slot per loop checks them.
-    int loop_slot = -1;
-    if (n.max > n.min && can_match_empty(n.kids[0])) loop_slot = prog_.loop_slots++;
     std::vector<int> splits;
     for (int k = n.min; k < n.max && !too_large; ++k) {
       splits.push_back(put(inst{op::split}));
@@ -5685,6 +5779,7 @@ class emitter {
 
   const std::vector<node>& nodes_;
   program& prog_;
+  std::vector<int> open_loops_;  // loop slots of the iterations being emitted, outermost first
 };
 
 // What the matcher can use to skip work: a plain-string pattern, a start anchor, the bytes a
@@ -5840,11 +5935,16 @@ inline bool compile(const char* pattern, size_t len, program& prog, std::string*
     em.emit(root);
     em.put(emitter::save(1));
     em.put(inst{op::match});
-    // Matching with captures keeps every slot for every instruction: bounded here, so that
-    // memory stays within max_capture_cells whatever the pattern.
-    const size_t cells = prog.code.size() * static_cast<size_t>(2 * (prog.groups + 1) + prog.loop_slots);
+    em.finish();
+    // Matching with captures keeps every slot for every state: bounded here, so that memory
+    // stays within max_capture_cells whatever the pattern.
+    const size_t states = static_cast<size_t>(prog.state_base.back());
+    const size_t cells = states * static_cast<size_t>(2 * (prog.groups + 1) + prog.loop_slots);
     if (em.too_large || static_cast<int>(prog.code.size()) > max_program) {
       why = "pattern too large";
+      at = 0;
+    } else if (cells > max_capture_cells && states > 2 * prog.code.size()) {
+      why = "pattern too large: loops that can match empty nested too deeply";
       at = 0;
     } else if (cells > max_capture_cells) {
       why = "pattern too large for its " + std::to_string(prog.groups) + " capture groups (use (?: ) where nothing is captured)";
@@ -5892,16 +5992,21 @@ class machine {
  public:
   // slots: 0 (no captures), or the capture slots then the program's loop slots.
   machine(const program& p, int slots) : p_(p), slots_(slots), groups_slots_(slots > 0 ? slots - p.loop_slots : 0) {
-    const size_t n = p.code.size();
+    // Without captures a thread is its instruction; with them, its instruction and how many of
+    // the loops around it began their iteration here (program::loop_chain).
+    const size_t n = slots_ > 0 ? static_cast<size_t>(p.state_base.back()) : p.code.size();
     const size_t ints = 2 * (3 * n);  // two lists: sparse, dense, thread pcs
     ints_ = ints <= sizeof small_ / sizeof small_[0] ? small_ : (big_.resize(ints), big_.data());
     lists_[0].init(ints_, n);
     lists_[1].init(ints_ + 3 * n, n);
-    // add() pushes at most one entry per instruction it visits, one more per split and per
-    // capture slot a save or reset undoes, plus the first.
-    size_t depth = 2 * n + 2;
-    for (const inst& i : p.code)
-      if (i.code == op::reset) depth += static_cast<size_t>(i.x);
+    // add() pushes, per state it visits, at most two entries, or one more than the capture
+    // slots a reset undoes; plus the first.
+    size_t depth = 1;
+    for (size_t pc = 0; pc < p.code.size(); ++pc) {
+      const inst& i = p.code[pc];
+      const size_t visits = slots_ > 0 ? static_cast<size_t>(p.state_base[pc + 1] - p.state_base[pc]) : 1;
+      depth += visits * (i.code == op::reset ? static_cast<size_t>(i.x) + 1 : 2);
+    }
     stack_ = depth <= sizeof stack_small_ / sizeof stack_small_[0] ? stack_small_ : (stack_big_.resize(depth), stack_big_.data());
     if (slots_ > 0) {
       caps_[0].resize(n * static_cast<size_t>(slots_));
@@ -6001,6 +6106,19 @@ class machine {
     ptrdiff_t old;
   };
 
+  // Which thread pc stands for at pos: with captures, a loop's check passes or fails by whether
+  // its iteration began at pos, so two threads at pc differing in that are not the same
+  // thread. Iterations nest, so the loops that began here are the innermost ones: the state
+  // counts the others.
+  int state(int pc, size_t pos) const {
+    if (slots_ == 0) return pc;
+    const size_t at = static_cast<size_t>(pc);
+    const int from = p_.chain_at[at], to = p_.chain_at[at + 1];
+    int k = from;
+    while (k < to && work_[static_cast<size_t>(groups_slots_ + p_.loop_chain[static_cast<size_t>(k)])] != static_cast<ptrdiff_t>(pos)) ++k;
+    return p_.state_base[at] + (k - from);
+  }
+
   bool word_at(const unsigned char* u, size_t n, size_t pos) const {
     return pos < n && is_word_byte(u[pos]);
   }
@@ -6017,7 +6135,7 @@ class machine {
         work_[static_cast<size_t>(e.slot)] = e.old;
         continue;
       }
-      if (!l.visit(e.pc)) continue;
+      if (!l.visit(state(e.pc, pos))) continue;
       const inst& i = p_.code[static_cast<size_t>(e.pc)];
       switch (i.code) {
         case op::jump: push(i.x, -1, 0); break;
@@ -7685,6 +7803,9 @@ struct recorded_tensor {
   bool unread = false;
   bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
   uint64_t hash = 0;
+  // `hash` was taken for breakpoint frames alone (have_hash stays false: data flow is off), so
+  // the prompt can tell that the bytes changed since the call.
+  bool frame_hash = false;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
   tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
   std::vector<const void*> batch_pointers;  // output_at_end of a batch_view: its pointer array, copied at the call
@@ -8242,9 +8363,13 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
         t.view.batch = nullptr;  // shape and dtype stay; no data
       }
     }
-    if (edges && !unread && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
+    // Breakpoint frames show this view later, from memory the op may have written since.
+    const bool frames = gate_on(gate_scopes) && t.gathered.empty();
+    if ((edges || frames) && !unread && t.view.where.is_host() && t.view.valid() && t.view.data &&
+        t.view.is_contiguous()) {
       t.hash = content_hash::of(t.view.data, t.view.nbytes());
-      t.have_hash = true;
+      t.have_hash = edges;
+      t.frame_hash = !edges;
     }
     if (which == io::in) {
       for (const auto& l : r->links)
@@ -14731,6 +14856,7 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
       lit(o, "{\"key\":"), str(o, p.key);
       lit(o, ",\"bytes\":"), unum(o, p.bytes);
       lit(o, ",\"offset\":"), unum(o, p.offset);
+      if (p.at) lit(o, ",\"at\":"), unum(o, p.at);
       o += '}';
     }
     o += ']';
@@ -16614,6 +16740,11 @@ struct frame_var {
   std::string name;
   tensor_view view;
   tensor gathered;  // a batch_view's samples, read when the frame was built: `view` shows them
+  // An op's tensor shows the memory of its view, read when the user asks: the content hash
+  // taken when the op recorded it tells whether those bytes changed since (written in place).
+  bool have_hash = false;
+  uint64_t hash = 0;
+  std::string recorded_by;  // "input of op mlp" (what recorded the hash)
 };
 
 struct frame {
@@ -16718,6 +16849,7 @@ struct expr_value {
   bool is_text = false;  // .shape and .dtype give text; everything else a tensor view
   std::string text;
   tensor_view view;      // may be on a device
+  const frame_var* var = nullptr;  // the variable it reads
 };
 
 namespace bp_expr {
@@ -17054,7 +17186,20 @@ class session {
       error("'" + bp_expr::trim(text) + "' has no data");
       return false;
     }
+    note_if_changed(v->var);
     return true;
+  }
+
+  // A frame keeps views of the program's buffers and reads them now: an op that wrote one in
+  // place since it was recorded (an in-place update, an output reusing an input's memory) makes
+  // it show the new bytes. Said before the value, each time it is read.
+  void note_if_changed(const frame_var* var) {
+    if (!var || !var->have_hash) return;
+    const tensor_view& w = var->view;
+    if (!w.where.is_host() || !w.valid() || !w.data || !w.is_contiguous()) return;
+    if (content_hash::of(w.data, w.nbytes()) == var->hash) return;
+    say("note: " + var->name + "'s bytes changed since they were recorded as the " + var->recorded_by +
+        " (written in place since); showing the memory now, not the recorded value\n");
   }
 
   void print_value(const std::string& text, bool full) {
@@ -17828,6 +17973,12 @@ PROBE_API void add_op_frame(stop_info& s, const op_record* r) {
       if (clash) name += "_out";
     }
     add_var(f, name, t.view);
+    if (t.have_hash || t.frame_hash) {
+      frame_var& v = f.vars.back();
+      v.have_hash = true;
+      v.hash = t.hash;
+      v.recorded_by = std::string(t.which == io::in ? "input" : "output") + " of op " + f.name;
+    }
   }
   s.frames.push_back(static_cast<frame&&>(f));
 }
@@ -18007,6 +18158,7 @@ PROBE_API bool eval_expr(const frame& f, const std::string& text, expr_value* ou
   }
   out->is_text = !attr.empty();
   out->view = v;
+  out->var = var;
   if (attr == "shape") out->text = shape_tuple(v);
   if (attr == "dtype") out->text = dtype_name(v.type);
   return true;
@@ -18922,6 +19074,231 @@ PROBE_API double clock_frequency() noexcept;
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_TIMING_CLOCK_SOURCE_HPP
+// ---- probe/effects/timing_spool.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_SPOOL_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_SPOOL_HPP
+// The trace's binary spool: what the aggregator keeps of each traced interval until the trace
+// is published, in fixed-size records, so that recording a scope while a trace is written
+// costs a copy of 32 bytes instead of its JSON text (about 150 bytes, formatted). The JSON is
+// made from the spool when the trace is published (probe::flush, exit): one pass, in the
+// order the events were spooled, ticks converted to microseconds there.
+//
+// Memory stays bounded: past one block (1 MiB) the records go to an unnamed file next to the
+// trace (O_TMPFILE, positioned writes, so a forked child sharing the descriptor moves nothing
+// of its parent's), read back block by block when the JSON is made. Where no such file can
+// be made, a full block is turned into JSON at once, as every event was before.
+// Implementation-only; one caller at a time (the aggregator's lock).
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// One complete ("ph":"X") event; an op's arguments (JSON members) follow it, padded to 8.
+struct spool_record {
+  uint64_t begin, end;        // ticks
+  const std::string* prefix;  // the event's opening, owned by the aggregator for the process
+  int32_t tid;                // OS thread id
+  uint32_t args;              // bytes of arguments after the record + 1; 0: no arguments
+  size_t args_len() const { return args ? args - 1 : 0; }
+  size_t size() const { return sizeof(spool_record) + ((args_len() + 7) & ~static_cast<size_t>(7)); }
+};
+#if UINTPTR_MAX == UINT64_MAX
+#define PROBE_SPOOL_FIELDS 1
+static_assert(sizeof(spool_record) == 32, "a spooled event is 32 bytes");
+static_assert(offsetof(spool_record, end) == 8 && offsetof(timing_event, end) == 8 &&
+                  offsetof(spool_record, prefix) == 16 && offsetof(spool_record, tid) == 24 &&
+                  offsetof(spool_record, args) == 28,
+              "append_run stores a record's fields at these offsets");
+#endif
+
+class trace_spool {
+ public:
+  static constexpr size_t k_block = 1 << 20;
+
+  trace_spool() = default;
+  trace_spool(const trace_spool&) = delete;
+  trace_spool& operator=(const trace_spool&) = delete;
+  ~trace_spool() { close_file(); }
+
+  // Where the spill file goes (the trace's directory); forgets what was spooled.
+  void reset(const std::string& dir) {
+    discard();
+    close_file();  // a new trace spills beside itself
+    dir_ = dir;
+    spill_tried_ = false;
+  }
+  uint64_t count() const { return count_; }
+  size_t bytes_in_memory() const { return used_; }
+  uint64_t bytes_spilled() const { return static_cast<uint64_t>(spilled_); }
+  bool empty() const { return count_ == 0; }
+
+  // Appends one event (`args` null: none). Returns false when the block is full and could not
+  // be spilled: the caller makes JSON of what is spooled (drain) and appends again.
+  bool append(uint64_t begin, uint64_t end, const std::string* prefix, long tid, const char* args,
+              size_t args_len) {
+    const size_t size = sizeof(spool_record) + ((args_len + 7) & ~static_cast<size_t>(7));
+    if (used_ + size > buf_.size()) {
+      if (used_ > 0 && !spill()) return false;
+      if (buf_.size() < (size > k_block ? size : k_block)) buf_.resize(size > k_block ? size : k_block);
+    }
+    spool_record r{begin, end, prefix, static_cast<int32_t>(tid), args ? static_cast<uint32_t>(args_len + 1) : 0u};
+    memcpy(&buf_[used_], &r, sizeof r);
+    if (args_len) memcpy(&buf_[used_ + sizeof r], args, args_len);
+    used_ += size;
+    ++count_;
+    return true;
+  }
+  // A run of one scope's events (no arguments): each a 32-byte copy into the block. Returns
+  // how many it took (fewer than k when the block filled and could not be spilled).
+  uint32_t append_run(const timing_event* e, uint32_t k, const std::string* prefix, long tid) {
+    uint32_t i = 0;
+    while (i < k) {
+      const size_t room = (buf_.size() - used_) / sizeof(spool_record);
+#if defined(PROBE_SPOOL_FIELDS)
+      const bool whole = room == 0;
+#else
+      const bool whole = true;  // one at a time where the record's layout differs
+      (void)room;
+#endif
+      if (whole) {
+        if (!append(e[i].begin, e[i].end, prefix, tid, nullptr, 0)) break;
+        ++i;
+        continue;
+      }
+#if defined(PROBE_SPOOL_FIELDS)
+      const uint32_t m = room < k - i ? static_cast<uint32_t>(room) : k - i;
+      // Stored field by field: a record built on the stack and copied whole is read back
+      // across its smaller stores, which stalls store forwarding (most of this loop's time).
+      uint64_t tail;  // tid, then args = 0
+      const int32_t tid32 = static_cast<int32_t>(tid);
+      const uint32_t no_args = 0;
+      memcpy(&tail, &tid32, 4);
+      memcpy(reinterpret_cast<char*>(&tail) + 4, &no_args, 4);
+      char* out = &buf_[used_];
+      for (uint32_t j = 0; j < m; ++j, out += sizeof(spool_record)) {
+        memcpy(out, &e[i + j].begin, 16);  // begin and end, adjacent in both
+        memcpy(out + 16, &prefix, 8);
+        memcpy(out + 24, &tail, 8);
+      }
+      used_ += m * sizeof(spool_record);
+      count_ += m;
+      i += m;
+#endif
+    }
+    return i;
+  }
+
+  // Calls f(const spool_record&, const char* args or null, size_t args_len) for every event,
+  // oldest first, and empties the spool. Returns 0 or the errno of a failed read of the spill file (the events still in
+  // memory are given all the same).
+  template <class F>
+  int drain(F&& f) {
+    int err = 0;
+    if (spilled_ > 0) {
+      std::vector<char> in;
+      size_t have = 0;  // bytes in `in` not consumed yet
+      for (off_t off = 0; off < spilled_;) {
+        const size_t want = static_cast<size_t>(spilled_ - off) < k_block ? static_cast<size_t>(spilled_ - off) : k_block;
+        if (in.size() < have + want) in.resize(have + want);
+        const ssize_t n = ::pread(fd_, in.data() + have, want, off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          err = n < 0 ? errno : EIO;
+          break;
+        }
+        off += n;
+        have += static_cast<size_t>(n);
+        const size_t used = give(in.data(), have, f);
+        memmove(in.data(), in.data() + used, have - used);  // a record cut by the block's end
+        have -= used;
+      }
+      spilled_ = 0;
+      if (::ftruncate(fd_, 0) != 0) close_file();  // the disk space goes back either way
+    }
+    give(buf_.data(), used_, f);
+    used_ = 0;
+    count_ = 0;
+    return err;
+  }
+
+  // Forgets every event (a trace abandoned, or a forked child's copy of its parent's).
+  void discard() {
+    used_ = 0;
+    count_ = 0;
+    if (spilled_ > 0 && fd_ >= 0 && ::ftruncate(fd_, 0) != 0) close_file();
+    spilled_ = 0;
+  }
+  // A forked child: the spill file is its parent's; let go of it without touching it.
+  void detach() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    spilled_ = 0;
+    spill_tried_ = true;
+    used_ = 0;
+    count_ = 0;
+  }
+
+ private:
+  template <class F>
+  static size_t give(const char* p, size_t n, F& f) {
+    size_t at = 0;
+    while (n - at >= sizeof(spool_record)) {
+      spool_record r;
+      memcpy(&r, p + at, sizeof r);
+      const size_t size = r.size();
+      if (n - at < size) break;
+      f(r, r.args ? p + at + sizeof r : nullptr, r.args_len());
+      at += size;
+    }
+    return at;
+  }
+
+  bool spill() {
+    if (fd_ < 0 && !spill_tried_) {
+      spill_tried_ = true;
+#if defined(O_TMPFILE)
+      fd_ = ::open(dir_.empty() ? "." : dir_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+    }
+    if (fd_ < 0) return false;
+    for (size_t done = 0; done < used_;) {
+      const ssize_t n = ::pwrite(fd_, buf_.data() + done, used_ - done, spilled_ + static_cast<off_t>(done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;  // what was written past spilled_ is overwritten or cut later
+      done += static_cast<size_t>(n);
+    }
+    spilled_ += static_cast<off_t>(used_);
+    used_ = 0;
+    return true;
+  }
+
+  void close_file() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    spilled_ = 0;
+  }
+
+  std::vector<char> buf_;  // the block: records not spilled yet fill its first used_ bytes
+  size_t used_ = 0;
+  uint64_t count_ = 0;     // events spooled, spilled ones included
+  std::string dir_;
+  int fd_ = -1;            // the spill file, once needed
+  off_t spilled_ = 0;      // bytes of records in it
+  bool spill_tried_ = false;
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_SPOOL_HPP
 // ---- probe/effects/timing_stats.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_TIMING_STATS_HPP
 #define PROBE_SINGLE_EFFECTS_TIMING_STATS_HPP
@@ -19434,6 +19811,11 @@ class timing_aggregator {
     trace_max_ = max_events;
     trace_failed_ = false;
     told_max_ = false;
+    if (path != spool_path_) {  // options applied again with the same trace keep its spool
+      const size_t slash = path.rfind('/');
+      spool_.reset(slash == std::string::npos ? std::string() : path.substr(0, slash + 1));
+      spool_path_ = path;
+    }
   }
   const std::string& trace_path() const { return trace_path_; }
   bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
@@ -19448,8 +19830,7 @@ class timing_aggregator {
     }
     site_entry& s = site_for(static_cast<const scope_site*>(e->what()));
     const uint32_t k = series_[s.series].stats.add_run(e, n, e->tagged);
-    for (uint32_t i = 0; i < k && tracing(); ++i)  // a trace that fails stops being written
-      complete_event(s.prefix, e[i].begin, e[i].end, b.tid, nullptr);
+    if (tracing()) spool_run(s.prefix, e, k, b.tid);
     return k;
   }
 
@@ -19517,6 +19898,7 @@ class timing_aggregator {
     series_entry& s = series_[series_index('g', t.op.name)];
     s.stats.add(static_cast<uint64_t>(t.dur_ns < 0 ? 0 : t.dur_ns));
     if (!tracing()) return;
+    format_spool();  // written directly: what was spooled before it goes first
     const long tid = gpu_track(t.device, t.op.stream);
     std::string args = "\"seq\":";
     append_u64(args, t.op.seq);
@@ -19542,6 +19924,8 @@ class timing_aggregator {
   void publish_trace(bool final_flush) {
     if (!tracing()) return;
     if (!ensure_open()) return;
+    format_spool();
+    if (!tracing()) return;
     const std::string trailing = metadata_events();
     std::string members = "\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"probe " PROBE_VERSION_STRING
                           "\",\"clock\":\"";
@@ -19585,6 +19969,7 @@ class timing_aggregator {
   void abandon_trace() {
     trace_ready_ = false;
     trace_.abandon();
+    spool_.discard();
   }
 
  private:
@@ -19655,6 +20040,7 @@ class timing_aggregator {
   bool ensure_open() {
     if (__atomic_load_n(&g_timing_forked, __ATOMIC_RELAXED)) {
       trace_.detach();  // a forked child: the trace file is the parent's; the child writes none
+      spool_.detach();
       trace_failed_ = true;
       trace_ready_ = false;
       return false;
@@ -19662,6 +20048,7 @@ class timing_aggregator {
     if (trace_ready_) return true;  // open on trace_path_ since the last check (every event asks)
     if (trace_.is_open() && trace_.path() == trace_path_) return trace_ready_ = true;
     if (trace_.is_open()) trace_.abandon();
+    spool_.discard();
     pid_ = static_cast<long>(getpid());
     ids_.clear();
     left_out_ = 0;
@@ -19677,14 +20064,19 @@ class timing_aggregator {
     log("timing trace: %s; no trace will be written (the summary still works)", trace_.error().c_str());
     trace_failed_ = true;
     trace_.abandon();
+    spool_.discard();
   }
 
   // Whether one more event fits under --probe_trace_max_events; notes the cut once.
-  bool write_allowed(int64_t ts_ns) {
+  bool write_allowed(int64_t ts_ns) { return write_allowed_at(ts_ns, false); }
+  // `at` is in ticks when `ticks` (a spooled event: converted only if the cut is noted).
+  bool write_allowed_at(int64_t at, bool ticks) {
     if (!ensure_open()) return false;
-    if (trace_max_ <= 0 || trace_.events() < static_cast<uint64_t>(trace_max_)) return true;
+    if (trace_max_ <= 0 || trace_.events() + spool_.count() < static_cast<uint64_t>(trace_max_)) return true;
     ++left_out_;
     if (!told_max_) {
+      format_spool();  // the note follows every event kept
+      const int64_t ts_ns = ticks ? monotonic_of(static_cast<uint64_t>(at)) : at;
       told_max_ = true;
       log("timing trace reached --probe_trace_max_events=%lld: later events are left out of %s "
           "(the summary still counts them)", static_cast<long long>(trace_max_), trace_path_.c_str());
@@ -19697,12 +20089,48 @@ class timing_aggregator {
     return false;
   }
 
-  // The event's text is made in one buffer and appended at once: a trace of a loop's scopes
-  // writes millions of these (ctest scope_cost).
+  // A run of one scope's events into the spool: 32 bytes each, no text (timing_spool.hpp).
+  void spool_run(const std::string& prefix, const timing_event* e, uint32_t k, long tid) {
+    if (!ensure_open()) return;
+    uint32_t fit = k;  // under --probe_trace_max_events
+    if (trace_max_ > 0) {
+      const uint64_t have = trace_.events() + spool_.count();
+      const uint64_t room = have < static_cast<uint64_t>(trace_max_) ? static_cast<uint64_t>(trace_max_) - have : 0;
+      if (room < k) fit = static_cast<uint32_t>(room);
+    }
+    for (uint32_t i = 0; i < fit;) {
+      i += spool_.append_run(e + i, fit - i, &prefix, tid);
+      if (i < fit) {
+        format_spool();  // no room and nowhere to spill: the block becomes JSON now
+        if (!tracing() || !spool_.empty()) return;
+      }
+    }
+    for (uint32_t i = fit; i < k; ++i) write_allowed_at(static_cast<int64_t>(e[i].begin), true);  // left out
+  }
+  // An event with an op's arguments (JSON members), spooled with them.
   void complete_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid,
                       const std::string* args) {
+    if (!write_allowed_at(static_cast<int64_t>(begin), true)) return;
+    const char* a = args ? args->data() : nullptr;
+    const size_t n = args ? args->size() : 0;
+    if (!spool_.append(begin, end, &prefix, tid, a, n)) {
+      format_spool();
+      if (tracing()) spool_.append(begin, end, &prefix, tid, a, n);
+    }
+  }
+  // The spooled events as JSON, in the order they were spooled.
+  void format_spool() {
+    if (spool_.empty() || !trace_.is_open()) return;
+    const int e = spool_.drain([&](const spool_record& r, const char* args, size_t args_len) {
+      format_event(*r.prefix, r.begin, r.end, r.tid, args, args_len);
+    });
+    if (e) log("timing trace: cannot read back its spool (%s); events recorded before are missing", strerror(e));
+  }
+  // The event's text is made in one buffer and appended at once: a trace of a loop's scopes
+  // writes millions of these (ctest scope_cost).
+  void format_event(const std::string& prefix, uint64_t begin, uint64_t end, long tid, const char* args,
+                    size_t args_len) {
     const int64_t b = monotonic_of(begin);
-    if (!write_allowed(b)) return;
     const int64_t e = monotonic_of(end);
     const std::string& ids = ids_for(tid);
     std::string& ev = trace_.begin_event();  // written in place: this runs for every event
@@ -19715,7 +20143,7 @@ class timing_aggregator {
       ev += ids;
       if (args) {
         ev.append(",\"args\":{", 9);
-        ev += *args;
+        ev.append(args, args_len);
         ev += '}';
       }
       ev += '}';
@@ -19764,6 +20192,7 @@ class timing_aggregator {
   void counter_event(const metric_entry& m, uint64_t at, long tid, double v) {
     const int64_t t = ticks_to_monotonic_ns(at);
     if (!write_allowed(t)) return;
+    format_spool();
     char num[40];
     write_compact(num, v);
     std::string ev = "{\"name\":\"" + m.json_name + "\",\"ph\":\"C\",\"ts\":";
@@ -19828,7 +20257,8 @@ class timing_aggregator {
   ptr_list<metric_entry> metrics_;
   ptr_list<device_track> gpu_tracks_;  // one trace track per device stream
   chrome_trace_writer trace_;
-  std::string trace_path_;
+  trace_spool spool_;  // complete events not made JSON yet
+  std::string trace_path_, spool_path_;
   int64_t trace_max_ = 0;
   uint64_t left_out_ = 0;
   long pid_ = static_cast<long>(getpid());
@@ -20013,6 +20443,267 @@ PROBE_API void write_timing_summary(FILE* out) noexcept;
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_TIMING_CONTROL_HPP
+// ---- probe/effects/timing_ranks_impl.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_RANKS_IMPL_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_RANKS_IMPL_HPP
+// timing_ranks.hpp: definitions. The parts are read as the trace writer makes them: one event
+// per line between the opening `{"traceEvents":[` and the line that starts with `]`; each
+// event's top-level "pid" and "ts" are rewritten (a scan that skips strings and nested
+// objects, so that arguments named "ts" are left alone).
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+// ---- probe/effects/timing_ranks.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_TIMING_RANKS_HPP
+#define PROBE_SINGLE_EFFECTS_TIMING_RANKS_HPP
+// One trace file for every rank of an MPI job (--probe_trace_to=FILE under mpirun): each rank
+// writes its own part (FILE.rank_0003.part) and a small clock file (FILE.rank_0003.clock);
+// the rank that finishes last, seeing every rank's clock file, merges the parts into FILE,
+// each rank a process of its own ("rank 3"), its times moved onto rank 0's clock, and removes
+// the parts. A rank that never finishes (killed) leaves the others' parts in place: each is a
+// complete trace of its own. Internal header (timing_impl.hpp).
+#include <stdint.h>
+
+#include <string>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// A CLOCK_MONOTONIC instant every rank shares (probe::mpi takes it right after a barrier in
+// MPI_Init); 0 when none was taken: then the ranks' clocks are aligned through the wall clock.
+inline int64_t g_rank_sync_ns = 0;
+
+// The file this rank's trace goes to: `path` alone, or its rank part under MPI (several ranks).
+PROBE_API std::string rank_trace_part(const std::string& path);
+
+// At exit, after the part is complete: writes the clock file; merges every rank's part into the
+// trace file when they are all there.
+PROBE_API void rank_trace_finish() noexcept;
+
+// Merges the parts of ranks 0..world-1 of `path` into `path` and removes them; false with
+// *error when a part or clock file cannot be read (nothing is removed then).
+PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string* error);
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_RANKS_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+namespace rank_trace_impl {
+
+struct state {
+  std::string target;  // the trace file every rank names
+  int rank = -1, world = 0;
+};
+inline state& current() {
+  static state* s = new state();  // never destroyed: used at exit
+  return *s;
+}
+
+inline std::string part_name(const std::string& path, int rank, const char* what) {
+  char b[32];
+  snprintf(b, sizeof b, ".rank_%04d.%s", rank, what);
+  return path + b;
+}
+
+inline bool read_all(const std::string& path, std::string* out) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out->clear();
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return n == 0;
+    }
+    out->append(buf, static_cast<size_t>(n));
+  }
+}
+
+// Where the value of top-level member `key` starts in the object `ev` (npos: absent).
+inline size_t member_value(const std::string& ev, const char* key) {
+  const std::string quoted = std::string("\"") + key + "\":";
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const char c = ev[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    else if (c == '}' || c == ']') --depth;
+    else if (c == '"') {
+      if (depth == 1 && ev.compare(i, quoted.size(), quoted) == 0) return i + quoted.size();
+      in_string = true;
+    }
+  }
+  return std::string::npos;
+}
+
+// Replaces the number at `at` in `ev` by `text`.
+inline void replace_number(std::string& ev, size_t at, const std::string& text) {
+  size_t end = at;
+  while (end < ev.size() && (ev[end] == '-' || ev[end] == '.' || (ev[end] >= '0' && ev[end] <= '9'))) ++end;
+  ev.replace(at, end - at, text);
+}
+
+// "1234.567" (microseconds, as put_us writes them) as nanoseconds.
+inline int64_t us_text_to_ns(const char* p) {
+  const bool neg = *p == '-';
+  if (neg) ++p;
+  int64_t whole = 0, frac = 0;
+  while (*p >= '0' && *p <= '9') whole = whole * 10 + (*p++ - '0');
+  int digits = 0;
+  if (*p == '.')
+    for (++p; *p >= '0' && *p <= '9'; ++p)
+      if (digits < 3) frac = frac * 10 + (*p - '0'), ++digits;
+  while (digits++ < 3) frac *= 10;
+  const int64_t ns = whole * 1000 + frac;
+  return neg ? -ns : ns;
+}
+
+// Appends the events of one part, moved to process `rank` and shifted by `shift_ns`; its own
+// process metadata is left out (the merged trace names the ranks).
+inline bool append_part(const std::string& text, int rank, int64_t shift_ns, std::string* out, bool* first) {
+  const size_t open = text.find("[\n");
+  if (text.compare(0, 15, "{\"traceEvents\":") != 0 || open == std::string::npos) return false;
+  for (size_t at = open + 2; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string ev = text.substr(at, end - at);
+    at = end + 1;
+    if (!ev.empty() && ev[0] == ']') return true;
+    if (!ev.empty() && ev.back() == ',') ev.pop_back();
+    if (ev.empty() || ev[0] != '{') continue;
+    if (ev.find("\"process_name\"") != std::string::npos || ev.find("\"process_sort_index\"") != std::string::npos)
+      continue;
+    const size_t ts = member_value(ev, "ts");
+    if (ts != std::string::npos) {
+      std::string moved;
+      append_us(moved, us_text_to_ns(ev.c_str() + ts) + shift_ns);
+      replace_number(ev, ts, moved);
+    }
+    const size_t pid = member_value(ev, "pid");
+    if (pid != std::string::npos) replace_number(ev, pid, std::to_string(rank));
+    if (!*first) out->append(",\n");
+    *first = false;
+    out->append(ev);
+  }
+  return false;  // no closing line: the part was cut
+}
+
+}  // namespace rank_trace_impl
+
+PROBE_API std::string rank_trace_part(const std::string& path) {
+  rank_trace_impl::state& s = rank_trace_impl::current();
+  const rank_info r = detect_rank();
+  if (path.empty() || r.rank < 0 || r.world < 2) {
+    s.target.clear();
+    return path;
+  }
+  s.target = path;
+  s.rank = r.rank;
+  s.world = r.world;
+  // What a killed earlier run left must not make this one merge early.
+  ::unlink(rank_trace_impl::part_name(path, r.rank, "clock").c_str());
+  if (r.rank == 0) ::unlink((path + ".merging").c_str());
+  return rank_trace_impl::part_name(path, r.rank, "part");
+}
+
+PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string* error) {
+  using namespace rank_trace_impl;
+  std::vector<int64_t> wall(static_cast<size_t>(world)), sync(static_cast<size_t>(world));
+  bool all_sync = true;
+  for (int r = 0; r < world; ++r) {
+    std::string clock;
+    long long w = 0, s = 0;
+    if (!read_all(part_name(path, r, "clock"), &clock) || sscanf(clock.c_str(), "%lld %lld", &w, &s) != 2) {
+      *error = part_name(path, r, "clock") + ": missing or unreadable";
+      return false;
+    }
+    wall[static_cast<size_t>(r)] = w;
+    sync[static_cast<size_t>(r)] = s;
+    all_sync = all_sync && s != 0;
+  }
+  std::string out = "{\"traceEvents\":[\n";
+  bool first = true;
+  for (int r = 0; r < world; ++r) {
+    std::string text;
+    // Onto rank 0's clock: through the shared instant when every rank took one, else through
+    // each rank's wall clock minus its monotonic clock.
+    const size_t i = static_cast<size_t>(r);
+    const int64_t shift = all_sync ? sync[0] - sync[i] : wall[i] - wall[0];
+    if (!read_all(part_name(path, r, "part"), &text) || !append_part(text, r, shift, &out, &first)) {
+      *error = part_name(path, r, "part") + ": missing or cut short";
+      return false;
+    }
+    for (const char* meta : {"process_name", "process_sort_index"}) {
+      out += first ? "" : ",\n";
+      first = false;
+      out += std::string("{\"name\":\"") + meta + "\",\"ph\":\"M\",\"pid\":" + std::to_string(r) + ",\"tid\":0,\"args\":{";
+      out += meta[8] == 'n' ? "\"name\":\"rank " + std::to_string(r) + "\"}}" : "\"sort_index\":" + std::to_string(r) + "}}";
+    }
+  }
+  out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"probe " PROBE_VERSION_STRING "\",\"ranks\":" +
+         std::to_string(world) + ",\"clock_alignment\":\"" + (all_sync ? "MPI_Init barrier" : "wall clock") + "\"}}\n";
+  atomic_file f;
+  int e = f.open(path);
+  if (!e) e = write_all(f.fd(), out.data(), out.size());
+  if (!e) e = f.commit();
+  if (e) {
+    *error = path + ": " + strerror(e);
+    return false;
+  }
+  for (int r = 0; r < world; ++r) {
+    ::unlink(part_name(path, r, "part").c_str());
+    ::unlink(part_name(path, r, "clock").c_str());
+  }
+  return true;
+}
+
+PROBE_API void rank_trace_finish() noexcept {
+  using namespace rank_trace_impl;
+  try {
+    const state s = current();
+    if (s.target.empty()) return;
+    const std::string clock = std::to_string(wall_ns() - mono_ns()) + " " + std::to_string(g_rank_sync_ns) + "\n";
+    atomic_file f;
+    int e = f.open(part_name(s.target, s.rank, "clock"));
+    if (!e) e = write_all(f.fd(), clock.data(), clock.size());
+    if (!e) e = f.commit();
+    if (e) return;
+    for (int r = 0; r < s.world; ++r)
+      if (::access(part_name(s.target, r, "clock").c_str(), F_OK) != 0) return;  // a later rank merges
+    // Every rank is done: one of those that see it merges (the lock), the others leave.
+    const std::string lock = s.target + ".merging";
+    const int fd = ::open(lock.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    ::close(fd);
+    std::string error;
+    // A rank that saw every clock file as another finished merging finds them gone: quiet.
+    if (!merge_rank_traces(s.target, s.world, &error) && ::access(part_name(s.target, s.rank, "clock").c_str(), F_OK) == 0)
+      log("timing trace: the ranks' traces were not merged into %s (%s); each rank's part stays", s.target.c_str(),
+          error.c_str());
+    ::unlink(lock.c_str());
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_TIMING_RANKS_IMPL_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -20117,7 +20808,7 @@ PROBE_API int timing_apply_options(const options& o, op_listener** list, int n, 
       s.start_ticks = clock_now();
       __atomic_store_n(&s.ever_on, true, __ATOMIC_RELEASE);
     }
-    const std::string path = absolute_path(o.trace_to);
+    const std::string path = rank_trace_part(absolute_path(o.trace_to));  // under MPI: this rank's part
     if (path != s.agg.trace_path()) {
       // The old trace gets everything recorded up to now, then is completed.
       if (s.agg.tracing()) {
@@ -20162,6 +20853,7 @@ PROBE_API void timing_flush(bool at_exit) noexcept {
       s.writer_stop = true;
       s.writer_cv.notify_all();
     }
+    if (at_exit) rank_trace_finish();  // under MPI: the last rank merges the parts
     if (summary) {
       fflush(stdout);
       write_timing_summary(stderr);
@@ -20229,6 +20921,10 @@ PROBE_API void scope_unlink(const scope_link* link) noexcept {
 PROBE_API void metric(const char* name, double value) noexcept {
   try {
     std::string line;
+    // Under MPI every rank prints its own line: "[rank 3] MLUPS: 577.3" tells them apart
+    // (docs/mpi.md: probe regress --pattern picks one rank).
+    static const detail::rank_info ri = detail::detect_rank();
+    if (ri.rank >= 0 && ri.world > 1) line = "[rank " + std::to_string(ri.rank) + "] ";
     for (const char* p = name ? name : ""; *p; ++p) {
       const unsigned char c = static_cast<unsigned char>(*p);
       line += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
