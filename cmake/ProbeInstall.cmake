@@ -10,9 +10,12 @@ install(TARGETS probe probe_compiled EXPORT probeTargets)
 if(PROBE_WITH_CUDA)
   install(TARGETS probe_cuda probe_compiled_cuda EXPORT probeTargets)
 endif()
-# probe::mpi (libprobe_mpi.a), where MPI was found: the package then finds MPI too.
+# probe::mpi (libprobe_mpi.a), where MPI was found, in an export set of its own: the package
+# loads it only where the consumer's project finds MPI for C++, so a project without C++ or
+# without MPI still finds probe.
 if(TARGET probe_mpi)
-  install(TARGETS probe_mpi EXPORT probeTargets)
+  install(TARGETS probe_mpi EXPORT probeMpiTargets)
+  install(EXPORT probeMpiTargets NAMESPACE probe:: DESTINATION ${PROBE_CMAKE_DIR})
   set(PROBE_WITH_MPI ON)
 else()
   set(PROBE_WITH_MPI OFF)
