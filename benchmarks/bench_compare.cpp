@@ -25,6 +25,7 @@
 
 #include "compare_roots_case.hpp"
 #include "harness.hpp"
+#include "report_case.hpp"  // tests/compare
 
 namespace {
 
@@ -107,22 +108,7 @@ void write_root_dumps(const std::string& a, const std::string& b, size_t n) {
   for (int side = 0; side < 2; ++side) {
     const std::string dir = side ? b : a;
     if (std::system(("mkdir -p '" + dir + "'").c_str()) != 0) return;
-    std::string m = "{\"record\":\"run\",\"probe_version\":\"bench\"}\n";
-    for (size_t i = 0; i < n; ++i)
-      for (int out = 0; out < 2; ++out) {
-        const double mean = out && !side ? 1.5 : 1.0;
-        char stats[256];
-        std::snprintf(stats, sizeof stats,
-                      "{\"count\":4,\"finite\":4,\"min\":%g,\"max\":%g,\"mean\":%g,\"std\":0.5,\"nan\":0,\"posinf\":0,"
-                      "\"neginf\":0,\"zero\":0,\"subnormal\":0,\"negative\":0,\"positive\":4}",
-                      mean - 0.5, mean + 0.5, mean);
-        const std::string op = "op" + std::to_string(i), io = out ? "out" : "in", slot = out ? "y" : "x";
-        m += "{\"record\":\"tensor\",\"seq\":" + std::to_string(i + 1) + ",\"step\":0,\"op\":\"" + op +
-             "\",\"type\":\"t\",\"occurrence\":0,\"parent\":null,\"io\":\"" + io + "\",\"slot\":\"" + slot +
-             "\",\"key\":\"" + op + "#0/" + io + "/" + slot + "\",\"dtype\":\"float32\",\"shape\":[4],\"file\":null,\"stats\":" +
-             stats + (out ? "" : ",\"producer\":null") + "}\n";
-      }
-    m += "{\"record\":\"end\"}\n";
+    const std::string m = compare_test::independent_roots_manifest(n, side == 1);
     FILE* f = std::fopen((dir + "/manifest.jsonl").c_str(), "w");
     if (!f) return;
     std::fwrite(m.data(), 1, m.size(), f);

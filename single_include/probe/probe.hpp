@@ -11336,6 +11336,12 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_FORMATS_JSON_READ_IMPL_HPP
 #define PROBE_SINGLE_FORMATS_JSON_READ_IMPL_HPP
 // Reading JSON (json_read.hpp): the parser.
+// ---- probe/formats/json_parser.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_JSON_PARSER_HPP
+#define PROBE_SINGLE_FORMATS_JSON_PARSER_HPP
+// The JSON parser behind json::parse (json_read_impl.hpp), in a header of its own so that the
+// CLI's flat reader of manifest lines (tools/analysis/json_tape.hpp) shares its lexing: one
+// string decoder, one number reader, one set of error messages. Internal.
 #include <charconv>
 
 // ---- probe/formats/json_read.hpp ----
@@ -11554,12 +11560,16 @@ class value {
   static value number(double d) {
     value v(kind::number);
     v.d_ = d;
-    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && static_cast<double>(static_cast<int64_t>(d)) == d &&
-        !(d == 0 && detail::fp_signbit(d))) {
-      v.i_ = static_cast<int64_t>(d);
-      v.is_int_ = true;
-    }
+    v.is_int_ = exact_int(d, &v.i_);
     return v;
+  }
+  // Whether d is integral and fits int64_t (not -0), and then *i its value: is_integer().
+  static bool exact_int(double d, int64_t* i) noexcept {
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || static_cast<double>(static_cast<int64_t>(d)) != d ||
+        (d == 0 && detail::fp_signbit(d)))
+      return false;
+    *i = static_cast<int64_t>(d);
+    return true;
   }
   // An integer written without fraction or exponent; it is written back the same way.
   static value integer(int64_t i) {
@@ -11750,7 +11760,7 @@ class parser {
     return "line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + err_;
   }
 
- private:
+ protected:
   bool fail(const char* what) {
     if (err_.empty()) {
       err_ = what;
@@ -11934,18 +11944,30 @@ class parser {
   }
 
   bool parse_number(value& out) {
+    double d = 0;
+    int64_t i = 0;
+    bool int_text = false;
+    if (!scan_number(&d, &i, &int_text)) return false;
+    out = int_text ? value::integer(i) : value::number(d);
+    return true;
+  }
+
+  // A number token at i_ (or -Infinity): *int_text when written as an integer that fits
+  // int64_t (*i exact), else *d.
+  bool scan_number(double* d, int64_t* i, bool* int_text) {
     const size_t start = i_;
+    *int_text = false;
     if (s_[i_] == '-') {
       ++i_;
       if (literal("Infinity")) {
-        out = value::number(-detail::fp_huge());
+        *d = -detail::fp_huge();
         return true;
       }
     }
     auto digits = [&] {
-      const size_t d = i_;
+      const size_t k = i_;
       while (i_ < n_ && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
-      return i_ - d;
+      return i_ - k;
     };
     if (i_ < n_ && s_[i_] == '0') {
       ++i_;
@@ -11968,16 +11990,14 @@ class parser {
     const char* text = s_ + start;
     const size_t len = i_ - start;
     if (integral) {
-      int64_t v = 0;
-      const auto r = std::from_chars(text, text + len, v);
+      const auto r = std::from_chars(text, text + len, *i);
       if (r.ec == std::errc() && r.ptr == text + len) {
-        out = value::integer(v);
+        *int_text = true;
+        *d = static_cast<double>(*i);
         return true;
       }
     }
-    double d = 0;
-    detail::parse_double(text, len, &d);
-    out = value::number(d);
+    detail::parse_double(text, len, d);
     return true;
   }
 
@@ -11990,6 +12010,14 @@ class parser {
 };
 
 }  // namespace read_impl
+
+}  // namespace json
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_FORMATS_JSON_PARSER_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace json {
 
 PROBE_API bool parse(const char* text, size_t n, value& out, std::string* error, const parse_options& options) {
   read_impl::parser p(text, n, options);

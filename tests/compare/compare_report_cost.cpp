@@ -1,5 +1,10 @@
-// The text or JSON report of n independent root causes, for check_report_cost.py to count the
-// instructions of under callgrind: compare_report_cost text|json N.
+// The text or JSON report of n independent root causes, or the whole comparison of two
+// manifest-only dumps of them (read, paired, answered, text report), for check_report_cost.py
+// to count the instructions of under callgrind: compare_report_cost text|json|whole N.
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -8,12 +13,50 @@
 #include "analysis/compare_text.hpp"
 #include "report_case.hpp"
 
+namespace {
+
+bool write_file(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+// Two dumps of n independent roots in a fresh temporary folder, compared on one thread (the
+// count is then the same from run to run), then removed.
+int whole(size_t n) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string root = std::string(tmp && *tmp ? tmp : "/tmp") + "/probe_compare_cost_XXXXXX";
+  if (!mkdtemp(&root[0])) return 1;
+  const std::string a = root + "/a", b = root + "/b";
+  bool ok = mkdir(a.c_str(), 0700) == 0 && mkdir(b.c_str(), 0700) == 0 &&
+            write_file(a + "/manifest.jsonl", compare_test::independent_roots_manifest(n, false)) &&
+            write_file(b + "/manifest.jsonl", compare_test::independent_roots_manifest(n, true));
+  size_t bytes = 0, roots = 0;
+  if (ok) {
+    probe::analysis::compare_settings s;
+    s.threads = 1;
+    const probe::analysis::compare_report r = probe::analysis::compare_paths(a, b, s);
+    bytes = probe::analysis::compare_text(r).size();
+    for (const probe::analysis::compared_run& run : r.runs) roots += run.graph.roots.size();
+    ok = r.error.empty() && roots == n;
+  }
+  for (const std::string& f : {a + "/manifest.jsonl", b + "/manifest.jsonl"}) unlink(f.c_str());
+  for (const std::string& d : {a, b, root}) rmdir(d.c_str());
+  std::printf("%zu bytes, %zu root causes\n", bytes, roots);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: compare_report_cost text|json N\n");
+    std::fprintf(stderr, "usage: compare_report_cost text|json|whole N\n");
     return 2;
   }
-  const probe::analysis::compare_report r = compare_test::independent_roots(std::strtoul(argv[2], nullptr, 10));
+  const size_t n = std::strtoul(argv[2], nullptr, 10);
+  if (std::strcmp(argv[1], "whole") == 0) return whole(n);
+  const probe::analysis::compare_report r = compare_test::independent_roots(n);
   const bool json = std::strcmp(argv[1], "json") == 0;
   const std::string out = json ? probe::analysis::compare_json(r) : probe::analysis::compare_text(r);
   std::printf("%zu bytes\n", out.size());

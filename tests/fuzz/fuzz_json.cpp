@@ -1,10 +1,13 @@
 // probe's JSON reader (manifests, snapshots, regress and compare inputs): any bytes, then
-// every accessor the CLI uses on what it returns.
+// every accessor the CLI uses on what it returns; and the manifest reader's flat tape
+// (tools/analysis/json_tape.hpp), which must accept the same bytes and read the same values.
 #include <probe/probe.hpp>
 
 #include <string>
 
 #include <probe/formats/json.hpp>
+
+#include "analysis/json_tape.hpp"
 
 #include "fuzz_input.hpp"
 
@@ -30,11 +33,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(probe_fuzz::as_text(data, size));
   probe::json::value v;
   std::string error;
-  if (probe::json::parse(text, v, &error)) {
+  const bool parsed = probe::json::parse(text, v, &error);
+  if (parsed) {
     volatile size_t sink = walk(v, 0);
     (void)sink;
   } else if (error.empty()) {
     __builtin_trap();  // a refusal says why
   }
+  probe::analysis::json_tape tape;
+  if (tape.parse(text.data(), text.size()) != parsed) __builtin_trap();  // the two readers disagree
+  if (parsed && probe::json::to_string(tape.root().to_value()) != probe::json::to_string(v)) __builtin_trap();
   return 0;
 }

@@ -164,6 +164,8 @@ inline std::vector<compared_pair> pair_runs(const dump_run& a, const dump_run& b
                                             std::unordered_map<std::string, int64_t>* outside = nullptr) {
   std::vector<compared_pair> pairs;
   std::unordered_map<std::string, size_t> index;
+  pairs.reserve(a.tensors.size() + b.tensors.size());  // pages not used are never touched
+  index.reserve(a.tensors.size() + b.tensors.size());
   auto take = [&](const dump_run& run, bool is_a) {
     for (const dump_tensor& t : run.tensors) {
       if (s.has_step && t.step != s.step) {
@@ -203,8 +205,16 @@ inline std::vector<compared_pair> pair_runs(const dump_run& a, const dump_run& b
   };
   take(a, true);
   take(b, false);
-  std::stable_sort(pairs.begin(), pairs.end(), pair_order);
-  return pairs;
+  // Sorted by index: a compared_pair is large, and moving each one log n times cost more than
+  // reading it. A's records usually come in order already.
+  if (std::is_sorted(pairs.begin(), pairs.end(), pair_order)) return pairs;
+  std::vector<size_t> order(pairs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return pair_order(pairs[x], pairs[y]); });
+  std::vector<compared_pair> sorted;
+  sorted.reserve(pairs.size());
+  for (size_t i : order) sorted.push_back(std::move(pairs[i]));
+  return sorted;
 }
 
 inline bool ends_with(const std::string& s, const char* tail) {

@@ -78,6 +78,23 @@ constexpr const char* k_attrs_slot = "\nattrs";
 
 inline std::string lane_name(const op_exec& o) { return o.name + "#" + std::to_string(o.lane_occurrence); }
 
+// An input no op produced: a graph input or a weight.
+inline bool is_source(const dump_tensor& t) {
+  return t.is_input && t.producers.empty() && t.producer.empty() && !t.implicit;
+}
+
+// What pairing by key is checked with: each source input's hash and each op's attributes
+// (of ops that have tensors).
+inline void collect_sources(const dump_run& run, run_lanes* r) {
+  for (const dump_tensor& t : run.tensors)
+    if (is_source(t)) r->source_hash.emplace(t.key, t.hash);
+  if (run.attrs.empty()) return;
+  std::unordered_map<std::string, bool> has_tensors;
+  for (const dump_tensor& t : run.tensors) has_tensors[t.op_key()] = true;
+  for (const dump_attrs& x : run.attrs)
+    if (has_tensors.count(x.key)) r->attrs_of.emplace(x.key, attrs_text(x.attrs));
+}
+
 inline run_lanes collect(const dump_run& run) {
   run_lanes r;
   bool all_known = true;
@@ -123,11 +140,10 @@ inline run_lanes collect(const dump_run& run) {
     l.ops.emplace(lane_name(o), i);
   }
   for (const dump_tensor& t : run.tensors) {
-    if (!t.is_input || !t.producers.empty() || !t.producer.empty() || t.implicit) continue;
+    if (!is_source(t)) continue;
     const op_exec& o = r.ops[r.op_of.at(t.op_key())];
     lane_info& l = r.lanes[lane_of.at(o.lane)];
     l.sources[lane_name(o) + "/" + t.slot] = t.hash;
-    r.source_hash.emplace(t.key, t.hash);
     l.unhashed = l.unhashed || t.hash.empty();
   }
   // Attributes say which computation an op is as much as its source inputs do (a request's
@@ -136,10 +152,9 @@ inline run_lanes collect(const dump_run& run) {
     auto it = r.op_of.find(x.key);
     if (it == r.op_of.end()) continue;
     const op_exec& o = r.ops[it->second];
-    const std::string text = attrs_text(x.attrs);
-    r.lanes[lane_of.at(o.lane)].sources[lane_name(o) + "/" + k_attrs_slot] = text;
-    r.attrs_of.emplace(x.key, text);
+    r.lanes[lane_of.at(o.lane)].sources[lane_name(o) + "/" + k_attrs_slot] = attrs_text(x.attrs);
   }
+  collect_sources(run, &r);
   std::sort(r.lanes.begin(), r.lanes.end(), [](const lane_info& x, const lane_info& y) { return x.first_seq < y.first_seq; });
   return r;
 }
@@ -266,7 +281,9 @@ inline void rename_ops(dump_run* b, const std::unordered_map<std::string, std::s
 // file) and marks the tensors of lanes that cannot be paired. Notes say what was done.
 inline void pair_lanes(dump_run* a, dump_run* b, std::vector<std::string>* notes, const std::string& prefix = "") {
   using namespace lanes_impl;
-  run_lanes ra = collect(*a), rb = collect(*b);
+  run_lanes ra, rb;
+  collect_sources(*a, &ra);
+  collect_sources(*b, &rb);
   // Source inputs (no producer) whose content differs between the runs when B's ops take the
   // keys `to` gives them (none: their own).
   auto disagreements = [&](const std::unordered_map<std::string, std::string>* to) {
@@ -290,6 +307,8 @@ inline void pair_lanes(dump_run* a, dump_run* b, std::vector<std::string>* notes
   // pool whose workers take tasks in a fixed order pairs by key, whichever worker ran which).
   const size_t by_key = disagreements(nullptr);
   if (by_key == 0) return;
+  ra = collect(*a);
+  rb = collect(*b);
   std::vector<std::string> lane_notes;
   std::map<std::string, std::pair<std::vector<size_t>, std::vector<size_t>>> classes;
   for (size_t i = 0; i < ra.lanes.size(); ++i) classes[ra.lanes[i].first_op].first.push_back(i);

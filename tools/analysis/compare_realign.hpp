@@ -16,6 +16,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compare_lanes.hpp"
@@ -39,12 +40,31 @@ inline std::string writer_name(const std::string& key) {
   return n == std::string::npos ? key : key.substr(0, key.rfind('#', n));
 }
 
-// Executions per op name, in occurrence order.
-inline std::map<std::string, std::vector<execution>> collect(const dump_run& run) {
+// How many executions each op name has (distinct occurrences).
+inline std::unordered_map<std::string, std::unordered_set<uint64_t>> executions_per_name(const dump_run& run) {
+  std::unordered_map<std::string, std::unordered_set<uint64_t>> n;
+  for (const dump_tensor& t : run.tensors) n[t.op].insert(t.occurrence);
+  return n;
+}
+
+// The op names whose execution counts differ between the runs: the only ones to align.
+inline std::unordered_set<std::string> names_to_align(const dump_run& a, const dump_run& b) {
+  const auto na = executions_per_name(a), nb = executions_per_name(b);
+  std::unordered_set<std::string> out;
+  for (const auto& x : nb) {
+    auto y = na.find(x.first);
+    if (y != na.end() && y->second.size() != x.second.size()) out.insert(x.first);
+  }
+  return out;
+}
+
+// Executions per op name, in occurrence order, of the names given.
+inline std::map<std::string, std::vector<execution>> collect(const dump_run& run, const std::unordered_set<std::string>& names) {
   std::map<std::string, std::vector<execution>> by_name;
   std::unordered_map<std::string, std::pair<std::string, size_t>> index;  // op key -> (name, position)
   std::unordered_map<std::string, int64_t> step_of;
   for (const dump_tensor& t : run.tensors) {
+    if (!names.count(t.op)) continue;
     const std::string k = t.op_key();
     auto it = index.find(k);
     if (it == index.end()) {
@@ -81,7 +101,9 @@ inline std::map<std::string, std::vector<execution>> collect(const dump_run& run
 // runs to the key of the execution of run a they align with (see the top of this file).
 inline void realign_executions(const dump_run& a, dump_run* b) {
   using namespace realign_impl;
-  const auto ea = collect(a), eb = collect(*b);
+  const std::unordered_set<std::string> names = names_to_align(a, *b);
+  if (names.empty()) return;  // every name ran as often in both: keys pair them
+  const auto ea = collect(a, names), eb = collect(*b, names);
   std::unordered_map<std::string, std::string> to;
   for (const auto& nb : eb) {
     auto na = ea.find(nb.first);

@@ -311,10 +311,32 @@ inline void count_pairs(compare_report* r) {
     }
 }
 
+// Reads dumps a and b, side by side on two threads unless one is asked (--threads 1) or none
+// can be started; *error is a's when both fail, as when read one after the other.
+inline bool read_both_dumps(const std::string& a, const std::string& b, unsigned threads, std::vector<dump_run>* ra,
+                            std::vector<dump_run>* rb, std::string* error) {
+  std::string error_b;
+  bool ok_b = false;
+  std::thread reader;
+  if (threads != 1) {
+    try {
+      reader = std::thread([&] { ok_b = read_dump(b, rb, &error_b); });
+    } catch (...) {  // no thread: read b after a
+    }
+  }
+  const bool ok_a = read_dump(a, ra, error);
+  if (reader.joinable())
+    reader.join();
+  else if (ok_a)
+    ok_b = read_dump(b, rb, &error_b);
+  if (ok_a && !ok_b) *error = error_b;
+  return ok_a && ok_b;
+}
+
 // Pairs the runs of two dumps: by folder name when they have rank folders.
 inline bool pair_dumps(compare_report* r) {
   std::vector<dump_run> ra, rb;
-  if (!read_dump(r->a, &ra, &r->error) || !read_dump(r->b, &rb, &r->error)) return false;
+  if (!read_both_dumps(r->a, r->b, r->settings.threads, &ra, &rb, &r->error)) return false;
   for (const dump_run& x : ra)
     for (const std::string& n : x.notes) r->notes.push_back(n);
   for (const dump_run& x : rb)

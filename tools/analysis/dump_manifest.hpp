@@ -12,9 +12,11 @@
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,6 +24,7 @@
 #include <probe/core/stats.hpp>
 #include <probe/formats/json.hpp>
 #include "dump_messages.hpp"
+#include "json_tape.hpp"
 #include "npy_file.hpp"
 #include <probe/util/text.hpp>
 
@@ -137,33 +140,30 @@ inline dtype dtype_from_name(const std::string& s) {
 
 namespace manifest_impl {
 
-// The file holding a tensor record's data: its own "file", or for an input dumped once the
-// earlier file its "same_as" names ("" when neither).
-inline std::string data_file_name(const json::value& record) {
-  const std::string file = record.get_string("file");
-  return file.empty() ? record.get_string("same_as") : file;
-}
-
-inline double number_or_nan(const json::value& v) {
+inline double number_or_nan(json_tape::ref v) {
   return v.is_number() ? v.as_double() : __builtin_nan("");
 }
 
-inline bool read_stats(const json::value& s, health* h) {
+inline bool read_stats(json_tape::ref s, health* h) {
   if (!s.is_object()) return false;
+  static constexpr std::string_view names[] = {"count", "finite", "min", "max", "mean", "std", "nan",
+                                               "posinf", "neginf", "zero", "subnormal", "negative", "positive"};
+  json_tape::ref m[std::size(names)];
+  s.pick(names, m);
   h->valid = true;
-  h->count = s.get_int("count");
-  h->finite = s.get_int("finite");
-  h->min = number_or_nan(s.get("min"));
-  h->max = number_or_nan(s.get("max"));
-  h->mean = number_or_nan(s.get("mean"));
-  h->std = number_or_nan(s.get("std"));
-  h->nan = s.get_int("nan");
-  h->pos_inf = s.get_int("posinf");
-  h->neg_inf = s.get_int("neginf");
-  h->zero = s.get_int("zero");
-  h->subnormal = s.get_int("subnormal");
-  h->negative = s.get_int("negative");
-  h->positive = s.get_int("positive");
+  h->count = m[0].as_int();
+  h->finite = m[1].as_int();
+  h->min = number_or_nan(m[2]);
+  h->max = number_or_nan(m[3]);
+  h->mean = number_or_nan(m[4]);
+  h->std = number_or_nan(m[5]);
+  h->nan = m[6].as_int();
+  h->pos_inf = m[7].as_int();
+  h->neg_inf = m[8].as_int();
+  h->zero = m[9].as_int();
+  h->subnormal = m[10].as_int();
+  h->negative = m[11].as_int();
+  h->positive = m[12].as_int();
   return true;
 }
 
@@ -184,15 +184,15 @@ inline std::string build_identity(const json::value& run) {
 
 // A record's shape: non-negative integer dimensions whose product (over the non-zero ones, as
 // numpy counts) fits int64_t in elements and in bytes, so that every reader may multiply it out.
-inline bool read_shape(const json::value& shape, dump_tensor* t, std::string* why) {
+inline bool read_shape(json_tape::ref shape, dump_tensor* t, std::string* why) {
   if (shape.size() > static_cast<size_t>(max_dims)) {
     *why = "\"shape\" has " + std::to_string(shape.size()) + " dimensions (at most " + std::to_string(max_dims) + ")";
     return false;
   }
   t->ndim = static_cast<int>(shape.size());
   uint64_t product = t->elem_type == dtype::invalid ? 1 : dtype_size(t->elem_type);
-  for (int i = 0; i < t->ndim; ++i) {
-    const json::value& d = shape[static_cast<size_t>(i)];
+  json_tape::ref d = shape.first_child();
+  for (int i = 0; i < t->ndim; ++i, d = d.next_sibling(shape)) {
     if (!d.is_integer() || d.as_int() < 0) {
       *why = "\"shape\" holds " + (d.is_integer() ? std::to_string(d.as_int()) : std::string("a value")) +
              ": dimensions are non-negative integers";
@@ -209,51 +209,54 @@ inline bool read_shape(const json::value& shape, dump_tensor* t, std::string* wh
 }
 
 // One tensor record; false with *why when a field the analysis needs is missing.
-inline bool read_tensor(const json::value& v, const std::string& dir, dump_tensor* t, std::string* why) {
-  const json::value* key = v.find("key");
-  const json::value* seq = v.find("seq");
-  const json::value* io = v.find("io");
-  if (!key || !key->is_string() || !seq || !seq->is_integer() || !io || !io->is_string()) {
+inline bool read_tensor(json_tape::ref v, const std::string& dir, dump_tensor* t, std::string* why) {
+  // In the order the library writes them (the lookup is quickest so).
+  enum : size_t { seq, step, op, type, occurrence, parent, thread, lane, lane_occurrence, io, inout, implicit, prior,
+                  slot, key, producer, producers, stale, dtype_text, shape, same_as, file, hash, stats, note,
+                  wall_time, field_count };
+  static constexpr std::string_view names[field_count] = {
+      "seq", "step", "op", "type", "occurrence", "parent", "thread", "lane",
+      "lane_occurrence", "io", "inout", "implicit", "prior", "slot", "key", "producer", "producers", "stale", "dtype",
+      "shape", "same_as", "file", "hash", "stats", "note", "wall_time"};
+  json_tape::ref m[field_count];
+  v.pick(names, m);
+  if (!m[key].is_string() || !m[seq].is_integer() || !m[io].is_string()) {
     *why = "a tensor record needs \"key\", \"seq\" and \"io\"";
     return false;
   }
-  t->key = key->as_string();
-  t->seq = static_cast<uint64_t>(seq->as_int());
-  t->step = v.get_int("step");
-  t->op = v.get_string("op");
-  t->type = v.get_string("type");
-  t->occurrence = static_cast<uint64_t>(v.get_int("occurrence"));
-  t->parent = static_cast<uint64_t>(v.get_int("parent"));
-  t->thread = static_cast<uint64_t>(v.get_int("thread"));
-  const json::value& lane = v.get("lane");
-  t->lane = lane.is_integer() ? static_cast<uint64_t>(lane.as_int()) : t->thread;
-  const json::value& lane_occurrence = v.get("lane_occurrence");
-  t->has_lane_occurrence = lane_occurrence.is_integer();
-  if (t->has_lane_occurrence) t->lane_occurrence = static_cast<uint64_t>(lane_occurrence.as_int());
-  t->is_input = io->as_string() == "in";
-  t->slot = v.get_string("slot");
-  t->producer = v.get_string("producer");
-  t->dtype_text = v.get_string("dtype");
+  t->key = m[key].as_string();
+  t->seq = static_cast<uint64_t>(m[seq].as_int());
+  t->step = m[step].as_int();
+  t->op = m[op].as_string();
+  t->type = m[type].as_string();
+  t->occurrence = static_cast<uint64_t>(m[occurrence].as_int());
+  t->parent = static_cast<uint64_t>(m[parent].as_int());
+  t->thread = static_cast<uint64_t>(m[thread].as_int());
+  t->lane = m[lane].is_integer() ? static_cast<uint64_t>(m[lane].as_int()) : t->thread;
+  t->has_lane_occurrence = m[lane_occurrence].is_integer();
+  if (t->has_lane_occurrence) t->lane_occurrence = static_cast<uint64_t>(m[lane_occurrence].as_int());
+  t->is_input = m[io].as_string() == "in";
+  t->slot = m[slot].as_string();
+  t->producer = m[producer].as_string();
+  t->dtype_text = m[dtype_text].as_string();
   t->elem_type = dtype_from_name(t->dtype_text);
-  if (!read_shape(v.get("shape"), t, why)) return false;
+  if (!read_shape(m[shape], t, why)) return false;
   // A constant dumped once: "same_as" names the earlier record's file, read from there.
-  t->same_as = v.get_string("same_as");
-  const std::string file = data_file_name(v);
-  if (!file.empty()) {
-    if (file[0] == '/' || file == ".." || file.compare(0, 3, "../") == 0 || file.find("/../") != std::string::npos ||
-        (file.size() >= 3 && file.compare(file.size() - 3, 3, "/..") == 0)) {
-      *why = "file name '" + file + "' leaves the dump folder";
+  t->same_as = m[same_as].as_string();
+  const std::string_view data = m[file].as_string().empty() ? m[same_as].as_string() : m[file].as_string();
+  if (!data.empty()) {
+    if (data[0] == '/' || data == ".." || data.compare(0, 3, "../") == 0 || data.find("/../") != std::string_view::npos ||
+        (data.size() >= 3 && data.compare(data.size() - 3, 3, "/..") == 0)) {
+      *why = "file name '" + std::string(data) + "' leaves the dump folder";
       return false;
     }
-    t->file = join(dir, file);
+    t->file = join(dir, std::string(data));
   }
-  t->hash = v.get_string("hash");
-  t->inout = v.get("inout").is_bool() && v.get("inout").as_bool();
-  t->implicit = v.get("implicit").is_bool() && v.get("implicit").as_bool();
-  t->prior = v.get_string("prior");
-  const json::value& producers = v.get("producers");
-  for (size_t i = 0; i < producers.size(); ++i) {
-    const json::value& p = producers[i];
+  t->hash = m[hash].as_string();
+  t->inout = m[inout].as_bool();
+  t->implicit = m[implicit].as_bool();
+  t->prior = m[prior].as_string();
+  for (json_tape::ref p = m[producers].first_child(); p; p = p.next_sibling(m[producers])) {
     if (!p.is_object() || p.get_string("key").empty()) continue;
     dump_producer d;
     d.key = p.get_string("key");
@@ -264,16 +267,14 @@ inline bool read_tensor(const json::value& v, const std::string& dir, dump_tenso
   }
   // Old dumps: the single producer stands for the whole input.
   if (t->producers.empty() && !t->producer.empty()) t->producers.push_back(dump_producer{t->producer, 0, 0, 0});
-  const json::value& stale = v.get("stale");
-  if (stale.is_object()) {
-    t->stale_producer = stale.get_string("producer");
-    t->stale_last_op = stale.get_string("last_op_before");
+  if (m[stale].is_object()) {
+    t->stale_producer = m[stale].get_string("producer");
+    t->stale_last_op = m[stale].get_string("last_op_before");
   }
-  t->have_stats = read_stats(v.get("stats"), &t->stats);
+  t->have_stats = read_stats(m[stats], &t->stats);
   if (t->have_stats) t->stats.type = t->elem_type;
-  t->note = v.get_string("note");
-  const json::value& when = v.get("wall_time");
-  if (when.is_number()) t->wall_time = when.as_double();
+  t->note = m[note].as_string();
+  if (m[wall_time].is_number()) t->wall_time = m[wall_time].as_double();
   return true;
 }
 
@@ -285,6 +286,11 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
                            std::string* error) {
   run->dir = dir;
   size_t line_no = 0;
+  json_tape tape;  // tensor records, most of a manifest, are read from a flat tape
+  // A record per line at most: growing the vector would move every record read so far.
+  size_t lines = 1;
+  for (const char* p = text.data(); (p = static_cast<const char*>(memchr(p, '\n', text.data() + text.size() - p))); ++p) ++lines;
+  run->tensors.reserve(run->tensors.size() + lines);
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     const bool last_partial = end == std::string::npos;
@@ -296,7 +302,8 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
     if (len == 0 || (len == 1 && line[0] == '\r')) continue;
     json::value v;
     std::string why;
-    if (!json::parse(line, len, v, &why) || !v.is_object()) {
+    if (!tape.parse(line, len) || !tape.root().is_object()) {
+      json::parse(line, len, v, &why);  // says why
       if (last_partial) {  // a run killed while writing its last line
         run->notes.push_back(path + ": line " + std::to_string(line_no) + " is incomplete (the run was cut short); ignored");
         break;
@@ -304,16 +311,20 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       *error = path + ":" + std::to_string(line_no) + ": " + (why.empty() ? "not a JSON object" : why);
       return false;
     }
-    const std::string kind = v.get_string("record");
+    const std::string kind(tape.root().get_string("record"));
     if (kind == "tensor") {
-      dump_tensor t;
-      if (!manifest_impl::read_tensor(v, dir, &t, &why)) {
+      run->tensors.emplace_back();
+      dump_tensor& t = run->tensors.back();
+      if (!manifest_impl::read_tensor(tape.root(), dir, &t, &why)) {
+        run->tensors.pop_back();
         *error = path + ":" + std::to_string(line_no) + ": " + why;
         return false;
       }
       t.line = line_no;
-      run->tensors.push_back(std::move(t));
-    } else if (kind == "attrs") {
+      continue;
+    }
+    json::parse(line, len, v);
+    if (kind == "attrs") {
       dump_attrs a;
       a.seq = static_cast<uint64_t>(v.get_int("seq"));
       a.key = v.get_string("key");

@@ -27,12 +27,16 @@ class value {
   static value number(double d) {
     value v(kind::number);
     v.d_ = d;
-    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && static_cast<double>(static_cast<int64_t>(d)) == d &&
-        !(d == 0 && detail::fp_signbit(d))) {
-      v.i_ = static_cast<int64_t>(d);
-      v.is_int_ = true;
-    }
+    v.is_int_ = exact_int(d, &v.i_);
     return v;
+  }
+  // Whether d is integral and fits int64_t (not -0), and then *i its value: is_integer().
+  static bool exact_int(double d, int64_t* i) noexcept {
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || static_cast<double>(static_cast<int64_t>(d)) != d ||
+        (d == 0 && detail::fp_signbit(d)))
+      return false;
+    *i = static_cast<int64_t>(d);
+    return true;
   }
   // An integer written without fraction or exponent; it is written back the same way.
   static value integer(int64_t i) {
