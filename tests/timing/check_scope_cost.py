@@ -15,7 +15,13 @@ Each figure is a slope, (count at N2 - count at N1) / (N2 - N1), so start-up and
               recording a traced scope costs while the program runs (the JSON is made when
               the trace is published, from a binary spool)
 
-and subtracts the two raw TSC reads of the baseline loop. Fails when a figure passes its
+and subtracts the two raw TSC reads of the baseline loop; and
+
+  off         the scopes' loop with every flag off, against the same loop without the
+              scope: a scope off is a load and a branch (its constructor inline; called,
+              it cost about 20)
+
+Fails when a figure passes its
 bound; the bounds sit about a third above the counts recorded in benchmarks/README.md
 ("timing"), far below the counts before the scope's fast path was made lean.
 """
@@ -25,7 +31,7 @@ import subprocess
 import sys
 
 # Instructions a scope may add to its two clock reads.
-BOUNDS = {"hot path": 66, "sustained": 115, "trace": 950, "traced": 135}
+BOUNDS = {"hot path": 66, "sustained": 115, "trace": 950, "traced": 135, "off": 6}
 
 
 def instructions(valgrind, prog, mode, n, flags, only=None, trace=None):
@@ -65,6 +71,8 @@ def main():
     recorded = slope(valgrind, prog, "recorded", 20000, 100000, "--probe_timing", trace=trace)
     if not os.path.getsize(trace):
         sys.exit("FAIL: the trace is empty")
+    off = slope(valgrind, prog, "off", 2000, 10000, "", only="scope_loop")
+    empty = slope(valgrind, prog, "empty", 2000, 10000, "", only="empty_loop")
     print("two raw TSC reads, loop included: %.1f instructions per iteration" % reads)
     status = 0
     for name, per_scope in (("hot path", hot), ("sustained", sustained), ("trace", traced), ("traced", recorded)):
@@ -74,6 +82,11 @@ def main():
               % (name, per_scope, extra, BOUNDS[name], verdict))
         if verdict != "ok":
             status = 1
+    verdict = "ok" if off - empty <= BOUNDS["off"] else "FAIL"
+    print("%-10s %7.1f instructions per scope: %6.1f beyond the empty loop (bound %d) %s"
+          % ("off", off, off - empty, BOUNDS["off"], verdict))
+    if verdict != "ok":
+        status = 1
     return status
 
 

@@ -3,8 +3,10 @@
 // valgrind's callgrind, which counts instructions whatever the machine's load, and bounds
 // what a scope adds to its two clock reads.
 //
-//   scope_cost scopes|recorded|reads N      (PROBE_FLAGS gives the timing flags)
+//   scope_cost scopes|recorded|reads|off|empty N      (PROBE_FLAGS gives the timing flags)
 //
+// `off` runs the scopes' loop with every flag off (nothing recorded) and `empty` the same loop
+// without the scope: what a scope costs when off, which should be its one branch.
 // `recorded` is `scopes` ended with _exit once every event is aggregated: a trace's JSON,
 // made when the trace is published at exit, is left out, so what it counts is what
 // recording a traced scope costs the program while it runs.
@@ -31,6 +33,10 @@ __attribute__((noinline)) void scope_loop(long n) {
   }
 }
 
+__attribute__((noinline)) void empty_loop(long n) {
+  for (long i = 0; i < n; ++i) keep(i);
+}
+
 __attribute__((noinline)) void reads_loop(long n) {
   for (long i = 0; i < n; ++i) {
 #if defined(__x86_64__)
@@ -47,10 +53,19 @@ __attribute__((noinline)) void reads_loop(long n) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: scope_cost scopes|recorded|reads N\n");
+    fprintf(stderr, "usage: scope_cost scopes|recorded|reads|off|empty N\n");
     return 2;
   }
   const long n = atol(argv[2]);
+  if (strcmp(argv[1], "off") == 0) {
+    { PROBE_SCOPE("warm_up"); }  // flags parsed once, not counted per scope
+    scope_loop(n);
+    return 0;
+  }
+  if (strcmp(argv[1], "empty") == 0) {
+    empty_loop(n);
+    return 0;
+  }
   const bool recorded = strcmp(argv[1], "recorded") == 0;
   if (strcmp(argv[1], "scopes") == 0 || recorded) {
     { PROBE_SCOPE("warm_up"); }  // flags parsed, clock chosen, thread registered: not counted per scope
