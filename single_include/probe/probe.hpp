@@ -2732,7 +2732,9 @@ PROBE_API void scope_leave_slow(const scope_site* site, uint64_t begin) noexcept
 // stores, with no call (benchmarks/README.md, "timing"; ctest scope_cost).
 class scope_guard {
  public:
-  explicit scope_guard(const scope_site* site) noexcept {
+  // Forced inline: left to itself, g++ -O2 calls the constructor (enter makes it large), and
+  // with everything off the call then costs more than the branch.
+  PROBE_ALWAYS_INLINE explicit scope_guard(const scope_site* site) noexcept {
     unsigned g = gate_load();
     what_ = 0;
     if (PROBE_UNLIKELY((g & (gate_timing | gate_scopes)) != 0)) {
@@ -2740,7 +2742,7 @@ class scope_guard {
       enter(site, g);
     }
   }
-  ~scope_guard() {
+  PROBE_ALWAYS_INLINE ~scope_guard() {
     if (PROBE_UNLIKELY(what_ != 0)) leave();
   }
   scope_guard(const scope_guard&) = delete;
