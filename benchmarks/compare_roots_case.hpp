@@ -11,41 +11,9 @@
 
 #include "analysis/compare_json.hpp"
 #include "analysis/compare_text.hpp"
+#include "report_case.hpp"  // tests/compare: the ops
 
 namespace roots_case {
-
-inline probe::analysis::compared_run independent_ops(size_t n) {
-  namespace pa = probe::analysis;
-  pa::compared_run run;
-  run.pairs.reserve(2 * n);
-  for (size_t i = 0; i < n; ++i) {
-    for (int io = 0; io < 2; ++io) {
-      pa::compared_pair p;
-      p.op = "op" + std::to_string(i);
-      p.slot = io ? "y" : "x";
-      p.is_input = io == 0;
-      p.key = p.op + "#0/" + (io ? "out/" : "in/") + p.slot;
-      p.seq = i + 1;
-      p.line = 2 * i + static_cast<size_t>(io);
-      for (pa::pair_side* s : {&p.a, &p.b}) {
-        s->present = true;
-        s->type = probe::dtype::float32;
-        s->ndim = 1;
-        s->shape[0] = 4;
-        s->seq = p.seq;
-      }
-      p.metrics.compared = true;
-      p.metrics.count = 4;
-      p.status = io ? pa::pair_status::mismatch : pa::pair_status::ok;
-      p.metrics.pass = !io;
-      p.metrics.fail = io;
-      p.metrics.max_abs = io ? 0.5 : 0;
-      p.scale = 2;
-      run.pairs.push_back(std::move(p));
-    }
-  }
-  return run;
-}
 
 struct timing {
   double graph_s = 0, text_s = 0, json_s = 0;
@@ -58,7 +26,7 @@ inline timing time_roots(size_t n) {
   namespace pa = probe::analysis;
   pa::compare_report r;
   r.kind = "dumps";
-  r.runs.push_back(independent_ops(n));
+  r.runs.push_back(compare_test::independent_pairs(n));
   pa::count_pairs(&r);
   const auto t0 = std::chrono::steady_clock::now();
   pa::compared_run& run = r.runs[0];

@@ -58,26 +58,38 @@ static inline int probe_metric_first_precision(double value) {
   return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
 }
 
-/* Under MPI (several ranks, as the launchers' environment says) the line starts with
- * "[rank N] ", as the compiled library writes it (effects/dump_names.hpp's detect_rank). */
-static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+/* The MPI rank and world size the launcher's environment gives (Open MPI, PMI, Slurm,
+ * torchrun's RANK/WORLD_SIZE): from the first pair whose rank is a non-negative integer, 1
+ * with *rank and *world (0 when the size is not given); 0 when none. The C++ side
+ * (effects/dump_names.hpp's detect_rank) reads it from here too. */
+static inline int probe_env_rank(long* rank, int* world) {
   static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
                                          {"PMI_RANK", "PMI_SIZE"},
                                          {"SLURM_PROCID", "SLURM_NTASKS"},
                                          {"RANK", "WORLD_SIZE"}};
   size_t k;
   for (k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
-    const char* rank = getenv(pairs[k][0]);
-    const char* world = getenv(pairs[k][1]);
+    const char* r = getenv(pairs[k][0]);
+    const char* w = getenv(pairs[k][1]);
     char* end = NULL;
-    long r;
-    if (!rank || !*rank) continue;
-    r = strtol(rank, &end, 10);
-    if (*end || r < 0) continue;
-    if (!world || atoi(world) < 2) return 0;
-    return snprintf(out, cap, "[rank %ld] ", r);
+    long v;
+    if (!r || !*r) continue;
+    v = strtol(r, &end, 10);
+    if (*end || v < 0) continue;
+    *rank = v;
+    *world = w ? atoi(w) : 0;
+    return 1;
   }
   return 0;
+}
+
+/* Under MPI (several ranks) the line starts with "[rank N] ", as the compiled library
+ * writes it. */
+static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+  long rank;
+  int world;
+  if (!probe_env_rank(&rank, &world) || world < 2) return 0;
+  return snprintf(out, cap, "[rank %ld] ", rank);
 }
 
 static inline void probe_metric_line(const char* name, double value) {
@@ -2441,26 +2453,38 @@ static inline int probe_metric_first_precision(double value) {
   return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
 }
 
-/* Under MPI (several ranks, as the launchers' environment says) the line starts with
- * "[rank N] ", as the compiled library writes it (effects/dump_names.hpp's detect_rank). */
-static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+/* The MPI rank and world size the launcher's environment gives (Open MPI, PMI, Slurm,
+ * torchrun's RANK/WORLD_SIZE): from the first pair whose rank is a non-negative integer, 1
+ * with *rank and *world (0 when the size is not given); 0 when none. The C++ side
+ * (effects/dump_names.hpp's detect_rank) reads it from here too. */
+static inline int probe_env_rank(long* rank, int* world) {
   static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
                                          {"PMI_RANK", "PMI_SIZE"},
                                          {"SLURM_PROCID", "SLURM_NTASKS"},
                                          {"RANK", "WORLD_SIZE"}};
   size_t k;
   for (k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
-    const char* rank = getenv(pairs[k][0]);
-    const char* world = getenv(pairs[k][1]);
+    const char* r = getenv(pairs[k][0]);
+    const char* w = getenv(pairs[k][1]);
     char* end = NULL;
-    long r;
-    if (!rank || !*rank) continue;
-    r = strtol(rank, &end, 10);
-    if (*end || r < 0) continue;
-    if (!world || atoi(world) < 2) return 0;
-    return snprintf(out, cap, "[rank %ld] ", r);
+    long v;
+    if (!r || !*r) continue;
+    v = strtol(r, &end, 10);
+    if (*end || v < 0) continue;
+    *rank = v;
+    *world = w ? atoi(w) : 0;
+    return 1;
   }
   return 0;
+}
+
+/* Under MPI (several ranks) the line starts with "[rank N] ", as the compiled library
+ * writes it. */
+static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+  long rank;
+  int world;
+  if (!probe_env_rank(&rank, &world) || world < 2) return 0;
+  return snprintf(out, cap, "[rank %ld] ", rank);
 }
 
 static inline void probe_metric_line(const char* name, double value) {
@@ -3829,26 +3853,38 @@ static inline int probe_metric_first_precision(double value) {
   return a >= 10 ? 1 : digits; /* 1e16 and above: the exponent form */
 }
 
-/* Under MPI (several ranks, as the launchers' environment says) the line starts with
- * "[rank N] ", as the compiled library writes it (effects/dump_names.hpp's detect_rank). */
-static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+/* The MPI rank and world size the launcher's environment gives (Open MPI, PMI, Slurm,
+ * torchrun's RANK/WORLD_SIZE): from the first pair whose rank is a non-negative integer, 1
+ * with *rank and *world (0 when the size is not given); 0 when none. The C++ side
+ * (effects/dump_names.hpp's detect_rank) reads it from here too. */
+static inline int probe_env_rank(long* rank, int* world) {
   static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
                                          {"PMI_RANK", "PMI_SIZE"},
                                          {"SLURM_PROCID", "SLURM_NTASKS"},
                                          {"RANK", "WORLD_SIZE"}};
   size_t k;
   for (k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
-    const char* rank = getenv(pairs[k][0]);
-    const char* world = getenv(pairs[k][1]);
+    const char* r = getenv(pairs[k][0]);
+    const char* w = getenv(pairs[k][1]);
     char* end = NULL;
-    long r;
-    if (!rank || !*rank) continue;
-    r = strtol(rank, &end, 10);
-    if (*end || r < 0) continue;
-    if (!world || atoi(world) < 2) return 0;
-    return snprintf(out, cap, "[rank %ld] ", r);
+    long v;
+    if (!r || !*r) continue;
+    v = strtol(r, &end, 10);
+    if (*end || v < 0) continue;
+    *rank = v;
+    *world = w ? atoi(w) : 0;
+    return 1;
   }
   return 0;
+}
+
+/* Under MPI (several ranks) the line starts with "[rank N] ", as the compiled library
+ * writes it. */
+static inline int probe_metric_rank_prefix(char* out, size_t cap) {
+  long rank;
+  int world;
+  if (!probe_env_rank(&rank, &world) || world < 2) return 0;
+  return snprintf(out, cap, "[rank %ld] ", rank);
 }
 
 static inline void probe_metric_line(const char* name, double value) {
@@ -14683,21 +14719,12 @@ PROBE_API std::string tensor_file_name(uint64_t seq, const std::string& op, bool
 }
 
 PROBE_API rank_info detect_rank() noexcept {
-  static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-                                         {"PMI_RANK", "PMI_SIZE"},
-                                         {"SLURM_PROCID", "SLURM_NTASKS"},
-                                         {"RANK", "WORLD_SIZE"}};
   rank_info r;
-  for (const auto& p : pairs) {
-    const char* rank = getenv(p[0]);
-    if (!rank || !*rank) continue;
-    char* end = nullptr;
-    const long v = strtol(rank, &end, 10);
-    if (*end || v < 0) continue;
-    r.rank = static_cast<int>(v);
-    const char* world = getenv(p[1]);
-    r.world = world ? atoi(world) : 0;
-    return r;
+  long rank = 0;
+  int world = 0;
+  if (probe_env_rank(&rank, &world)) {
+    r.rank = static_cast<int>(rank);
+    r.world = world;
   }
   return r;
 }

@@ -9,12 +9,11 @@
 
 namespace compare_test {
 
-inline probe::analysis::compare_report independent_roots(size_t n) {
+// The pairs alone (compared, the graph not yet answered).
+inline probe::analysis::compared_run independent_pairs(size_t n) {
   namespace pa = probe::analysis;
-  pa::compare_report r;
-  r.kind = "dumps";
-  r.runs.emplace_back();
-  pa::compared_run& run = r.runs[0];
+  pa::compared_run run;
+  run.pairs.reserve(2 * n);
   for (size_t i = 0; i < n; ++i)
     for (int io = 0; io < 2; ++io) {
       pa::compared_pair p;
@@ -42,6 +41,15 @@ inline probe::analysis::compare_report independent_roots(size_t n) {
       p.scale = 2;
       run.pairs.push_back(std::move(p));
     }
+  return run;
+}
+
+inline probe::analysis::compare_report independent_roots(size_t n) {
+  namespace pa = probe::analysis;
+  pa::compare_report r;
+  r.kind = "dumps";
+  r.runs.push_back(independent_pairs(n));
+  pa::compared_run& run = r.runs[0];
   pa::count_pairs(&r);
   run.graph = pa::analyze_graph(run.pairs);
   run.findings = pa::find_more(run.pairs, &run.graph);

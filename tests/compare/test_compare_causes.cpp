@@ -11,6 +11,7 @@
 
 #include "../support/capture.hpp"
 #include "manifest_fixture.hpp"
+#include "compare_checked.hpp"
 
 using namespace compare_test;
 namespace pa = probe::analysis;
@@ -18,12 +19,7 @@ using probe_test::temp_dir;
 
 namespace {
 
-pa::compare_report compare(const std::string& a, const std::string& b, pa::compare_settings s = pa::compare_settings()) {
-  pa::compare_report r = pa::compare_paths(a, b, s);
-  INFO(pa::compare_text(r));
-  REQUIRE(r.error.empty());
-  return r;
-}
+using compare_test::compare;
 
 std::string flat_text(const pa::compare_report& r) {
   std::string t = pa::compare_text(r), out;

@@ -11,12 +11,15 @@
 
 #include "../support/capture.hpp"
 #include "reference_engine.hpp"
+#include "compare_checked.hpp"
 
 using namespace compare_test;
 namespace pa = probe::analysis;
 using probe_test::temp_dir;
 
 namespace {
+
+using compare_test::compare;
 
 std::string op_of(const pa::compared_run& run, size_t node) { return run.graph.nodes[node].op; }
 
@@ -30,13 +33,6 @@ const pa::compared_pair* find(const pa::compared_run& run, const std::string& ke
   for (const pa::compared_pair& p : run.pairs)
     if (p.key == key) return &p;
   return nullptr;
-}
-
-pa::compare_report compare(const std::string& a, const std::string& b, pa::compare_settings s = pa::compare_settings()) {
-  pa::compare_report r = pa::compare_paths(a, b, s);
-  INFO(pa::compare_text(r));
-  REQUIRE(r.error.empty());
-  return r;
 }
 
 }  // namespace

@@ -15,11 +15,14 @@
 #include <set>
 
 #include "../support/capture.hpp"
+#include "compare_checked.hpp"
 
 namespace pa = probe::analysis;
 using probe_test::temp_dir;
 
 namespace {
+
+using compare_test::compare;
 
 enum class plant { none, halo, stencil };
 
@@ -90,13 +93,6 @@ void dump(const std::string& dir, plant bug) {
   solver s;
   s.run(bug);
   probe::set_flags("");  // closes the run
-}
-
-pa::compare_report compare(const std::string& a, const std::string& b) {
-  pa::compare_report r = pa::compare_paths(a, b, pa::compare_settings());
-  INFO(pa::compare_text(r));
-  REQUIRE(r.error.empty());
-  return r;
 }
 
 std::vector<std::string> root_keys(const pa::compared_run& run) {

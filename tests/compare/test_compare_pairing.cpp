@@ -16,11 +16,15 @@
 #include "analysis/compare_text.hpp"
 #include "../support/capture.hpp"
 #include "manifest_fixture.hpp"
+#include "compare_checked.hpp"
 
 namespace pa = probe::analysis;
 using probe_test::temp_dir;
 
 namespace {
+
+using compare_test::compare;
+using compare_test::has_note;
 
 constexpr int k_n = 16;
 
@@ -103,19 +107,6 @@ void dump_requests(const std::string& dir, const int inputs[2], const int first[
   t0.join();
   t1.join();
   probe::set_flags("");
-}
-
-pa::compare_report compare(const std::string& a, const std::string& b) {
-  pa::compare_report r = pa::compare_paths(a, b, pa::compare_settings());
-  INFO(pa::compare_text(r));
-  REQUIRE(r.error.empty());
-  return r;
-}
-
-bool has_note(const pa::compare_report& r, const std::string& part) {
-  for (const std::string& n : r.notes)
-    if (n.find(part) != std::string::npos) return true;
-  return false;
 }
 
 size_t graph_input_roots(const pa::compared_run& run) {

@@ -11,11 +11,14 @@
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_text.hpp"
 #include "../support/capture.hpp"
+#include "compare_checked.hpp"
 
 namespace pa = probe::analysis;
 using probe_test::temp_dir;
 
 namespace {
+
+using compare_test::compare;
 
 constexpr int k_n = 16;
 
@@ -32,13 +35,6 @@ void load(std::vector<float>& x) {
   probe::op op("input", "Load");
   for (int i = 0; i < k_n; ++i) x[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i) - 1.0f;
   op.output("x", probe::view(x.data(), {k_n}));
-}
-
-pa::compare_report compare(const std::string& a, const std::string& b) {
-  pa::compare_report r = pa::compare_paths(a, b, pa::compare_settings());
-  INFO(pa::compare_text(r));
-  REQUIRE(r.error.empty());
-  return r;
 }
 
 }  // namespace

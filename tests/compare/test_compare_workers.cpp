@@ -13,11 +13,15 @@
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_text.hpp"
 #include "../support/capture.hpp"
+#include "compare_checked.hpp"
 
 namespace pa = probe::analysis;
 using probe_test::temp_dir;
 
 namespace {
+
+using compare_test::compare;
+using compare_test::has_note;
 
 constexpr int k_n = 12, k_tiles = 3, k_rows = k_n / k_tiles;
 
@@ -68,19 +72,6 @@ void run(const std::string& dir, const int order0[k_tiles], const int order1[k_t
   plain("shrink", y, s, 1e-6);
   plain("grow", s, g, 1e6);
   probe::set_flags("");
-}
-
-pa::compare_report compare(const std::string& a, const std::string& b) {
-  pa::compare_report r = pa::compare_paths(a, b, pa::compare_settings());
-  INFO(pa::compare_text(r));
-  REQUIRE(r.error.empty());
-  return r;
-}
-
-bool has_note(const pa::compare_report& r, const std::string& part) {
-  for (const std::string& n : r.notes)
-    if (n.find(part) != std::string::npos) return true;
-  return false;
 }
 
 // The key of the layer0 tile that read rows [t * k_rows, ...) of x in `run`.

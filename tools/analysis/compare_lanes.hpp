@@ -48,6 +48,21 @@ inline size_t op_part_length(const std::string& key) {
   return std::string::npos;
 }
 
+// What an input read, as text for matching executions across runs: "slot=" and, for each
+// byte range an op wrote, its writer (as `writer` names the producer's key) "@at+bytes" (with
+// "/offset" in the input when asked) ";", or "#hash" when no op wrote it.
+template <class Writer>
+inline std::string read_signature(const dump_tensor& t, Writer writer, bool with_offset) {
+  std::string s = t.slot + "=";
+  if (t.producers.empty()) s += "#" + t.hash;
+  for (const dump_producer& p : t.producers) {
+    s += writer(p.key) + "@" + std::to_string(p.at) + "+" + std::to_string(p.bytes);
+    if (with_offset) s += "/" + std::to_string(p.offset);
+    s += ";";
+  }
+  return s;
+}
+
 struct op_exec {
   std::string key, name;  // "embed#3", "embed"
   uint64_t occurrence = 0, lane = 0, lane_occurrence = 0, seq = 0;

@@ -77,10 +77,7 @@ inline std::map<std::string, std::vector<execution>> collect(const dump_run& run
       step_of[k] = t.step;
     }
     if (!t.is_input) continue;
-    std::string r = t.slot + "=";
-    if (t.producers.empty()) r += "#" + t.hash;
-    for (const dump_producer& p : t.producers) r += writer_name(p.key) + "@" + std::to_string(p.at) + "+" + std::to_string(p.bytes) + ";";
-    by_name[it->second.first][it->second.second].reads.push_back(std::move(r));
+    by_name[it->second.first][it->second.second].reads.push_back(lanes_impl::read_signature(t, writer_name, false));
   }
   std::unordered_map<std::string, std::string> attrs;
   for (const dump_attrs& x : run.attrs) attrs[x.key] = attrs_text(x.attrs);

@@ -72,14 +72,8 @@ inline run_execs collect(const dump_run& run) {
 // hash of bytes no op wrote.
 inline std::string reads(const exec& e, const std::unordered_map<std::string, std::string>* to) {
   std::vector<std::string> parts;
-  for (const dump_tensor* t : e.inputs) {
-    std::string p = t->slot + "=";
-    if (t->producers.empty()) p += "#" + t->hash;
-    for (const dump_producer& w : t->producers)
-      p += (to ? lanes_impl::renamed(w.key, *to) : w.key) + "@" + std::to_string(w.at) + "+" + std::to_string(w.bytes) +
-           "/" + std::to_string(w.offset) + ";";
-    parts.push_back(std::move(p));
-  }
+  auto writer = [to](const std::string& key) { return to ? lanes_impl::renamed(key, *to) : key; };
+  for (const dump_tensor* t : e.inputs) parts.push_back(lanes_impl::read_signature(*t, writer, true));
   std::sort(parts.begin(), parts.end());
   std::string s;
   for (const std::string& p : parts) s += p + "\n";

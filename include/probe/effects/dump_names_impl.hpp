@@ -1,6 +1,7 @@
 // dump_names: definitions (see dump_names.hpp).
 #pragma once
 #include "dump_names.hpp"
+#include "../util/metric_line.h"  // probe_env_rank
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -39,21 +40,12 @@ PROBE_API std::string tensor_file_name(uint64_t seq, const std::string& op, bool
 }
 
 PROBE_API rank_info detect_rank() noexcept {
-  static const char* const pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-                                         {"PMI_RANK", "PMI_SIZE"},
-                                         {"SLURM_PROCID", "SLURM_NTASKS"},
-                                         {"RANK", "WORLD_SIZE"}};
   rank_info r;
-  for (const auto& p : pairs) {
-    const char* rank = getenv(p[0]);
-    if (!rank || !*rank) continue;
-    char* end = nullptr;
-    const long v = strtol(rank, &end, 10);
-    if (*end || v < 0) continue;
-    r.rank = static_cast<int>(v);
-    const char* world = getenv(p[1]);
-    r.world = world ? atoi(world) : 0;
-    return r;
+  long rank = 0;
+  int world = 0;
+  if (probe_env_rank(&rank, &world)) {
+    r.rank = static_cast<int>(rank);
+    r.world = world;
   }
   return r;
 }
