@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -320,7 +321,13 @@ inline bool read_both_dumps(const std::string& a, const std::string& b, unsigned
   std::thread reader;
   if (threads != 1) {
     try {
-      reader = std::thread([&] { ok_b = read_dump(b, rb, &error_b); });
+      reader = std::thread([&] {
+        try {
+          ok_b = read_dump(b, rb, &error_b);
+        } catch (const std::exception& e) {  // out of memory: said as a's would be, not terminate
+          error_b = b + ": " + e.what();
+        }
+      });
     } catch (...) {  // no thread: read b after a
     }
   }
