@@ -19731,8 +19731,9 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       return a.name.compare(b.name);
     });
   std::string text;
-  char head[160];
-  snprintf(head, sizeof head, "probe timing summary: wall %s since timing started, clock %s (%.3f GHz)\n",
+  char rank[32] = "", head[192];
+  probe_metric_rank_prefix(rank, sizeof rank);  // "[rank N] " under MPI, as a metric line: ranks' tables tell apart
+  snprintf(head, sizeof head, "%sprobe timing summary: wall %s since timing started, clock %s (%.3f GHz)\n", rank,
            format_duration(wall_ns).c_str(), clock, clock_hz / 1e9);
   text += head;
 
@@ -21013,7 +21014,11 @@ PROBE_API void write_timing_summary(FILE* out) noexcept {
     s.agg.summary_rows(rows, metrics);
     const bool ever = __atomic_load_n(&s.ever_on, __ATOMIC_ACQUIRE);
     const double wall = ever ? detail::ticks_to_ns(static_cast<double>(detail::clock_now() - s.start_ticks)) : 0;
-    if (!ever) fputs("probe timing summary: timing is off (--probe_timing turns it on)\n", out);
+    if (!ever) {
+      char rank[32] = "";
+      probe_metric_rank_prefix(rank, sizeof rank);
+      fprintf(out, "%sprobe timing summary: timing is off (--probe_timing turns it on)\n", rank);
+    }
     if (ever || !rows.empty() || !metrics.empty())
       detail::write_summary_table(out, rows, metrics, wall, detail::clock_name(), ever ? detail::clock_frequency() : 0,
                                   static_cast<size_t>(options_ref().timing_summary_rows));

@@ -357,6 +357,21 @@ TEST_CASE("timing: write_timing_summary says when timing never ran") {
   CHECK(summary_text().find("probe timing summary") == 0);
 }
 
+TEST_CASE("timing: under MPI each rank's summary says which rank it is") {
+  probe::set_flags("--probe_timing");
+  { PROBE_SCOPE("t_ranked"); }
+  setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  const std::string ranked = summary_text();
+  setenv("OMPI_COMM_WORLD_SIZE", "1", 1);  // one rank: no label, as for a metric line
+  const std::string single = summary_text();
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  CHECK(ranked.find("[rank 2] probe timing summary: wall ") == 0);
+  CHECK(single.find("probe timing summary: wall ") == 0);
+  CHECK(summary_text().find("probe timing summary: wall ") == 0);
+}
+
 TEST_CASE("timing: hostile names cannot drive the terminal or widen the summary") {
   probe::set_flags("--probe_timing");
   probe::detail::timing_reset();

@@ -254,7 +254,11 @@ PROBE_API void write_timing_summary(FILE* out) noexcept {
     s.agg.summary_rows(rows, metrics);
     const bool ever = __atomic_load_n(&s.ever_on, __ATOMIC_ACQUIRE);
     const double wall = ever ? detail::ticks_to_ns(static_cast<double>(detail::clock_now() - s.start_ticks)) : 0;
-    if (!ever) fputs("probe timing summary: timing is off (--probe_timing turns it on)\n", out);
+    if (!ever) {
+      char rank[32] = "";
+      probe_metric_rank_prefix(rank, sizeof rank);
+      fprintf(out, "%sprobe timing summary: timing is off (--probe_timing turns it on)\n", rank);
+    }
     if (ever || !rows.empty() || !metrics.empty())
       detail::write_summary_table(out, rows, metrics, wall, detail::clock_name(), ever ? detail::clock_frequency() : 0,
                                   static_cast<size_t>(options_ref().timing_summary_rows));

@@ -12,6 +12,7 @@
 
 #include "../util/ptr_list.hpp"
 #include "../util/float_text.hpp"
+#include "../util/metric_line.h"  // probe_metric_rank_prefix
 #include "timing_stats.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -196,8 +197,9 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       return a.name.compare(b.name);
     });
   std::string text;
-  char head[160];
-  snprintf(head, sizeof head, "probe timing summary: wall %s since timing started, clock %s (%.3f GHz)\n",
+  char rank[32] = "", head[192];
+  probe_metric_rank_prefix(rank, sizeof rank);  // "[rank N] " under MPI, as a metric line: ranks' tables tell apart
+  snprintf(head, sizeof head, "%sprobe timing summary: wall %s since timing started, clock %s (%.3f GHz)\n", rank,
            format_duration(wall_ns).c_str(), clock, clock_hz / 1e9);
   text += head;
 
