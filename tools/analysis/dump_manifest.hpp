@@ -287,10 +287,15 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
   run->dir = dir;
   size_t line_no = 0;
   json_tape tape;  // tensor records, most of a manifest, are read from a flat tape
-  // A record per line at most: growing the vector would move every record read so far.
-  size_t lines = 1;
-  for (const char* p = text.data(); (p = static_cast<const char*>(memchr(p, '\n', text.data() + text.size() - p))); ++p) ++lines;
-  run->tensors.reserve(run->tensors.size() + lines);
+  // Room for the tensor records the library wrote (each line begins so): growing the vector
+  // would move every record read so far. Other writers' lines are only not counted ahead.
+  static const char k_tensor_line[] = "{\"record\":\"tensor\"";
+  size_t tensor_lines = 0;
+  for (const char *p = text.data(), *end = p + text.size();
+       (p = static_cast<const char*>(memmem(p, static_cast<size_t>(end - p), k_tensor_line, sizeof k_tensor_line - 1)));
+       p += sizeof k_tensor_line - 1)
+    ++tensor_lines;
+  run->tensors.reserve(run->tensors.size() + tensor_lines);
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     const bool last_partial = end == std::string::npos;
