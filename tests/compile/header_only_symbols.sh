@@ -5,19 +5,7 @@
 set -euo pipefail
 cxx=$1 inc=$2 work=$3
 mkdir -p "$work"
-cat >"$work/mark.cpp" <<'CPP'
-#include <probe/probe.hpp>
-#include <vector>
-void kernel(const std::vector<float>& x, std::vector<float>& y) {
-  PROBE_SCOPE("kernel");
-  probe::op op("scale", "Mul");
-  op.input("x", x);
-  for (std::size_t i = 0; i < x.size(); ++i) y[i] = 2 * x[i];
-  op.output("y", y);
-  probe::metric("MLUPS", 1.0);
-}
-CPP
-"$cxx" -std=c++17 -O0 -I"$inc" -c "$work/mark.cpp" -o "$work/mark.o"
+"$cxx" -std=c++17 -O0 -I"$inc" -c "$(dirname "$0")/marking_kernel.cpp" -o "$work/mark.o"
 strong=$(nm -C "$work/mark.o" | awk '$2 ~ /^[TDBR]$/' | grep 'probe::' || true)
 if [ -n "$strong" ]; then
   echo "strong probe symbols in a header-only TU (a definition without inline):"

@@ -8,19 +8,7 @@
 set -euo pipefail
 cxx=$1 inc=$2 recorded=$3 work=$4
 mkdir -p "$work"
-cat >"$work/marked.cpp" <<'CPP'
-#include <probe/probe.hpp>
-#include <vector>
-void kernel(const std::vector<float>& x, std::vector<float>& y) {
-  PROBE_SCOPE("kernel");
-  probe::op op("scale", "Mul");
-  op.input("x", x);
-  for (std::size_t i = 0; i < x.size(); ++i) y[i] = 2 * x[i];
-  op.output("y", y);
-  probe::metric("MLUPS", 1.0);
-}
-CPP
-"$cxx" -std=c++17 -O2 -I"$inc" -c "$work/marked.cpp" -o "$work/marked.o"
+"$cxx" -std=c++17 -O2 -I"$inc" -c "$(dirname "$0")/marking_kernel.cpp" -o "$work/marked.o"
 text=$(size -A "$work/marked.o" | awk '$1 ~ /^\.text/ {t += $2} END {print t + 0}')
 limit=$((recorded * 110 / 100))
 echo "header-only marking file: $text bytes of .text (recorded $recorded, limit $limit)"

@@ -28,6 +28,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "dump_manifest.hpp"
@@ -104,14 +105,15 @@ inline void collect_sources(const dump_run& run, run_lanes* r) {
   for (const dump_tensor& t : run.tensors)
     if (is_source(t)) r->source_hash.emplace(t.key, t.hash);
   if (run.attrs.empty()) return;
-  std::unordered_map<std::string, bool> has_tensors;
-  for (const dump_tensor& t : run.tensors) has_tensors[t.op_key()] = true;
+  std::unordered_set<std::string> has_tensors;
+  for (const dump_tensor& t : run.tensors) has_tensors.insert(t.op_key());
   for (const dump_attrs& x : run.attrs)
     if (has_tensors.count(x.key)) r->attrs_of.emplace(x.key, attrs_text(x.attrs));
 }
 
-inline run_lanes collect(const dump_run& run) {
-  run_lanes r;
+// The ops and lanes of a run, into *r whose sources collect_sources has filled.
+inline void collect_lanes(const dump_run& run, run_lanes* out) {
+  run_lanes& r = *out;
   bool all_known = true;
   for (const dump_tensor& t : run.tensors) {
     const std::string k = t.op_key();
@@ -169,9 +171,7 @@ inline run_lanes collect(const dump_run& run) {
     const op_exec& o = r.ops[it->second];
     r.lanes[lane_of.at(o.lane)].sources[lane_name(o) + "/" + k_attrs_slot] = attrs_text(x.attrs);
   }
-  collect_sources(run, &r);
   std::sort(r.lanes.begin(), r.lanes.end(), [](const lane_info& x, const lane_info& y) { return x.first_seq < y.first_seq; });
-  return r;
 }
 
 inline bool same_sources(const lane_info& x, const lane_info& y) {
@@ -322,8 +322,8 @@ inline void pair_lanes(dump_run* a, dump_run* b, std::vector<std::string>* notes
   // pool whose workers take tasks in a fixed order pairs by key, whichever worker ran which).
   const size_t by_key = disagreements(nullptr);
   if (by_key == 0) return;
-  ra = collect(*a);
-  rb = collect(*b);
+  collect_lanes(*a, &ra);
+  collect_lanes(*b, &rb);
   std::vector<std::string> lane_notes;
   std::map<std::string, std::pair<std::vector<size_t>, std::vector<size_t>>> classes;
   for (size_t i = 0; i < ra.lanes.size(); ++i) classes[ra.lanes[i].first_op].first.push_back(i);

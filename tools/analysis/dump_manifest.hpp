@@ -328,7 +328,7 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       t.line = line_no;
       continue;
     }
-    json::parse(line, len, v);
+    v = tape.root().to_value();  // the few other records keep a json::value
     if (kind == "attrs") {
       dump_attrs a;
       a.seq = static_cast<uint64_t>(v.get_int("seq"));
