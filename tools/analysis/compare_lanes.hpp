@@ -374,10 +374,15 @@ inline void pair_lanes(dump_run* a, dump_run* b, std::vector<std::string>* notes
   // than pairing by key is worse, and key pairing stays.
   if (disagreements(&to) > by_key) return;
   for (std::string& n : lane_notes) notes->push_back(std::move(n));
-  std::vector<std::string> moved;  // "B's embed#0 as A's embed#1"
-  for (const op_exec& o : rb.ops) {
-    const std::string& k = to.at(o.key);
-    if (k != o.key) moved.push_back("B's " + ::probe::detail::printable(o.key) + " as A's " + ::probe::detail::printable(k));
+  // Listed in the order B's ops began (its manifest's order depends on which thread's records
+  // were written first): "B's embed#0 as A's embed#1".
+  std::vector<const op_exec*> by_start;
+  for (const op_exec& o : rb.ops) by_start.push_back(&o);
+  std::stable_sort(by_start.begin(), by_start.end(), [](const op_exec* x, const op_exec* y) { return x->seq < y->seq; });
+  std::vector<std::string> moved;
+  for (const op_exec* o : by_start) {
+    const std::string& k = to.at(o->key);
+    if (k != o->key) moved.push_back("B's " + ::probe::detail::printable(o->key) + " as A's " + ::probe::detail::printable(k));
   }
   if (!moved.empty()) {
     std::string list;
