@@ -11,7 +11,8 @@ usage: check_dump.py DIR [--no-files] [--quiet]
   (not a link), and a complete .npy whose header's dtype and shape are the record's and
   whose size is the header plus shape x item size;
 - every snapshots/*/snapshot.json (in real folders, links are not followed) parses, and the
-  files it names are complete .npy files inside its folder;
+  files it names are complete .npy files inside its folder; an implicit input (no file,
+  "prior") names pieces of sibling snapshots' files that lie within their data;
 - every folder under DIR holding a manifest (forked children's and other processes' private
   folders, rank folders) is checked the same way.
 Exit 0 when everything holds, 1 with the problems listed otherwise, 2 on bad usage.
@@ -155,7 +156,35 @@ def check_snapshots(root, folder):
             problem("%s: not JSON (%s)" % (where, e))
             continue
         for t in snap.get("inputs", []) + snap.get("outputs", []):
+            if "file" not in t and t.get("prior") in ("producers", "unknown"):
+                check_pieces(root, snaps, t, where)  # an implicit input: no file of its own
+                continue
             check_npy(root, one, t.get("file"), t.get("dtype"), t.get("shape"), where)
+
+
+def check_pieces(root, snaps, t, where):
+    """An implicit input's prior state: byte ranges of sibling snapshots' output files."""
+    for piece in t.get("pieces", []):
+        name = piece.get("file")
+        parts = name.split("/") if isinstance(name, str) else []
+        if len(parts) != 2 or any(p in ("", ".", "..") for p in parts):
+            problem("%s: piece file %r could leave the snapshots folder" % (where, name))
+            continue
+        path = os.path.join(snaps, *parts)
+        if not os.path.lexists(path):
+            continue  # a piece may name a file of a snapshot outside the dump filters
+        if os.path.islink(path) or not os.path.isfile(path) or not inside(root, path):
+            problem("%s: piece file %s is not a regular file inside the dump" % (where, name))
+            continue
+        try:
+            _, _, off = npy_header(path)
+        except (ValueError, SyntaxError, KeyError, OSError) as e:
+            problem("%s: piece file %s has a bad header (%s)" % (where, name, e))
+            continue
+        at, size = piece.get("at"), piece.get("bytes")
+        if not isinstance(at, int) or not isinstance(size, int) or at < 0 or size < 0 or \
+                off + at + size > os.path.getsize(path):
+            problem("%s: piece of %s (at %r, %r bytes) lies past its data" % (where, name, at, size))
 
 
 def main(argv):

@@ -733,10 +733,22 @@ struct tensor_view {
   // say; data is null and strides[0] 0. Probe gathers the samples where it reads the view.
   const void* const* batch = nullptr;
 
-  bool valid() const noexcept { return ndim >= 0 && type != dtype::invalid; }
+  // Whether probe can read it: a known dtype, 0..max_dims dimensions, none negative (a
+  // negative one would make a byte count of the whole address space). What is wrong with
+  // one that is not: detail::view_problem_text (core/tensor_reader.hpp).
+  bool valid() const noexcept {
+    if (ndim < 0 || ndim > max_dims || dtype_size(type) == 0) return false;
+    for (int i = 0; i < ndim; ++i)
+      if (shape[i] < 0) return false;
+    return true;
+  }
   int64_t numel() const noexcept { return detail::shape_numel(shape, ndim); }
   size_t itemsize() const noexcept { return dtype_size(type); }
-  size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * itemsize(); }
+  // 0 for a view that is not valid() (a negative dimension, more than max_dims).
+  size_t nbytes() const noexcept {
+    const int64_t n = ndim <= max_dims ? numel() : 0;
+    return n > 0 ? static_cast<size_t>(n) * itemsize() : 0;
+  }
   bool is_contiguous() const noexcept {
     int64_t expect = 1;
     for (int i = ndim - 1; i >= 0; --i) {
@@ -3438,6 +3450,7 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_UTIL_LOG_IMPL_HPP
 #define PROBE_SINGLE_UTIL_LOG_IMPL_HPP
 // probe's own messages (log.hpp): definitions.
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -3445,6 +3458,85 @@ PROBE_END_NAMESPACE
 
 #include <new>
 
+// ---- probe/util/io_signals.hpp ----
+#ifndef PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
+#define PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
+// Writes that cannot kill the host. A write past RLIMIT_FSIZE raises SIGXFSZ and a write to a
+// pipe whose reader is gone raises SIGPIPE; both terminate a process that keeps the default
+// action. probe's own writes block the two around the write, so the write fails with EFBIG
+// or EPIPE instead (one message, the effect turns itself off), and take back the signal they
+// raised before unblocking, so it is never delivered later. probe's background threads block
+// every signal for good (background_thread.hpp) and skip the mask changes. Internal header.
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Guards active on this thread (a background thread holds one for its whole life).
+inline thread_local int t_io_signal_depth = 0;
+// A guarded write failed in a way that raises one of the signals.
+inline thread_local bool t_io_signal_raised = false;
+
+// Called by the writers (fs.hpp) with a failed write's errno.
+inline void note_io_error(int err) noexcept {
+  if (err == EFBIG || err == EPIPE) t_io_signal_raised = true;
+}
+
+class io_signal_guard {
+ public:
+  // `on` false: nothing (a caller that may not write at all).
+  explicit io_signal_guard(bool on = true) noexcept : counted_(on) {
+    sigemptyset(&old_);
+    if (!on || t_io_signal_depth++ > 0) return;  // nested, or a background thread
+    t_io_signal_raised = false;
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    sigaddset(&s, SIGPIPE);
+    active_ = pthread_sigmask(SIG_BLOCK, &s, &old_) == 0;
+  }
+  ~io_signal_guard() {
+    if (counted_) --t_io_signal_depth;
+    if (!active_) return;
+    if (t_io_signal_raised) {
+      // Take the signals our writes raised, unless the program blocks them itself (then a
+      // pending one may be its own, and stays pending as it would have without probe).
+      sigset_t mine;
+      sigemptyset(&mine);
+      if (!sigismember(&old_, SIGXFSZ)) sigaddset(&mine, SIGXFSZ);
+      if (!sigismember(&old_, SIGPIPE)) sigaddset(&mine, SIGPIPE);
+      const timespec zero = {0, 0};
+      for (int k = 0; k < 4; ++k) {
+        sigset_t pending;
+        if (sigpending(&pending) != 0) break;
+        if (!(sigismember(&mine, SIGXFSZ) && sigismember(&pending, SIGXFSZ)) &&
+            !(sigismember(&mine, SIGPIPE) && sigismember(&pending, SIGPIPE)))
+          break;
+        if (sigtimedwait(&mine, nullptr, &zero) < 0 && errno != EINTR) break;
+      }
+      t_io_signal_raised = false;
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  io_signal_guard(const io_signal_guard&) = delete;
+  io_signal_guard& operator=(const io_signal_guard&) = delete;
+
+ private:
+  sigset_t old_;
+  bool counted_;
+  bool active_ = false;
+};
+
+// For threads that block every signal for their whole life: guards cost nothing there.
+inline void io_signals_blocked_for_good() noexcept { t_io_signal_depth = 1; }
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
 // ---- probe/util/sync.hpp ----
 #ifndef PROBE_SINGLE_UTIL_SYNC_HPP
 #define PROBE_SINGLE_UTIL_SYNC_HPP
@@ -3666,9 +3758,10 @@ PROBE_API void vlog(const char* fmt, va_list ap) noexcept {
     t->sink(buf + n, t->user);
   } else {
     buf[len++] = '\n';
+    // stderr may be a pipe whose reader is gone: the message is lost, the host goes on.
+    io_signal_guard quiet;
     fflush(stderr);
-    const ssize_t w = ::write(2, buf, len);
-    (void)w;
+    if (::write(2, buf, len) < 0) note_io_error(errno);
   }
   free(heap);
 }
@@ -4536,85 +4629,6 @@ inline void append_us(std::string& out, int64_t ns) {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_UTIL_INT_TEXT_HPP
-// ---- probe/util/io_signals.hpp ----
-#ifndef PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
-#define PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
-// Writes that cannot kill the host. A write past RLIMIT_FSIZE raises SIGXFSZ and a write to a
-// pipe whose reader is gone raises SIGPIPE; both terminate a process that keeps the default
-// action. probe's own writes block the two around the write, so the write fails with EFBIG
-// or EPIPE instead (one message, the effect turns itself off), and take back the signal they
-// raised before unblocking, so it is never delivered later. probe's background threads block
-// every signal for good (background_thread.hpp) and skip the mask changes. Internal header.
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
-#include <time.h>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-// Guards active on this thread (a background thread holds one for its whole life).
-inline thread_local int t_io_signal_depth = 0;
-// A guarded write failed in a way that raises one of the signals.
-inline thread_local bool t_io_signal_raised = false;
-
-// Called by the writers (fs.hpp) with a failed write's errno.
-inline void note_io_error(int err) noexcept {
-  if (err == EFBIG || err == EPIPE) t_io_signal_raised = true;
-}
-
-class io_signal_guard {
- public:
-  // `on` false: nothing (a caller that may not write at all).
-  explicit io_signal_guard(bool on = true) noexcept : counted_(on) {
-    sigemptyset(&old_);
-    if (!on || t_io_signal_depth++ > 0) return;  // nested, or a background thread
-    t_io_signal_raised = false;
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGXFSZ);
-    sigaddset(&s, SIGPIPE);
-    active_ = pthread_sigmask(SIG_BLOCK, &s, &old_) == 0;
-  }
-  ~io_signal_guard() {
-    if (counted_) --t_io_signal_depth;
-    if (!active_) return;
-    if (t_io_signal_raised) {
-      // Take the signals our writes raised, unless the program blocks them itself (then a
-      // pending one may be its own, and stays pending as it would have without probe).
-      sigset_t mine;
-      sigemptyset(&mine);
-      if (!sigismember(&old_, SIGXFSZ)) sigaddset(&mine, SIGXFSZ);
-      if (!sigismember(&old_, SIGPIPE)) sigaddset(&mine, SIGPIPE);
-      const timespec zero = {0, 0};
-      for (int k = 0; k < 4; ++k) {
-        sigset_t pending;
-        if (sigpending(&pending) != 0) break;
-        if (!(sigismember(&mine, SIGXFSZ) && sigismember(&pending, SIGXFSZ)) &&
-            !(sigismember(&mine, SIGPIPE) && sigismember(&pending, SIGPIPE)))
-          break;
-        if (sigtimedwait(&mine, nullptr, &zero) < 0 && errno != EINTR) break;
-      }
-      t_io_signal_raised = false;
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  io_signal_guard(const io_signal_guard&) = delete;
-  io_signal_guard& operator=(const io_signal_guard&) = delete;
-
- private:
-  sigset_t old_;
-  bool counted_;
-  bool active_ = false;
-};
-
-// For threads that block every signal for their whole life: guards cost nothing there.
-inline void io_signals_blocked_for_good() noexcept { t_io_signal_depth = 1; }
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_UTIL_IO_SIGNALS_HPP
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -8436,6 +8450,22 @@ PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_
   emit_tensor(r, which, slot, v);
 }
 
+// An output read when the op ends (output_at_end, and inout's second half).
+inline void defer_output(op_record* r, const char* slot, const tensor_view& v, bool inout) {
+  recorded_tensor d;
+  d.which = io::out;
+  d.slot = slot ? slot : "";
+  d.view = v;
+  d.inout = inout;
+  if (v.batch && v.ndim > 0 && v.shape[0] > 0) {
+    // Adapters build the pointer array for the call: kept here, so that only the samples
+    // must live until the op ends.
+    d.batch_pointers.assign(v.batch, v.batch + v.shape[0]);
+    d.view.batch = d.batch_pointers.data();
+  }
+  r->deferred.push_back(std::move(d));
+}
+
 PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept {
   if (!r->wants_tensors) {
     if (r->tracks_outputs) track_output(r, slot, v);
@@ -8443,12 +8473,7 @@ PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) no
   }
   emit_tensor(r, io::in, slot, v, true);
   try {
-    recorded_tensor d;
-    d.which = io::out;
-    d.slot = slot ? slot : "";
-    d.view = v;
-    d.inout = true;
-    r->deferred.push_back(std::move(d));
+    defer_output(r, slot, v, true);
   } catch (...) {
   }
 }
@@ -8463,17 +8488,7 @@ PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view
     // The view is given before the computation: its bytes now are the prior state.
     if (__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED) && writes_in_place(c, *r, v))
       emit_tensor(r, io::in, slot, v, false, false, true);
-    recorded_tensor d;
-    d.which = io::out;
-    d.slot = slot ? slot : "";
-    d.view = v;
-    if (v.batch && v.ndim > 0 && v.shape[0] > 0) {
-      // Adapters build the pointer array for the call: kept here, so that only the samples
-      // must live until the op ends.
-      d.batch_pointers.assign(v.batch, v.batch + v.shape[0]);
-      d.view.batch = d.batch_pointers.data();
-    }
-    r->deferred.push_back(std::move(d));
+    defer_output(r, slot, v, false);
   } catch (...) {
   }
 }
@@ -10662,7 +10677,8 @@ PROBE_END_NAMESPACE
 // ---- probe/formats/npy_impl.hpp ----
 #ifndef PROBE_SINGLE_FORMATS_NPY_IMPL_HPP
 #define PROBE_SINGLE_FORMATS_NPY_IMPL_HPP
-// .npy files (npy.hpp): definitions.
+// .npy files (npy.hpp): definitions: writing, and reading whole files (the header's parser is
+// npy_header_impl.hpp).
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -10760,6 +10776,15 @@ PROBE_API tensor read(const std::string& path, std::string* error = nullptr) noe
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_FORMATS_NPY_HPP
+// ---- probe/formats/npy_header_impl.hpp ----
+#ifndef PROBE_SINGLE_FORMATS_NPY_HEADER_IMPL_HPP
+#define PROBE_SINGLE_FORMATS_NPY_HEADER_IMPL_HPP
+// .npy headers (npy.hpp): dtype descriptors both ways, and reading the header's prefix and
+// its dict text -- the part of a file that comes from outside and is parsed.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 PROBE_BEGIN_NAMESPACE
 namespace npy {
@@ -11086,6 +11111,14 @@ PROBE_API bool parse_prefix(const unsigned char* p, size_t n, header_info* info,
                            max_header_bytes);
   return true;
 }
+
+}  // namespace npy
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_FORMATS_NPY_HEADER_IMPL_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace npy {
 
 // The complete header (magic through the final '\n') for a C-order array: version 1.0 (the
 // text of at most 8 dimensions never needs version 2.0's 32-bit length), padded so that the
@@ -12969,6 +13002,20 @@ class dump_memory {
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_DUMP_DEDUP_HPP
+// ---- probe/effects/dump_config.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_CONFIG_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_CONFIG_HPP
+// What a dump does, made once from the options each time they change: formats, budgets,
+// background writers, and which ops, stages and slots it selects. A configuration is
+// immutable once published: ops in flight keep the one they began with. Internal header.
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
 // ---- probe/effects/dump_filter.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_DUMP_FILTER_HPP
 #define PROBE_SINGLE_EFFECTS_DUMP_FILTER_HPP
@@ -13041,349 +13088,6 @@ inline bool step_every(int64_t every, int64_t step) noexcept { return every <= 1
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_EFFECTS_DUMP_FILTER_HPP
-// ---- probe/effects/dump_names.hpp ----
-#ifndef PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
-#define PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
-// Names on disk for dumped tensors: an allow-list sanitizer with a length cap, the
-// sortable file names of the dump layout, and where a run's files go (rank folders, a
-// private folder when another live process owns the directory). Internal header.
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <string>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-// FNV-1a: a short, stable tag that keeps truncated names distinct.
-inline uint32_t name_hash(const std::string& s) noexcept {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : s) h = (h ^ c) * 16777619u;
-  return h;
-}
-
-// Every byte outside [A-Za-z0-9._-] becomes '_' (so no '/', NUL or "..": the name can never
-// leave its directory); names longer than `cap` bytes keep a prefix plus a hash of the whole.
-PROBE_API std::string sanitize_name(const std::string& raw, size_t cap);
-
-// Caps so that the longest file name stays under NAME_MAX (255 bytes):
-// "op_" + seq + "." + op + "." + io + "." + slot + ".npy".
-constexpr size_t k_op_name_cap = 120;
-constexpr size_t k_slot_name_cap = 96;
-
-PROBE_API std::string op_file_stem(uint64_t seq, const std::string& op);
-
-// "op_000012.conv1.out.y.npy"
-PROBE_API std::string tensor_file_name(uint64_t seq, const std::string& op, bool is_input,
-                                        const std::string& slot, const char* ext);
-
-// The rank of this process and the world size, from the launchers' environment
-// (Open MPI, MPICH/PMI, Slurm, torchrun). world 0 when no launcher is seen.
-struct rank_info {
-  int rank = -1;
-  int world = 0;
-};
-PROBE_API rank_info detect_rank() noexcept;
-
-// A directory this process owns for the run: `base`, or base/rank_NNNN with several ranks,
-// or a private base/<host>_<pid> when another live process already dumps into it. Ownership
-// is an flock on ".probe.lock", released by the kernel when the process dies.
-// The folder given is followed if it is a symbolic link (the user named it); the folders probe
-// makes inside it (rank_NNNN, <host>_<pid>) are opened relative to it and never through a
-// link planted under their name. A forked child (`own` true) always takes a private folder.
-struct run_dir {
-  std::string path;
-  int fd = -1;       // the run directory, open: every file of the run is made relative to it
-  int lock_fd = -1;
-  std::string note;  // why the path differs from what was asked, if it does
-};
-
-PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept;
-
-// Returns 0 or an errno value (with the failing path, and why, in *where).
-PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own = false);
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
-// ---- probe/effects/dump_records.hpp ----
-#ifndef PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
-#define PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
-// What the dump writes about each tensor: manifest.jsonl records (one JSON object per line)
-// and the text io-dump. Pure functions from records to text. Internal header.
-#include <stdio.h>
-#include <unistd.h>
-
-#include <string>
-#include <vector>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-// Everything the manifest says about one recorded tensor.
-struct tensor_record {
-  uint64_t seq = 0;
-  int64_t step = 0;
-  std::string op, type;
-  uint64_t occurrence = 0;
-  uint64_t parent = 0;  // 0: not nested
-  uint32_t thread = 0;
-  uint32_t lane = 0;             // op_record::lane
-  uint64_t lane_occurrence = 0;  // op_record::lane_occurrence
-  uint32_t module = 0;  // engine IR module (0: none)
-  bool is_input = false;
-  bool inout = false, implicit = false;
-  // An implicit input found after the kernel (not read): "producers" when its producers'
-  // records cover all of its bytes, else "unknown". Empty for every other tensor.
-  std::string prior;
-  std::string slot, key, producer;
-  std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes
-  std::string stale_producer, stale_last_op;
-  bool have_hash = false;
-  uint64_t hash = 0;     // content hash of the row-major bytes
-  std::string same_as;   // an earlier file holding the same bytes (then `file` is empty)
-  dtype elem_type = dtype::invalid;
-  int ndim = 0;
-  int64_t shape[max_dims] = {};
-  int64_t strides[max_dims] = {};
-  device where{};
-  uint64_t bytes = 0;
-  std::string file;  // relative to the run directory; empty when no file was written
-  bool have_stats = false;
-  health stats;
-  std::string note;  // why there are no stats (device without backend, ...)
-  int64_t wall_ns = 0;
-};
-
-PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t);
-
-PROBE_API std::string shape_text(const tensor_record& rec);
-
-PROBE_API std::string device_text(const device& d);
-
-PROBE_API std::string short_stats_text(const health& h);
-
-// The manifest line is written once per dumped tensor, so it is assembled by hand: constant
-// keys are appended as they are, user strings go through the JSON escaper, numbers through
-// the shortest round-trip formatter.
-namespace manifest_text {
-template <size_t N>
-inline void lit(std::string& o, const char (&s)[N]) {
-  o.append(s, N - 1);
-}
-inline void str(std::string& o, const std::string& s) { json::write_string(o, s); }
-inline void opt_str(std::string& o, const std::string& s) {
-  if (s.empty()) lit(o, "null"); else json::write_string(o, s);
-}
-inline void num(std::string& o, long long v) {
-  char b[24];
-  o.append(b, static_cast<size_t>(put_int(b, v) - b));
-}
-inline void unum(std::string& o, unsigned long long v) {
-  char b[24];
-  o.append(b, static_cast<size_t>(put_uint(b, v) - b));
-}
-inline void real(std::string& o, double v) {
-  if (!fp_finite(v)) return lit(o, "null");  // JSON has no NaN or infinity
-  char b[shortest_text_capacity];
-  o.append(b, write_shortest(b, v));
-}
-inline void dims_array(std::string& o, const int64_t* d, int n) {
-  o += '[';
-  for (int i = 0; i < n; ++i) {
-    if (i) o += ',';
-    num(o, d[i]);
-  }
-  o += ']';
-}
-}  // namespace manifest_text
-
-PROBE_API void append_health(std::string& o, const health& h);
-
-// One manifest line, newline included.
-PROBE_API std::string render_tensor_record(const tensor_record& rec);
-
-// The run record: where, which probe, how it was built, and the flags the run was given.
-PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked,
-                                        const std::vector<std::string>& flags = {});
-
-// An op's attributes as a JSON object: numbers, strings, lists of integers.
-PROBE_API void write_attrs_json(json::writer& w, const std::vector<op_attribute>& attrs);
-
-// The manifest's "attrs" record of an op execution that has attributes, newline included.
-PROBE_API std::string render_attrs_record(const op_record& r);
-
-// "eps=1e-05 axis=1 mode=\"same\" dims=[1,2]" (the text dump, the CLI).
-PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs);
-
-PROBE_API std::string render_budget_record(const std::string& why, uint64_t seq, uint64_t ops, uint64_t bytes);
-
-PROBE_API std::string render_end_record(uint64_t ops, uint64_t bytes, bool stopped);
-
-// {"record":"note","seq":N,"op":"name","key_prefix":"name#k/","text":"..."}, newline included.
-PROBE_API std::string render_note_record(const op_record& r, const std::string& text);
-
-// Text io-dump, one file per op execution:
-//   op 12 conv1 [Conv] step 0 #0 thread 0
-//   in  x: float32[1,3,8,8] from stem#0/out/y
-//       min -1.2 max 3.4 mean 0.12 std 0.9 nan 0 +inf 0 -inf 0 zero 3
-//       [0.1 0.2 ... ]
-PROBE_API std::string render_text_header(const op_record& r);
-
-PROBE_API std::string render_text_tensor(const tensor_record& rec, const health& h, bool have_stats,
-                                          const tensor& head, const std::string& note);
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
-// ---- probe/effects/dump_tensor.hpp ----
-#ifndef PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
-#define PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
-// Dumping one tensor: read it chunk by chunk (any layout, any device), compute its health
-// statistics and write its .npy file in the same pass, so each chunk is read from memory
-// once while it is hot in cache. Internal header.
-#include <string.h>
-#include <unistd.h>
-
-#include <new>
-
-#include <string>
-
-PROBE_BEGIN_NAMESPACE
-namespace detail {
-
-// Combines the statistics of two disjoint parts of one tensor (Chan et al.'s pairwise
-// update for mean and variance).
-inline health merge_health(const health& a, const health& b) noexcept {
-  if (!a.valid || a.count == 0) return b;
-  if (!b.valid || b.count == 0) return a;
-  health h = a;
-  h.count = a.count + b.count;
-  h.finite = a.finite + b.finite;
-  h.nan = a.nan + b.nan;
-  h.pos_inf = a.pos_inf + b.pos_inf;
-  h.neg_inf = a.neg_inf + b.neg_inf;
-  h.zero = a.zero + b.zero;
-  h.subnormal = a.subnormal + b.subnormal;
-  h.negative = a.negative + b.negative;
-  h.positive = a.positive + b.positive;
-  if (b.finite == 0) return h;
-  if (a.finite == 0) {
-    h.min = b.min;
-    h.max = b.max;
-    h.mean = b.mean;
-    h.std = b.std;
-    return h;
-  }
-  h.min = a.min < b.min ? a.min : b.min;
-  h.max = a.max > b.max ? a.max : b.max;
-  const double na = static_cast<double>(a.finite), nb = static_cast<double>(b.finite);
-  const double n = na + nb, delta = b.mean - a.mean;
-  h.mean = a.mean + delta * nb / n;
-  const double m2 = a.std * a.std * na + b.std * b.std * nb + delta * delta * na * nb / n;
-  h.std = __builtin_sqrt(m2 / n);
-  return h;
-}
-
-// Computes health statistics of chunks on a second thread while the caller writes them, so
-// a large dump costs about as much as writing its bytes. One job at a time; the caller hands
-// a chunk over, writes it, then waits for the statistics before the chunk's memory is reused.
-class stats_worker {
- public:
-  // The process's worker (a new one after fork: threads do not survive it); nullptr if no
-  // thread can be started.
-  static stats_worker* get() noexcept {
-    static fork_safe_mutex m;  // a child forked while a parent's thread held it takes it over
-    static stats_worker* w = nullptr;
-    lock_guard<fork_safe_mutex> g(m);
-    if (w && w->pid_ == getpid()) return w;
-    stats_worker* fresh = new (std::nothrow) stats_worker();
-    if (!fresh) return nullptr;
-    if (!fresh->th_.start(&stats_worker::main, fresh)) {
-      delete fresh;
-      return nullptr;
-    }
-    fresh->forked_from_ = w;  // kept reachable: its memory is the parent's
-    w = fresh;  // a worker from before a fork is left alone: its thread exists only in the parent
-    return w;
-  }
-
-  void start(const void* p, size_t count, dtype t) noexcept {
-    lock_guard<mutex> g(m_);
-    job_ = view_raw(p, t, dims{static_cast<int64_t>(count)});
-    pending_ = true;
-    cv_.notify_all();
-  }
-  health wait() noexcept {
-    lock_guard<mutex> g(m_);
-    while (pending_) cv_.wait(m_);
-    return result_;
-  }
-
- private:
-  stats_worker() : pid_(getpid()) {}
-  static void* main(void* self) noexcept {
-    auto* w = static_cast<stats_worker*>(self);
-    for (;;) {
-      tensor_view job;
-      {
-        lock_guard<mutex> g(w->m_);
-        while (!w->pending_) w->cv_.wait(w->m_);
-        job = w->job_;
-      }
-      const health h = compute_health(job);
-      lock_guard<mutex> g(w->m_);
-      w->result_ = h;
-      w->pending_ = false;
-      w->cv_.notify_all();
-    }
-    return nullptr;
-  }
-
-  mutex m_;
-  condvar cv_;
-  tensor_view job_{};
-  health result_;
-  bool pending_ = false;  // a job was handed over and its result is not ready yet
-  pid_t pid_;
-  stats_worker* forked_from_ = nullptr;
-  thread th_;
-};
-
-struct dump_result {
-  bool read_ok = false;  // the tensor's bytes could be read (stats are meaningful)
-  bool written = false;  // the .npy file exists under its final name
-  int io_error = 0;      // errno of a failed file write (the dump should turn itself off)
-  health stats;
-  std::string note;      // why the tensor could not be read, if it could not
-  tensor head;           // its first values (up to the count asked), for text dumps
-  bool have_hash = false;  // `hash` is the content hash of the bytes read (when asked)
-  uint64_t hash = 0;
-};
-
-constexpr size_t k_parallel_stats_bytes = size_t(16) << 20;
-
-// Largest tensor whose file a background writer makes: copying a larger one would cost about
-// what writing it does, so it is written on the op's thread.
-constexpr size_t k_async_max_bytes = size_t(1) << 20;
-
-// Reads `v` once: statistics, the first `head_values` elements, and (when `name` is not
-// empty) an atomically written .npy file, `name` relative to the directory `dirfd` (with
-// AT_FDCWD: a path), or (with `copy_to`) a copy of its row-major bytes, `copy_bytes` of
-// them, for a background writer to write later. With `hash`, also the content hash of the
-// row-major bytes.
-PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
-                                   char* copy_to = nullptr, size_t copy_bytes = 0, bool hash = false) noexcept;
-
-}  // namespace detail
-PROBE_END_NAMESPACE
-
-#endif  // PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
 // ---- probe/effects/dump_writer.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_DUMP_WRITER_HPP
 #define PROBE_SINGLE_EFFECTS_DUMP_WRITER_HPP
@@ -13661,6 +13365,470 @@ PROBE_END_NAMESPACE
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+struct dump_config {
+  bool on = false, to_stdout = false, text = false, npy = false, snapshots = false, dot = false,
+       html = false;
+  std::string base;
+  std::vector<std::string> flags;  // the run's flag words, for the run record
+  options src;                     // what it was made from (the same options reuse it)
+  uint64_t max_bytes = 0;
+  int64_t max_ops = 0;
+  int threads = 0;           // background writers for small files (0: none)
+  uint64_t queue_bytes = 0;  // what they may hold
+  regex op_re, type_re, stage_re, slot_re;  // empty pattern matches everything
+  std::unique_ptr<regex> op_exclude, type_exclude, slot_exclude;  // null: nothing excluded
+  bool select_nothing = false;  // a filter that cannot be read: the dump is never wider than asked
+  std::vector<step_range> steps;  // --probe_dump_steps (empty: every step)
+  int64_t every = 1;              // --probe_dump_every
+};
+
+// False, with one message, when the pattern cannot be compiled: the caller then selects
+// nothing rather than everything.
+inline bool compile_filter(const char* pattern, const char* flag, regex& out) {
+  if (!pattern || !*pattern) return true;
+  std::string err;
+  if (out.compile(pattern, &err)) return true;
+  // Lookaround is how other engines write "all but": the exclusion flags say it here.
+  const bool exclusion = err.find("lookaround") != std::string::npos && strstr(flag, "stage") == nullptr &&
+                         strstr(flag, "exclude") == nullptr;
+  log("%s: %s; nothing is dumped%s%.*s%s", flag, err.c_str(), exclusion ? " (to leave names out, use " : "",
+      exclusion ? static_cast<int>(strlen(flag) - 3) : 0, flag, exclusion ? "_exclude_re)" : "");
+  return false;
+}
+inline bool compile_exclusion(const char* pattern, const char* flag, std::unique_ptr<regex>& out) {
+  if (!pattern || !*pattern) return true;
+  out.reset(new regex());
+  return compile_filter(pattern, flag, *out);
+}
+
+inline dump_config* make_dump_config(const options& o, std::vector<std::string> flags) {
+  dump_config* c = new dump_config();
+  try {
+    c->src = o;
+    c->on = o.dump;
+    c->to_stdout = o.dump_to_stdout;
+    c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
+    c->text = o.dump_as_text;
+    c->npy = o.dump_as_npy && !o.dump_stats_only;
+    c->snapshots = o.dump_snapshots;
+    c->dot = o.dump_as_dot;
+    c->html = o.dump_as_html;
+    c->max_bytes = o.dump_max_bytes;
+    c->max_ops = o.dump_max_ops;
+    c->flags = std::move(flags);
+    const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
+    c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
+    c->queue_bytes = o.dump_queue_bytes;
+    bool bad_steps = false;
+    // Every filter is compiled, so that each bad one says so.
+    int bad_filters = 0;
+    bad_filters += !compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
+    bad_filters += !compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
+    bad_filters += !compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
+    bad_filters += !compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re);
+    bad_filters += !compile_exclusion(o.dump_op_exclude_re, "--probe_dump_op_exclude_re", c->op_exclude);
+    bad_filters += !compile_exclusion(o.dump_type_exclude_re, "--probe_dump_type_exclude_re", c->type_exclude);
+    bad_filters += !compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
+    c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
+    c->every = o.dump_every > 1 ? o.dump_every : 1;
+    c->select_nothing = bad_filters > 0 || bad_steps;
+    if (c->select_nothing && o.strict_flags) {
+      log("--probe_strict_flags: stopping because of the flag errors above");
+      fflush(stdout);
+      _exit(2);
+    }
+  } catch (...) {
+    delete c;
+    throw;
+  }
+  return c;
+}
+
+inline bool step_selected(const dump_config& c, int64_t step) noexcept {
+  return step_in(c.steps, step) && step_every(c.every, step);
+}
+
+// The op filters (name, type, step); stage and slot filters apply per tensor.
+inline bool dump_selects(const dump_config& c, const op_record& r) noexcept {
+  if (c.select_nothing || !c.op_re.search(r.name) || !c.type_re.search(r.type)) return false;
+  if ((c.op_exclude && c.op_exclude->search(r.name)) || (c.type_exclude && c.type_exclude->search(r.type))) return false;
+  return step_selected(c, r.step);
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_CONFIG_HPP
+// ---- probe/effects/dump_names.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
+// Names on disk for dumped tensors: an allow-list sanitizer with a length cap, the
+// sortable file names of the dump layout, and where a run's files go (rank folders, a
+// private folder when another live process owns the directory). Internal header.
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <string>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// FNV-1a: a short, stable tag that keeps truncated names distinct.
+inline uint32_t name_hash(const std::string& s) noexcept {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+// Every byte outside [A-Za-z0-9._-] becomes '_' (so no '/', NUL or "..": the name can never
+// leave its directory); names longer than `cap` bytes keep a prefix plus a hash of the whole.
+PROBE_API std::string sanitize_name(const std::string& raw, size_t cap);
+
+// Caps so that the longest file name stays under NAME_MAX (255 bytes):
+// "op_" + seq + "." + op + "." + io + "." + slot + ".npy".
+constexpr size_t k_op_name_cap = 120;
+constexpr size_t k_slot_name_cap = 96;
+
+PROBE_API std::string op_file_stem(uint64_t seq, const std::string& op);
+
+// "op_000012.conv1.out.y.npy"
+PROBE_API std::string tensor_file_name(uint64_t seq, const std::string& op, bool is_input,
+                                        const std::string& slot, const char* ext);
+
+// The rank of this process and the world size, from the launchers' environment
+// (Open MPI, MPICH/PMI, Slurm, torchrun). world 0 when no launcher is seen.
+struct rank_info {
+  int rank = -1;
+  int world = 0;
+};
+PROBE_API rank_info detect_rank() noexcept;
+
+// A directory this process owns for the run: `base`, or base/rank_NNNN with several ranks,
+// or a private base/<host>_<pid> when another live process already dumps into it. Ownership
+// is an flock on ".probe.lock", released by the kernel when the process dies.
+// The folder given is followed if it is a symbolic link (the user named it); the folders probe
+// makes inside it (rank_NNNN, <host>_<pid>) are opened relative to it and never through a
+// link planted under their name. A forked child (`own` true) always takes a private folder.
+struct run_dir {
+  std::string path;
+  int fd = -1;       // the run directory, open: every file of the run is made relative to it
+  int lock_fd = -1;
+  std::string note;  // why the path differs from what was asked, if it does
+};
+
+PROBE_API int lock_dir(int dirfd, int* fd_out) noexcept;
+
+// Returns 0 or an errno value (with the failing path, and why, in *where).
+PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* where, bool own = false);
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_NAMES_HPP
+// ---- probe/effects/dump_records.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
+// What the dump writes about each tensor: manifest.jsonl records (one JSON object per line)
+// and the text io-dump. Pure functions from records to text. Internal header.
+#include <stdio.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Everything the manifest says about one recorded tensor.
+struct tensor_record {
+  uint64_t seq = 0;
+  int64_t step = 0;
+  std::string op, type;
+  uint64_t occurrence = 0;
+  uint64_t parent = 0;  // 0: not nested
+  uint32_t thread = 0;
+  uint32_t lane = 0;             // op_record::lane
+  uint64_t lane_occurrence = 0;  // op_record::lane_occurrence
+  uint32_t module = 0;  // engine IR module (0: none)
+  bool is_input = false;
+  bool inout = false, implicit = false;
+  // An implicit input found after the kernel (not read): "producers" when its producers'
+  // records cover all of its bytes, else "unknown". Empty for every other tensor.
+  std::string prior;
+  std::string slot, key, producer;
+  std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes
+  std::string stale_producer, stale_last_op;
+  bool have_hash = false;
+  uint64_t hash = 0;     // content hash of the row-major bytes
+  std::string same_as;   // an earlier file holding the same bytes (then `file` is empty)
+  dtype elem_type = dtype::invalid;
+  int ndim = 0;
+  int64_t shape[max_dims] = {};
+  int64_t strides[max_dims] = {};
+  device where{};
+  uint64_t bytes = 0;
+  std::string file;  // relative to the run directory; empty when no file was written
+  bool have_stats = false;
+  health stats;
+  std::string note;  // why there are no stats (device without backend, ...)
+  int64_t wall_ns = 0;
+};
+
+PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t);
+
+PROBE_API std::string shape_text(const tensor_record& rec);
+
+PROBE_API std::string device_text(const device& d);
+
+PROBE_API std::string short_stats_text(const health& h);
+
+// The manifest line is written once per dumped tensor, so it is assembled by hand: constant
+// keys are appended as they are, user strings go through the JSON escaper, numbers through
+// the shortest round-trip formatter.
+namespace manifest_text {
+template <size_t N>
+inline void lit(std::string& o, const char (&s)[N]) {
+  o.append(s, N - 1);
+}
+inline void str(std::string& o, const std::string& s) { json::write_string(o, s); }
+inline void opt_str(std::string& o, const std::string& s) {
+  if (s.empty()) lit(o, "null"); else json::write_string(o, s);
+}
+inline void num(std::string& o, long long v) {
+  char b[24];
+  o.append(b, static_cast<size_t>(put_int(b, v) - b));
+}
+inline void unum(std::string& o, unsigned long long v) {
+  char b[24];
+  o.append(b, static_cast<size_t>(put_uint(b, v) - b));
+}
+inline void real(std::string& o, double v) {
+  if (!fp_finite(v)) return lit(o, "null");  // JSON has no NaN or infinity
+  char b[shortest_text_capacity];
+  o.append(b, write_shortest(b, v));
+}
+inline void dims_array(std::string& o, const int64_t* d, int n) {
+  o += '[';
+  for (int i = 0; i < n; ++i) {
+    if (i) o += ',';
+    num(o, d[i]);
+  }
+  o += ']';
+}
+}  // namespace manifest_text
+
+PROBE_API void append_health(std::string& o, const health& h);
+
+// One manifest line, newline included.
+PROBE_API std::string render_tensor_record(const tensor_record& rec);
+
+// The run record: where, which probe, how it was built, and the flags the run was given.
+PROBE_API std::string render_run_record(const std::string& dir, const std::string& asked,
+                                        const std::vector<std::string>& flags = {});
+
+// An op's attributes as a JSON object: numbers, strings, lists of integers.
+PROBE_API void write_attrs_json(json::writer& w, const std::vector<op_attribute>& attrs);
+
+// The manifest's "attrs" record of an op execution that has attributes, newline included.
+PROBE_API std::string render_attrs_record(const op_record& r);
+
+// "eps=1e-05 axis=1 mode=\"same\" dims=[1,2]" (the text dump, the CLI).
+PROBE_API std::string attrs_text(const std::vector<op_attribute>& attrs);
+
+PROBE_API std::string render_budget_record(const std::string& why, uint64_t seq, uint64_t ops, uint64_t bytes);
+
+PROBE_API std::string render_end_record(uint64_t ops, uint64_t bytes, bool stopped);
+
+// {"record":"note","seq":N,"op":"name","key_prefix":"name#k/","text":"..."}, newline included.
+PROBE_API std::string render_note_record(const op_record& r, const std::string& text);
+
+// Text io-dump, one file per op execution:
+//   op 12 conv1 [Conv] step 0 #0 thread 0
+//   in  x: float32[1,3,8,8] from stem#0/out/y
+//       min -1.2 max 3.4 mean 0.12 std 0.9 nan 0 +inf 0 -inf 0 zero 3
+//       [0.1 0.2 ... ]
+PROBE_API std::string render_text_header(const op_record& r);
+
+PROBE_API std::string render_text_tensor(const tensor_record& rec, const health& h, bool have_stats,
+                                          const tensor& head, const std::string& note);
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_RECORDS_HPP
+// ---- probe/effects/dump_tensor.hpp ----
+#ifndef PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
+#define PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
+// Dumping one tensor: read it chunk by chunk (any layout, any device), compute its health
+// statistics and write its .npy file in the same pass, so each chunk is read from memory
+// once while it is hot in cache. Internal header.
+#include <string.h>
+#include <unistd.h>
+
+#include <new>
+
+#include <string>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Combines the statistics of two disjoint parts of one tensor (Chan et al.'s pairwise
+// update for mean and variance).
+inline health merge_health(const health& a, const health& b) noexcept {
+  if (!a.valid || a.count == 0) return b;
+  if (!b.valid || b.count == 0) return a;
+  health h = a;
+  h.count = a.count + b.count;
+  h.finite = a.finite + b.finite;
+  h.nan = a.nan + b.nan;
+  h.pos_inf = a.pos_inf + b.pos_inf;
+  h.neg_inf = a.neg_inf + b.neg_inf;
+  h.zero = a.zero + b.zero;
+  h.subnormal = a.subnormal + b.subnormal;
+  h.negative = a.negative + b.negative;
+  h.positive = a.positive + b.positive;
+  if (b.finite == 0) return h;
+  if (a.finite == 0) {
+    h.min = b.min;
+    h.max = b.max;
+    h.mean = b.mean;
+    h.std = b.std;
+    return h;
+  }
+  h.min = a.min < b.min ? a.min : b.min;
+  h.max = a.max > b.max ? a.max : b.max;
+  const double na = static_cast<double>(a.finite), nb = static_cast<double>(b.finite);
+  const double n = na + nb, delta = b.mean - a.mean;
+  h.mean = a.mean + delta * nb / n;
+  const double m2 = a.std * a.std * na + b.std * b.std * nb + delta * delta * na * nb / n;
+  h.std = __builtin_sqrt(m2 / n);
+  return h;
+}
+
+// Computes health statistics of chunks on a second thread while the caller writes them, so
+// a large dump costs about as much as writing its bytes. One job at a time; the caller hands
+// a chunk over, writes it, then waits for the statistics before the chunk's memory is reused.
+class stats_worker {
+ public:
+  // The process's worker (a new one after fork: threads do not survive it); nullptr if no
+  // thread can be started.
+  static stats_worker* get() noexcept {
+    static fork_safe_mutex m;  // a child forked while a parent's thread held it takes it over
+    static stats_worker* w = nullptr;
+    lock_guard<fork_safe_mutex> g(m);
+    if (w && w->pid_ == getpid()) return w;
+    stats_worker* fresh = new (std::nothrow) stats_worker();
+    if (!fresh) return nullptr;
+    if (!fresh->th_.start(&stats_worker::main, fresh)) {
+      delete fresh;
+      return nullptr;
+    }
+    fresh->forked_from_ = w;  // kept reachable: its memory is the parent's
+    w = fresh;  // a worker from before a fork is left alone: its thread exists only in the parent
+    return w;
+  }
+
+  // The worker for one tensor's chunks, from its first start() to its last wait(); nullptr
+  // while another thread's tensor has it (that caller computes its statistics itself: one
+  // job slot, so two callers would take each other's results). release() when done.
+  static stats_worker* claim() noexcept {
+    stats_worker* w = get();
+    if (!w || __atomic_exchange_n(&w->claimed_, true, __ATOMIC_ACQUIRE)) return nullptr;
+    return w;
+  }
+  void release() noexcept { __atomic_store_n(&claimed_, false, __ATOMIC_RELEASE); }
+
+  void start(const void* p, size_t count, dtype t) noexcept {
+    lock_guard<mutex> g(m_);
+    job_ = view_raw(p, t, dims{static_cast<int64_t>(count)});
+    pending_ = true;
+    cv_.notify_all();
+  }
+  health wait() noexcept {
+    lock_guard<mutex> g(m_);
+    while (pending_) cv_.wait(m_);
+    return result_;
+  }
+
+ private:
+  stats_worker() : pid_(getpid()) {}
+  static void* main(void* self) noexcept {
+    become_background_thread("probe-stats");
+    auto* w = static_cast<stats_worker*>(self);
+    for (;;) {
+      tensor_view job;
+      {
+        lock_guard<mutex> g(w->m_);
+        while (!w->pending_) w->cv_.wait(w->m_);
+        job = w->job_;
+      }
+      const health h = compute_health(job);
+      lock_guard<mutex> g(w->m_);
+      w->result_ = h;
+      w->pending_ = false;
+      w->cv_.notify_all();
+    }
+    return nullptr;
+  }
+
+  mutex m_;
+  condvar cv_;
+  tensor_view job_{};
+  health result_;
+  bool pending_ = false;  // a job was handed over and its result is not ready yet
+  bool claimed_ = false;  // a caller holds the worker (claim/release)
+  pid_t pid_;
+  stats_worker* forked_from_ = nullptr;
+  thread th_;
+};
+
+// A claimed worker, released when the tensor is done (on every way out).
+struct stats_lease {
+  explicit stats_lease(stats_worker* w) noexcept : worker(w) {}
+  stats_lease(const stats_lease&) = delete;
+  stats_lease& operator=(const stats_lease&) = delete;
+  ~stats_lease() {
+    if (worker) worker->release();
+  }
+  stats_worker* const worker;
+};
+
+struct dump_result {
+  bool read_ok = false;  // the tensor's bytes could be read (stats are meaningful)
+  bool written = false;  // the .npy file exists under its final name
+  int io_error = 0;      // errno of a failed file write (the dump should turn itself off)
+  health stats;
+  std::string note;      // why the tensor could not be read, if it could not
+  tensor head;           // its first values (up to the count asked), for text dumps
+  bool have_hash = false;  // `hash` is the content hash of the bytes read (when asked)
+  uint64_t hash = 0;
+};
+
+constexpr size_t k_parallel_stats_bytes = size_t(16) << 20;
+
+// Largest tensor whose file a background writer makes: copying a larger one would cost about
+// what writing it does, so it is written on the op's thread.
+constexpr size_t k_async_max_bytes = size_t(1) << 20;
+
+// Reads `v` once: statistics, the first `head_values` elements, and (when `name` is not
+// empty) an atomically written .npy file, `name` relative to the directory `dirfd` (with
+// AT_FDCWD: a path), or (with `copy_to`) a copy of its row-major bytes, `copy_bytes` of
+// them, for a background writer to write later. With `hash`, also the content hash of the
+// row-major bytes.
+PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::string& name, size_t head_values,
+                                   char* copy_to = nullptr, size_t copy_bytes = 0, bool hash = false) noexcept;
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_EFFECTS_DUMP_TENSOR_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
 class dump_effect final : public op_listener {
  public:
   static constexpr size_t k_graph_cap = 2000;  // op executions drawn; DOT/HTML stay readable
@@ -13688,7 +13856,7 @@ class dump_effect final : public op_listener {
         }
       if (retired_.size() == retired_.capacity()) retired_.reserve(retired_.size() * 2 + 4);  // retiring cannot fail
       can_retire = true;
-      if (!c) c = make_config(o, std::move(flags));
+      if (!c) c = make_dump_config(o, std::move(flags));
     } catch (...) {
       c = nullptr;
     }
@@ -13710,12 +13878,12 @@ class dump_effect final : public op_listener {
 
   bool active() const noexcept { return __atomic_load_n(&active_, __ATOMIC_ACQUIRE); }
 
-  bool wants_tensors_of(const op_record& r) const noexcept override { return active() && selects(*config(), r); }
+  bool wants_tensors_of(const op_record& r) const noexcept override { return active() && dump_selects(*config(), r); }
 
   void on_begin(op_record& r, uint64_t& state) noexcept override {
     if (!active()) return;
     const dump_config* c = config();
-    if (!selects(*c, r)) return;
+    if (!dump_selects(*c, r)) return;
     op_dump* d = nullptr;
     {
       lock_guard<mutex> g(m_);
@@ -13724,7 +13892,12 @@ class dump_effect final : public op_listener {
       if (c != cfg_ || !active()) return;
       if (!usable_locked()) return;
       if (c->max_ops > 0 && ops_ >= static_cast<uint64_t>(c->max_ops)) {
-        stop_locked("--probe_dump_max_ops=" + std::to_string(c->max_ops) + " reached", r.seq);
+        try {
+          stop_locked("--probe_dump_max_ops=" + std::to_string(c->max_ops) + " reached", r.seq);
+        } catch (...) {  // out of memory for the message: stopped all the same
+          __atomic_store_n(&stopped_, true, __ATOMIC_RELEASE);
+          __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
+        }
         return;
       }
       ++ops_;
@@ -13871,23 +14044,6 @@ class dump_effect final : public op_listener {
   static constexpr size_t k_no_node = static_cast<size_t>(-1);
   static constexpr size_t k_text_values = 8;  // first values shown per tensor in text dumps
 
-  struct dump_config {
-    bool on = false, to_stdout = false, text = false, npy = false, snapshots = false, dot = false,
-         html = false;
-    std::string base;
-    std::vector<std::string> flags;  // the run's flag words, for the run record
-    options src;                     // what it was made from (the same options reuse it)
-    uint64_t max_bytes = 0;
-    int64_t max_ops = 0;
-    int threads = 0;           // background writers for small files (0: none)
-    uint64_t queue_bytes = 0;  // what they may hold
-    regex op_re, type_re, stage_re, slot_re;  // empty pattern matches everything
-    std::unique_ptr<regex> op_exclude, type_exclude, slot_exclude;  // null: nothing excluded
-    bool select_nothing = false;  // a filter that cannot be read: the dump is never wider than asked
-    std::vector<step_range> steps;  // --probe_dump_steps (empty: every step)
-    int64_t every = 1;              // --probe_dump_every
-  };
-
   // One op execution being dumped. It keeps the configuration and run it began under, so
   // that a set_flags() on another thread neither changes nor frees them under it.
   // The run directory held open, shared with the ops writing into it and closed after the
@@ -13926,79 +14082,6 @@ class dump_effect final : public op_listener {
     std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
-
-  dump_config* make_config(const options& o, std::vector<std::string> flags) {
-    dump_config* c = new dump_config();
-    try {
-      c->src = o;
-      c->on = o.dump;
-      c->to_stdout = o.dump_to_stdout;
-      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
-      c->text = o.dump_as_text;
-      c->npy = o.dump_as_npy && !o.dump_stats_only;
-      c->snapshots = o.dump_snapshots;
-      c->dot = o.dump_as_dot;
-      c->html = o.dump_as_html;
-      c->max_bytes = o.dump_max_bytes;
-      c->max_ops = o.dump_max_ops;
-      c->flags = std::move(flags);
-      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
-      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
-      c->queue_bytes = o.dump_queue_bytes;
-      bool bad_steps = false;
-      // Every filter is compiled, so that each bad one says so.
-      int bad_filters = 0;
-      bad_filters += !compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
-      bad_filters += !compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
-      bad_filters += !compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
-      bad_filters += !compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re);
-      bad_filters += !compile_exclusion(o.dump_op_exclude_re, "--probe_dump_op_exclude_re", c->op_exclude);
-      bad_filters += !compile_exclusion(o.dump_type_exclude_re, "--probe_dump_type_exclude_re", c->type_exclude);
-      bad_filters += !compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
-      c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
-      c->every = o.dump_every > 1 ? o.dump_every : 1;
-      c->select_nothing = bad_filters > 0 || bad_steps;
-      if (c->select_nothing && o.strict_flags) {
-        log("--probe_strict_flags: stopping because of the flag errors above");
-        fflush(stdout);
-        _exit(2);
-      }
-    } catch (...) {
-      delete c;
-      throw;
-    }
-    return c;
-  }
-
-  // False, with one message, when the pattern cannot be compiled: the caller then selects
-  // nothing rather than everything.
-  static bool compile_filter(const char* pattern, const char* flag, regex& out) {
-    if (!pattern || !*pattern) return true;
-    std::string err;
-    if (out.compile(pattern, &err)) return true;
-    // Lookaround is how other engines write "all but": the exclusion flags say it here.
-    const bool exclusion = err.find("lookaround") != std::string::npos && strstr(flag, "stage") == nullptr &&
-                           strstr(flag, "exclude") == nullptr;
-    log("%s: %s; nothing is dumped%s%.*s%s", flag, err.c_str(), exclusion ? " (to leave names out, use " : "",
-        exclusion ? static_cast<int>(strlen(flag) - 3) : 0, flag, exclusion ? "_exclude_re)" : "");
-    return false;
-  }
-  static bool compile_exclusion(const char* pattern, const char* flag, std::unique_ptr<regex>& out) {
-    if (!pattern || !*pattern) return true;
-    out.reset(new regex());
-    return compile_filter(pattern, flag, *out);
-  }
-
-  // The op filters (name, type, step); stage and slot filters apply per tensor.
-  static bool selects(const dump_config& c, const op_record& r) noexcept {
-    if (c.select_nothing || !c.op_re.search(r.name) || !c.type_re.search(r.type)) return false;
-    if ((c.op_exclude && c.op_exclude->search(r.name)) || (c.type_exclude && c.type_exclude->search(r.type))) return false;
-    return step_selected(c, r.step);
-  }
-
-  static bool step_selected(const dump_config& c, int64_t step) noexcept {
-    return step_in(c.steps, step) && step_every(c.every, step);
-  }
 
   const dump_config* config() const noexcept { return __atomic_load_n(&cfg_, __ATOMIC_ACQUIRE); }
   // Whether the op's run is still open: an op that outlives its run writes nothing more.
@@ -14048,7 +14131,11 @@ class dump_effect final : public op_listener {
       fail_locked(ENOMEM, dir_.path);
       return false;
     }
-    write_line_locked(render_run_record(dir_.path, cfg_->base, cfg_->flags));
+    try {
+      write_line_locked(render_run_record(dir_.path, cfg_->base, cfg_->flags));
+    } catch (...) {
+      fail_locked(ENOMEM, manifest_path_);
+    }
     return !failed();
   }
 
@@ -14246,7 +14333,11 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   const bool ours = opened_ && run_pid_ == cached_pid();
   {
     // The end record is the run's last line: its id changes with it, under the same lock.
-    const std::string end = ours && !failed() ? render_end_record(ops_, bytes_, stopped_) : std::string();
+    std::string end;
+    try {
+      if (ours && !failed()) end = render_end_record(ops_, bytes_, stopped_);
+    } catch (...) {  // out of memory at exit: the manifest ends without its end record
+    }
     lock_guard<mutex> g(line_m_);
     flush_lines_locked();
     if (!end.empty()) append_line(end);
@@ -15202,7 +15293,8 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
     acc.type = v.type;
     // Statistics overlap the file writes only when there is a file and enough data to pay
     // for the hand-over (about 10 us per chunk).
-    stats_worker* worker = file.fd() >= 0 && reader.total_bytes() >= k_parallel_stats_bytes ? stats_worker::get() : nullptr;
+    const stats_lease lease(file.fd() >= 0 && reader.total_bytes() >= k_parallel_stats_bytes ? stats_worker::claim() : nullptr);
+    stats_worker* worker = lease.worker;
     if (copy_to && reader.total_bytes() != copy_bytes) {
       res.note = "tensor size changed while read";
       return res;
@@ -15481,9 +15573,9 @@ struct ir_config {
 };
 
 inline const ir_config* ir_config_for(const options& o) {
-  static mutex m;
+  static static_mutex m;  // never destroyed: engines may compile modules during exit
   static ir_config* list = nullptr;
-  lock_guard<mutex> g(m);
+  lock_guard<static_mutex> g(m);
   for (ir_config* c = list; c; c = c->next)
     if (c->src == &o) return c;
   ir_config* c = new ir_config();
@@ -16686,8 +16778,16 @@ PROBE_API bool record_capture(effect_record* r, const tensor_view& given, tensor
     v = gathered.view();
   }
   *out = v;
-  if (!v.valid()) return true;  // formats as "<invalid tensor>"; nothing to copy
-  if (v.numel() > 0 && !v.data) return true;
+  if (!v.valid() || (v.numel() > 0 && !v.data)) {
+    // Formats as "<invalid tensor>" or "<... with no data>"; nothing to copy. Said once, as
+    // every reader of a view says what is wrong with it.
+    static int said = 0;
+    try {
+      log_once(&said, "probe::print / probe::callback: a tensor argument: %s", view_problem_text(v).c_str());
+    } catch (...) {
+    }
+    return true;
+  }
   owned_copy* c = static_cast<owned_copy*>(malloc(sizeof(owned_copy)));
   if (!c) {
     record_fail(r, "out of memory copying a tensor");
@@ -17508,12 +17608,13 @@ struct command_block {
   bool header = false;     // false: the lines before the first '@' (every stop)
   std::string file;        // "@ model.cpp:42": matches a path ending in "/model.cpp" or equal to it
   int line = 0;
-  std::string name;        // "@ forward": the breakpoint's function, or an enclosing op's name
+  std::vector<std::string> names;  // "@ forward": the breakpoint's function, or an enclosing op's name (each)
   uint64_t hit = 0;        // "@ hit 3": the stop's hit count
   std::vector<std::string> lines;
 };
 
-// Splits a commands file into blocks. Blank lines and lines starting with '#' are skipped.
+// Splits a commands file into blocks. Blank lines and lines starting with '#' are skipped; in
+// a header, a word starting with '#' begins a comment. A header's words must all match a stop.
 // False (with *err naming the line) for a header it cannot read.
 PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command_block>* out, std::string* err);
 
@@ -17788,10 +17889,36 @@ PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
   }
 }
 
+// root/breakpoints/leaf (in_dump) or root/leaf, created as needed and opened; root itself is
+// the user's folder (or one mkdtemp made) and is followed, nothing below it is. Returns the
+// descriptor, or -errno.
+inline int open_stop_dir(const std::string& root, bool in_dump, const std::string& leaf) noexcept {
+  if (const int e = make_dirs(root)) return -e;
+  const int root_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return -errno;
+  int parent = root_fd, out = -1;
+  int e = in_dump ? open_subdir(root_fd, "breakpoints", &parent) : 0;
+  if (!e) e = open_subdir(parent, leaf.c_str(), &out);
+  if (parent != root_fd) ::close(parent);
+  ::close(root_fd);
+  return e ? -e : out;
+}
+
+// One variable's .npy in the stop's folder, under a temporary name until it is whole.
+inline bool write_npy_at(int dir_fd, const std::string& name, const tensor_view& v, std::string* err) {
+  atomic_file f;
+  int e = f.open_at(dir_fd, name);
+  if (!e && !npy::write_fd(f.fd(), v, err)) return false;
+  if (!e) e = f.commit();
+  if (e) *err = strerror(e);
+  return !e;
+}
+
 PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
   breakpoint_state& st = breakpoint_state_ref();
   try {
-    std::string dir;
+    std::string dir, root, leaf;
+    bool in_dump = false;
     {
       lock_guard<mutex> g(st.m);
       if (st.dumps == k_breakpoint_max_dumps) {
@@ -17803,9 +17930,9 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         return;
       }
       const int n = ++st.dumps;
-      std::string base;
       if (o.dump && !o.dump_to_stdout && o.dump_to[0]) {
-        base = join_path(o.dump_to, "breakpoints");
+        root = o.dump_to;
+        in_dump = true;
       } else {
         if (st.temp_dir.empty()) {
           const char* tmp = getenv("TMPDIR");
@@ -17816,7 +17943,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
           }
           st.temp_dir = pattern;
         }
-        base = st.temp_dir;
+        root = st.temp_dir;
       }
       const frame& f0 = s.frames[0];
       std::string where = f0.file.empty() ? std::string("op") : f0.file;
@@ -17824,12 +17951,20 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       if (slash != std::string::npos) where = where.substr(slash + 1);
       char head[64];
       snprintf(head, sizeof head, "bp_%06d.p%ld.", n, static_cast<long>(getpid()));
-      dir = join_path(base, head + sanitize_name(where + "_" + std::to_string(f0.line), 120));
+      leaf = head + sanitize_name(where + "_" + std::to_string(f0.line), 120);
+      dir = join_path(in_dump ? join_path(root, "breakpoints") : root, leaf);
     }
-    if (const int e = make_dirs(dir)) {
-      log("%s: cannot create %s (%s)", stop_header(s).c_str(), dir.c_str(), strerror(e));
+    // Below the folder the user named (or the one made here), every folder and file is made
+    // relative to its parent's descriptor: a link planted in the dump folder leads nowhere.
+    const int dir_fd = open_stop_dir(root, in_dump, leaf);
+    if (dir_fd < 0) {
+      log("%s: cannot create %s (%s)", stop_header(s).c_str(), dir.c_str(), strerror(-dir_fd));
       return;
     }
+    struct closer {
+      int fd;
+      ~closer() { ::close(fd); }
+    } close_dir{dir_fd};
     std::string index = stop_header(s) + "\n";
     int written = 0, failed = 0;
     for (size_t i = 0; i < s.frames.size(); ++i) {
@@ -17846,7 +17981,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         tensor storage;
         tensor_view host;
         std::string err;
-        if (host_view_of(v.view, &storage, &host, &err) && npy::write(join_path(dir, file), host, &err)) {
+        if (host_view_of(v.view, &storage, &host, &err) && write_npy_at(dir_fd, file, host, &err)) {
           index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + " -> " + file + "\n";
           ++written;
         } else {
@@ -17855,7 +17990,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         }
       }
     }
-    write_file_atomic(join_path(dir, "frames.txt"), index.data(), index.size());
+    write_file_atomic_at(dir_fd, "frames.txt", index.data(), index.size());
     log("%s: wrote %d variable%s to %s%s", stop_header(s).c_str(), written, written == 1 ? "" : "s", dir.c_str(),
         failed ? " (some could not be written: see frames.txt)" : "");
   } catch (...) {
@@ -17929,6 +18064,9 @@ PROBE_API std::string nonfinite_counts(const health& h) {
 
 PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
                                              const char* function) noexcept {
+  // Every arrival counts, as a PROBE_BREAKPOINT's do: 'hit N' is the Nth time the line ran,
+  // whether or not it found NaN or Inf.
+  const uint64_t hit = breakpoint_count_hit(file, line);
   if (!dtype_is_float(v.type) && !dtype_is_complex(v.type)) return;  // cannot hold NaN or Inf
   try {
     health h;
@@ -17939,7 +18077,6 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
       return;
     }
     if (h.nonfinite() == 0) return;
-    const uint64_t hit = breakpoint_count_hit(file, line);
     if (!breakpoint_wanted(hit)) return;
     stop_info s;
     set_stop_thread(s);
@@ -18399,6 +18536,7 @@ PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command
       while (i < line.size() && bp_expr::is_space(line[i])) ++i;
       const size_t w = i;
       while (i < line.size() && !bp_expr::is_space(line[i])) ++i;
+      if (i > w && line[w] == '#') break;  // "@ model.cpp:42   # why": a comment to the end
       if (i > w) words.push_back(line.substr(w, i - w));
     }
     if (words.empty()) {
@@ -18411,6 +18549,10 @@ PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command
       bool present = false;
       const size_t colon = w.rfind(':');
       if (w == "hit") {
+        if (b.hit) {
+          *err = "line " + std::to_string(number) + ": 'hit' given twice";
+          return false;
+        }
         if (k + 1 == words.size() || !bp_expr::parse_int(words[k + 1], &n, &present) || n < 1) {
           *err = "line " + std::to_string(number) + ": 'hit' needs a count from 1";
           return false;
@@ -18423,10 +18565,15 @@ PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command
           *err = "line " + std::to_string(number) + ": bad line number in '" + w + "'";
           return false;
         }
+        if (!b.file.empty()) {  // a stop is at one place: two could never both match
+          *err = "line " + std::to_string(number) + ": two places ('" + b.file + ":" + std::to_string(b.line) +
+                 "' and '" + w + "'); a header names one";
+          return false;
+        }
         b.file = w.substr(0, colon);
         b.line = static_cast<int>(n);
       } else {
-        b.name = w;
+        b.names.push_back(w);
       }
     }
     out->push_back(static_cast<command_block&&>(b));
@@ -18444,10 +18591,10 @@ PROBE_API bool block_matches(const command_block& b, const stop_info& s) {
     if (top->file.compare(cut, std::string::npos, b.file) != 0 || (cut > 0 && top->file[cut - 1] != '/'))
       return false;
   }
-  if (!b.name.empty()) {
-    bool named = top && top->kind != frame_kind::op && top->file.size() && top->name == b.name;
+  for (const std::string& name : b.names) {
+    bool named = top && top->kind != frame_kind::op && top->file.size() && top->name == name;
     for (const frame& f : s.frames)
-      if (f.kind == frame_kind::op && f.name == b.name) named = true;
+      if (f.kind == frame_kind::op && f.name == name) named = true;
     if (!named) return false;
   }
   return true;
@@ -19326,10 +19473,14 @@ class trace_spool {
 #endif
     }
     if (fd_ < 0) return false;
+    io_signal_guard quiet;  // past RLIMIT_FSIZE: EFBIG here, not SIGXFSZ to the host
     for (size_t done = 0; done < used_;) {
       const ssize_t n = ::pwrite(fd_, buf_.data() + done, used_ - done, spilled_ + static_cast<off_t>(done));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;  // what was written past spilled_ is overwritten or cut later
+      if (n <= 0) {
+        if (n < 0) note_io_error(errno);
+        return false;  // what was written past spilled_ is overwritten or cut later
+      }
       done += static_cast<size_t>(n);
     }
     spilled_ += static_cast<off_t>(used_);
@@ -19541,6 +19692,7 @@ PROBE_END_NAMESPACE
 // The timing summary table: one row per name (scopes, timers, ops, GPU ops), sorted by total
 // time; then totals by op type and by name pattern (digits collapsed: L3.rope and L7.rope are
 // L*.rope), each table cut to its largest rows; then the user metrics. Internal header.
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19830,8 +19982,8 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       text += line + "\n";
     }
   }
-  fwrite(text.data(), 1, text.size(), out);
-  fflush(out);
+  io_signal_guard quiet;  // a closed pipe or a full disk loses the table, not the host
+  if (fwrite(text.data(), 1, text.size(), out) != text.size() || fflush(out) != 0) note_io_error(errno);
 }
 
 }  // namespace detail
@@ -20793,6 +20945,7 @@ PROBE_API void drain_all_locked(timing_state& s, bool final_flush) {
 }
 
 PROBE_API void* timing_writer_main(void*) {
+  become_background_thread("probe-timing");
   timing_state& s = timing();
   for (;;) {
     {
@@ -20855,10 +21008,9 @@ PROBE_API std::string absolute_path(const char* path) {
 PROBE_API int timing_apply_options(const options& o, op_listener** list, int n, int capacity) noexcept {
   timing_state& s = timing();
   try {
-    if (o.timing) {
-      clock_request(o.timing_clock);
-      clock_init();
-    }
+    // Asked for even with timing off: a probe::timer reads the clock too.
+    clock_request(o.timing_clock);
+    if (o.timing) clock_init();
     lock_guard<mutex> g(s.agg_m);
     s.summary_at_exit = o.timing_summary;
     if (o.timing && !s.ever_on) {
@@ -21250,6 +21402,11 @@ PROBE_API uint8_t choose_clock(const char* forced) noexcept {
 }
 
 PROBE_API void clock_init() noexcept {
+  if (__atomic_load_n(&g_clock_kind, __ATOMIC_ACQUIRE) != clock_unset) return;
+  // The first reading may come before any mark (a probe::timer made first thing in main):
+  // the flags are read first, so that --probe_timing_clock chooses this clock. Reentrant:
+  // while the flags are being applied on this thread it returns at once.
+  ensure_parsed();
   if (__atomic_load_n(&g_clock_kind, __ATOMIC_ACQUIRE) != clock_unset) return;
   clock_state& s = clock_globals();
   lock_guard<mutex> g(s.m);

@@ -121,3 +121,37 @@ TEST_CASE("adapter errors name the field that is wrong") {
   CHECK_FALSE(r.open(probe::view(x, {2, -3})));
   CHECK(r.error() == "invalid tensor view: shape[1] is -3");
 }
+
+TEST_CASE("a view with a wrong layout is recorded without data, never read, under every effect") {
+  // A negative dimension made a byte count of the whole address space: hashing for data flow
+  // read past the buffer and crashed. Each effect now says what is wrong and goes on.
+  std::vector<float> buf(6, 1.f);
+  const probe::tensor_view negative = probe::view(buf.data(), {2, -3});
+  CHECK_FALSE(negative.valid());
+  CHECK(negative.nbytes() == 0);
+  probe::tensor_view many = probe::view(buf.data(), {6});
+  many.ndim = 20;  // past max_dims, as a hand-made view could say
+  CHECK_FALSE(many.valid());
+  CHECK(many.nbytes() == 0);
+  std::string said;  // the print's message is said once per process
+  for (const char* flags : {"--probe_dump_as_npy", "--probe_dump_stats_only", "--probe_dump_as_npy --probe_dump_threads=0",
+                            "--probe_dump_snapshots", "--probe_dump_as_text --probe_break_on_nonfinite"}) {
+    CAPTURE(flags);
+    temp_dir d;
+    probe_test::capture_fd err(2);
+    {
+      flags_scope f("--probe_dump_to=" + d.path() + " " + flags + " --probe_print_to=" + (d / "print.txt"));
+      probe::op op("bad", "Bad");
+      op.input("x", negative);
+      op.output("y", negative);
+      probe::print("v = {}", negative);
+      probe::effects_barrier();
+    }
+    said += err.stop();
+    const std::string manifest = dump_test::read_file(d / "manifest.jsonl");
+    CHECK(manifest.find("invalid tensor view: shape[1] is -3") != std::string::npos);
+    CHECK(dump_test::read_file(d / "print.txt") == "v = <invalid tensor>\n");
+  }
+  CHECK(said.find("probe::print / probe::callback: a tensor argument: invalid tensor view: shape[1] is -3") !=
+        std::string::npos);
+}

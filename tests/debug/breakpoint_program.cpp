@@ -105,6 +105,15 @@ void run_nonfinite_check() {
   std::printf("checks done\n");
 }
 
+// NaN only at the third arrival: the stop is hit 3, as every arrival counts.
+void run_nonfinite_loop() {
+  for (int i = 0; i < 3; ++i) {
+    std::vector<double> v{1, i == 2 ? std::nan("") : 2.0};
+    probe::breakpoint_if_nonfinite("v", v);
+  }
+  std::printf("loop done\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,6 +122,7 @@ int main(int argc, char** argv) {
   const char* s = argv[1];
   if (!std::strcmp(s, "basic")) run_basic();
   else if (!std::strcmp(s, "twice")) run_twice();
+  else if (!std::strcmp(s, "nonfinite_loop")) run_nonfinite_loop();
   else if (!std::strcmp(s, "threads")) run_threads();
   else if (!std::strcmp(s, "loop")) run_loop();
   else if (!std::strcmp(s, "large")) run_large();

@@ -215,6 +215,17 @@ try:
         check("dump dir: every frame's variables", names == ["f0.step.npy", "f0.y.npy", "f1.out.npy", "f2.x.npy",
                                                             "frames.txt"], repr(names))
         check("dump dir: op tensor values", np.load(os.path.join(m.group(2), "f2.x.npy")).shape == (2, 3))
+
+    # ---- a 'breakpoints' link planted in the dump folder leads nowhere ----
+    planted, elsewhere = os.path.join(tmp, "planted"), os.path.join(tmp, "elsewhere")
+    os.makedirs(planted)
+    os.makedirs(elsewhere)
+    os.symlink(elsewhere, os.path.join(planted, "breakpoints"))
+    rc, out, err = run("basic", "--probe_breakpoint=dump --probe_dump_to=%s --probe_dump_stats_only" % planted, b"")
+    check("planted link: nothing written through it", os.listdir(elsewhere) == [], repr(os.listdir(elsewhere)))
+    check("planted link: one message, the program goes on",
+          "cannot create" in err and "Too many levels of symbolic links" in err and rc == 0 and
+          out == "after the breakpoint\n", err)
 finally:
     shutil.rmtree(tmp)
 
@@ -299,6 +310,10 @@ check("breakpoint_if_nonfinite: only the tensor with NaN/Inf",
       ("probe: 'bad' holds non-finite values (1 NaN, 0 +Inf, 1 -Inf among 3 elements) at %s:%d in run_nonfinite_check()"
        % (SOURCE, NONFINITE_LINE)) in err and "(probe) p bad\n[  1.  nan -inf]\n" in err, err)
 check("breakpoint_if_nonfinite: the program goes on", rc == 0 and out == "checks done\n", out)
+rc, out, err = run("nonfinite_loop", "--probe_breakpoint=prompt", b"c\n")
+check("breakpoint_if_nonfinite: every arrival counts as a hit (NaN at the third: hit 3)",
+      err.count("'help' lists the commands") == 1 and ", hit 3]; 'help'" in err and rc == 0 and
+      out == "loop done\n", err)
 
 # ---- --probe_help in PROBE_FLAGS: the flag table on stdout, exit 0, the program does not run ----
 rc, out, err = run("basic", "--probe_help --probe_breakpoint=prompt", b"c\n")

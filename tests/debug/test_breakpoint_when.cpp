@@ -97,3 +97,25 @@ TEST_CASE("commands file: blocks by location, name and hit count; lines before a
   CHECK(err == "line 1: '@' needs FILE:LINE, a name or 'hit N'");
   CHECK_FALSE(probe::detail::parse_command_blocks("@ a.cpp:0\n", &blocks, &err));
 }
+
+TEST_CASE("commands file: a header's comment is not a word, and every word must match") {
+  std::vector<command_block> blocks;
+  std::string err;
+  // As docs/debug.md writes them: a '#' word ends the header's words.
+  REQUIRE(probe::detail::parse_command_blocks("@ model.cpp:42   # stops at this line\nstats y\n"
+                                              "@ forward hit 3 # the 3rd arrival\ndump y\n"
+                                              "@ forward L1.attn #inside\nup\n",
+                                              &blocks, &err));
+  REQUIRE(blocks.size() == 4);
+  CHECK(probe::detail::commands_for_stop(blocks, stop_at("/src/model.cpp", 42, "f", 1, nullptr)) == "stats y\n");
+  CHECK(probe::detail::commands_for_stop(blocks, stop_at("/src/m.cpp", 7, "forward", 3, nullptr)) == "dump y\n");
+  // Both names: the function and an enclosing op; one of them alone is not enough.
+  CHECK(probe::detail::commands_for_stop(blocks, stop_at("/src/m.cpp", 7, "forward", 1, "L1.attn")) == "up\n");
+  CHECK(probe::detail::commands_for_stop(blocks, stop_at("/src/m.cpp", 7, "other", 1, "L1.attn")) == "");
+  CHECK(probe::detail::commands_for_stop(blocks, stop_at("/src/m.cpp", 7, "forward", 1, "L2.attn")) == "");
+  CHECK_FALSE(probe::detail::parse_command_blocks("@ a.cpp:1 b.cpp:2\n", &blocks, &err));
+  CHECK(err == "line 1: two places ('a.cpp:1' and 'b.cpp:2'); a header names one");
+  CHECK_FALSE(probe::detail::parse_command_blocks("@ hit 1 hit 2\n", &blocks, &err));
+  CHECK(err == "line 1: 'hit' given twice");
+  CHECK_FALSE(probe::detail::parse_command_blocks("@ # only a comment\n", &blocks, &err));
+}

@@ -467,6 +467,30 @@ TEST_CASE("dump: a link after its input says it is ignored; output_at_end keeps 
   CHECK(t.data_as<float>()[7] == 7.f);
 }
 
+TEST_CASE("dump: inout keeps a batch's pointer array for its output half, as output_at_end does") {
+  temp_dir d;
+  std::vector<float> s0(4, 1.f), s1(4, 2.f);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    probe::op u("update", "Update");
+    {
+      // An adapter's pointer array, gone (here: cleared) before the op ends.
+      std::vector<const float*> pointers{s0.data(), s1.data()};
+      u.inout("z", probe::batch_view(pointers, probe::view(static_cast<const float*>(nullptr), {4})));
+      pointers.assign(2, nullptr);
+    }
+    s1[2] = 9.f;  // the kernel: the output half reads the samples at the end
+  }
+  std::string why;
+  probe::tensor before = probe::npy::read(d / "op_000001.update.in.z.npy", &why);
+  REQUIRE_MESSAGE(!before.empty(), why);
+  CHECK(before.data_as<float>()[6] == 2.f);
+  probe::tensor after = probe::npy::read(d / "op_000001.update.out.z.npy", &why);
+  REQUIRE_MESSAGE(!after.empty(), why);
+  CHECK(after.data_as<float>()[0] == 1.f);
+  CHECK(after.data_as<float>()[6] == 9.f);
+}
+
 TEST_CASE("dump: nested ops name their parent; threads, steps and wrap's tensors are recorded") {
   temp_dir d;
   std::vector<float> x(12), y(12, 0.f), z(12, 0.f);

@@ -3,15 +3,18 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
 #include <thread>
 
 #include <probe/effects/dump_writer.hpp>
+#include <probe/formats/json_read.hpp>
 
 #include "dump_fixture.hpp"
 
@@ -242,4 +245,73 @@ TEST_CASE("dump async: tuning flags alone do not turn dumping on") {
   CHECK_FALSE(probe::options_ref().dump);
   CHECK(probe::options_ref().dump_threads == 3);
   CHECK(probe::options_ref().dump_queue_bytes == (1u << 20));
+}
+
+TEST_CASE("dump async: large tensors dumped on two threads at once keep their own statistics") {
+  // Both large enough for the statistics worker, which holds one job: a second thread must not
+  // take the first one's results (or hand it its own).
+  temp_dir d;
+  const size_t n = (size_t(16) << 20) / sizeof(float) + 1024;
+  std::vector<float> ones(n, 1.f), twos(n, 2.f);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_dump_threads=0");
+    auto run = [](const char* name, const std::vector<float>& x) {
+      for (int i = 0; i < 3; ++i) {
+        probe::op op(name, "Fill");
+        op.output("y", x);
+      }
+    };
+    std::thread a(run, "ones", std::cref(ones)), b(run, "twos", std::cref(twos));
+    a.join();
+    b.join();
+  }
+  int seen = 0;
+  for (const std::string& l : manifest_lines(d.path())) {
+    probe::json::value v;
+    REQUIRE(probe::json::parse(l, v));
+    if (v.get_string("record") != "tensor") continue;
+    const double want = v.get_string("op") == "ones" ? 1.0 : 2.0;
+    const probe::json::value& s = v.get("stats");
+    INFO(l);
+    CHECK(s.get("min").as_double() == want);
+    CHECK(s.get("max").as_double() == want);
+    CHECK(s.get("mean").as_double() == want);
+    ++seen;
+  }
+  CHECK(seen == 6);
+}
+
+TEST_CASE("dump async: probe's own threads block the program's signals") {
+  // Signals meant for the program (SIGINT, SIGTERM, SIGALRM, SIGUSR1) must reach its threads,
+  // never one of probe's: a handler would run there, or a SIGXFSZ from its writes kill the host.
+  temp_dir d;
+  std::vector<float> big((size_t(16) << 20) / sizeof(float) + 1, 1.f);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_trace_to=" + (d / "trace.json"));
+    probe::op op("fill", "Fill");  // a large tensor: the statistics worker
+    op.output("y", big);
+    for (int i = 0; i < 1000000; ++i) {
+      PROBE_SCOPE("tick");  // a backlog of trace events: the timing writer
+    }
+  }
+  std::set<std::string> names;
+  DIR* tasks = opendir("/proc/self/task");
+  REQUIRE(tasks);
+  while (dirent* e = readdir(tasks)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string base = std::string("/proc/self/task/") + e->d_name;
+    std::string comm = read_file(base + "/comm");
+    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (comm.compare(0, 6, "probe-") != 0) continue;
+    names.insert(comm);
+    const std::string status = read_file(base + "/status");
+    const size_t at = status.find("SigBlk:");
+    REQUIRE(at != std::string::npos);
+    const unsigned long long blocked = std::strtoull(status.c_str() + at + 7, nullptr, 16);
+    INFO(comm);
+    for (int sig : {SIGINT, SIGTERM, SIGALRM, SIGUSR1, SIGXFSZ, SIGPIPE}) CHECK((blocked >> (sig - 1) & 1) == 1);
+  }
+  closedir(tasks);
+  CHECK(names.count("probe-stats") == 1);
+  CHECK(names.count("probe-timing") == 1);
 }

@@ -8,6 +8,9 @@
 //   fault_child fork N        N passes with the writers busy, fork: the child does N/2
 //                             passes of its own and exits; the parent waits, does N more
 //   fault_child loop          passes forever (the test kills it)
+//   fault_child trace_fsize N RLIMIT_FSIZE of N bytes while a trace spills to its spool file
+//   fault_child stderr_epipe  stderr a pipe whose reader is gone, probe messages and the
+//                             timing summary written to it (SIGPIPE default)
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -51,6 +54,28 @@ int main(int argc, char** argv) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     return check(small, stdout) | check(big, stdout);
+  }
+  if (!std::strcmp(mode, "trace_fsize")) {
+    const rlim_t n = static_cast<rlim_t>(arg(argc, argv, 2, 256 * 1024));
+    rlimit lim{n, n};
+    setrlimit(RLIMIT_FSIZE, &lim);
+    dump_test::diamond_engine e;
+    for (int s = 0; s < 40000; ++s) e.step(s);  // events enough to spill the spool past the limit
+    probe::flush();
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    return check(e, stdout);
+  }
+  if (!std::strcmp(mode, "stderr_epipe")) {
+    int p[2];
+    if (pipe(p) != 0) return 3;
+    close(p[0]);
+    dup2(p[1], 2);
+    probe::set_flags((std::string(getenv("PROBE_FLAGS") ? getenv("PROBE_FLAGS") : "") + " --probe_no_such_flag").c_str());
+    dump_test::diamond_engine e;
+    for (int s = 0; s < 3; ++s) e.step(s);
+    return check(e, stdout);  // the timing summary goes to stderr at exit
   }
   if (!std::strcmp(mode, "epipe")) {
     dump_test::diamond_engine e;

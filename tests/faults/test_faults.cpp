@@ -106,6 +106,23 @@ TEST_CASE("faults: a file-size limit (SIGXFSZ at its default) stops dumping, not
   }
 }
 
+TEST_CASE("faults: a file-size limit while a trace spills its spool: the program goes on") {
+  temp_dir d;
+  const result r = run_child("--probe_trace_to=" + (d / "trace.json"), {"trace_fsize", "262144"});
+  INFO(r.out);
+  CHECK(r.rc == 0);  // 153 when SIGXFSZ killed it
+  CHECK(count(r.out, "results ok") == 1);
+}
+
+TEST_CASE("faults: probe's messages and the timing summary to a stderr whose reader is gone") {
+  temp_dir d;
+  const result r = run_child("--probe_dump_to=" + d.path() + " --probe_timing_summary", {"stderr_epipe"});
+  INFO(r.out);
+  CHECK(r.rc == 0);  // 141 when SIGPIPE killed it
+  CHECK(count(r.out, "results ok") == 1);
+  CHECK(check_dump(d.path()) == 0);
+}
+
 TEST_CASE("faults: text to stdout whose reader is gone (SIGPIPE at its default): EPIPE said once") {
   int p[2];
   REQUIRE(pipe(p) == 0);

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -36,6 +37,10 @@ void step(int n) {
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "return";
+  // A stopwatch made before any mark reads the clock before probe has seen a flag: the flags
+  // are read then, so --probe_timing_clock still chooses the clock.
+  std::unique_ptr<probe::timer> early;
+  if (std::strcmp(mode, "timer_first") == 0) early.reset(new probe::timer());
   {
     PROBE_SCOPE("setup");
     for (int i = 0; i < 3; ++i) step(4);

@@ -333,6 +333,22 @@ PROBE_API void op_tensor(op_record* r, io which, const char* slot, const tensor_
   emit_tensor(r, which, slot, v);
 }
 
+// An output read when the op ends (output_at_end, and inout's second half).
+inline void defer_output(op_record* r, const char* slot, const tensor_view& v, bool inout) {
+  recorded_tensor d;
+  d.which = io::out;
+  d.slot = slot ? slot : "";
+  d.view = v;
+  d.inout = inout;
+  if (v.batch && v.ndim > 0 && v.shape[0] > 0) {
+    // Adapters build the pointer array for the call: kept here, so that only the samples
+    // must live until the op ends.
+    d.batch_pointers.assign(v.batch, v.batch + v.shape[0]);
+    d.view.batch = d.batch_pointers.data();
+  }
+  r->deferred.push_back(std::move(d));
+}
+
 PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) noexcept {
   if (!r->wants_tensors) {
     if (r->tracks_outputs) track_output(r, slot, v);
@@ -340,12 +356,7 @@ PROBE_API void op_inout(op_record* r, const char* slot, const tensor_view& v) no
   }
   emit_tensor(r, io::in, slot, v, true);
   try {
-    recorded_tensor d;
-    d.which = io::out;
-    d.slot = slot ? slot : "";
-    d.view = v;
-    d.inout = true;
-    r->deferred.push_back(std::move(d));
+    defer_output(r, slot, v, true);
   } catch (...) {
   }
 }
@@ -360,17 +371,7 @@ PROBE_API void op_defer_output(op_record* r, const char* slot, const tensor_view
     // The view is given before the computation: its bytes now are the prior state.
     if (__atomic_load_n(&c.track_edges, __ATOMIC_RELAXED) && writes_in_place(c, *r, v))
       emit_tensor(r, io::in, slot, v, false, false, true);
-    recorded_tensor d;
-    d.which = io::out;
-    d.slot = slot ? slot : "";
-    d.view = v;
-    if (v.batch && v.ndim > 0 && v.shape[0] > 0) {
-      // Adapters build the pointer array for the call: kept here, so that only the samples
-      // must live until the op ends.
-      d.batch_pointers.assign(v.batch, v.batch + v.shape[0]);
-      d.view.batch = d.batch_pointers.data();
-    }
-    r->deferred.push_back(std::move(d));
+    defer_output(r, slot, v, false);
   } catch (...) {
   }
 }

@@ -150,10 +150,36 @@ PROBE_API void breakpoint_prompt(stop_info& s, const options& o) noexcept {
   }
 }
 
+// root/breakpoints/leaf (in_dump) or root/leaf, created as needed and opened; root itself is
+// the user's folder (or one mkdtemp made) and is followed, nothing below it is. Returns the
+// descriptor, or -errno.
+inline int open_stop_dir(const std::string& root, bool in_dump, const std::string& leaf) noexcept {
+  if (const int e = make_dirs(root)) return -e;
+  const int root_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return -errno;
+  int parent = root_fd, out = -1;
+  int e = in_dump ? open_subdir(root_fd, "breakpoints", &parent) : 0;
+  if (!e) e = open_subdir(parent, leaf.c_str(), &out);
+  if (parent != root_fd) ::close(parent);
+  ::close(root_fd);
+  return e ? -e : out;
+}
+
+// One variable's .npy in the stop's folder, under a temporary name until it is whole.
+inline bool write_npy_at(int dir_fd, const std::string& name, const tensor_view& v, std::string* err) {
+  atomic_file f;
+  int e = f.open_at(dir_fd, name);
+  if (!e && !npy::write_fd(f.fd(), v, err)) return false;
+  if (!e) e = f.commit();
+  if (e) *err = strerror(e);
+  return !e;
+}
+
 PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
   breakpoint_state& st = breakpoint_state_ref();
   try {
-    std::string dir;
+    std::string dir, root, leaf;
+    bool in_dump = false;
     {
       lock_guard<mutex> g(st.m);
       if (st.dumps == k_breakpoint_max_dumps) {
@@ -165,9 +191,9 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         return;
       }
       const int n = ++st.dumps;
-      std::string base;
       if (o.dump && !o.dump_to_stdout && o.dump_to[0]) {
-        base = join_path(o.dump_to, "breakpoints");
+        root = o.dump_to;
+        in_dump = true;
       } else {
         if (st.temp_dir.empty()) {
           const char* tmp = getenv("TMPDIR");
@@ -178,7 +204,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
           }
           st.temp_dir = pattern;
         }
-        base = st.temp_dir;
+        root = st.temp_dir;
       }
       const frame& f0 = s.frames[0];
       std::string where = f0.file.empty() ? std::string("op") : f0.file;
@@ -186,12 +212,20 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       if (slash != std::string::npos) where = where.substr(slash + 1);
       char head[64];
       snprintf(head, sizeof head, "bp_%06d.p%ld.", n, static_cast<long>(getpid()));
-      dir = join_path(base, head + sanitize_name(where + "_" + std::to_string(f0.line), 120));
+      leaf = head + sanitize_name(where + "_" + std::to_string(f0.line), 120);
+      dir = join_path(in_dump ? join_path(root, "breakpoints") : root, leaf);
     }
-    if (const int e = make_dirs(dir)) {
-      log("%s: cannot create %s (%s)", stop_header(s).c_str(), dir.c_str(), strerror(e));
+    // Below the folder the user named (or the one made here), every folder and file is made
+    // relative to its parent's descriptor: a link planted in the dump folder leads nowhere.
+    const int dir_fd = open_stop_dir(root, in_dump, leaf);
+    if (dir_fd < 0) {
+      log("%s: cannot create %s (%s)", stop_header(s).c_str(), dir.c_str(), strerror(-dir_fd));
       return;
     }
+    struct closer {
+      int fd;
+      ~closer() { ::close(fd); }
+    } close_dir{dir_fd};
     std::string index = stop_header(s) + "\n";
     int written = 0, failed = 0;
     for (size_t i = 0; i < s.frames.size(); ++i) {
@@ -208,7 +242,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         tensor storage;
         tensor_view host;
         std::string err;
-        if (host_view_of(v.view, &storage, &host, &err) && npy::write(join_path(dir, file), host, &err)) {
+        if (host_view_of(v.view, &storage, &host, &err) && write_npy_at(dir_fd, file, host, &err)) {
           index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + " -> " + file + "\n";
           ++written;
         } else {
@@ -217,7 +251,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         }
       }
     }
-    write_file_atomic(join_path(dir, "frames.txt"), index.data(), index.size());
+    write_file_atomic_at(dir_fd, "frames.txt", index.data(), index.size());
     log("%s: wrote %d variable%s to %s%s", stop_header(s).c_str(), written, written == 1 ? "" : "s", dir.c_str(),
         failed ? " (some could not be written: see frames.txt)" : "");
   } catch (...) {
@@ -291,6 +325,9 @@ PROBE_API std::string nonfinite_counts(const health& h) {
 
 PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view& v, const char* file, int line,
                                              const char* function) noexcept {
+  // Every arrival counts, as a PROBE_BREAKPOINT's do: 'hit N' is the Nth time the line ran,
+  // whether or not it found NaN or Inf.
+  const uint64_t hit = breakpoint_count_hit(file, line);
   if (!dtype_is_float(v.type) && !dtype_is_complex(v.type)) return;  // cannot hold NaN or Inf
   try {
     health h;
@@ -301,7 +338,6 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
       return;
     }
     if (h.nonfinite() == 0) return;
-    const uint64_t hit = breakpoint_count_hit(file, line);
     if (!breakpoint_wanted(hit)) return;
     stop_info s;
     set_stop_thread(s);

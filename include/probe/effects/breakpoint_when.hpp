@@ -57,12 +57,13 @@ struct command_block {
   bool header = false;     // false: the lines before the first '@' (every stop)
   std::string file;        // "@ model.cpp:42": matches a path ending in "/model.cpp" or equal to it
   int line = 0;
-  std::string name;        // "@ forward": the breakpoint's function, or an enclosing op's name
+  std::vector<std::string> names;  // "@ forward": the breakpoint's function, or an enclosing op's name (each)
   uint64_t hit = 0;        // "@ hit 3": the stop's hit count
   std::vector<std::string> lines;
 };
 
-// Splits a commands file into blocks. Blank lines and lines starting with '#' are skipped.
+// Splits a commands file into blocks. Blank lines and lines starting with '#' are skipped; in
+// a header, a word starting with '#' begins a comment. A header's words must all match a stop.
 // False (with *err naming the line) for a header it cannot read.
 PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command_block>* out, std::string* err);
 

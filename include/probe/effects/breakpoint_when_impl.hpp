@@ -151,6 +151,7 @@ PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command
       while (i < line.size() && bp_expr::is_space(line[i])) ++i;
       const size_t w = i;
       while (i < line.size() && !bp_expr::is_space(line[i])) ++i;
+      if (i > w && line[w] == '#') break;  // "@ model.cpp:42   # why": a comment to the end
       if (i > w) words.push_back(line.substr(w, i - w));
     }
     if (words.empty()) {
@@ -163,6 +164,10 @@ PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command
       bool present = false;
       const size_t colon = w.rfind(':');
       if (w == "hit") {
+        if (b.hit) {
+          *err = "line " + std::to_string(number) + ": 'hit' given twice";
+          return false;
+        }
         if (k + 1 == words.size() || !bp_expr::parse_int(words[k + 1], &n, &present) || n < 1) {
           *err = "line " + std::to_string(number) + ": 'hit' needs a count from 1";
           return false;
@@ -175,10 +180,15 @@ PROBE_API bool parse_command_blocks(const std::string& text, std::vector<command
           *err = "line " + std::to_string(number) + ": bad line number in '" + w + "'";
           return false;
         }
+        if (!b.file.empty()) {  // a stop is at one place: two could never both match
+          *err = "line " + std::to_string(number) + ": two places ('" + b.file + ":" + std::to_string(b.line) +
+                 "' and '" + w + "'); a header names one";
+          return false;
+        }
         b.file = w.substr(0, colon);
         b.line = static_cast<int>(n);
       } else {
-        b.name = w;
+        b.names.push_back(w);
       }
     }
     out->push_back(static_cast<command_block&&>(b));
@@ -196,10 +206,10 @@ PROBE_API bool block_matches(const command_block& b, const stop_info& s) {
     if (top->file.compare(cut, std::string::npos, b.file) != 0 || (cut > 0 && top->file[cut - 1] != '/'))
       return false;
   }
-  if (!b.name.empty()) {
-    bool named = top && top->kind != frame_kind::op && top->file.size() && top->name == b.name;
+  for (const std::string& name : b.names) {
+    bool named = top && top->kind != frame_kind::op && top->file.size() && top->name == name;
     for (const frame& f : s.frames)
-      if (f.kind == frame_kind::op && f.name == b.name) named = true;
+      if (f.kind == frame_kind::op && f.name == name) named = true;
     if (!named) return false;
   }
   return true;

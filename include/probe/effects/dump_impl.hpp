@@ -28,6 +28,7 @@
 #include "../formats/npy.hpp"
 #include "dump.hpp"
 #include "dump_dedup.hpp"
+#include "dump_config.hpp"
 #include "dump_filter.hpp"
 #include "dump_names.hpp"
 #include "dump_records.hpp"
@@ -64,7 +65,7 @@ class dump_effect final : public op_listener {
         }
       if (retired_.size() == retired_.capacity()) retired_.reserve(retired_.size() * 2 + 4);  // retiring cannot fail
       can_retire = true;
-      if (!c) c = make_config(o, std::move(flags));
+      if (!c) c = make_dump_config(o, std::move(flags));
     } catch (...) {
       c = nullptr;
     }
@@ -86,12 +87,12 @@ class dump_effect final : public op_listener {
 
   bool active() const noexcept { return __atomic_load_n(&active_, __ATOMIC_ACQUIRE); }
 
-  bool wants_tensors_of(const op_record& r) const noexcept override { return active() && selects(*config(), r); }
+  bool wants_tensors_of(const op_record& r) const noexcept override { return active() && dump_selects(*config(), r); }
 
   void on_begin(op_record& r, uint64_t& state) noexcept override {
     if (!active()) return;
     const dump_config* c = config();
-    if (!selects(*c, r)) return;
+    if (!dump_selects(*c, r)) return;
     op_dump* d = nullptr;
     {
       lock_guard<mutex> g(m_);
@@ -100,7 +101,12 @@ class dump_effect final : public op_listener {
       if (c != cfg_ || !active()) return;
       if (!usable_locked()) return;
       if (c->max_ops > 0 && ops_ >= static_cast<uint64_t>(c->max_ops)) {
-        stop_locked("--probe_dump_max_ops=" + std::to_string(c->max_ops) + " reached", r.seq);
+        try {
+          stop_locked("--probe_dump_max_ops=" + std::to_string(c->max_ops) + " reached", r.seq);
+        } catch (...) {  // out of memory for the message: stopped all the same
+          __atomic_store_n(&stopped_, true, __ATOMIC_RELEASE);
+          __atomic_store_n(&active_, false, __ATOMIC_RELEASE);
+        }
         return;
       }
       ++ops_;
@@ -247,23 +253,6 @@ class dump_effect final : public op_listener {
   static constexpr size_t k_no_node = static_cast<size_t>(-1);
   static constexpr size_t k_text_values = 8;  // first values shown per tensor in text dumps
 
-  struct dump_config {
-    bool on = false, to_stdout = false, text = false, npy = false, snapshots = false, dot = false,
-         html = false;
-    std::string base;
-    std::vector<std::string> flags;  // the run's flag words, for the run record
-    options src;                     // what it was made from (the same options reuse it)
-    uint64_t max_bytes = 0;
-    int64_t max_ops = 0;
-    int threads = 0;           // background writers for small files (0: none)
-    uint64_t queue_bytes = 0;  // what they may hold
-    regex op_re, type_re, stage_re, slot_re;  // empty pattern matches everything
-    std::unique_ptr<regex> op_exclude, type_exclude, slot_exclude;  // null: nothing excluded
-    bool select_nothing = false;  // a filter that cannot be read: the dump is never wider than asked
-    std::vector<step_range> steps;  // --probe_dump_steps (empty: every step)
-    int64_t every = 1;              // --probe_dump_every
-  };
-
   // One op execution being dumped. It keeps the configuration and run it began under, so
   // that a set_flags() on another thread neither changes nor frees them under it.
   // The run directory held open, shared with the ops writing into it and closed after the
@@ -302,79 +291,6 @@ class dump_effect final : public op_listener {
     std::vector<std::string> snapshot_inputs, snapshot_outputs;  // JSON objects for snapshot.json
     size_t graph_node = k_no_node;
   };
-
-  dump_config* make_config(const options& o, std::vector<std::string> flags) {
-    dump_config* c = new dump_config();
-    try {
-      c->src = o;
-      c->on = o.dump;
-      c->to_stdout = o.dump_to_stdout;
-      c->base = o.dump_to_stdout ? std::string() : std::string(o.dump_to);
-      c->text = o.dump_as_text;
-      c->npy = o.dump_as_npy && !o.dump_stats_only;
-      c->snapshots = o.dump_snapshots;
-      c->dot = o.dump_as_dot;
-      c->html = o.dump_as_html;
-      c->max_bytes = o.dump_max_bytes;
-      c->max_ops = o.dump_max_ops;
-      c->flags = std::move(flags);
-      const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
-      c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
-      c->queue_bytes = o.dump_queue_bytes;
-      bool bad_steps = false;
-      // Every filter is compiled, so that each bad one says so.
-      int bad_filters = 0;
-      bad_filters += !compile_filter(o.dump_op_re, "--probe_dump_op_re", c->op_re);
-      bad_filters += !compile_filter(o.dump_type_re, "--probe_dump_type_re", c->type_re);
-      bad_filters += !compile_filter(o.dump_stage_re, "--probe_dump_stage_re", c->stage_re);
-      bad_filters += !compile_filter(o.dump_slot_re, "--probe_dump_slot_re", c->slot_re);
-      bad_filters += !compile_exclusion(o.dump_op_exclude_re, "--probe_dump_op_exclude_re", c->op_exclude);
-      bad_filters += !compile_exclusion(o.dump_type_exclude_re, "--probe_dump_type_exclude_re", c->type_exclude);
-      bad_filters += !compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
-      c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
-      c->every = o.dump_every > 1 ? o.dump_every : 1;
-      c->select_nothing = bad_filters > 0 || bad_steps;
-      if (c->select_nothing && o.strict_flags) {
-        log("--probe_strict_flags: stopping because of the flag errors above");
-        fflush(stdout);
-        _exit(2);
-      }
-    } catch (...) {
-      delete c;
-      throw;
-    }
-    return c;
-  }
-
-  // False, with one message, when the pattern cannot be compiled: the caller then selects
-  // nothing rather than everything.
-  static bool compile_filter(const char* pattern, const char* flag, regex& out) {
-    if (!pattern || !*pattern) return true;
-    std::string err;
-    if (out.compile(pattern, &err)) return true;
-    // Lookaround is how other engines write "all but": the exclusion flags say it here.
-    const bool exclusion = err.find("lookaround") != std::string::npos && strstr(flag, "stage") == nullptr &&
-                           strstr(flag, "exclude") == nullptr;
-    log("%s: %s; nothing is dumped%s%.*s%s", flag, err.c_str(), exclusion ? " (to leave names out, use " : "",
-        exclusion ? static_cast<int>(strlen(flag) - 3) : 0, flag, exclusion ? "_exclude_re)" : "");
-    return false;
-  }
-  static bool compile_exclusion(const char* pattern, const char* flag, std::unique_ptr<regex>& out) {
-    if (!pattern || !*pattern) return true;
-    out.reset(new regex());
-    return compile_filter(pattern, flag, *out);
-  }
-
-  // The op filters (name, type, step); stage and slot filters apply per tensor.
-  static bool selects(const dump_config& c, const op_record& r) noexcept {
-    if (c.select_nothing || !c.op_re.search(r.name) || !c.type_re.search(r.type)) return false;
-    if ((c.op_exclude && c.op_exclude->search(r.name)) || (c.type_exclude && c.type_exclude->search(r.type))) return false;
-    return step_selected(c, r.step);
-  }
-
-  static bool step_selected(const dump_config& c, int64_t step) noexcept {
-    return step_in(c.steps, step) && step_every(c.every, step);
-  }
 
   const dump_config* config() const noexcept { return __atomic_load_n(&cfg_, __ATOMIC_ACQUIRE); }
   // Whether the op's run is still open: an op that outlives its run writes nothing more.
@@ -424,7 +340,11 @@ class dump_effect final : public op_listener {
       fail_locked(ENOMEM, dir_.path);
       return false;
     }
-    write_line_locked(render_run_record(dir_.path, cfg_->base, cfg_->flags));
+    try {
+      write_line_locked(render_run_record(dir_.path, cfg_->base, cfg_->flags));
+    } catch (...) {
+      fail_locked(ENOMEM, manifest_path_);
+    }
     return !failed();
   }
 
@@ -622,7 +542,11 @@ inline void dump_effect::close_run_locked(bool at_exit) noexcept {
   const bool ours = opened_ && run_pid_ == cached_pid();
   {
     // The end record is the run's last line: its id changes with it, under the same lock.
-    const std::string end = ours && !failed() ? render_end_record(ops_, bytes_, stopped_) : std::string();
+    std::string end;
+    try {
+      if (ours && !failed()) end = render_end_record(ops_, bytes_, stopped_);
+    } catch (...) {  // out of memory at exit: the manifest ends without its end record
+    }
     lock_guard<mutex> g(line_m_);
     flush_lines_locked();
     if (!end.empty()) append_line(end);

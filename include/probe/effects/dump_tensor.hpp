@@ -12,6 +12,7 @@
 #include "../core/stats.hpp"
 #include "../core/tensor.hpp"
 #include "../core/tensor_reader.hpp"
+#include "../util/background_thread.hpp"
 #include "../util/sync.hpp"
 #include "../util/fs.hpp"
 #include "../util/hash.hpp"
@@ -76,6 +77,16 @@ class stats_worker {
     return w;
   }
 
+  // The worker for one tensor's chunks, from its first start() to its last wait(); nullptr
+  // while another thread's tensor has it (that caller computes its statistics itself: one
+  // job slot, so two callers would take each other's results). release() when done.
+  static stats_worker* claim() noexcept {
+    stats_worker* w = get();
+    if (!w || __atomic_exchange_n(&w->claimed_, true, __ATOMIC_ACQUIRE)) return nullptr;
+    return w;
+  }
+  void release() noexcept { __atomic_store_n(&claimed_, false, __ATOMIC_RELEASE); }
+
   void start(const void* p, size_t count, dtype t) noexcept {
     lock_guard<mutex> g(m_);
     job_ = view_raw(p, t, dims{static_cast<int64_t>(count)});
@@ -91,6 +102,7 @@ class stats_worker {
  private:
   stats_worker() : pid_(getpid()) {}
   static void* main(void* self) noexcept {
+    become_background_thread("probe-stats");
     auto* w = static_cast<stats_worker*>(self);
     for (;;) {
       tensor_view job;
@@ -113,9 +125,21 @@ class stats_worker {
   tensor_view job_{};
   health result_;
   bool pending_ = false;  // a job was handed over and its result is not ready yet
+  bool claimed_ = false;  // a caller holds the worker (claim/release)
   pid_t pid_;
   stats_worker* forked_from_ = nullptr;
   thread th_;
+};
+
+// A claimed worker, released when the tensor is done (on every way out).
+struct stats_lease {
+  explicit stats_lease(stats_worker* w) noexcept : worker(w) {}
+  stats_lease(const stats_lease&) = delete;
+  stats_lease& operator=(const stats_lease&) = delete;
+  ~stats_lease() {
+    if (worker) worker->release();
+  }
+  stats_worker* const worker;
 };
 
 struct dump_result {

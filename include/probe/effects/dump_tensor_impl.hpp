@@ -37,7 +37,8 @@ PROBE_API dump_result dump_tensor(const tensor_view& v, int dirfd, const std::st
     acc.type = v.type;
     // Statistics overlap the file writes only when there is a file and enough data to pay
     // for the hand-over (about 10 us per chunk).
-    stats_worker* worker = file.fd() >= 0 && reader.total_bytes() >= k_parallel_stats_bytes ? stats_worker::get() : nullptr;
+    const stats_lease lease(file.fd() >= 0 && reader.total_bytes() >= k_parallel_stats_bytes ? stats_worker::claim() : nullptr);
+    stats_worker* worker = lease.worker;
     if (copy_to && reader.total_bytes() != copy_bytes) {
       res.note = "tensor size changed while read";
       return res;

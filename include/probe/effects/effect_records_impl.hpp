@@ -118,8 +118,16 @@ PROBE_API bool record_capture(effect_record* r, const tensor_view& given, tensor
     v = gathered.view();
   }
   *out = v;
-  if (!v.valid()) return true;  // formats as "<invalid tensor>"; nothing to copy
-  if (v.numel() > 0 && !v.data) return true;
+  if (!v.valid() || (v.numel() > 0 && !v.data)) {
+    // Formats as "<invalid tensor>" or "<... with no data>"; nothing to copy. Said once, as
+    // every reader of a view says what is wrong with it.
+    static int said = 0;
+    try {
+      log_once(&said, "probe::print / probe::callback: a tensor argument: %s", view_problem_text(v).c_str());
+    } catch (...) {
+    }
+    return true;
+  }
   owned_copy* c = static_cast<owned_copy*>(malloc(sizeof(owned_copy)));
   if (!c) {
     record_fail(r, "out of memory copying a tensor");

@@ -60,9 +60,9 @@ struct ir_config {
 };
 
 inline const ir_config* ir_config_for(const options& o) {
-  static mutex m;
+  static static_mutex m;  // never destroyed: engines may compile modules during exit
   static ir_config* list = nullptr;
-  lock_guard<mutex> g(m);
+  lock_guard<static_mutex> g(m);
   for (ir_config* c = list; c; c = c->next)
     if (c->src == &o) return c;
   ir_config* c = new ir_config();

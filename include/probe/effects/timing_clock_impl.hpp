@@ -1,5 +1,6 @@
 // timing_clock: definitions (see timing_clock_source.hpp).
 #pragma once
+#include "../core/flags.hpp"
 #include "timing_clock_source.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -64,6 +65,11 @@ PROBE_API uint8_t choose_clock(const char* forced) noexcept {
 }
 
 PROBE_API void clock_init() noexcept {
+  if (__atomic_load_n(&g_clock_kind, __ATOMIC_ACQUIRE) != clock_unset) return;
+  // The first reading may come before any mark (a probe::timer made first thing in main):
+  // the flags are read first, so that --probe_timing_clock chooses this clock. Reentrant:
+  // while the flags are being applied on this thread it returns at once.
+  ensure_parsed();
   if (__atomic_load_n(&g_clock_kind, __ATOMIC_ACQUIRE) != clock_unset) return;
   clock_state& s = clock_globals();
   lock_guard<mutex> g(s.m);

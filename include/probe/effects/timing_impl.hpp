@@ -1,5 +1,6 @@
 // timing: definitions (see timing_control.hpp).
 #pragma once
+#include "../util/background_thread.hpp"
 #include "timing_control.hpp"
 #include "timing_ranks_impl.hpp"
 
@@ -33,6 +34,7 @@ PROBE_API void drain_all_locked(timing_state& s, bool final_flush) {
 }
 
 PROBE_API void* timing_writer_main(void*) {
+  become_background_thread("probe-timing");
   timing_state& s = timing();
   for (;;) {
     {
@@ -95,10 +97,9 @@ PROBE_API std::string absolute_path(const char* path) {
 PROBE_API int timing_apply_options(const options& o, op_listener** list, int n, int capacity) noexcept {
   timing_state& s = timing();
   try {
-    if (o.timing) {
-      clock_request(o.timing_clock);
-      clock_init();
-    }
+    // Asked for even with timing off: a probe::timer reads the clock too.
+    clock_request(o.timing_clock);
+    if (o.timing) clock_init();
     lock_guard<mutex> g(s.agg_m);
     s.summary_at_exit = o.timing_summary;
     if (o.timing && !s.ever_on) {

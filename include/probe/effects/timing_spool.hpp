@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../util/config.hpp"
+#include "../util/io_signals.hpp"
 #include "timing_buffer.hpp"
 
 PROBE_BEGIN_NAMESPACE
@@ -194,10 +195,14 @@ class trace_spool {
 #endif
     }
     if (fd_ < 0) return false;
+    io_signal_guard quiet;  // past RLIMIT_FSIZE: EFBIG here, not SIGXFSZ to the host
     for (size_t done = 0; done < used_;) {
       const ssize_t n = ::pwrite(fd_, buf_.data() + done, used_ - done, spilled_ + static_cast<off_t>(done));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;  // what was written past spilled_ is overwritten or cut later
+      if (n <= 0) {
+        if (n < 0) note_io_error(errno);
+        return false;  // what was written past spilled_ is overwritten or cut later
+      }
       done += static_cast<size_t>(n);
     }
     spilled_ += static_cast<off_t>(used_);

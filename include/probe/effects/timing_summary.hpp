@@ -2,6 +2,7 @@
 // time; then totals by op type and by name pattern (digits collapsed: L3.rope and L7.rope are
 // L*.rope), each table cut to its largest rows; then the user metrics. Internal header.
 #pragma once
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../util/io_signals.hpp"
 #include "../util/ptr_list.hpp"
 #include "../util/float_text.hpp"
 #include "../util/metric_line.h"  // probe_metric_rank_prefix
@@ -296,8 +298,8 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       text += line + "\n";
     }
   }
-  fwrite(text.data(), 1, text.size(), out);
-  fflush(out);
+  io_signal_guard quiet;  // a closed pipe or a full disk loses the table, not the host
+  if (fwrite(text.data(), 1, text.size(), out) != text.size() || fflush(out) != 0) note_io_error(errno);
 }
 
 }  // namespace detail

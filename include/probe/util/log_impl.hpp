@@ -1,5 +1,6 @@
 // probe's own messages (log.hpp): definitions.
 #pragma once
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 
 #include <new>
 
+#include "io_signals.hpp"
 #include "log.hpp"
 #include "sync.hpp"
 
@@ -74,9 +76,10 @@ PROBE_API void vlog(const char* fmt, va_list ap) noexcept {
     t->sink(buf + n, t->user);
   } else {
     buf[len++] = '\n';
+    // stderr may be a pipe whose reader is gone: the message is lost, the host goes on.
+    io_signal_guard quiet;
     fflush(stderr);
-    const ssize_t w = ::write(2, buf, len);
-    (void)w;
+    if (::write(2, buf, len) < 0) note_io_error(errno);
   }
   free(heap);
 }
