@@ -4997,7 +4997,11 @@ PROBE_API int append_whole(int fd, const void* buf, size_t n) noexcept {
 PROBE_API int make_dirs(const std::string& path, mode_t mode) noexcept {
   if (path.empty()) return ENOENT;
   std::string cur;
-  cur.reserve(path.size());
+  try {
+    cur.reserve(path.size());  // the appends below then never allocate
+  } catch (...) {
+    return ENOMEM;
+  }
   for (size_t i = 0; i <= path.size(); ++i) {
     if (i == path.size() || (path[i] == '/' && i > 0)) {
       if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return errno;
@@ -7220,7 +7224,11 @@ PROBE_API void clear_argv_flags() noexcept {
   {
     lock_guard<mutex> g(st.m);
     st.argv_tokens.clear();
-    reparse_locked(st);
+    try {
+      reparse_locked(st);
+    } catch (...) {  // out of memory: the options stay as they were
+      log("could not read the flags again (out of memory); they stay as they were");
+    }
   }
   publish(st);
 }

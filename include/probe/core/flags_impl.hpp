@@ -575,7 +575,11 @@ PROBE_API void clear_argv_flags() noexcept {
   {
     lock_guard<mutex> g(st.m);
     st.argv_tokens.clear();
-    reparse_locked(st);
+    try {
+      reparse_locked(st);
+    } catch (...) {  // out of memory: the options stay as they were
+      log("could not read the flags again (out of memory); they stay as they were");
+    }
   }
   publish(st);
 }

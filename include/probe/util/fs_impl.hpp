@@ -73,7 +73,11 @@ PROBE_API int append_whole(int fd, const void* buf, size_t n) noexcept {
 PROBE_API int make_dirs(const std::string& path, mode_t mode) noexcept {
   if (path.empty()) return ENOENT;
   std::string cur;
-  cur.reserve(path.size());
+  try {
+    cur.reserve(path.size());  // the appends below then never allocate
+  } catch (...) {
+    return ENOMEM;
+  }
   for (size_t i = 0; i <= path.size(); ++i) {
     if (i == path.size() || (path[i] == '/' && i > 0)) {
       if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return errno;
