@@ -4633,6 +4633,20 @@ PROBE_END_NAMESPACE
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+// Closes a descriptor (if any) when it goes out of scope.
+class fd_guard {
+ public:
+  explicit fd_guard(int fd) noexcept : fd_(fd) {}
+  ~fd_guard() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  fd_guard(const fd_guard&) = delete;
+  fd_guard& operator=(const fd_guard&) = delete;
+
+ private:
+  int fd_;
+};
+
 // Writes all of buf; returns 0 or an errno value.
 PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept;
 
@@ -10772,6 +10786,8 @@ PROBE_API bool write_fd(int fd, const tensor_view& v, std::string* error = nullp
 // temporary in the same directory is renamed over it).
 PROBE_API bool write(const char* path, const tensor_view& v, std::string* error = nullptr) noexcept;
 PROBE_API bool write(const std::string& path, const tensor_view& v, std::string* error = nullptr) noexcept;
+// The same, `path` relative to the open directory `dirfd` (AT_FDCWD: the working directory).
+PROBE_API bool write_at(int dirfd, const char* path, const tensor_view& v, std::string* error = nullptr) noexcept;
 // Reads only the header (type, shape, order, where the data starts).
 PROBE_API bool read_header(const char* path, header_info* info, std::string* error = nullptr) noexcept;
 PROBE_API bool read_header(const std::string& path, header_info* info, std::string* error = nullptr) noexcept;
@@ -11259,19 +11275,6 @@ inline bool read_all(int fd, void* data, size_t n, size_t* got) noexcept {
   return true;
 }
 
-class fd_guard {
- public:
-  explicit fd_guard(int fd) noexcept : fd_(fd) {}
-  ~fd_guard() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-
- private:
-  int fd_;
-};
-
 // Opens path and reads and checks its header, sizes included; *fd_out is open on success
 // and may be open on failure (the caller closes it).
 inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
@@ -11330,15 +11333,19 @@ PROBE_API bool write_fd(int fd, const tensor_view& v, std::string* error) noexce
   return !err || detail::fail(error, "write failed: %s", strerror(err));
 }
 
-PROBE_API bool write(const char* path, const tensor_view& v, std::string* error) noexcept {
+PROBE_API bool write_at(int dirfd, const char* path, const tensor_view& v, std::string* error) noexcept {
   const char* bad = detail::unwritable(v);
   if (*bad) return detail::fail(error, "%s: %s", path, bad);
   ::probe::detail::atomic_file f;
-  if (const int e = f.open(path)) return detail::fail(error, "%s: cannot create a file in its directory: %s", path, strerror(e));
+  if (const int e = f.open_at(dirfd, path))
+    return detail::fail(error, "%s: cannot create a file in its directory: %s", path, strerror(e));
   std::string why;
   if (!write_fd(f.fd(), v, &why)) return detail::fail(error, "%s: %s", path, why.c_str());
   if (const int e = f.commit()) return detail::fail(error, "%s: %s", path, strerror(e));
   return true;
+}
+PROBE_API bool write(const char* path, const tensor_view& v, std::string* error) noexcept {
+  return write_at(AT_FDCWD, path, v, error);
 }
 PROBE_API bool write(const std::string& path, const tensor_view& v, std::string* error) noexcept {
   return write(path.c_str(), v, error);
@@ -11349,7 +11356,7 @@ PROBE_API bool read_header(const char* path, header_info* info, std::string* err
   int fd = -1;
   header_info h;
   const bool ok = detail::open_and_parse(path, &fd, &h, error);
-  detail::fd_guard guard(fd);
+  ::probe::detail::fd_guard guard(fd);
   if (ok && info) *info = h;
   return ok;
 }
@@ -11363,7 +11370,7 @@ PROBE_API tensor read(const char* path, std::string* error) noexcept {
   int fd = -1;
   header_info h;
   const bool ok = detail::open_and_parse(path, &fd, &h, error);
-  detail::fd_guard guard(fd);
+  ::probe::detail::fd_guard guard(fd);
   if (!ok) return tensor();
   try {
     const dims shape(h.shape, static_cast<size_t>(h.ndim));
@@ -17912,16 +17919,6 @@ inline int open_stop_dir(const std::string& root, bool in_dump, const std::strin
   return e ? -e : out;
 }
 
-// One variable's .npy in the stop's folder, under a temporary name until it is whole.
-inline bool write_npy_at(int dir_fd, const std::string& name, const tensor_view& v, std::string* err) {
-  atomic_file f;
-  int e = f.open_at(dir_fd, name);
-  if (!e && !npy::write_fd(f.fd(), v, err)) return false;
-  if (!e) e = f.commit();
-  if (e) *err = strerror(e);
-  return !e;
-}
-
 PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
   breakpoint_state& st = breakpoint_state_ref();
   try {
@@ -17969,10 +17966,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       log("%s: cannot create %s (%s)", stop_header(s).c_str(), dir.c_str(), strerror(-dir_fd));
       return;
     }
-    struct closer {
-      int fd;
-      ~closer() { ::close(fd); }
-    } close_dir{dir_fd};
+    const fd_guard close_dir(dir_fd);
     std::string index = stop_header(s) + "\n";
     int written = 0, failed = 0;
     for (size_t i = 0; i < s.frames.size(); ++i) {
@@ -17989,7 +17983,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         tensor storage;
         tensor_view host;
         std::string err;
-        if (host_view_of(v.view, &storage, &host, &err) && write_npy_at(dir_fd, file, host, &err)) {
+        if (host_view_of(v.view, &storage, &host, &err) && npy::write_at(dir_fd, file.c_str(), host, &err)) {
           index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + " -> " + file + "\n";
           ++written;
         } else {

@@ -165,16 +165,6 @@ inline int open_stop_dir(const std::string& root, bool in_dump, const std::strin
   return e ? -e : out;
 }
 
-// One variable's .npy in the stop's folder, under a temporary name until it is whole.
-inline bool write_npy_at(int dir_fd, const std::string& name, const tensor_view& v, std::string* err) {
-  atomic_file f;
-  int e = f.open_at(dir_fd, name);
-  if (!e && !npy::write_fd(f.fd(), v, err)) return false;
-  if (!e) e = f.commit();
-  if (e) *err = strerror(e);
-  return !e;
-}
-
 PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
   breakpoint_state& st = breakpoint_state_ref();
   try {
@@ -222,10 +212,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
       log("%s: cannot create %s (%s)", stop_header(s).c_str(), dir.c_str(), strerror(-dir_fd));
       return;
     }
-    struct closer {
-      int fd;
-      ~closer() { ::close(fd); }
-    } close_dir{dir_fd};
+    const fd_guard close_dir(dir_fd);
     std::string index = stop_header(s) + "\n";
     int written = 0, failed = 0;
     for (size_t i = 0; i < s.frames.size(); ++i) {
@@ -242,7 +229,7 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         tensor storage;
         tensor_view host;
         std::string err;
-        if (host_view_of(v.view, &storage, &host, &err) && write_npy_at(dir_fd, file, host, &err)) {
+        if (host_view_of(v.view, &storage, &host, &err) && npy::write_at(dir_fd, file.c_str(), host, &err)) {
           index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + " -> " + file + "\n";
           ++written;
         } else {

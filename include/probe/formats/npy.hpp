@@ -74,6 +74,8 @@ PROBE_API bool write_fd(int fd, const tensor_view& v, std::string* error = nullp
 // temporary in the same directory is renamed over it).
 PROBE_API bool write(const char* path, const tensor_view& v, std::string* error = nullptr) noexcept;
 PROBE_API bool write(const std::string& path, const tensor_view& v, std::string* error = nullptr) noexcept;
+// The same, `path` relative to the open directory `dirfd` (AT_FDCWD: the working directory).
+PROBE_API bool write_at(int dirfd, const char* path, const tensor_view& v, std::string* error = nullptr) noexcept;
 // Reads only the header (type, shape, order, where the data starts).
 PROBE_API bool read_header(const char* path, header_info* info, std::string* error = nullptr) noexcept;
 PROBE_API bool read_header(const std::string& path, header_info* info, std::string* error = nullptr) noexcept;

@@ -150,19 +150,6 @@ inline bool read_all(int fd, void* data, size_t n, size_t* got) noexcept {
   return true;
 }
 
-class fd_guard {
- public:
-  explicit fd_guard(int fd) noexcept : fd_(fd) {}
-  ~fd_guard() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-
- private:
-  int fd_;
-};
-
 // Opens path and reads and checks its header, sizes included; *fd_out is open on success
 // and may be open on failure (the caller closes it).
 inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
@@ -221,15 +208,19 @@ PROBE_API bool write_fd(int fd, const tensor_view& v, std::string* error) noexce
   return !err || detail::fail(error, "write failed: %s", strerror(err));
 }
 
-PROBE_API bool write(const char* path, const tensor_view& v, std::string* error) noexcept {
+PROBE_API bool write_at(int dirfd, const char* path, const tensor_view& v, std::string* error) noexcept {
   const char* bad = detail::unwritable(v);
   if (*bad) return detail::fail(error, "%s: %s", path, bad);
   ::probe::detail::atomic_file f;
-  if (const int e = f.open(path)) return detail::fail(error, "%s: cannot create a file in its directory: %s", path, strerror(e));
+  if (const int e = f.open_at(dirfd, path))
+    return detail::fail(error, "%s: cannot create a file in its directory: %s", path, strerror(e));
   std::string why;
   if (!write_fd(f.fd(), v, &why)) return detail::fail(error, "%s: %s", path, why.c_str());
   if (const int e = f.commit()) return detail::fail(error, "%s: %s", path, strerror(e));
   return true;
+}
+PROBE_API bool write(const char* path, const tensor_view& v, std::string* error) noexcept {
+  return write_at(AT_FDCWD, path, v, error);
 }
 PROBE_API bool write(const std::string& path, const tensor_view& v, std::string* error) noexcept {
   return write(path.c_str(), v, error);
@@ -240,7 +231,7 @@ PROBE_API bool read_header(const char* path, header_info* info, std::string* err
   int fd = -1;
   header_info h;
   const bool ok = detail::open_and_parse(path, &fd, &h, error);
-  detail::fd_guard guard(fd);
+  ::probe::detail::fd_guard guard(fd);
   if (ok && info) *info = h;
   return ok;
 }
@@ -254,7 +245,7 @@ PROBE_API tensor read(const char* path, std::string* error) noexcept {
   int fd = -1;
   header_info h;
   const bool ok = detail::open_and_parse(path, &fd, &h, error);
-  detail::fd_guard guard(fd);
+  ::probe::detail::fd_guard guard(fd);
   if (!ok) return tensor();
   try {
     const dims shape(h.shape, static_cast<size_t>(h.ndim));

@@ -21,6 +21,20 @@
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
+// Closes a descriptor (if any) when it goes out of scope.
+class fd_guard {
+ public:
+  explicit fd_guard(int fd) noexcept : fd_(fd) {}
+  ~fd_guard() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  fd_guard(const fd_guard&) = delete;
+  fd_guard& operator=(const fd_guard&) = delete;
+
+ private:
+  int fd_;
+};
+
 // Writes all of buf; returns 0 or an errno value.
 PROBE_API int write_all(int fd, const void* buf, size_t n) noexcept;
 
