@@ -41,6 +41,15 @@ double thread_cpu_ns() {
 
 PROBE_NOINLINE void plain(long i) { g_y[i & 63] = g_x[i & 63] + 1.f; }
 
+// 64 KiB in, 64 KiB out: what breakpoint frames copy per op while a stop can read them.
+std::vector<float> g_big_x(16384, 1.f), g_big_y(16384);
+PROBE_NOINLINE void marked_big_op(long i) {
+  probe::op op("bench_big_op", "Bench");
+  if (op.records_tensors()) op.input("x", g_big_x);
+  g_big_y[static_cast<size_t>(i) & 16383] = g_big_x[static_cast<size_t>(i) & 16383] + 1.f;
+  if (op.records_tensors()) op.output("y", g_big_y);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,6 +80,22 @@ int main(int argc, char** argv) {
   std::printf("%-48s %.3f us (target <= 2 us)\n", "per tensor, op thread CPU time", (c1 - c0) / cpu_ops / 2000.0);
   probe::set_flags("");
   std::system(("rm -rf '" + dir + "'").c_str());
+
+  // Ops recorded for breakpoint frames, no stop taken: trap mode records frames without
+  // copies (a debugger reads memory itself); prompt mode copies each tensor at its call.
+  std::printf("== breakpoint frames, 64 KiB input + 64 KiB output per op\n");
+  std::vector<double> kept, bare;
+  for (int round = 0; round < 2; ++round) {
+    probe::set_flags("--probe_breakpoint=prompt");
+    kept.push_back(bench::time_ns([] { static long i = 0; marked_big_op(++i); }, iters / 20, 11).median);
+    probe::set_flags("--probe_breakpoint=trap");
+    bare.push_back(bench::time_ns([] { static long i = 0; marked_big_op(++i); }, iters / 20, 11).median);
+  }
+  probe::set_flags("");
+  const double k = kept[0] < kept[1] ? kept[0] : kept[1], b = bare[0] < bare[1] ? bare[0] : bare[1];
+  std::printf("%-48s %.1f ns\n", "op, tensors copied for frames (prompt)", k);
+  std::printf("%-48s %.1f ns\n", "op, frames without copies (trap)", b);
+  std::printf("%-48s %.2f GB/s of copied bytes; ratio %.2f\n", "copies", 131072.0 / (k - b), k / b);
 
   std::printf("== content hash\n");
   // In cache (what the hash itself costs) and from memory (what a large dump sees).

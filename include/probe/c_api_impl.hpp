@@ -208,7 +208,7 @@ void probe_op_unadopt(probe_op* adopted) PROBE_C_NOEXCEPT {
   if (adopted) probe::detail::op_unadopt(probe::detail::c_record(adopted));
 }
 
-probe_scope probe_scope_begin(const probe_scope_site* site) PROBE_C_NOEXCEPT {
+probe_scope probe_scope_begin(probe_scope_site* site) PROBE_C_NOEXCEPT {
   probe_scope s{nullptr, 0};
   const auto* cpp = reinterpret_cast<const probe::detail::scope_site*>(site);
   if (site && probe::detail::scope_enter(cpp, &s.begin)) s.site = site;

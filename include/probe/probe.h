@@ -222,8 +222,10 @@ void probe_op_unadopt(probe_op* adopted) PROBE_C_NOEXCEPT;
 
 /* ---- timing and metrics ---- */
 
-/* Times the code between begin and end under the site's name (--probe_timing). */
-probe_scope probe_scope_begin(const probe_scope_site* site) PROBE_C_NOEXCEPT;
+/* Times the code between begin and end under the site's name (--probe_timing). The site is
+ * static and writable (PROBE_C_SCOPE makes one): probe writes its id at first use and reads
+ * its strings until the program exits. */
+probe_scope probe_scope_begin(probe_scope_site* site) PROBE_C_NOEXCEPT;
 void probe_scope_end(probe_scope scope) PROBE_C_NOEXCEPT;
 
 /* Prints "<name>: <value>" on stdout, the line a nightly job greps; records it while timing. */
@@ -298,7 +300,7 @@ static inline probe_op* probe_op_adopt(probe_op* parent) {
   return NULL;
 }
 static inline void probe_op_unadopt(probe_op* adopted) { (void)adopted; }
-static inline probe_scope probe_scope_begin(const probe_scope_site* site) {
+static inline probe_scope probe_scope_begin(probe_scope_site* site) {
   probe_scope s;
   (void)site;
   s.site = NULL;

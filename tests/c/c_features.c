@@ -226,6 +226,59 @@ static int log_sink(void) {
   return sink_calls > 0 ? 0 : 1;
 }
 
+/* What C callers get wrong, survived: ops ended out of order and twice, shapes whose byte
+ * count overflows, a null argv, a scope site whose id probe did not give. */
+static int misuse(void) {
+  float x[4] = {1, 2, 3, 4};
+  const int64_t four[1] = {4};
+  const int64_t huge[1] = {INT64_MAX};
+  const int64_t wraps[3] = {(int64_t)1 << 32, (int64_t)1 << 32, 4};
+  static probe_scope_site site = {"misused", __FILE__, __func__, __LINE__, 123456789u};
+  int argc2 = 2;
+  int i;
+  probe_op* a;
+  probe_op* b;
+  probe_op* inner;
+  probe_op* outer;
+  probe_scope scope;
+  probe_init(&argc2, NULL);
+  if (argc2 != 2) return 1;
+  /* an early exit skipped a's end: a ends before b, b after it */
+  a = probe_op_begin("a", "A", -1);
+  probe_op_input(a, "x", x, PROBE_FLOAT32, 1, four);
+  b = probe_op_begin("b", "B", -1);
+  probe_op_input(b, "x", x, PROBE_FLOAT32, 1, four);
+  probe_op_end(a);
+  if (probe_op_current() != b) return 2;
+  probe_breakpoint(probe_var_of("x", x, PROBE_FLOAT32, 1, four)); /* frames: b inside a, no cycle */
+  probe_op_end(b);
+  if (probe_op_current() != NULL) return 3;
+  /* ended twice */
+  outer = probe_op_begin("outer", "Outer", -1);
+  inner = probe_op_begin("inner", "Inner", -1);
+  probe_op_end(inner);
+  probe_op_end(inner);
+  probe_op_end(outer);
+  if (probe_op_current() != NULL) return 4;
+  /* byte counts past memory */
+  outer = probe_op_begin("huge", "Huge", -1);
+  probe_op_output(outer, "y", x, PROBE_FLOAT32, 1, huge);
+  probe_op_output(outer, "z", x, PROBE_FLOAT32, 3, wraps);
+  probe_op_end(outer);
+  for (i = 0; i < 3; ++i) {
+    scope = probe_scope_begin(&site);
+    probe_scope_end(scope);
+  }
+  /* later ops nest as they should */
+  outer = probe_op_begin("after", "After", -1);
+  probe_op_input(outer, "x", x, PROBE_FLOAT32, 1, four);
+  inner = probe_op_begin("child", "Child", -1);
+  probe_op_output(inner, "x", x, PROBE_FLOAT32, 1, four);
+  probe_op_end(inner);
+  probe_op_end(outer);
+  return probe_op_current() == NULL ? 0 : 5;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int rc = 2;
@@ -258,6 +311,8 @@ int main(int argc, char** argv) {
     rc = replay_source();
   } else if (strcmp(mode, "log_sink") == 0) {
     rc = log_sink();
+  } else if (strcmp(mode, "misuse") == 0) {
+    rc = misuse();
   }
   probe_flush();
   return rc;

@@ -131,6 +131,29 @@ elif mode == "at_end_link":
     need(y and y["stats"]["min"] == 42 and y["stats"]["max"] == 42, f"output_at_end not read at the end: {y}")
     x = m.get("use#0/in/x")
     need(x and x.get("producer") == "fill#0/out/y", f"link not recorded: {x}")
+elif mode == "misuse":
+    r = run("--probe_dump_to=dump --probe_dump_as_npy --probe_trace_to=t.json --probe_timing_summary "
+            "--probe_breakpoint=dump")
+    err = r.stderr
+    need("op a ended while an op begun inside it was still open" in err, err)
+    need("op inner ended twice; the second end is ignored" in err, err)
+    need(err.count("ended twice") == 1, err)
+    need("misused" in r.stderr + r.stdout, f"the misused scope site is not timed:\n{err}")
+    m = manifest()
+    ops = {t["op"]: t for t in m if t.get("record") == "tensor"}
+    seq = {t["op"]: t["seq"] for t in m if t.get("record") == "tensor"}
+    need(ops["child"]["parent"] == seq["after"], f"nesting after the misuse: {ops['child']}")
+    need(ops["b"]["parent"] == seq["a"] and ops["a"]["parent"] is None, f"b begun inside a: {ops['b']}")
+    huge = [t for t in m if t.get("record") == "tensor" and t["op"] == "huge"]
+    need(len(huge) == 2 and all("more bytes than memory" in t.get("note", "") for t in huge),
+         f"shapes past memory: {huge}")
+    frames = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(work, "dump", "breakpoints")) for f in fs
+              if f == "frames.txt"]
+    need(len(frames) == 1, f"breakpoint folders: {frames}")
+    text = open(frames[0], encoding="utf-8").read()
+    need(text.count(" op b (B)") == 1 and text.count(" op a (A)") == 1, text)
+    with open(os.path.join(work, "t.json"), encoding="utf-8") as f:
+        json.load(f)
 elif mode == "log_sink":
     r = run(None)
     need(re.search(r"sink\[mine\]: .*dump_to_typo", r.stdout), r.stdout)

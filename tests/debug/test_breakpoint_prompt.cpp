@@ -7,6 +7,9 @@
 #include <probe/core/tensor.hpp>
 
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -314,30 +317,79 @@ TEST_CASE("prompt: a device tensor without a backend is described, and reading i
   }
 }
 
-// A frame reads its op's views when asked: an op that wrote its input in place makes `p` show
-// the op's result, and the prompt says so from the hash taken when the op recorded the input.
-TEST_CASE("prompt: a variable written in place since its op recorded it is said to have changed") {
+// An op frame shows what the op recorded, copied at its call: an op that writes its input in
+// place, or frees it, before a stop inside it changes nothing the prompt shows.
+TEST_CASE("prompt: an op frame shows its tensors as recorded, whatever the program did to them since") {
   probe::set_flags("--probe_breakpoint=prompt");
   std::vector<float> gate{1, 2, 3};
   std::vector<float> bias{0.5f, 0.25f, 2};
+  // Pages of their own, unmapped before the stop: reading the program's memory then faults.
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* mem = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mem != MAP_FAILED);
+  float* scratch = static_cast<float*>(mem);
+  scratch[0] = 7;
+  scratch[1] = 8;
   probe::detail::stop_info stop;
+  std::string at_stop;
   {
     probe::op act("act", "ReluInplace");
-    act.input("gate", gate).input("bias", bias);
+    act.input("gate", gate).input("bias", bias).input("scratch", probe::view(scratch, {2}));
     for (float& g : gate) g = -g;  // the kernel writes its input in place
+    REQUIRE(munmap(mem, page) == 0);
     stop = probe::detail::breakpoint_stop("model.cpp", 3, "forward", nullptr, 0);
+    stop.reason = "breakpoint";
+    at_stop = session(stop, "up\np gate\np scratch\ninfo scratch\nc\n");
   }
   probe::set_flags("");
-  stop.reason = "breakpoint";
+  CHECK(at_stop.find("(probe) p gate\n[1. 2. 3.]\n") != std::string::npos);
+  CHECK(at_stop.find("(probe) p scratch\n[7. 8.]\n") != std::string::npos);
+  CHECK(at_stop.find("(probe) info scratch\nscratch: float32[2], strides (1,) (elements), host, " +
+                     probe::format("{}", static_cast<const void*>(scratch)) +
+                     "; shown: the copy made when the op recorded it\n") != std::string::npos);
+  // The stop keeps its own copies: it outlives the op, whose copies are gone.
+  CHECK(probe::detail::context().frame_kept_bytes == 0);
   const std::string out = session(stop, "up\np gate\npp gate[1:]\np bias\nstats gate\np gate.shape\nc\n");
-  const std::string note =
-      "note: gate's bytes changed since they were recorded as the input of op act (written in place since); "
-      "showing the memory now, not the recorded value\n";
-  CHECK(out.find("(probe) p gate\n" + note + "[-1. -2. -3.]\n") != std::string::npos);
-  CHECK(out.find("(probe) pp gate[1:]\n" + note + "[-2. -3.]\n") != std::string::npos);
-  CHECK(out.find("(probe) stats gate\n" + note + "gate: float32[3]") != std::string::npos);
-  // Unchanged bytes, and text that does not read the bytes, say nothing.
+  CHECK(out.find("(probe) p gate\n[1. 2. 3.]\n") != std::string::npos);
+  CHECK(out.find("(probe) pp gate[1:]\n[2. 3.]\n") != std::string::npos);
+  CHECK(out.find("(probe) stats gate\ngate: float32[3]") != std::string::npos);
   CHECK(out.find("(probe) p bias\n[0.5  0.25 2.  ]\n") != std::string::npos);
   CHECK(out.find("(probe) p gate.shape\n(3,)\n") != std::string::npos);
-  CHECK(out.find("bias's bytes") == std::string::npos);
+  CHECK(out.find("***") == std::string::npos);
+}
+
+// Past the budget, or where no stop could read frames when the op recorded them, a frame
+// shows the shape and dtype and never reads the program's memory.
+TEST_CASE("prompt: an op tensor that was not copied is described, and reading it says why") {
+  std::vector<float> small{1, 2};
+  std::vector<float> large(64, 1.0f);
+  for (const char* flags : {"--probe_breakpoint=prompt --probe_breakpoint_keep_bytes=200",
+                            "--probe_breakpoint=trap"}) {
+    CAPTURE(flags);
+    probe::set_flags(flags);
+    const bool budget = std::string(flags).find("keep_bytes") != std::string::npos;
+    std::string out;
+    {
+      probe::op mm("mm", "MatMul");
+      mm.input("small", small).input("large", large);
+      if (budget) CHECK(probe::detail::context().frame_kept_bytes == 8);
+      probe::detail::stop_info stop = probe::detail::breakpoint_stop("model.cpp", 3, "forward", nullptr, 0);
+      stop.reason = "breakpoint";
+      out = session(stop, "up\ninfo\np large.shape\np large\nstats large[1:]\ndump large /nonexistent/x.npy\np small\nc\n");
+    }
+    CHECK(probe::detail::context().frame_kept_bytes == 0);
+    probe::set_flags("");
+    INFO(out);
+    CHECK(out.find("  large  float32[64]  host\n") != std::string::npos);
+    CHECK(out.find("(probe) p large.shape\n(64,)\n") != std::string::npos);
+    const std::string why = budget ? "input of op mm not kept: its 256 bytes would pass --probe_breakpoint_keep_bytes=200"
+                                   : "input of op mm not kept: when the op recorded it, no stop could show it";
+    CHECK(out.find("(probe) p large\n*** 'large': " + why) != std::string::npos);
+    CHECK(out.find("(probe) stats large[1:]\n*** 'large[1:]': " + why) != std::string::npos);
+    CHECK(out.find("(probe) dump large /nonexistent/x.npy\n*** 'large': " + why) != std::string::npos);
+    if (budget)
+      CHECK(out.find("(probe) p small\n[1. 2.]\n") != std::string::npos);
+    else
+      CHECK(out.find("(probe) p small\n*** 'small': input of op mm not kept") != std::string::npos);
+  }
 }

@@ -7,6 +7,7 @@
 // Needs the CUDA runtime (cudart) at link time and the toolkit's include directory (nvtx3 is
 // header-only and ships with the toolkit).
 #pragma once
+#include "../util/immortal.hpp"
 #include "../util/config.hpp"
 
 #if defined(PROBE_WITH_CUDA) && !defined(PROBE_DISABLE)
@@ -60,7 +61,8 @@ inline void nvtx_range_push(const char* name) noexcept { nvtxRangePushA(name); }
 inline void nvtx_range_pop() noexcept { nvtxRangePop(); }
 
 inline bool install_cuda_timing() noexcept {
-  static cuda_event_api* events = new cuda_event_api();  // never destroyed: used at exit
+  static immortal<cuda_event_api> events_storage;  // never destroyed: used at exit
+  cuda_event_api* const events = &events_storage.get();
   static const range_hooks nvtx{&nvtx_range_push, &nvtx_range_pop};
   set_gpu_backend(events, &nvtx);
   return true;

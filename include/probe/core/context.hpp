@@ -43,9 +43,11 @@ struct recorded_tensor {
   bool unread = false;
   bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
   uint64_t hash = 0;
-  // `hash` was taken for breakpoint frames alone (have_hash stays false: data flow is off), so
-  // the prompt can tell that the bytes changed since the call.
-  bool frame_hash = false;
+  // Breakpoint frames show this copy, made at the call (options::frame_values): the program
+  // may free or rewrite the view's memory before a stop inside the op. Empty when not made;
+  // `not_kept` then says why, when the reason is not simply that no stop reads frames.
+  tensor kept;
+  std::string not_kept;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
   tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
   std::vector<const void*> batch_pointers;  // output_at_end of a batch_view: its pointer array, copied at the call
@@ -95,6 +97,8 @@ struct op_record {
   uint64_t scratch[8] = {};
   bool wants_tensors = false;  // some listener looks at tensors (op::records_tensors)
   bool tracks_outputs = false;  // none does, but data flow is followed: outputs' ranges are kept
+  uint64_t kept_bytes = 0;      // bytes of its tensors' `kept` copies (op_context::frame_kept_bytes)
+  bool ended = false;           // atomic: op_end ran (the record lives on while ops inside it are open)
   std::string previous_op;   // name of the op that began just before this one (stale inputs)
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
@@ -153,6 +157,7 @@ struct op_context {
   std::string last_name;  // the op that began last (with track_edges)
   uint64_t next_seq = 0;  // atomic
   bool track_edges = false;  // atomic
+  uint64_t frame_kept_bytes = 0;  // atomic: copies held for breakpoint frames by open ops
   const listener_set* listeners = nullptr;  // replaced whole (one atomic pointer)
 };
 PROBE_API op_context& context();

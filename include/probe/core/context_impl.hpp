@@ -45,18 +45,21 @@ PROBE_API void reset_op_counters() noexcept {
   c.producers.clear();
 }
 
-// Each thread keeps the record of its last ended op for its next one: an op recorded only for
-// timing allocates nothing once its name fits the record's string. The pointer is plain
-// thread-local data (no TLS wrapper on the op path); an object with a destructor frees it
-// when the thread exits, registered the first time a record is kept.
-inline thread_local op_record* t_spare = nullptr;
+// Each thread keeps the records of its last ended ops for its next ones: an op recorded only
+// for timing allocates nothing once its name fits the record's string. A few are kept, not
+// one, so that the records of nested ops stay readable after they end: a C caller that ends
+// an op twice finds it marked ended (and is told) instead of reading freed memory. The
+// pointers are plain thread-local data (no TLS wrapper on the op path); an object with a
+// destructor frees them when the thread exits, registered the first time a record is kept.
+constexpr int k_spare_records = 8;
+inline thread_local op_record* t_spares[k_spare_records] = {};
+inline thread_local int t_spare_count = 0;
 inline thread_local bool t_spare_state = false;  // false: no cleanup registered yet; true: registered
 inline thread_local bool t_spare_gone = false;   // the thread is exiting: records are freed, not kept
 struct spare_cleanup {
   void touch() noexcept {}
   ~spare_cleanup() {
-    delete t_spare;
-    t_spare = nullptr;
+    while (t_spare_count > 0) delete t_spares[--t_spare_count];
     t_spare_gone = true;
   }
 };
@@ -67,15 +70,18 @@ inline void register_spare_cleanup() noexcept {
   cleanup.touch();  // constructs it, and so registers its destructor
 }
 
+// The oldest kept record is taken first: a record ended just now keeps its `ended` mark
+// longest.
 inline op_record* take_record() {
-  op_record* r = t_spare;
-  if (!r) return new op_record();
-  t_spare = nullptr;
+  if (t_spare_count == 0) return new op_record();
+  op_record* r = t_spares[0];
+  for (int i = 1; i < t_spare_count; ++i) t_spares[i - 1] = t_spares[i];
+  --t_spare_count;
   return r;
 }
 
 inline void give_back_record(op_record* r) noexcept {
-  if (t_spare_gone || t_spare) {
+  if (t_spare_gone) {
     delete r;
     return;
   }
@@ -93,9 +99,27 @@ inline void give_back_record(op_record* r) noexcept {
   for (uint64_t& w : r->scratch) w = 0;
   r->wants_tensors = false;
   r->tracks_outputs = false;
+  r->kept_bytes = 0;
   r->occurrence = 0;
   r->lane_occurrence = 0;
-  t_spare = r;
+  if (t_spare_count == k_spare_records) {
+    delete t_spares[0];
+    for (int i = 1; i < t_spare_count; ++i) t_spares[i - 1] = t_spares[i];
+    --t_spare_count;
+  }
+  t_spares[t_spare_count++] = r;  // still marked ended until it is taken again
+}
+
+// Ops of this thread that ended while an op begun inside them was still open (a C caller's
+// ends out of order) or that another thread ended: their records are freed once no open op
+// of this thread is inside them.
+inline void pop_ended_ops() noexcept {
+  const uint32_t me = thread_index();
+  while (t_current_op && __atomic_load_n(&t_current_op->ended, __ATOMIC_ACQUIRE) && t_current_op->thread == me) {
+    op_record* r = t_current_op;
+    t_current_op = r->parent;
+    give_back_record(r);
+  }
 }
 
 // A recycled record usually held the same op last time (loops repeat their ops): comparing
@@ -152,6 +176,8 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     r->step = current_step();
     r->thread = thread_index();
     r->module = t_ir_running;
+    pop_ended_ops();
+    r->ended = false;
     r->parent = t_current_op;
     r->lane = r->parent ? r->parent->lane : r->thread;
     r->wants_tensors = set && set->tensors;
@@ -270,6 +296,34 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
   return false;
 }
 
+// A copy of t's view for breakpoint frames, within the process's budget for them; a stop
+// inside the op shows it, whatever the program did to the view's memory since the call.
+inline void keep_for_frames(op_context& c, op_record& r, recorded_tensor& t) noexcept {
+  const tensor_view& v = t.view;
+  if (!v.valid() || !v.data) return;  // nothing to read: frames say so as they would have
+  const uint64_t n = v.nbytes();
+  const uint64_t cap = options_ref().breakpoint_keep_bytes;
+  const uint64_t before = __atomic_fetch_add(&c.frame_kept_bytes, n, __ATOMIC_RELAXED);
+  try {
+    if (before + n > cap || before + n < before) {
+      __atomic_fetch_sub(&c.frame_kept_bytes, n, __ATOMIC_RELAXED);
+      t.not_kept = "not kept: its " + std::to_string(n) + " bytes would pass --probe_breakpoint_keep_bytes=" +
+                   std::to_string(cap) + " (copies held for breakpoint frames by the open ops)";
+      return;
+    }
+    std::string why;
+    if (read_tensor(v, &t.kept, &why)) {
+      r.kept_bytes += n;
+      return;
+    }
+    t.not_kept = "not kept: " + why;
+  } catch (...) {
+    t.kept = tensor();
+    t.not_kept.clear();  // may itself be what ran out: frames then give the general reason
+  }
+  __atomic_fetch_sub(&c.frame_kept_bytes, n, __ATOMIC_RELAXED);
+}
+
 PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout, bool check_rmw,
                            bool implicit, bool unread) noexcept {
   if (!r->wants_tensors) {  // timing alone, or an op outside the filters
@@ -298,14 +352,11 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
         t.view.batch = nullptr;  // shape and dtype stay; no data
       }
     }
-    // Breakpoint frames show this view later, from memory the op may have written since.
-    const bool frames = gate_on(gate_scopes) && t.gathered.empty();
-    if ((edges || frames) && !unread && t.view.where.is_host() && t.view.valid() && t.view.data &&
-        t.view.is_contiguous()) {
+    if (edges && !unread && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
       t.hash = content_hash::of(t.view.data, t.view.nbytes());
-      t.have_hash = edges;
-      t.frame_hash = !edges;
+      t.have_hash = true;
     }
+    if (!unread && t.gathered.empty() && options_ref().frame_values) keep_for_frames(c, *r, t);
     if (which == io::in) {
       for (const auto& l : r->links)
         if (l.slot == t.slot) {
@@ -436,10 +487,24 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 }
 
 PROBE_API void op_end(op_record* r) noexcept {
+  if (__atomic_exchange_n(&r->ended, true, __ATOMIC_ACQ_REL)) {
+    static int said = 0;
+    log_once(&said, "op %s ended twice; the second end is ignored (an op is ended once)", r->name.c_str());
+    return;
+  }
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
-  if (t_current_op == r) t_current_op = r->parent;
-  give_back_record(r);
+  if (r->kept_bytes) __atomic_fetch_sub(&context().frame_kept_bytes, r->kept_bytes, __ATOMIC_RELAXED);
+  r->kept_bytes = 0;
+  if (t_current_op == r) {
+    pop_ended_ops();
+    return;
+  }
+  // An op begun inside it is still open, or it belongs to another thread: its record stays
+  // (that op's parent) until its own thread's ops close past it. Its effects are done.
+  static int said = 0;
+  log_once(&said, "op %s ended while %s; ops end in the reverse order they began, on the thread that began them",
+           r->name.c_str(), r->thread == thread_index() ? "an op begun inside it was still open" : "on another thread than began it");
 }
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }

@@ -72,7 +72,8 @@ inline bool same_options(const options& a, const options& b) noexcept {
   if (!(PROBE_SAME_##kind(name))) return false;
   PROBE_FLAG_LIST(PROBE_SAME_FIELD)
 #undef PROBE_SAME_FIELD
-  return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as;
+  return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as &&
+         a.frames == b.frames && a.frame_values == b.frame_values;
 }
 
 // Published sets of options: immutable once published, never freed (options_ref() hands

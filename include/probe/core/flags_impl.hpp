@@ -3,14 +3,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/immortal.hpp"
 #include "flags.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API flag_state& flags() {
-  static flag_state* s = new flag_state();  // never destroyed: used from atexit handlers
-  return *s;
+  static immortal<flag_state> s;  // never destroyed: used from atexit handlers
+  return s.get();
 }
 
 PROBE_API PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
@@ -380,6 +381,12 @@ PROBE_API void derive_intent(flag_state& st) {
   // A breakpoint asked for by flag shows the open ops as frames, with their tensors.
   o.frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
              o.breakpoint_as != breakpoint_mode::off;
+  // Op frames are read at a stop only by the prompt (auto: on a terminal or from a commands
+  // file) and by the dump mode; only then do ops copy what they record for them.
+  const bool reads_frames =
+      o.breakpoint_as == breakpoint_mode::prompt || o.breakpoint_as == breakpoint_mode::dump ||
+      (o.breakpoint_as == breakpoint_mode::auto_ && (o.breakpoint_commands[0] || isatty(0)));
+  o.frame_values = reads_frames && o.breakpoint_keep_bytes > 0;
 }
 
 PROBE_API unsigned compute_gate(const flag_state& st) {
@@ -516,7 +523,10 @@ PROBE_API void init(int& argc, char** argv) noexcept {
   try {
     std::vector<std::string> toks;
     int out = 1;
-    for (int i = 1; i < argc; ++i) {
+    // argv as C gives it: a null entry ends it, whatever argc says (and a null argv is empty).
+    int end = argv ? 1 : 0;
+    while (argv && end < argc && argv[end]) ++end;
+    for (int i = 1; i < end; ++i) {
       const char* a = argv[i];
       const char* body = a[0] == '-' ? (a[1] == '-' ? a + 2 : a + 1) : nullptr;
       if (body && strncmp(body, "probe_", 6) == 0) {
@@ -525,7 +535,7 @@ PROBE_API void init(int& argc, char** argv) noexcept {
         std::string name(body + 6);
         if (name.find('=') == std::string::npos) {
           int idx = detail::find_flag(name.c_str());
-          if (idx >= 0 && detail::k_flags[idx].kind != detail::flag_kind::boolean && i + 1 < argc &&
+          if (idx >= 0 && detail::k_flags[idx].kind != detail::flag_kind::boolean && i + 1 < end &&
               strncmp(argv[i + 1], "--", 2) != 0)
             toks.emplace_back(argv[++i]);
         }
@@ -533,8 +543,11 @@ PROBE_API void init(int& argc, char** argv) noexcept {
       }
       argv[out++] = argv[i];
     }
-    if (out < argc) argv[out] = nullptr;
-    argc = out;
+    if (argv && out < end) {  // what follows argv's end moves down with it
+      for (int i = end; i < argc; ++i) argv[out + i - end] = argv[i];
+      argc = out + (argc - end);
+      argv[out] = nullptr;
+    }
     if (!toks.empty()) {
       {
         detail::lock_guard<detail::mutex> g(st.m);

@@ -44,6 +44,8 @@
   X(string, breakpoint_commands, "",                                                               \
     "feed the breakpoint prompt from FILE: '@ FILE:LINE', '@ NAME', '@ hit N' blocks per stop (implies the prompt)") \
   X(string, break_if, "", "stop at a breakpoint only when COND holds: op=RE, type=RE, step>=N, hit==N joined by && and ||") \
+  X(size, breakpoint_keep_bytes, 268435456,                                                        \
+    "memory for copies of the tensors open ops recorded, which breakpoint frames show (whole process); past it a frame shows shape and dtype only") \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
   X(string, break_on_abs_above, "", "breakpoint on the first op output or print argument with |value| > X") \
   X(boolean, timing, false, "time scopes and ops")                                                 \
@@ -90,6 +92,9 @@ struct options {
   bool dump_to_stdout = false;  // no directory, or '-'
   breakpoint_mode breakpoint_as = breakpoint_mode::auto_;  // 'auto' resolved at break time
   bool frames = false;          // --probe_breakpoint given (not off): open ops are frames
+  // A stop can read op frames (a prompt or a dump, not one line): ops copy the tensors they
+  // record, since the program may free or rewrite them before a stop inside the op.
+  bool frame_values = false;
 };
 
 #if defined(PROBE_DISABLE)

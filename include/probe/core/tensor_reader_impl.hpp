@@ -26,6 +26,9 @@ PROBE_API std::string view_problem_text(const tensor_view& v) {
   if (v.ndim > max_dims) return head + "ndim is " + std::to_string(v.ndim) + ", more than " + std::to_string(max_dims);
   for (int d = 0; d < v.ndim; ++d)
     if (v.shape[d] < 0) return head + "shape[" + std::to_string(d) + "] is " + std::to_string(v.shape[d]);
+  if (!v.valid())  // the rest of valid(): the byte count
+    return head + "its shape holds more bytes than memory can (" + std::to_string(v.numel()) +
+           (v.numel() == INT64_MAX ? " or more" : "") + " elements of " + std::to_string(dtype_size(v.type)) + " bytes)";
   if (v.batch) {
     for (int64_t k = 0; k < v.shape[0]; ++k)
       if (!v.batch[k] && v.numel() > 0)

@@ -76,21 +76,25 @@ struct tensor_view {
   // say; data is null and strides[0] 0. Probe gathers the samples where it reads the view.
   const void* const* batch = nullptr;
 
-  // Whether probe can read it: a known dtype, 0..max_dims dimensions, none negative (a
-  // negative one would make a byte count of the whole address space). What is wrong with
-  // one that is not: detail::view_problem_text (core/tensor_reader.hpp).
+  // Whether probe can read it: a known dtype, 0..max_dims dimensions, none negative, and a
+  // byte count that fits in memory (a negative dimension or an overflowing product would make
+  // a byte count of the whole address space). What is wrong with one that is not:
+  // detail::view_problem_text (core/tensor_reader.hpp).
   bool valid() const noexcept {
     if (ndim < 0 || ndim > max_dims || dtype_size(type) == 0) return false;
     for (int i = 0; i < ndim; ++i)
       if (shape[i] < 0) return false;
-    return true;
+    return numel() <= PTRDIFF_MAX / static_cast<int64_t>(dtype_size(type));
   }
   int64_t numel() const noexcept { return detail::shape_numel(shape, ndim); }
   size_t itemsize() const noexcept { return dtype_size(type); }
-  // 0 for a view that is not valid() (a negative dimension, more than max_dims).
+  // 0 for a view that is not valid() (a negative dimension, more than max_dims, more bytes
+  // than memory holds).
   size_t nbytes() const noexcept {
     const int64_t n = ndim <= max_dims ? numel() : 0;
-    return n > 0 ? static_cast<size_t>(n) * itemsize() : 0;
+    const size_t item = itemsize();
+    if (n <= 0 || item == 0 || static_cast<uint64_t>(n) > static_cast<uint64_t>(PTRDIFF_MAX) / item) return 0;
+    return static_cast<size_t>(n) * item;
   }
   bool is_contiguous() const noexcept {
     int64_t expect = 1;

@@ -26,13 +26,16 @@ enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope, value };
 
 struct frame_var {
   std::string name;
-  tensor_view view;
-  tensor gathered;  // a batch_view's samples, read when the frame was built: `view` shows them
-  // An op's tensor shows the memory of its view, read when the user asks: the content hash
-  // taken when the op recorded it tells whether those bytes changed since (written in place).
-  bool have_hash = false;
-  uint64_t hash = 0;
-  std::string recorded_by;  // "input of op mlp" (what recorded the hash)
+  tensor_view view;  // what is shown: the caller's view during its call, else `gathered`
+  // The frame's own copy, when `view` shows one: a batch_view's samples read when the frame
+  // was built, or an op's tensor as the op copied it at its call.
+  tensor gathered;
+  // An op's tensor: the view the program gave (`info NAME` shows its strides and address).
+  tensor_view given;
+  bool copied = false;  // `gathered` is the op's copy from its call
+  // Why the value cannot be shown ("" when it can): the op made no copy. `view` keeps the
+  // shape and dtype, and its memory is never read.
+  std::string unavailable;
 };
 
 struct frame {
@@ -70,9 +73,14 @@ struct stop_info {
 
 PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v);
 
+// Why an op frame's tensor has no value to show: it was not copied at its call.
+PROBE_API std::string not_kept_text(const recorded_tensor& t, const std::string& op);
+
 // The enclosing op scopes of `op` (itself included), innermost first. An op frame's
 // variables are its recorded tensors named by slot; a slot used both as an input and an
-// output is "x" for the input and "x_out" for the output.
+// output is "x" for the input and "x_out" for the output. They show the copies the op made
+// when it recorded them (recorded_tensor::kept): the frames take their own copy of those, so
+// that a stop_info outlives the ops it shows.
 PROBE_API void add_op_frames(stop_info& s, const op_record* op);
 PROBE_API void add_op_frame(stop_info& s, const op_record* r);
 

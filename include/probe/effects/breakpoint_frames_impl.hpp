@@ -16,6 +16,14 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v) 
   f.vars.push_back(static_cast<frame_var&&>(fv));
 }
 
+PROBE_API std::string not_kept_text(const recorded_tensor& t, const std::string& op) {
+  std::string s = std::string(t.which == io::in ? "input" : "output") + " of op " + op + " ";
+  if (!t.not_kept.empty()) return s + t.not_kept;
+  // The program's memory may have been freed or rewritten since the call: it is not read.
+  return s + "not kept: when the op recorded it, no stop could show it (ops copy their tensors for "
+             "breakpoint frames under --probe_breakpoint=prompt or dump, or on a terminal)";
+}
+
 PROBE_API void add_op_frame(stop_info& s, const op_record* r) {
   frame f;
   f.kind = frame_kind::op;
@@ -31,13 +39,21 @@ PROBE_API void add_op_frame(stop_info& s, const op_record* r) {
         if (u.which == io::in && u.slot == t.slot) clash = true;
       if (clash) name += "_out";
     }
-    add_var(f, name, t.view);
-    if (t.have_hash || t.frame_hash) {
+    if (!t.kept.empty()) {
+      add_var(f, name, tensor_view());
       frame_var& v = f.vars.back();
-      v.have_hash = true;
-      v.hash = t.hash;
-      v.recorded_by = std::string(t.which == io::in ? "input" : "output") + " of op " + f.name;
+      v.gathered = t.kept;
+      v.view = v.gathered.view();
+      v.copied = true;
+    } else {
+      add_var(f, name, t.view);
+      // A batch's samples were gathered at the call, and a view with no data reads nothing.
+      // Otherwise the view keeps shape and dtype for `info` and `.shape`; the prompt and the
+      // dump check `unavailable` before any read.
+      if (t.gathered.empty() && t.view.valid() && t.view.data && t.view.numel() > 0)
+        f.vars.back().unavailable = not_kept_text(t, f.name);
     }
+    f.vars.back().given = t.view;
   }
   s.frames.push_back(static_cast<frame&&>(f));
 }

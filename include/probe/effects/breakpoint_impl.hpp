@@ -1,13 +1,14 @@
 // breakpoint: definitions (see breakpoint_stop.hpp).
 #pragma once
+#include "../util/immortal.hpp"
 #include "breakpoint_stop.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API breakpoint_state& breakpoint_state_ref() noexcept {
-  static breakpoint_state* s = new breakpoint_state();  // never destroyed
-  return *s;
+  static immortal<breakpoint_state> s;  // never destroyed
+  return s.get();
 }
 
 PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept {
@@ -229,7 +230,11 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         tensor storage;
         tensor_view host;
         std::string err;
-        if (host_view_of(v.view, &storage, &host, &err) && npy::write_at(dir_fd, file.c_str(), host, &err)) {
+        if (!v.unavailable.empty()) {
+          index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + ": not written: " +
+                   v.unavailable + "\n";
+          ++failed;
+        } else if (host_view_of(v.view, &storage, &host, &err) && npy::write_at(dir_fd, file.c_str(), host, &err)) {
           index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + " -> " + file + "\n";
           ++written;
         } else {
@@ -346,8 +351,8 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
 }
 
 PROBE_API nonfinite_listener& nonfinite_listener_ref() noexcept {
-  static nonfinite_listener* l = new nonfinite_listener();  // never destroyed: ops may run during exit
-  return *l;
+  static immortal<nonfinite_listener> l;  // never destroyed: ops may run during exit
+  return l.get();
 }
 
 PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {

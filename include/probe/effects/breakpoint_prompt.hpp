@@ -142,6 +142,10 @@ class session {
       return false;
     }
     if (v->is_text) return true;
+    if (v->var && !v->var->unavailable.empty()) {
+      error("'" + bp_expr::trim(text) + "': " + v->var->unavailable);
+      return false;
+    }
     if (!host_view_of(v->view, storage, host, &err)) {
       error("'" + bp_expr::trim(text) + "': " + err);
       return false;
@@ -150,20 +154,7 @@ class session {
       error("'" + bp_expr::trim(text) + "' has no data");
       return false;
     }
-    note_if_changed(v->var);
     return true;
-  }
-
-  // A frame keeps views of the program's buffers and reads them now: an op that wrote one in
-  // place since it was recorded (an in-place update, an output reusing an input's memory) makes
-  // it show the new bytes. Said before the value, each time it is read.
-  void note_if_changed(const frame_var* var) {
-    if (!var || !var->have_hash) return;
-    const tensor_view& w = var->view;
-    if (!w.where.is_host() || !w.valid() || !w.data || !w.is_contiguous()) return;
-    if (content_hash::of(w.data, w.nbytes()) == var->hash) return;
-    say("note: " + var->name + "'s bytes changed since they were recorded as the " + var->recorded_by +
-        " (written in place since); showing the memory now, not the recorded value\n");
   }
 
   void print_value(const std::string& text, bool full) {
@@ -284,11 +275,16 @@ class session {
     if (!arg.empty()) {
       const frame_var* v = f.find(arg);
       if (!v) return error("name '" + arg + "' is not defined in this frame (info lists the variables)");
+      // An op's tensor: the program's view as given, then what the frame shows of it.
+      const tensor_view& g = v->given.valid() ? v->given : v->view;
       std::string strides = "(";
-      for (int d = 0; d < v->view.ndim; ++d) strides += (d ? ", " : "") + std::to_string(v->view.strides[d]);
-      strides += v->view.ndim == 1 ? ",)" : ")";
-      say(v->name + ": " + shape_text(v->view) + ", strides " + strides + " (elements), " +
-          device_text(v->view) + ", " + ::probe::format("{}", v->view.data) + "\n");
+      for (int d = 0; d < g.ndim; ++d) strides += (d ? ", " : "") + std::to_string(g.strides[d]);
+      strides += g.ndim == 1 ? ",)" : ")";
+      std::string line = v->name + ": " + shape_text(g) + ", strides " + strides + " (elements), " + device_text(g) +
+                         ", " + ::probe::format("{}", g.data);
+      if (v->copied) line += "; shown: the copy made when the op recorded it";
+      if (!v->unavailable.empty()) line += "; " + v->unavailable;
+      say(line + "\n");
       return;
     }
     say("frame " + frame_title(f, cur_) + ":\n");

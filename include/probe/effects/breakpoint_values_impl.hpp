@@ -2,6 +2,7 @@
 #pragma once
 #include <stdlib.h>
 
+#include "../util/immortal.hpp"
 #include "breakpoint_stop.hpp"
 #include "breakpoint_values.hpp"
 #include "print_sink.hpp"
@@ -10,8 +11,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API abs_above_state& abs_above_ref() noexcept {
-  static abs_above_state* s = new abs_above_state();  // never destroyed: ops may run during exit
-  return *s;
+  static immortal<abs_above_state> s;  // never destroyed: ops may run during exit
+  return s.get();
 }
 
 PROBE_API std::string short_number(double x) {
@@ -72,8 +73,8 @@ PROBE_API void abs_above_listener::on_tensor(op_record& r, const recorded_tensor
 }
 
 PROBE_API abs_above_listener& abs_above_listener_ref() noexcept {
-  static abs_above_listener* l = new abs_above_listener();
-  return *l;
+  static immortal<abs_above_listener> l;
+  return l.get();
 }
 
 PROBE_API void abs_above_print_check(const char* fmt, size_t fmt_len, const format_arg* args, int nargs) noexcept {

@@ -1,13 +1,14 @@
 // gpu_timing: definitions (see gpu_timing.hpp).
 #pragma once
+#include "../util/immortal.hpp"
 #include "device_timing.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API gpu_timing_state& gpu_state() noexcept {
-  static gpu_timing_state* s = new gpu_timing_state();  // never destroyed: used at exit
-  return *s;
+  static immortal<gpu_timing_state> s;  // never destroyed: used at exit
+  return s.get();
 }
 
 PROBE_API void gpu_resolve_at_exit() noexcept {
@@ -43,7 +44,8 @@ PROBE_API void gpu_collect(bool final_flush, std::vector<gpu_op_timing>& out) no
 }
 
 PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept {
-  static gpu_device_timing* timing = new gpu_device_timing();  // never destroyed: used at exit
+  static immortal<gpu_device_timing> timing_storage;  // never destroyed: used at exit
+  gpu_device_timing* const timing = &timing_storage.get();
   gpu_timing_state& s = gpu_state();
   {
     lock_guard<mutex> g(s.m);

@@ -1,13 +1,14 @@
 // print: definitions (see print_sink.hpp).
 #pragma once
+#include "../util/immortal.hpp"
 #include "print_sink.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API print_sink& print_sink_ref() noexcept {
-  static print_sink* s = new print_sink();  // never destroyed: written during exit
-  return *s;
+  static immortal<print_sink> s;  // never destroyed: written during exit
+  return s.get();
 }
 
 PROBE_API void print_apply_options(const options& o) noexcept {

@@ -219,6 +219,7 @@ class timing_aggregator {
     std::string timer_prefix, op_prefix, gpu_prefix;  // trace event openings by source
   };
   struct site_entry {
+    const scope_site* site;
     uint32_t series;
     std::string prefix;
   };
@@ -251,8 +252,11 @@ class timing_aggregator {
   }
 
   site_entry& site_for(const scope_site* site) {
-    if (site->id) return sites_[site->id - 1];
+    // An id probe did not give (a C site not zero-initialised) is not trusted: the site is
+    // registered again.
+    if (site->id && site->id <= sites_.size() && sites_[site->id - 1].site == site) return sites_[site->id - 1];
     auto* e = new site_entry();
+    e->site = site;
     e->series = series_index('s', site->name);
     const char* file = site->file ? site->file : "";
     const char* base = strrchr(file, '/');

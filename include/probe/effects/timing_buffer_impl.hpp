@@ -1,13 +1,14 @@
 // timing_buffer: definitions (see timing_buffer_source.hpp).
 #pragma once
+#include "../util/immortal.hpp"
 #include "timing_buffer_source.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API buffer_registry& registry() noexcept {
-  static buffer_registry* r = new buffer_registry();  // never destroyed: threads outlive main
-  return *r;
+  static immortal<buffer_registry> r;  // never destroyed: threads outlive main
+  return r.get();
 }
 
 PROBE_API void read_thread_name(thread_buffer* b) noexcept {

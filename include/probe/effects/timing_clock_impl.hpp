@@ -1,5 +1,6 @@
 // timing_clock: definitions (see timing_clock_source.hpp).
 #pragma once
+#include "../util/immortal.hpp"
 #include "../core/flags.hpp"
 #include "timing_clock_source.hpp"
 
@@ -7,8 +8,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API clock_state& clock_globals() noexcept {
-  static clock_state* s = new clock_state();  // never destroyed: used at exit
-  return *s;
+  static immortal<clock_state> s;  // never destroyed: used at exit
+  return s.get();
 }
 
 PROBE_API bool cpu_has_invariant_tsc() noexcept {

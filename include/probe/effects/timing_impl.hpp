@@ -1,5 +1,6 @@
 // timing: definitions (see timing_control.hpp).
 #pragma once
+#include "../util/immortal.hpp"
 #include "../util/background_thread.hpp"
 #include "timing_control.hpp"
 #include "timing_ranks_impl.hpp"
@@ -8,8 +9,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API timing_state& timing() noexcept {
-  static timing_state* s = new timing_state();  // never destroyed: used at exit
-  return *s;
+  static immortal<timing_state> s;  // never destroyed: used at exit
+  return s.get();
 }
 
 PROBE_API const interned_name* intern_name(const char* text) {
@@ -83,8 +84,8 @@ PROBE_API void timing_on_backlog(uint32_t full_count) noexcept {
 }
 
 PROBE_API op_timer& op_timing_listener() noexcept {
-  static op_timer* l = new op_timer();
-  return *l;
+  static immortal<op_timer> l;
+  return l.get();
 }
 
 PROBE_API std::string absolute_path(const char* path) {

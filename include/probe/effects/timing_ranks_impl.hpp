@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../util/immortal.hpp"
 #include "../core/context.hpp"
 #include "../util/fs.hpp"
 #include "../util/int_text.hpp"
@@ -27,8 +28,8 @@ struct state {
   int rank = -1, world = 0;
 };
 inline state& current() {
-  static state* s = new state();  // never destroyed: used at exit
-  return *s;
+  static immortal<state> s;  // never destroyed: used at exit
+  return s.get();
 }
 
 inline std::string part_name(const std::string& path, int rank, const char* what) {
