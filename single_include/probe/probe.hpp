@@ -733,21 +733,25 @@ struct tensor_view {
   // say; data is null and strides[0] 0. Probe gathers the samples where it reads the view.
   const void* const* batch = nullptr;
 
-  // Whether probe can read it: a known dtype, 0..max_dims dimensions, none negative (a
-  // negative one would make a byte count of the whole address space). What is wrong with
-  // one that is not: detail::view_problem_text (core/tensor_reader.hpp).
+  // Whether probe can read it: a known dtype, 0..max_dims dimensions, none negative, and a
+  // byte count that fits in memory (a negative dimension or an overflowing product would make
+  // a byte count of the whole address space). What is wrong with one that is not:
+  // detail::view_problem_text (core/tensor_reader.hpp).
   bool valid() const noexcept {
     if (ndim < 0 || ndim > max_dims || dtype_size(type) == 0) return false;
     for (int i = 0; i < ndim; ++i)
       if (shape[i] < 0) return false;
-    return true;
+    return numel() <= PTRDIFF_MAX / static_cast<int64_t>(dtype_size(type));
   }
   int64_t numel() const noexcept { return detail::shape_numel(shape, ndim); }
   size_t itemsize() const noexcept { return dtype_size(type); }
-  // 0 for a view that is not valid() (a negative dimension, more than max_dims).
+  // 0 for a view that is not valid() (a negative dimension, more than max_dims, more bytes
+  // than memory holds).
   size_t nbytes() const noexcept {
     const int64_t n = ndim <= max_dims ? numel() : 0;
-    return n > 0 ? static_cast<size_t>(n) * itemsize() : 0;
+    const size_t item = itemsize();
+    if (n <= 0 || item == 0 || static_cast<uint64_t>(n) > static_cast<uint64_t>(PTRDIFF_MAX) / item) return 0;
+    return static_cast<size_t>(n) * item;
   }
   bool is_contiguous() const noexcept {
     int64_t expect = 1;
@@ -962,6 +966,8 @@ PROBE_END_NAMESPACE
   X(string, breakpoint_commands, "",                                                               \
     "feed the breakpoint prompt from FILE: '@ FILE:LINE', '@ NAME', '@ hit N' blocks per stop (implies the prompt)") \
   X(string, break_if, "", "stop at a breakpoint only when COND holds: op=RE, type=RE, step>=N, hit==N joined by && and ||") \
+  X(size, breakpoint_keep_bytes, 268435456,                                                        \
+    "memory for copies of the tensors open ops recorded, which breakpoint frames show (whole process); past it a frame shows shape and dtype only") \
   X(boolean, break_on_nonfinite, false, "breakpoint on the first op output holding NaN or Inf")   \
   X(string, break_on_abs_above, "", "breakpoint on the first op output or print argument with |value| > X") \
   X(boolean, timing, false, "time scopes and ops")                                                 \
@@ -1008,6 +1014,9 @@ struct options {
   bool dump_to_stdout = false;  // no directory, or '-'
   breakpoint_mode breakpoint_as = breakpoint_mode::auto_;  // 'auto' resolved at break time
   bool frames = false;          // --probe_breakpoint given (not off): open ops are frames
+  // A stop can read op frames (a prompt or a dump, not one line): ops copy the tensors they
+  // record, since the program may free or rewrite them before a stop inside the op.
+  bool frame_values = false;
 };
 
 #if defined(PROBE_DISABLE)
@@ -6385,6 +6394,38 @@ PROBE_END_NAMESPACE
 #include <sys/stat.h>
 #include <unistd.h>
 
+// ---- probe/util/immortal.hpp ----
+#ifndef PROBE_SINGLE_UTIL_IMMORTAL_HPP
+#define PROBE_SINGLE_UTIL_IMMORTAL_HPP
+// Objects built on first use and never destroyed, in static storage. Internal header.
+//
+// The runtime's singletons serve exit handlers and threads that outlive main, so they are
+// never destroyed; building one in static storage allocates nothing, where a `new` at first
+// use would end the program (std::terminate from noexcept code) when memory is short.
+#include <new>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Declare as a function-local static: `static immortal<T> s; return s.get();`. T's default
+// constructor must not throw (the runtime's states hold mutexes, numbers and empty containers).
+template <class T>
+class immortal {
+ public:
+  immortal() noexcept { ::new (static_cast<void*>(storage_)) T(); }
+  immortal(const immortal&) = delete;
+  immortal& operator=(const immortal&) = delete;
+  // No destructor: the object outlives every static destructor and exit handler.
+  T& get() noexcept { return *std::launder(reinterpret_cast<T*>(storage_)); }
+
+ private:
+  alignas(T) unsigned char storage_[sizeof(T)];
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_IMMORTAL_HPP
 // ---- probe/core/flags.hpp ----
 #ifndef PROBE_SINGLE_CORE_FLAGS_HPP
 #define PROBE_SINGLE_CORE_FLAGS_HPP
@@ -6535,7 +6576,8 @@ inline bool same_options(const options& a, const options& b) noexcept {
   if (!(PROBE_SAME_##kind(name))) return false;
   PROBE_FLAG_LIST(PROBE_SAME_FIELD)
 #undef PROBE_SAME_FIELD
-  return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as;
+  return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as &&
+         a.frames == b.frames && a.frame_values == b.frame_values;
 }
 
 // Published sets of options: immutable once published, never freed (options_ref() hands
@@ -6672,8 +6714,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API flag_state& flags() {
-  static flag_state* s = new flag_state();  // never destroyed: used from atexit handlers
-  return *s;
+  static immortal<flag_state> s;  // never destroyed: used from atexit handlers
+  return s.get();
 }
 
 PROBE_API PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
@@ -7043,6 +7085,12 @@ PROBE_API void derive_intent(flag_state& st) {
   // A breakpoint asked for by flag shows the open ops as frames, with their tensors.
   o.frames = (given(st, "breakpoint") || o.breakpoint_commands[0] || o.break_if[0]) &&
              o.breakpoint_as != breakpoint_mode::off;
+  // Op frames are read at a stop only by the prompt (auto: on a terminal or from a commands
+  // file) and by the dump mode; only then do ops copy what they record for them.
+  const bool reads_frames =
+      o.breakpoint_as == breakpoint_mode::prompt || o.breakpoint_as == breakpoint_mode::dump ||
+      (o.breakpoint_as == breakpoint_mode::auto_ && (o.breakpoint_commands[0] || isatty(0)));
+  o.frame_values = reads_frames && o.breakpoint_keep_bytes > 0;
 }
 
 PROBE_API unsigned compute_gate(const flag_state& st) {
@@ -7179,7 +7227,10 @@ PROBE_API void init(int& argc, char** argv) noexcept {
   try {
     std::vector<std::string> toks;
     int out = 1;
-    for (int i = 1; i < argc; ++i) {
+    // argv as C gives it: a null entry ends it, whatever argc says (and a null argv is empty).
+    int end = argv ? 1 : 0;
+    while (argv && end < argc && argv[end]) ++end;
+    for (int i = 1; i < end; ++i) {
       const char* a = argv[i];
       const char* body = a[0] == '-' ? (a[1] == '-' ? a + 2 : a + 1) : nullptr;
       if (body && strncmp(body, "probe_", 6) == 0) {
@@ -7188,7 +7239,7 @@ PROBE_API void init(int& argc, char** argv) noexcept {
         std::string name(body + 6);
         if (name.find('=') == std::string::npos) {
           int idx = detail::find_flag(name.c_str());
-          if (idx >= 0 && detail::k_flags[idx].kind != detail::flag_kind::boolean && i + 1 < argc &&
+          if (idx >= 0 && detail::k_flags[idx].kind != detail::flag_kind::boolean && i + 1 < end &&
               strncmp(argv[i + 1], "--", 2) != 0)
             toks.emplace_back(argv[++i]);
         }
@@ -7196,8 +7247,11 @@ PROBE_API void init(int& argc, char** argv) noexcept {
       }
       argv[out++] = argv[i];
     }
-    if (out < argc) argv[out] = nullptr;
-    argc = out;
+    if (argv && out < end) {  // what follows argv's end moves down with it
+      for (int i = end; i < argc; ++i) argv[out + i - end] = argv[i];
+      argc = out + (argc - end);
+      argv[out] = nullptr;
+    }
     if (!toks.empty()) {
       {
         detail::lock_guard<detail::mutex> g(st.m);
@@ -7877,9 +7931,11 @@ struct recorded_tensor {
   bool unread = false;
   bool have_hash = false;  // `hash` is the content hash of the row-major bytes, read at the call
   uint64_t hash = 0;
-  // `hash` was taken for breakpoint frames alone (have_hash stays false: data flow is off), so
-  // the prompt can tell that the bytes changed since the call.
-  bool frame_hash = false;
+  // Breakpoint frames show this copy, made at the call (options::frame_values): the program
+  // may free or rewrite the view's memory before a stop inside the op. Empty when not made;
+  // `not_kept` then says why, when the reason is not simply that no stop reads frames.
+  tensor kept;
+  std::string not_kept;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
   tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
   std::vector<const void*> batch_pointers;  // output_at_end of a batch_view: its pointer array, copied at the call
@@ -7929,6 +7985,8 @@ struct op_record {
   uint64_t scratch[8] = {};
   bool wants_tensors = false;  // some listener looks at tensors (op::records_tensors)
   bool tracks_outputs = false;  // none does, but data flow is followed: outputs' ranges are kept
+  uint64_t kept_bytes = 0;      // bytes of its tensors' `kept` copies (op_context::frame_kept_bytes)
+  bool ended = false;           // atomic: op_end ran (the record lives on while ops inside it are open)
   std::string previous_op;   // name of the op that began just before this one (stale inputs)
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
@@ -7987,6 +8045,7 @@ struct op_context {
   std::string last_name;  // the op that began last (with track_edges)
   uint64_t next_seq = 0;  // atomic
   bool track_edges = false;  // atomic
+  uint64_t frame_kept_bytes = 0;  // atomic: copies held for breakpoint frames by open ops
   const listener_set* listeners = nullptr;  // replaced whole (one atomic pointer)
 };
 PROBE_API op_context& context();
@@ -8184,18 +8243,21 @@ PROBE_API void reset_op_counters() noexcept {
   c.producers.clear();
 }
 
-// Each thread keeps the record of its last ended op for its next one: an op recorded only for
-// timing allocates nothing once its name fits the record's string. The pointer is plain
-// thread-local data (no TLS wrapper on the op path); an object with a destructor frees it
-// when the thread exits, registered the first time a record is kept.
-inline thread_local op_record* t_spare = nullptr;
+// Each thread keeps the records of its last ended ops for its next ones: an op recorded only
+// for timing allocates nothing once its name fits the record's string. A few are kept, not
+// one, so that the records of nested ops stay readable after they end: a C caller that ends
+// an op twice finds it marked ended (and is told) instead of reading freed memory. The
+// pointers are plain thread-local data (no TLS wrapper on the op path); an object with a
+// destructor frees them when the thread exits, registered the first time a record is kept.
+constexpr int k_spare_records = 8;
+inline thread_local op_record* t_spares[k_spare_records] = {};
+inline thread_local int t_spare_count = 0;
 inline thread_local bool t_spare_state = false;  // false: no cleanup registered yet; true: registered
 inline thread_local bool t_spare_gone = false;   // the thread is exiting: records are freed, not kept
 struct spare_cleanup {
   void touch() noexcept {}
   ~spare_cleanup() {
-    delete t_spare;
-    t_spare = nullptr;
+    while (t_spare_count > 0) delete t_spares[--t_spare_count];
     t_spare_gone = true;
   }
 };
@@ -8206,15 +8268,18 @@ inline void register_spare_cleanup() noexcept {
   cleanup.touch();  // constructs it, and so registers its destructor
 }
 
+// The oldest kept record is taken first: a record ended just now keeps its `ended` mark
+// longest.
 inline op_record* take_record() {
-  op_record* r = t_spare;
-  if (!r) return new op_record();
-  t_spare = nullptr;
+  if (t_spare_count == 0) return new op_record();
+  op_record* r = t_spares[0];
+  for (int i = 1; i < t_spare_count; ++i) t_spares[i - 1] = t_spares[i];
+  --t_spare_count;
   return r;
 }
 
 inline void give_back_record(op_record* r) noexcept {
-  if (t_spare_gone || t_spare) {
+  if (t_spare_gone) {
     delete r;
     return;
   }
@@ -8232,9 +8297,27 @@ inline void give_back_record(op_record* r) noexcept {
   for (uint64_t& w : r->scratch) w = 0;
   r->wants_tensors = false;
   r->tracks_outputs = false;
+  r->kept_bytes = 0;
   r->occurrence = 0;
   r->lane_occurrence = 0;
-  t_spare = r;
+  if (t_spare_count == k_spare_records) {
+    delete t_spares[0];
+    for (int i = 1; i < t_spare_count; ++i) t_spares[i - 1] = t_spares[i];
+    --t_spare_count;
+  }
+  t_spares[t_spare_count++] = r;  // still marked ended until it is taken again
+}
+
+// Ops of this thread that ended while an op begun inside them was still open (a C caller's
+// ends out of order) or that another thread ended: their records are freed once no open op
+// of this thread is inside them.
+inline void pop_ended_ops() noexcept {
+  const uint32_t me = thread_index();
+  while (t_current_op && __atomic_load_n(&t_current_op->ended, __ATOMIC_ACQUIRE) && t_current_op->thread == me) {
+    op_record* r = t_current_op;
+    t_current_op = r->parent;
+    give_back_record(r);
+  }
 }
 
 // A recycled record usually held the same op last time (loops repeat their ops): comparing
@@ -8291,6 +8374,8 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     r->step = current_step();
     r->thread = thread_index();
     r->module = t_ir_running;
+    pop_ended_ops();
+    r->ended = false;
     r->parent = t_current_op;
     r->lane = r->parent ? r->parent->lane : r->thread;
     r->wants_tensors = set && set->tensors;
@@ -8409,6 +8494,34 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
   return false;
 }
 
+// A copy of t's view for breakpoint frames, within the process's budget for them; a stop
+// inside the op shows it, whatever the program did to the view's memory since the call.
+inline void keep_for_frames(op_context& c, op_record& r, recorded_tensor& t) noexcept {
+  const tensor_view& v = t.view;
+  if (!v.valid() || !v.data) return;  // nothing to read: frames say so as they would have
+  const uint64_t n = v.nbytes();
+  const uint64_t cap = options_ref().breakpoint_keep_bytes;
+  const uint64_t before = __atomic_fetch_add(&c.frame_kept_bytes, n, __ATOMIC_RELAXED);
+  try {
+    if (before + n > cap || before + n < before) {
+      __atomic_fetch_sub(&c.frame_kept_bytes, n, __ATOMIC_RELAXED);
+      t.not_kept = "not kept: its " + std::to_string(n) + " bytes would pass --probe_breakpoint_keep_bytes=" +
+                   std::to_string(cap) + " (copies held for breakpoint frames by the open ops)";
+      return;
+    }
+    std::string why;
+    if (read_tensor(v, &t.kept, &why)) {
+      r.kept_bytes += n;
+      return;
+    }
+    t.not_kept = "not kept: " + why;
+  } catch (...) {
+    t.kept = tensor();
+    t.not_kept.clear();  // may itself be what ran out: frames then give the general reason
+  }
+  __atomic_fetch_sub(&c.frame_kept_bytes, n, __ATOMIC_RELAXED);
+}
+
 PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tensor_view& v, bool inout, bool check_rmw,
                            bool implicit, bool unread) noexcept {
   if (!r->wants_tensors) {  // timing alone, or an op outside the filters
@@ -8437,14 +8550,11 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
         t.view.batch = nullptr;  // shape and dtype stay; no data
       }
     }
-    // Breakpoint frames show this view later, from memory the op may have written since.
-    const bool frames = gate_on(gate_scopes) && t.gathered.empty();
-    if ((edges || frames) && !unread && t.view.where.is_host() && t.view.valid() && t.view.data &&
-        t.view.is_contiguous()) {
+    if (edges && !unread && t.view.where.is_host() && t.view.valid() && t.view.data && t.view.is_contiguous()) {
       t.hash = content_hash::of(t.view.data, t.view.nbytes());
-      t.have_hash = edges;
-      t.frame_hash = !edges;
+      t.have_hash = true;
     }
+    if (!unread && t.gathered.empty() && options_ref().frame_values) keep_for_frames(c, *r, t);
     if (which == io::in) {
       for (const auto& l : r->links)
         if (l.slot == t.slot) {
@@ -8575,10 +8685,24 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 }
 
 PROBE_API void op_end(op_record* r) noexcept {
+  if (__atomic_exchange_n(&r->ended, true, __ATOMIC_ACQ_REL)) {
+    static int said = 0;
+    log_once(&said, "op %s ended twice; the second end is ignored (an op is ended once)", r->name.c_str());
+    return;
+  }
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
-  if (t_current_op == r) t_current_op = r->parent;
-  give_back_record(r);
+  if (r->kept_bytes) __atomic_fetch_sub(&context().frame_kept_bytes, r->kept_bytes, __ATOMIC_RELAXED);
+  r->kept_bytes = 0;
+  if (t_current_op == r) {
+    pop_ended_ops();
+    return;
+  }
+  // An op begun inside it is still open, or it belongs to another thread: its record stays
+  // (that op's parent) until its own thread's ops close past it. Its effects are done.
+  static int said = 0;
+  log_once(&said, "op %s ended while %s; ops end in the reverse order they began, on the thread that began them",
+           r->name.c_str(), r->thread == thread_index() ? "an op begun inside it was still open" : "on another thread than began it");
 }
 
 PROBE_API uint64_t op_sequence(const op_record* r) noexcept { return r->seq; }
@@ -10382,6 +10506,9 @@ PROBE_API std::string view_problem_text(const tensor_view& v) {
   if (v.ndim > max_dims) return head + "ndim is " + std::to_string(v.ndim) + ", more than " + std::to_string(max_dims);
   for (int d = 0; d < v.ndim; ++d)
     if (v.shape[d] < 0) return head + "shape[" + std::to_string(d) + "] is " + std::to_string(v.shape[d]);
+  if (!v.valid())  // the rest of valid(): the byte count
+    return head + "its shape holds more bytes than memory can (" + std::to_string(v.numel()) +
+           (v.numel() == INT64_MAX ? " or more" : "") + " elements of " + std::to_string(dtype_size(v.type)) + " bytes)";
   if (v.batch) {
     for (int64_t k = 0; k < v.shape[0]; ++k)
       if (!v.batch[k] && v.numel() > 0)
@@ -10795,6 +10922,9 @@ PROBE_API bool read_header(const std::string& path, header_info* info, std::stri
 // tensor is empty() and *error says what is wrong.
 PROBE_API tensor read(const char* path, std::string* error = nullptr) noexcept;
 PROBE_API tensor read(const std::string& path, std::string* error = nullptr) noexcept;
+// The same, refusing a symbolic link at the path's last component: for the files a dump or a
+// snapshot names, which probe wrote as regular files (a link there was put by someone else).
+PROBE_API tensor read_nofollow(const std::string& path, std::string* error = nullptr) noexcept;
 
 }  // namespace npy
 PROBE_END_NAMESPACE
@@ -11277,10 +11407,13 @@ inline bool read_all(int fd, void* data, size_t n, size_t* got) noexcept {
 
 // Opens path and reads and checks its header, sizes included; *fd_out is open on success
 // and may be open on failure (the caller closes it).
-inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
+inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error,
+                           bool follow = true) noexcept {
   // Non-blocking, so a FIFO named like a data file fails the regular-file check below
   // instead of waiting in open() for a writer; cleared again before reading.
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
+  if (fd < 0 && !follow && errno == ELOOP)
+    return fail(error, "%s: a symbolic link where a data file belongs; not followed", path);
   if (fd < 0) return fail(error, "%s: cannot open: %s", path, strerror(errno));
   *fd_out = fd;
   struct stat st;
@@ -11366,10 +11499,12 @@ PROBE_API bool read_header(const std::string& path, header_info* info, std::stri
 
 // Reads a whole .npy into an owning, C-ordered tensor in native byte order. On error the
 // tensor is empty() and *error says what is wrong.
-PROBE_API tensor read(const char* path, std::string* error) noexcept {
+namespace detail {
+// Follows a link at the last component only when asked (npy::read does, read_nofollow not).
+inline tensor read_file(const char* path, std::string* error, bool follow) noexcept {
   int fd = -1;
   header_info h;
-  const bool ok = detail::open_and_parse(path, &fd, &h, error);
+  const bool ok = open_and_parse(path, &fd, &h, error, follow);
   ::probe::detail::fd_guard guard(fd);
   if (!ok) return tensor();
   try {
@@ -11381,17 +11516,17 @@ PROBE_API tensor read(const char* path, std::string* error) noexcept {
     tensor raw = transpose ? tensor(h.type, dims{h.numel()}) : tensor();
     char* dst = static_cast<char*>(transpose ? raw.data() : out.data());
     size_t got = 0;
-    if (lseek(fd, static_cast<off_t>(h.data_offset), SEEK_SET) < 0 || !detail::read_all(fd, dst, h.data_bytes, &got)) {
-      detail::fail(error, "%s: read error: %s", path, strerror(errno));
+    if (lseek(fd, static_cast<off_t>(h.data_offset), SEEK_SET) < 0 || !read_all(fd, dst, h.data_bytes, &got)) {
+      fail(error, "%s: read error: %s", path, strerror(errno));
       return tensor();
     }
     if (got != h.data_bytes) {
-      detail::fail(error, "%s: truncated while reading the data", path);
+      fail(error, "%s: truncated while reading the data", path);
       return tensor();
     }
     if (h.swap_bytes) {
       const size_t width = dtype_is_complex(h.type) ? dtype_size(h.type) / 2 : dtype_size(h.type);
-      detail::swap_bytes(dst, h.data_bytes / width, width);
+      swap_bytes(dst, h.data_bytes / width, width);
     }
     if (transpose) {
       int64_t strides[max_dims];
@@ -11406,12 +11541,18 @@ PROBE_API tensor read(const char* path, std::string* error) noexcept {
     }
     return out;
   } catch (...) {  // allocation of the tensor
-    detail::fail(error, "%s: out of memory for %zu bytes of data", path, h.data_bytes);
+    fail(error, "%s: out of memory for %zu bytes of data", path, h.data_bytes);
     return tensor();
   }
 }
+}  // namespace detail
+
+PROBE_API tensor read(const char* path, std::string* error) noexcept { return detail::read_file(path, error, true); }
 PROBE_API tensor read(const std::string& path, std::string* error) noexcept {
-  return read(path.c_str(), error);
+  return detail::read_file(path.c_str(), error, true);
+}
+PROBE_API tensor read_nofollow(const std::string& path, std::string* error) noexcept {
+  return detail::read_file(path.c_str(), error, false);
 }
 
 }  // namespace npy
@@ -12502,11 +12643,13 @@ PROBE_END_NAMESPACE
 // snapshot: definitions (see snapshot.hpp).
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 // ---- probe/formats/snapshot.hpp ----
 #ifndef PROBE_SINGLE_FORMATS_SNAPSHOT_HPP
@@ -12723,13 +12866,24 @@ inline void sorted_children(const std::string& dir, std::vector<std::string>* ou
   for (const char* n : order) out->push_back(n);
 }
 
-// Snapshot folders directly under dir (dir is a snapshots/ folder or holds some).
+// Whether path names anything, a link or a FIFO included (never followed, never opened).
+inline bool exists_here(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// Snapshot folders directly under dir: those with an entry named snapshot.json of any kind,
+// so that a damaged one (a FIFO or a link in its place) is listed and then reported
+// unreadable, never left out. A folder without one holds only pieces other snapshots name (a
+// bundle's producers).
 inline void children_with_snapshots(const std::string& dir, std::vector<std::string>* out) {
   std::vector<std::string> names;
   sorted_children(dir, &names);
   for (const std::string& n : names) {
     const std::string sub = detail::join_path(dir, n);
-    if (is_file(detail::join_path(sub, "snapshot.json"))) out->push_back(sub);
+    struct stat st;
+    if (::lstat(sub.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;  // links are not followed
+    if (exists_here(detail::join_path(sub, "snapshot.json"))) out->push_back(sub);
   }
 }
 
@@ -12743,7 +12897,7 @@ inline bool expand(const std::string& path, std::vector<std::string>* dirs) {
     return true;
   }
   if (!detail::is_dir(p)) return false;
-  if (is_file(detail::join_path(p, "snapshot.json"))) {
+  if (exists_here(detail::join_path(p, "snapshot.json"))) {  // read() says what is wrong with it
     dirs->push_back(p);
     return true;
   }
@@ -12770,15 +12924,20 @@ inline bool expand(const std::string& path, std::vector<std::string>* dirs) {
 PROBE_API bool read(const std::string& dir, info* out, std::string* error) {
   const std::string path = detail::join_path(dir, "snapshot.json");
   try {
-    FILE* f = fopen(path.c_str(), "rb");
-    if (!f) return *error = path + ": cannot open: " + strerror(errno), false;
+    // probe writes snapshot.json as a regular file: a link or a FIFO in its place was put
+    // there by someone else, and is neither followed nor waited on.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno == ELOOP) return *error = path + ": a symbolic link, not a snapshot file; not followed", false;
+    if (fd < 0) return *error = path + ": cannot open: " + strerror(errno), false;
+    const detail::fd_guard close_fd(fd);
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return *error = path + ": not a regular file", false;
     std::string text;
     char buf[1 << 14];
-    size_t n;
-    while (text.size() <= max_json_bytes && (n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    const bool failed = ferror(f) != 0;
-    fclose(f);
-    if (failed) return *error = path + ": read error", false;
+    ssize_t n = 0;
+    while (text.size() <= max_json_bytes && ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+      if (n > 0) text.append(buf, static_cast<size_t>(n));
+    if (n < 0) return *error = path + ": read error: " + strerror(errno), false;
     if (text.size() > max_json_bytes) return *error = path + ": larger than 16 MiB, not a snapshot", false;
     json::value doc;
     std::string why;
@@ -16272,8 +16431,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API print_sink& print_sink_ref() noexcept {
-  static print_sink* s = new print_sink();  // never destroyed: written during exit
-  return *s;
+  static immortal<print_sink> s;  // never destroyed: written during exit
+  return s.get();
 }
 
 PROBE_API void print_apply_options(const options& o) noexcept {
@@ -16855,8 +17014,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API capture_executor& host_executor() noexcept {
-  static host_capture_executor* e = new host_capture_executor();  // never destroyed
-  return *e;
+  static immortal<host_capture_executor> e;  // never destroyed
+  return e.get();
 }
 
 }  // namespace detail
@@ -16910,13 +17069,16 @@ enum class frame_kind : uint8_t { breakpoint, nonfinite, op, scope, value };
 
 struct frame_var {
   std::string name;
-  tensor_view view;
-  tensor gathered;  // a batch_view's samples, read when the frame was built: `view` shows them
-  // An op's tensor shows the memory of its view, read when the user asks: the content hash
-  // taken when the op recorded it tells whether those bytes changed since (written in place).
-  bool have_hash = false;
-  uint64_t hash = 0;
-  std::string recorded_by;  // "input of op mlp" (what recorded the hash)
+  tensor_view view;  // what is shown: the caller's view during its call, else `gathered`
+  // The frame's own copy, when `view` shows one: a batch_view's samples read when the frame
+  // was built, or an op's tensor as the op copied it at its call.
+  tensor gathered;
+  // An op's tensor: the view the program gave (`info NAME` shows its strides and address).
+  tensor_view given;
+  bool copied = false;  // `gathered` is the op's copy from its call
+  // Why the value cannot be shown ("" when it can): the op made no copy. `view` keeps the
+  // shape and dtype, and its memory is never read.
+  std::string unavailable;
 };
 
 struct frame {
@@ -16954,9 +17116,14 @@ struct stop_info {
 
 PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v);
 
+// Why an op frame's tensor has no value to show: it was not copied at its call.
+PROBE_API std::string not_kept_text(const recorded_tensor& t, const std::string& op);
+
 // The enclosing op scopes of `op` (itself included), innermost first. An op frame's
 // variables are its recorded tensors named by slot; a slot used both as an input and an
-// output is "x" for the input and "x_out" for the output.
+// output is "x" for the input and "x_out" for the output. They show the copies the op made
+// when it recorded them (recorded_tensor::kept): the frames take their own copy of those, so
+// that a stop_info outlives the ops it shows.
 PROBE_API void add_op_frames(stop_info& s, const op_record* op);
 PROBE_API void add_op_frame(stop_info& s, const op_record* r);
 
@@ -17350,6 +17517,10 @@ class session {
       return false;
     }
     if (v->is_text) return true;
+    if (v->var && !v->var->unavailable.empty()) {
+      error("'" + bp_expr::trim(text) + "': " + v->var->unavailable);
+      return false;
+    }
     if (!host_view_of(v->view, storage, host, &err)) {
       error("'" + bp_expr::trim(text) + "': " + err);
       return false;
@@ -17358,20 +17529,7 @@ class session {
       error("'" + bp_expr::trim(text) + "' has no data");
       return false;
     }
-    note_if_changed(v->var);
     return true;
-  }
-
-  // A frame keeps views of the program's buffers and reads them now: an op that wrote one in
-  // place since it was recorded (an in-place update, an output reusing an input's memory) makes
-  // it show the new bytes. Said before the value, each time it is read.
-  void note_if_changed(const frame_var* var) {
-    if (!var || !var->have_hash) return;
-    const tensor_view& w = var->view;
-    if (!w.where.is_host() || !w.valid() || !w.data || !w.is_contiguous()) return;
-    if (content_hash::of(w.data, w.nbytes()) == var->hash) return;
-    say("note: " + var->name + "'s bytes changed since they were recorded as the " + var->recorded_by +
-        " (written in place since); showing the memory now, not the recorded value\n");
   }
 
   void print_value(const std::string& text, bool full) {
@@ -17492,11 +17650,16 @@ class session {
     if (!arg.empty()) {
       const frame_var* v = f.find(arg);
       if (!v) return error("name '" + arg + "' is not defined in this frame (info lists the variables)");
+      // An op's tensor: the program's view as given, then what the frame shows of it.
+      const tensor_view& g = v->given.valid() ? v->given : v->view;
       std::string strides = "(";
-      for (int d = 0; d < v->view.ndim; ++d) strides += (d ? ", " : "") + std::to_string(v->view.strides[d]);
-      strides += v->view.ndim == 1 ? ",)" : ")";
-      say(v->name + ": " + shape_text(v->view) + ", strides " + strides + " (elements), " +
-          device_text(v->view) + ", " + ::probe::format("{}", v->view.data) + "\n");
+      for (int d = 0; d < g.ndim; ++d) strides += (d ? ", " : "") + std::to_string(g.strides[d]);
+      strides += g.ndim == 1 ? ",)" : ")";
+      std::string line = v->name + ": " + shape_text(g) + ", strides " + strides + " (elements), " + device_text(g) +
+                         ", " + ::probe::format("{}", g.data);
+      if (v->copied) line += "; shown: the copy made when the op recorded it";
+      if (!v->unavailable.empty()) line += "; " + v->unavailable;
+      say(line + "\n");
       return;
     }
     say("frame " + frame_title(f, cur_) + ":\n");
@@ -17760,8 +17923,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API breakpoint_state& breakpoint_state_ref() noexcept {
-  static breakpoint_state* s = new breakpoint_state();  // never destroyed
-  return *s;
+  static immortal<breakpoint_state> s;  // never destroyed
+  return s.get();
 }
 
 PROBE_API breakpoint_mode resolve_breakpoint_mode(const options& o) noexcept {
@@ -17983,7 +18146,11 @@ PROBE_API void breakpoint_dump(const stop_info& s, const options& o) noexcept {
         tensor storage;
         tensor_view host;
         std::string err;
-        if (host_view_of(v.view, &storage, &host, &err) && npy::write_at(dir_fd, file.c_str(), host, &err)) {
+        if (!v.unavailable.empty()) {
+          index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + ": not written: " +
+                   v.unavailable + "\n";
+          ++failed;
+        } else if (host_view_of(v.view, &storage, &host, &err) && npy::write_at(dir_fd, file.c_str(), host, &err)) {
           index += "  " + v.name + " " + shape_text(v.view) + " " + device_text(v.view) + " -> " + file + "\n";
           ++written;
         } else {
@@ -18100,8 +18267,8 @@ PROBE_API void breakpoint_if_nonfinite_impl(const char* name, const tensor_view&
 }
 
 PROBE_API nonfinite_listener& nonfinite_listener_ref() noexcept {
-  static nonfinite_listener* l = new nonfinite_listener();  // never destroyed: ops may run during exit
-  return *l;
+  static immortal<nonfinite_listener> l;  // never destroyed: ops may run during exit
+  return l.get();
 }
 
 PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int n, int cap) noexcept {
@@ -18153,6 +18320,14 @@ PROBE_API void add_var(frame& f, const std::string& name, const tensor_view& v) 
   f.vars.push_back(static_cast<frame_var&&>(fv));
 }
 
+PROBE_API std::string not_kept_text(const recorded_tensor& t, const std::string& op) {
+  std::string s = std::string(t.which == io::in ? "input" : "output") + " of op " + op + " ";
+  if (!t.not_kept.empty()) return s + t.not_kept;
+  // The program's memory may have been freed or rewritten since the call: it is not read.
+  return s + "not kept: when the op recorded it, no stop could show it (ops copy their tensors for "
+             "breakpoint frames under --probe_breakpoint=prompt or dump, or on a terminal)";
+}
+
 PROBE_API void add_op_frame(stop_info& s, const op_record* r) {
   frame f;
   f.kind = frame_kind::op;
@@ -18168,13 +18343,21 @@ PROBE_API void add_op_frame(stop_info& s, const op_record* r) {
         if (u.which == io::in && u.slot == t.slot) clash = true;
       if (clash) name += "_out";
     }
-    add_var(f, name, t.view);
-    if (t.have_hash || t.frame_hash) {
+    if (!t.kept.empty()) {
+      add_var(f, name, tensor_view());
       frame_var& v = f.vars.back();
-      v.have_hash = true;
-      v.hash = t.hash;
-      v.recorded_by = std::string(t.which == io::in ? "input" : "output") + " of op " + f.name;
+      v.gathered = t.kept;
+      v.view = v.gathered.view();
+      v.copied = true;
+    } else {
+      add_var(f, name, t.view);
+      // A batch's samples were gathered at the call, and a view with no data reads nothing.
+      // Otherwise the view keeps shape and dtype for `info` and `.shape`; the prompt and the
+      // dump check `unavailable` before any read.
+      if (t.gathered.empty() && t.view.valid() && t.view.data && t.view.numel() > 0)
+        f.vars.back().unavailable = not_kept_text(t, f.name);
     }
+    f.vars.back().given = t.view;
   }
   s.frames.push_back(static_cast<frame&&>(f));
 }
@@ -18671,8 +18854,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API abs_above_state& abs_above_ref() noexcept {
-  static abs_above_state* s = new abs_above_state();  // never destroyed: ops may run during exit
-  return *s;
+  static immortal<abs_above_state> s;  // never destroyed: ops may run during exit
+  return s.get();
 }
 
 PROBE_API std::string short_number(double x) {
@@ -18733,8 +18916,8 @@ PROBE_API void abs_above_listener::on_tensor(op_record& r, const recorded_tensor
 }
 
 PROBE_API abs_above_listener& abs_above_listener_ref() noexcept {
-  static abs_above_listener* l = new abs_above_listener();
-  return *l;
+  static immortal<abs_above_listener> l;
+  return l.get();
 }
 
 PROBE_API void abs_above_print_check(const char* fmt, size_t fmt_len, const format_arg* args, int nargs) noexcept {
@@ -20190,6 +20373,7 @@ class timing_aggregator {
     std::string timer_prefix, op_prefix, gpu_prefix;  // trace event openings by source
   };
   struct site_entry {
+    const scope_site* site;
     uint32_t series;
     std::string prefix;
   };
@@ -20222,8 +20406,11 @@ class timing_aggregator {
   }
 
   site_entry& site_for(const scope_site* site) {
-    if (site->id) return sites_[site->id - 1];
+    // An id probe did not give (a C site not zero-initialised) is not trusted: the site is
+    // registered again.
+    if (site->id && site->id <= sites_.size() && sites_[site->id - 1].site == site) return sites_[site->id - 1];
     auto* e = new site_entry();
+    e->site = site;
     e->series = series_index('s', site->name);
     const char* file = site->file ? site->file : "";
     const char* base = strrchr(file, '/');
@@ -20715,8 +20902,8 @@ struct state {
   int rank = -1, world = 0;
 };
 inline state& current() {
-  static state* s = new state();  // never destroyed: used at exit
-  return *s;
+  static immortal<state> s;  // never destroyed: used at exit
+  return s.get();
 }
 
 inline std::string part_name(const std::string& path, int rank, const char* what) {
@@ -20921,8 +21108,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API timing_state& timing() noexcept {
-  static timing_state* s = new timing_state();  // never destroyed: used at exit
-  return *s;
+  static immortal<timing_state> s;  // never destroyed: used at exit
+  return s.get();
 }
 
 PROBE_API const interned_name* intern_name(const char* text) {
@@ -20996,8 +21183,8 @@ PROBE_API void timing_on_backlog(uint32_t full_count) noexcept {
 }
 
 PROBE_API op_timer& op_timing_listener() noexcept {
-  static op_timer* l = new op_timer();
-  return *l;
+  static immortal<op_timer> l;
+  return l.get();
 }
 
 PROBE_API std::string absolute_path(const char* path) {
@@ -21211,8 +21398,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API buffer_registry& registry() noexcept {
-  static buffer_registry* r = new buffer_registry();  // never destroyed: threads outlive main
-  return *r;
+  static immortal<buffer_registry> r;  // never destroyed: threads outlive main
+  return r.get();
 }
 
 PROBE_API void read_thread_name(thread_buffer* b) noexcept {
@@ -21346,8 +21533,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API clock_state& clock_globals() noexcept {
-  static clock_state* s = new clock_state();  // never destroyed: used at exit
-  return *s;
+  static immortal<clock_state> s;  // never destroyed: used at exit
+  return s.get();
 }
 
 PROBE_API bool cpu_has_invariant_tsc() noexcept {
@@ -22010,7 +22197,7 @@ inline bool assemble(const std::string& dir, const snapshot::tensor_entry& t, te
     }
     const std::string path = join_path(up, p.file);
     std::string why;
-    const tensor from = npy::read(path, &why);
+    const tensor from = npy::read_nofollow(path, &why);
     if (from.empty() && p.bytes) {
       *error = "its prior state is unknown: producer " + p.key + ": " + why;
       return false;
@@ -22038,7 +22225,7 @@ PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entr
     if (t.file.empty() && !t.prior.empty()) return prior::assemble(dir, t, out, error);
     const std::string path = join_path(dir, t.file);
     std::string why;
-    tensor v = npy::read(path, &why);
+    tensor v = npy::read_nofollow(path, &why);
     if (v.empty()) {
       *error = why;
       return false;
@@ -23291,8 +23478,8 @@ PROBE_BEGIN_NAMESPACE
 namespace detail {
 
 PROBE_API gpu_timing_state& gpu_state() noexcept {
-  static gpu_timing_state* s = new gpu_timing_state();  // never destroyed: used at exit
-  return *s;
+  static immortal<gpu_timing_state> s;  // never destroyed: used at exit
+  return s.get();
 }
 
 PROBE_API void gpu_resolve_at_exit() noexcept {
@@ -23328,7 +23515,8 @@ PROBE_API void gpu_collect(bool final_flush, std::vector<gpu_op_timing>& out) no
 }
 
 PROBE_API void set_gpu_backend(gpu_event_api* events, const range_hooks* ranges) noexcept {
-  static gpu_device_timing* timing = new gpu_device_timing();  // never destroyed: used at exit
+  static immortal<gpu_device_timing> timing_storage;  // never destroyed: used at exit
+  gpu_device_timing* const timing = &timing_storage.get();
   gpu_timing_state& s = gpu_state();
   {
     lock_guard<mutex> g(s.m);
@@ -23650,7 +23838,8 @@ inline void nvtx_range_push(const char* name) noexcept { nvtxRangePushA(name); }
 inline void nvtx_range_pop() noexcept { nvtxRangePop(); }
 
 inline bool install_cuda_timing() noexcept {
-  static cuda_event_api* events = new cuda_event_api();  // never destroyed: used at exit
+  static immortal<cuda_event_api> events_storage;  // never destroyed: used at exit
+  cuda_event_api* const events = &events_storage.get();
   static const range_hooks nvtx{&nvtx_range_push, &nvtx_range_pop};
   set_gpu_backend(events, &nvtx);
   return true;
@@ -24050,8 +24239,10 @@ void probe_op_unadopt(probe_op* adopted) PROBE_C_NOEXCEPT;
 
 /* ---- timing and metrics ---- */
 
-/* Times the code between begin and end under the site's name (--probe_timing). */
-probe_scope probe_scope_begin(const probe_scope_site* site) PROBE_C_NOEXCEPT;
+/* Times the code between begin and end under the site's name (--probe_timing). The site is
+ * static and writable (PROBE_C_SCOPE makes one): probe writes its id at first use and reads
+ * its strings until the program exits. */
+probe_scope probe_scope_begin(probe_scope_site* site) PROBE_C_NOEXCEPT;
 void probe_scope_end(probe_scope scope) PROBE_C_NOEXCEPT;
 
 /* Prints "<name>: <value>" on stdout, the line a nightly job greps; records it while timing. */
@@ -24126,7 +24317,7 @@ static inline probe_op* probe_op_adopt(probe_op* parent) {
   return NULL;
 }
 static inline void probe_op_unadopt(probe_op* adopted) { (void)adopted; }
-static inline probe_scope probe_scope_begin(const probe_scope_site* site) {
+static inline probe_scope probe_scope_begin(probe_scope_site* site) {
   probe_scope s;
   (void)site;
   s.site = NULL;
@@ -24653,7 +24844,7 @@ void probe_op_unadopt(probe_op* adopted) PROBE_C_NOEXCEPT {
   if (adopted) probe::detail::op_unadopt(probe::detail::c_record(adopted));
 }
 
-probe_scope probe_scope_begin(const probe_scope_site* site) PROBE_C_NOEXCEPT {
+probe_scope probe_scope_begin(probe_scope_site* site) PROBE_C_NOEXCEPT {
   probe_scope s{nullptr, 0};
   const auto* cpp = reinterpret_cast<const probe::detail::scope_site*>(site);
   if (site && probe::detail::scope_enter(cpp, &s.begin)) s.site = site;

@@ -362,3 +362,18 @@ TEST_CASE("npy: a FIFO named like a data file is refused at once, not waited on"
   CHECK(err.find("not a regular file") != std::string::npos);
   CHECK(probe::npy::read(fifo, &err).empty());
 }
+
+TEST_CASE("npy: read_nofollow refuses a link at the file's name, read follows it") {
+  probe_test::temp_dir dir;
+  const std::string target = dir / "target.npy", link = dir / "planted.npy";
+  const float x[3] = {1, 2, 3};
+  REQUIRE(probe::npy::write(target, probe::view(x, {3})));
+  REQUIRE(::symlink(target.c_str(), link.c_str()) == 0);
+  std::string err;
+  CHECK(probe::npy::read_nofollow(link, &err).empty());
+  CHECK(err.find("a symbolic link where a data file belongs; not followed") != std::string::npos);
+  const probe::tensor t = probe::npy::read(link, &err);
+  REQUIRE_FALSE(t.empty());
+  CHECK(t.data_as<float>()[2] == 3.0f);
+  CHECK(probe::npy::read_nofollow(target, &err).numel() == 3);
+}

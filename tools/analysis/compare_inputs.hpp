@@ -86,6 +86,7 @@ struct compare_settings {
 struct pair_side {
   bool present = false;
   std::string file;  // data file; "" when the record has none
+  links at_last = links::refuse;  // follow: a file the user named, or found in a folder of .npy
   dtype type = dtype::invalid;
   int ndim = 0;
   int64_t shape[max_dims] = {};
@@ -287,10 +288,12 @@ inline bool pair_folders(const std::string& da, const std::string& db, std::vect
     if (std::binary_search(fa.begin(), fa.end(), rel)) {
       p.a.present = true;
       p.a.file = join(da, rel);
+      p.a.at_last = links::follow;
     }
     if (std::binary_search(fb.begin(), fb.end(), rel)) {
       p.b.present = true;
       p.b.file = join(db, rel);
+      p.b.at_last = links::follow;
     }
     pairs->push_back(std::move(p));
   }

@@ -108,7 +108,7 @@ namespace compare_run_impl {
 // by the manifest is refused, not read).
 inline bool read_side_header(pair_side* s, std::string* error) {
   npy_file file;
-  if (!file.open(s->file, error)) return false;
+  if (!file.open(s->file, error, s->at_last)) return false;
   const npy::header_info& h = file.header();
   s->type = h.type;
   s->ndim = h.ndim;
@@ -134,7 +134,8 @@ inline compare_impl::tensor_source source_of(const pair_side& s, std::vector<std
   compare_impl::tensor_source src;
   src.type = compare_impl::component_type(s.type);
   if (s.fortran) {  // rare: read whole and transposed to C order by the npy reader
-    keep->push_back(std::make_unique<tensor>(npy::read(s.file, error)));
+    keep->push_back(std::make_unique<tensor>(s.at_last == links::follow ? npy::read(s.file, error)
+                                                                         : npy::read_nofollow(s.file, error)));
     src.memory = static_cast<const char*>(keep->back()->data());
     return src;
   }
@@ -331,7 +332,12 @@ inline bool read_both_dumps(const std::string& a, const std::string& b, unsigned
     } catch (...) {  // no thread: read b after a
     }
   }
-  const bool ok_a = read_dump(a, ra, error);
+  bool ok_a = false;
+  try {
+    ok_a = read_dump(a, ra, error);
+  } catch (const std::exception& e) {  // the reader thread is joined before this returns
+    *error = a + ": " + e.what();
+  }
   if (reader.joinable())
     reader.join();
   else if (ok_a)
@@ -441,6 +447,7 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
     p.a.present = p.b.present = true;
     p.a.file = a;
     p.b.file = b;
+    p.a.at_last = p.b.at_last = links::follow;  // the user named them
     run.pairs.push_back(std::move(p));
     r.runs.push_back(std::move(run));
   } else if (has_manifest(a) && has_manifest(b)) {

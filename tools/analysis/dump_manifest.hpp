@@ -383,7 +383,9 @@ inline void attach_snapshot_files(dump_run* run) {
   if (missing.empty() || !is_dir(snaps)) return;
   for (const std::string& name : list_dir(snaps)) {
     const std::string folder = join(snaps, name), path = join(folder, "snapshot.json");
-    if (!is_file(path)) continue;
+    struct stat st;
+    if (::lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;  // a link leads out of the dump
+    if (::lstat(path.c_str(), &st) != 0) continue;  // not a snapshot; anything else is read below
     std::string text, error;
     json::value doc;
     if (!read_regular_file(path, &text, &error, size_t{16} << 20) || !json::parse(text.data(), text.size(), doc, &error)) {
@@ -413,11 +415,18 @@ inline bool read_manifest(const std::string& dir, dump_run* run, std::string* er
   return true;
 }
 
+// Whether dir has an entry named manifest.jsonl, of any kind: a FIFO or a link there makes
+// the folder a dump whose manifest cannot be read (said so), not a folder of .npy files.
+inline bool manifest_in(const std::string& dir) {
+  struct stat st;
+  return ::lstat(join(dir, "manifest.jsonl").c_str(), &st) == 0;
+}
+
 // Whether path holds a dump: its own manifest, or subfolders with one.
 inline bool has_manifest(const std::string& dir) {
-  if (is_file(join(dir, "manifest.jsonl"))) return true;
+  if (manifest_in(dir)) return true;
   for (const std::string& name : list_dir(dir))
-    if (is_file(join(join(dir, name), "manifest.jsonl"))) return true;
+    if (manifest_in(join(dir, name))) return true;
   return false;
 }
 
@@ -430,13 +439,13 @@ inline bool read_dump(const std::string& dir, std::vector<dump_run>* runs, std::
     *error = dir + ": not a folder";
     return false;
   }
-  if (is_file(join(dir, "manifest.jsonl"))) {
+  if (manifest_in(dir)) {
     runs->emplace_back();
     return read_manifest(dir, &runs->back(), error);
   }
   for (const std::string& name : list_dir(dir)) {
     const std::string sub = join(dir, name);
-    if (!is_file(join(sub, "manifest.jsonl"))) continue;
+    if (!manifest_in(sub)) continue;
     runs->emplace_back();
     runs->back().name = name;
     if (!read_manifest(sub, &runs->back(), error)) return false;

@@ -1,6 +1,8 @@
 // Files named by a dump folder, read as what they may be: planted by someone else. Only a
 // regular file is read: opening is non-blocking, so a FIFO named in a manifest is refused at
-// once instead of waiting for a writer forever, and a device is never read. An .npy file
+// once instead of waiting for a writer forever, and a device is never read. A file a dump
+// names is not followed through a symbolic link (probe writes regular files: a link there
+// could lead anywhere); a path the user typed, or found in a folder of .npy files, is. An .npy file
 // is read in bounded blocks: its header (probe's defensive parser), any range of its
 // elements, and its health statistics, so that memory does not grow with the file.
 // Standalone header, plain inline.
@@ -32,10 +34,18 @@ inline const char* file_kind(mode_t mode) {
   return "not a regular file";
 }
 
+enum class links { refuse, follow };
+
 // Opens path for reading when it is a regular file; -1 with *error otherwise. *size gets
 // its size.
-inline int open_regular_file(const std::string& path, std::string* error, size_t* size = nullptr) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+inline int open_regular_file(const std::string& path, std::string* error, size_t* size = nullptr,
+                             links at_last = links::refuse) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
+                                          (at_last == links::follow ? 0 : O_NOFOLLOW));
+  if (fd < 0 && errno == ELOOP && at_last == links::refuse) {
+    *error = path + ": a symbolic link where the dump has a file; not followed";
+    return -1;
+  }
   if (fd < 0) {
     *error = path + ": cannot open: " + strerror(errno);
     return -1;
@@ -73,9 +83,9 @@ inline bool pread_exactly(int fd, void* data, size_t n, uint64_t at, const std::
 
 // A whole regular file of at most max_bytes (a manifest, a snapshot.json).
 inline bool read_regular_file(const std::string& path, std::string* out, std::string* error,
-                              size_t max_bytes = size_t{1} << 34) {
+                              size_t max_bytes = size_t{1} << 34, links at_last = links::refuse) {
   size_t size = 0;
-  const int fd = open_regular_file(path, error, &size);
+  const int fd = open_regular_file(path, error, &size, at_last);
   if (fd < 0) return false;
   bool ok = size <= max_bytes;
   if (!ok) *error = path + ": " + std::to_string(size) + " bytes, over the " + std::to_string(max_bytes) + " read";
@@ -126,10 +136,10 @@ class npy_file {
   npy_file(const npy_file&) = delete;
   npy_file& operator=(const npy_file&) = delete;
 
-  bool open(const std::string& path, std::string* error) {
+  bool open(const std::string& path, std::string* error, links at_last = links::refuse) {
     path_ = path;
     size_t size = 0;
-    fd_ = open_regular_file(path, error, &size);
+    fd_ = open_regular_file(path, error, &size, at_last);
     if (fd_ < 0) return false;
     unsigned char prefix[12] = {};
     const size_t got = size < sizeof prefix ? size : sizeof prefix;

@@ -66,9 +66,10 @@ std::string base_name(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// A regular file, not followed through a link (a link could point outside the dump).
+// A regular file, not followed through a link (a link could point outside the dump), and
+// not waited on: a FIFO in its place fails the regular-file check at once.
 bool read_text(const std::string& path, std::string* out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return false;
   struct stat st;
   bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -112,7 +113,8 @@ manifest_part op_lines(const std::string& run_dir, const probe::snapshot::info& 
   return m;
 }
 
-// Adds one file of the snapshot folder; refuses links and anything but a regular file.
+// Adds one file of the snapshot folder; refuses links and anything but a regular file (opened
+// non-blocking: a FIFO is refused, not waited on).
 bool add_snapshot_file(tar_writer& tar, const std::string& dir, const std::string& file, const std::string& into,
                        std::string* error) {
   if (safe_name(file, 255) != file) {
@@ -120,7 +122,7 @@ bool add_snapshot_file(tar_writer& tar, const std::string& dir, const std::strin
     return false;
   }
   const std::string path = dir + "/" + file;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     *error = "cannot read " + path + ": " + strerror(errno);
     return false;

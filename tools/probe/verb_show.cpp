@@ -71,9 +71,10 @@ std::string short_stats(const pa::dump_tensor& t) {
 
 // Header, values and health of one .npy file; false with *error. Reads only the values it
 // prints, and the rest block by block for the health.
-bool show_npy(const std::string& path, bool full, const std::string& indent, std::string* out, std::string* error) {
+bool show_npy(const std::string& path, bool full, const std::string& indent, std::string* out, std::string* error,
+              pa::links at_last) {
   pa::npy_file file;
-  if (!file.open(path, error)) return false;
+  if (!file.open(path, error, at_last)) return false;
   const probe::npy::header_info& h = file.header();
   *out += indent + path + ": " + probe::dtype_name(h.type) + pa::shape_string(h.shape, h.ndim) + ", " +
           (h.fortran_order ? "Fortran order" : "C order") + (h.swap_bytes ? ", byte-swapped" : "") + ", npy " +
@@ -98,7 +99,7 @@ bool show_npy(const std::string& path, bool full, const std::string& indent, std
 // only the selected elements (the selection is held in memory: at most 256 MiB).
 bool show_npy_slice(const std::string& path, const std::string& index, bool full, std::string* out, std::string* error) {
   pa::npy_file file;
-  if (!file.open(path, error)) return false;
+  if (!file.open(path, error, pa::links::follow)) return false;  // named, or in a folder of .npy
   const probe::npy::header_info& h = file.header();
   probe::tensor_view v;  // the file's layout, no memory: indexing only computes where things are
   v.type = h.type;
@@ -255,7 +256,7 @@ int show_snapshot(const std::string& dir, bool full) {
         continue;
       }
       if (file.empty() || file.find('/') != std::string::npos) return bad_input(path + ": bad file name for " + t.get_string("slot"));
-      if (!show_npy(pa::join(dir, file), full, "    ", &out, &error)) return bad_input(error);
+      if (!show_npy(pa::join(dir, file), full, "    ", &out, &error, pa::links::refuse)) return bad_input(error);
     }
   }
   print_report(out);
@@ -279,7 +280,9 @@ int show_npy_folder(const std::string& dir) {
   for (const std::string& rel : files) {
     pa::npy_file file;
     probe::health health;
-    if (!file.open(pa::join(dir, rel), &error) || !file.health_of_all(&health, &error)) return bad_input(error);
+    // A folder of .npy files is the user's: its links are followed, as compare does.
+    if (!file.open(pa::join(dir, rel), &error, pa::links::follow) || !file.health_of_all(&health, &error))
+      return bad_input(error);
     const probe::npy::header_info& h = file.header();
     out += rel + "  " + probe::dtype_name(h.type) + pa::shape_string(h.shape, h.ndim) + "  " + health_line(health) + "\n";
   }
@@ -345,13 +348,13 @@ int run_show(int argc, char** argv) {
   }
   if (pa::is_file(path) && ends_with(".json")) {
     std::string text;
-    if (!pa::read_regular_file(path, &text, &error, size_t{1} << 30)) return bad_input(error);
+    if (!pa::read_regular_file(path, &text, &error, size_t{1} << 30, pa::links::follow)) return bad_input(error);
     if (pa::looks_like_trace(text)) return show_trace(path, text);
   }
   if (pa::is_file(path)) {
     if (health) return bad_input(path + ": --health needs a dump folder (with manifest.jsonl)");
     std::string out;
-    if (!show_npy(path, full, "", &out, &error)) return bad_input(error);
+    if (!show_npy(path, full, "", &out, &error, pa::links::follow)) return bad_input(error);  // the user named it
     print_report(out);
     return 0;
   }

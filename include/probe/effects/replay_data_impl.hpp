@@ -39,7 +39,7 @@ inline bool assemble(const std::string& dir, const snapshot::tensor_entry& t, te
     }
     const std::string path = join_path(up, p.file);
     std::string why;
-    const tensor from = npy::read(path, &why);
+    const tensor from = npy::read_nofollow(path, &why);
     if (from.empty() && p.bytes) {
       *error = "its prior state is unknown: producer " + p.key + ": " + why;
       return false;
@@ -67,7 +67,7 @@ PROBE_API bool read_recorded(const std::string& dir, const snapshot::tensor_entr
     if (t.file.empty() && !t.prior.empty()) return prior::assemble(dir, t, out, error);
     const std::string path = join_path(dir, t.file);
     std::string why;
-    tensor v = npy::read(path, &why);
+    tensor v = npy::read_nofollow(path, &why);
     if (v.empty()) {
       *error = why;
       return false;

@@ -83,6 +83,9 @@ PROBE_API bool read_header(const std::string& path, header_info* info, std::stri
 // tensor is empty() and *error says what is wrong.
 PROBE_API tensor read(const char* path, std::string* error = nullptr) noexcept;
 PROBE_API tensor read(const std::string& path, std::string* error = nullptr) noexcept;
+// The same, refusing a symbolic link at the path's last component: for the files a dump or a
+// snapshot names, which probe wrote as regular files (a link there was put by someone else).
+PROBE_API tensor read_nofollow(const std::string& path, std::string* error = nullptr) noexcept;
 
 }  // namespace npy
 PROBE_END_NAMESPACE

@@ -152,10 +152,13 @@ inline bool read_all(int fd, void* data, size_t n, size_t* got) noexcept {
 
 // Opens path and reads and checks its header, sizes included; *fd_out is open on success
 // and may be open on failure (the caller closes it).
-inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error) noexcept {
+inline bool open_and_parse(const char* path, int* fd_out, header_info* info, std::string* error,
+                           bool follow = true) noexcept {
   // Non-blocking, so a FIFO named like a data file fails the regular-file check below
   // instead of waiting in open() for a writer; cleared again before reading.
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
+  if (fd < 0 && !follow && errno == ELOOP)
+    return fail(error, "%s: a symbolic link where a data file belongs; not followed", path);
   if (fd < 0) return fail(error, "%s: cannot open: %s", path, strerror(errno));
   *fd_out = fd;
   struct stat st;
@@ -241,10 +244,12 @@ PROBE_API bool read_header(const std::string& path, header_info* info, std::stri
 
 // Reads a whole .npy into an owning, C-ordered tensor in native byte order. On error the
 // tensor is empty() and *error says what is wrong.
-PROBE_API tensor read(const char* path, std::string* error) noexcept {
+namespace detail {
+// Follows a link at the last component only when asked (npy::read does, read_nofollow not).
+inline tensor read_file(const char* path, std::string* error, bool follow) noexcept {
   int fd = -1;
   header_info h;
-  const bool ok = detail::open_and_parse(path, &fd, &h, error);
+  const bool ok = open_and_parse(path, &fd, &h, error, follow);
   ::probe::detail::fd_guard guard(fd);
   if (!ok) return tensor();
   try {
@@ -256,17 +261,17 @@ PROBE_API tensor read(const char* path, std::string* error) noexcept {
     tensor raw = transpose ? tensor(h.type, dims{h.numel()}) : tensor();
     char* dst = static_cast<char*>(transpose ? raw.data() : out.data());
     size_t got = 0;
-    if (lseek(fd, static_cast<off_t>(h.data_offset), SEEK_SET) < 0 || !detail::read_all(fd, dst, h.data_bytes, &got)) {
-      detail::fail(error, "%s: read error: %s", path, strerror(errno));
+    if (lseek(fd, static_cast<off_t>(h.data_offset), SEEK_SET) < 0 || !read_all(fd, dst, h.data_bytes, &got)) {
+      fail(error, "%s: read error: %s", path, strerror(errno));
       return tensor();
     }
     if (got != h.data_bytes) {
-      detail::fail(error, "%s: truncated while reading the data", path);
+      fail(error, "%s: truncated while reading the data", path);
       return tensor();
     }
     if (h.swap_bytes) {
       const size_t width = dtype_is_complex(h.type) ? dtype_size(h.type) / 2 : dtype_size(h.type);
-      detail::swap_bytes(dst, h.data_bytes / width, width);
+      swap_bytes(dst, h.data_bytes / width, width);
     }
     if (transpose) {
       int64_t strides[max_dims];
@@ -281,14 +286,19 @@ PROBE_API tensor read(const char* path, std::string* error) noexcept {
     }
     return out;
   } catch (...) {  // allocation of the tensor
-    detail::fail(error, "%s: out of memory for %zu bytes of data", path, h.data_bytes);
+    fail(error, "%s: out of memory for %zu bytes of data", path, h.data_bytes);
     return tensor();
   }
 }
-PROBE_API tensor read(const std::string& path, std::string* error) noexcept {
-  return read(path.c_str(), error);
-}
+}  // namespace detail
 
+PROBE_API tensor read(const char* path, std::string* error) noexcept { return detail::read_file(path, error, true); }
+PROBE_API tensor read(const std::string& path, std::string* error) noexcept {
+  return detail::read_file(path.c_str(), error, true);
+}
+PROBE_API tensor read_nofollow(const std::string& path, std::string* error) noexcept {
+  return detail::read_file(path.c_str(), error, false);
+}
 
 }  // namespace npy
 PROBE_END_NAMESPACE

@@ -2,11 +2,13 @@
 #pragma once
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../util/fs.hpp"
 #include "json_read.hpp"
@@ -131,13 +133,24 @@ inline void sorted_children(const std::string& dir, std::vector<std::string>* ou
   for (const char* n : order) out->push_back(n);
 }
 
-// Snapshot folders directly under dir (dir is a snapshots/ folder or holds some).
+// Whether path names anything, a link or a FIFO included (never followed, never opened).
+inline bool exists_here(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// Snapshot folders directly under dir: those with an entry named snapshot.json of any kind,
+// so that a damaged one (a FIFO or a link in its place) is listed and then reported
+// unreadable, never left out. A folder without one holds only pieces other snapshots name (a
+// bundle's producers).
 inline void children_with_snapshots(const std::string& dir, std::vector<std::string>* out) {
   std::vector<std::string> names;
   sorted_children(dir, &names);
   for (const std::string& n : names) {
     const std::string sub = detail::join_path(dir, n);
-    if (is_file(detail::join_path(sub, "snapshot.json"))) out->push_back(sub);
+    struct stat st;
+    if (::lstat(sub.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;  // links are not followed
+    if (exists_here(detail::join_path(sub, "snapshot.json"))) out->push_back(sub);
   }
 }
 
@@ -151,7 +164,7 @@ inline bool expand(const std::string& path, std::vector<std::string>* dirs) {
     return true;
   }
   if (!detail::is_dir(p)) return false;
-  if (is_file(detail::join_path(p, "snapshot.json"))) {
+  if (exists_here(detail::join_path(p, "snapshot.json"))) {  // read() says what is wrong with it
     dirs->push_back(p);
     return true;
   }
@@ -178,15 +191,20 @@ inline bool expand(const std::string& path, std::vector<std::string>* dirs) {
 PROBE_API bool read(const std::string& dir, info* out, std::string* error) {
   const std::string path = detail::join_path(dir, "snapshot.json");
   try {
-    FILE* f = fopen(path.c_str(), "rb");
-    if (!f) return *error = path + ": cannot open: " + strerror(errno), false;
+    // probe writes snapshot.json as a regular file: a link or a FIFO in its place was put
+    // there by someone else, and is neither followed nor waited on.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno == ELOOP) return *error = path + ": a symbolic link, not a snapshot file; not followed", false;
+    if (fd < 0) return *error = path + ": cannot open: " + strerror(errno), false;
+    const detail::fd_guard close_fd(fd);
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return *error = path + ": not a regular file", false;
     std::string text;
     char buf[1 << 14];
-    size_t n;
-    while (text.size() <= max_json_bytes && (n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    const bool failed = ferror(f) != 0;
-    fclose(f);
-    if (failed) return *error = path + ": read error", false;
+    ssize_t n = 0;
+    while (text.size() <= max_json_bytes && ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+      if (n > 0) text.append(buf, static_cast<size_t>(n));
+    if (n < 0) return *error = path + ": read error: " + strerror(errno), false;
     if (text.size() > max_json_bytes) return *error = path + ": larger than 16 MiB, not a snapshot", false;
     json::value doc;
     std::string why;
