@@ -1,12 +1,14 @@
 // `probe compare --first-above X A [B]`: the first op, in sequence order, whose output holds
 // a value with |value| > X in either run: values running away before they become NaN/Inf.
-// Outputs are judged by the manifest's statistics (min, max, Inf counts); an output
-// recorded without them is measured from its data file. Standalone header, plain inline.
+// An op that encloses a nested op (at any depth) whose output is above X yields to it, as in
+// --nonfinite. Outputs are judged by the manifest's statistics (min, max, Inf counts); an
+// output recorded without them is measured from its data file. Standalone header, plain inline.
 #pragma once
 #include <stdint.h>
 
 #include <cmath>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <probe/formats/json_write.hpp>
@@ -63,6 +65,45 @@ inline bool largest_of(const dump_tensor& t, double* out) {
   return true;
 }
 
+// The first output above the threshold in one run: of the earliest op holding one that
+// encloses none that does (the output of an enclosing op is often the one its nested op wrote).
+inline above_hit first_in_run(const dump_run& run, double threshold, bool has_step, int64_t step, above_report* r) {
+  struct candidate {
+    const dump_tensor* t;
+    double largest;
+  };
+  std::vector<candidate> above;
+  for (const dump_tensor& t : run.tensors) {
+    if (t.is_input || (has_step && t.step != step)) continue;
+    double v = 0;
+    ++r->scanned;
+    if (!largest_of(t, &v)) {
+      ++r->unknown;
+      continue;
+    }
+    if (v > threshold) above.push_back(candidate{&t, v});
+  }
+  std::vector<uint64_t> seqs;
+  for (const candidate& c : above) seqs.push_back(c.t->seq);
+  const std::unordered_set<uint64_t> outer = enclosing_ops(run, seqs);
+  const candidate* first = nullptr;
+  for (const candidate& c : above)
+    if (!outer.count(c.t->seq) && (!first || c.t->seq < first->t->seq)) first = &c;
+  if (!first && !above.empty()) first = &above.front();  // parents in a cycle: a hand-made manifest
+  above_hit h;
+  if (!first) return h;
+  h.found = true;
+  h.run = run.name;
+  h.key = first->t->key;
+  h.op = first->t->op;
+  h.op_key = first->t->op_key();
+  h.type = first->t->type;
+  h.seq = first->t->seq;
+  h.step = first->t->step;
+  h.largest = first->largest;
+  return h;
+}
+
 }  // namespace above_impl
 
 inline above_report find_first_above(const std::vector<std::string>& dirs, double threshold, bool has_step, int64_t step) {
@@ -73,28 +114,11 @@ inline above_report find_first_above(const std::vector<std::string>& dirs, doubl
     std::vector<dump_run> runs;
     if (!read_dump(dirs[side], &runs, &r.error)) return r;
     above_hit best;
+    for (const dump_run& run : runs) {
+      const above_hit h = above_impl::first_in_run(run, threshold, has_step, step, &r);
+      if (h.found && (!best.found || h.seq < best.seq)) best = h;
+    }
     best.side = side ? "B" : "A";
-    for (const dump_run& run : runs)
-      for (const dump_tensor& t : run.tensors) {
-        if (t.is_input || (has_step && t.step != step)) continue;
-        if (best.found && t.seq >= best.seq) continue;
-        double v = 0;
-        ++r.scanned;
-        if (!above_impl::largest_of(t, &v)) {
-          ++r.unknown;
-          continue;
-        }
-        if (!(v > threshold)) continue;
-        best.found = true;
-        best.run = run.name;
-        best.key = t.key;
-        best.op = t.op;
-        best.op_key = t.op_key();
-        best.type = t.type;
-        best.seq = t.seq;
-        best.step = t.step;
-        best.largest = v;
-      }
     r.sides.push_back(best);
     if (best.found && (!r.first.found || best.seq < r.first.seq)) r.first = best;
   }
