@@ -383,3 +383,20 @@ TEST_CASE("first-above: an op that encloses the op whose output is above X yield
   r = pa::find_first_above({d / "big"}, 1, false, 0);
   CHECK(r.first.op_key == "mm#0");
 }
+
+TEST_CASE("first-above: a NaN is above no X; the finite values beside it still count") {
+  temp_dir d;
+  dump_nested(d / "nan", std::nanf(""));
+  pa::above_report r = pa::find_first_above({d / "nan"}, 100, false, 0);
+  REQUIRE(r.error.empty());
+  CHECK_FALSE(r.first.found);
+  CHECK(r.exit_code() == 0);
+  CHECK(r.nan_outputs == 3);  // act's, and stage's and block's, the same tensor
+  const std::string text = pa::first_above_text(r);
+  CHECK(text.find("No output holds a value with |value| > 100") != std::string::npos);
+  CHECK(text.find("3 outputs hold NaN") != std::string::npos);
+  CHECK(text.find("|value| inf") == std::string::npos);
+  r = pa::find_first_above({d / "nan"}, 3, false, 0);
+  CHECK(r.first.op_key == "mm#0");
+  CHECK(r.first.largest == 3.5);
+}
