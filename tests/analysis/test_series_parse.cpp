@@ -67,6 +67,28 @@ TEST_CASE("parse: numbers, strictly") {
   CHECK(v == 12.5);
 }
 
+TEST_CASE("parse: a number that goes on in another notation, or underflows to zero, is refused") {
+  // base prefixes, digit separators, an exponent cut short, Fortran's exponents (1.5D+03, and
+  // 1.5+300 past two digits), and a literal too small for a double
+  for (const char* text : {"0x10", "0X1f", "-0x10", "0b101", "0o17", "1_000", "1'000", "5e", "5E+", "2.5e-",
+                           "0.15D+04", "1.5d3", "1.5+300", "1e5-3", "1e-400", "-2.5e-999"})
+    CHECK_MESSAGE(number_or_nan(text) == -12345.0, std::string(text));
+  pa::metric_matcher m("MLUPS");
+  for (const char* text : {"0x10", "1_000", "5e", "1e-400"}) {
+    const pa::run_values r = pa::parse_run_output(std::string("MLUPS: ") + text + "\n", m);
+    CHECK_MESSAGE(r.values.empty(), std::string(text));
+    CHECK(r.error == std::string("MLUPS: ") + text);
+  }
+  // still numbers: zeros written small, tiny values a double holds, units after the number
+  CHECK(number_or_nan("0e-400") == 0);
+  CHECK(number_or_nan("0.000e5") == 0);
+  CHECK(number_or_nan("1e-300") == 1e-300);
+  CHECK(number_or_nan("4e-320") > 0);  // subnormal, not zero
+  CHECK(values_of("MLUPS: 12.5 MLUPS\nMLUPS: 3.2ms\nMLUPS: 45%\nMLUPS: 2.5x\nMLUPS: 1e5ms\nMLUPS: 0B/s\n"
+                  "MLUPS: 577.3+-2.1\nMLUPS: 7 +- 1\n",
+                  m) == std::vector<double>{12.5, 3.2, 45, 2.5, 1e5, 0, 577.3, 7});
+}
+
 TEST_CASE("parse: NAME: <number>, case-insensitive, whole word, several lines are samples") {
   pa::metric_matcher m("MLUPS");
   CHECK(values_of("mlups: 1\nMLUPS = 2\n  [bench] MLUPS:3.5 (best)\n", m) == std::vector<double>{1, 2, 3.5});

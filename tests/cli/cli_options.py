@@ -104,6 +104,20 @@ check(code == 0, f"bisect-run --threshold 0: exit {code}, {err!r}")
 code, _, err = probe("bisect-run", "--metric", "X", "--good-value", "10", "--bad-value", "5", "--alpha", "0", "--", "true")
 check(code == 128, f"bisect-run --alpha 0 is refused: exit {code}, {err!r}")
 
+# contradictory directions are a usage error, not the last one winning
+with tempfile.TemporaryDirectory() as tmp:
+    for i in range(6):
+        with open(os.path.join(tmp, "run-%d.txt" % i), "w") as f:
+            f.write("MLUPS: 100\n")
+    for order in (("--higher-is-better", "--lower-is-better"), ("--lower-is-better", "--higher-is-better")):
+        code, out, err = probe("regress", tmp, "--metric", "MLUPS", *order)
+        check(code == 2 and out == "" and err.count("\n") == 1 and "--higher-is-better" in err and
+              "--lower-is-better" in err, f"regress {' '.join(order)}: exit {code}, {err!r}")
+        code, out, err = probe("bisect-run", "--metric", "X", "--baseline", "10", "--threshold", "0.05", *order,
+                               "--", "sh", "-c", "echo X: 12")
+        check(code == 128 and err.count("\n") == 1 and "--higher-is-better" in err and "--lower-is-better" in err,
+              f"bisect-run {' '.join(order)}: exit {code}, {err!r}")
+
 # --version: the version, then the build
 code, out, _ = probe("--version")
 lines = out.splitlines()

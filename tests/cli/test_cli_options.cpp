@@ -121,6 +121,15 @@ TEST_CASE("options: values that look like options, repeats, and options that und
   CHECK(parse({"--name="}).options.values("--name") == std::vector<std::string>{""});
 }
 
+TEST_CASE("options: of options that contradict each other, one at most") {
+  std::string error;
+  CHECK(std::string(parse({"--on", "--on"}).options.only_one_of({"--on", "--off"}, &error)) == "--on");
+  CHECK(parse({}).options.only_one_of({"--on", "--off"}, &error) == nullptr);
+  CHECK(error.empty());
+  CHECK(parse({"--off", "--on"}).options.only_one_of({"--on", "--off"}, &error) == nullptr);
+  CHECK(error == "--on and --off contradict each other: give one");
+}
+
 TEST_CASE("options: --help and -h, wherever they are before --") {
   CHECK(parse({"a", "--on", "--help"}).status == parse_status::help);
   CHECK(parse({"-h"}).status == parse_status::help);

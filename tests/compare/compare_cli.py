@@ -8,6 +8,7 @@ usage: compare_cli.py PATH/TO/probe PATH/TO/compare_engine_dump
 import html.parser
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -227,10 +228,15 @@ with tempfile.TemporaryDirectory() as tmp:
     code, _, _ = probe("show", "--health", ref)
     check(code == 0, "show --health: 0 without NaN")
 
-    # --- --first-above: the first op whose output runs past X, in either run
+    # --- --first-above: the first op whose output runs past X, in either run; a NaN is above no X
     code, text, _ = probe("compare", "--first-above", "1e30", nan, ref)
-    check(code == 1 and "First op above 1e+30: act#0 at step 0 (in A)" in text, f"--first-above names act: {text}")
-    check("B: no output above 1e+30" in text, f"--first-above: none in B: {text}")
+    check(code == 0 and "No output holds a value with |value| > 1e+30" in text and "|value| inf" not in text,
+          f"--first-above: act's NaN is not above 1e30: {text}")
+    check(re.search(r"\d+ outputs hold NaN, which is above no threshold", text),
+          f"--first-above counts the NaNs: {text}")
+    code, text, _ = probe("compare", "--first-above", "0", nan, ref)
+    check(code == 1 and "First op above 0: fc1#0 at step 0 (in A)" in text and "B: first above 0: op fc1#0" in text,
+          f"--first-above in two runs: {text}")
     code, js, _ = probe("compare", "--first-above", "0", ref, "--json", "-")
     fa = json.loads(js)
     check(code == 1 and fa["first"]["op_key"] == "fc1#0" and fa["first"]["seq"] == 1, f"--first-above 0: the first op {js}")

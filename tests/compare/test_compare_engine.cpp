@@ -1,13 +1,18 @@
 // probe compare on the reference engine: naive kernels (--probe_reference) against
-// optimized ones, with and without a planted bug, through the analysis API.
+// optimized ones, with and without a planted bug, through the analysis API; the one-dump
+// checks (--nonfinite, --first-above) on ops nested in others.
 #include <doctest/doctest.h>
 
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_text.hpp"
+#include "analysis/first_above.hpp"
 #include "analysis/nonfinite.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
+#include <vector>
 
 #include "../support/capture.hpp"
 #include "reference_engine.hpp"
@@ -22,6 +27,39 @@ namespace {
 using compare_test::compare;
 
 std::string op_of(const pa::compared_run& run, size_t node) { return run.graph.nodes[node].op; }
+
+// block { mm; stage { act } }: act adds `planted` to one element of its output, which stage
+// and block pass on as theirs. Ops are numbered as they begin, so the enclosing ops come first.
+void dump_nested(const std::string& dir, float planted) {
+  probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
+  constexpr int n = 8;
+  std::vector<float> x(n), m(n), a(n);
+  for (int i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i);
+  {
+    probe::op block("block", "Block");
+    block.input("x", probe::view(x.data(), {n}));
+    {
+      probe::op mm("mm", "MatMul");
+      mm.input("x", probe::view(x.data(), {n}));
+      for (size_t i = 0; i < n; ++i) m[i] = 2 * x[i];
+      mm.output("y", probe::view(m.data(), {n}));
+    }
+    {
+      probe::op stage("stage", "Stage");
+      stage.input("x", probe::view(m.data(), {n}));
+      {
+        probe::op act("act", "Relu");
+        act.input("x", probe::view(m.data(), {n}));
+        for (size_t i = 0; i < n; ++i) a[i] = std::max(m[i], 0.f);
+        a[3] += planted;
+        act.output("y", probe::view(a.data(), {n}));
+      }
+      stage.output("y", probe::view(a.data(), {n}));
+    }
+    block.output("y", probe::view(a.data(), {n}));
+  }
+  probe::set_flags("");
+}
 
 std::set<std::string> reached_ops(const pa::compared_run& run, const pa::root_cause& r) {
   std::set<std::string> out;
@@ -316,4 +354,49 @@ TEST_CASE("compare: kernels that differ by rounding only, at a tolerance too tig
   CHECK(atol > 0);
   s.tol.atol = atol;
   CHECK(pa::compare_paths(d / "opt", d / "ref", s).exit_code() == 0);
+}
+
+TEST_CASE("nonfinite: an op that encloses the op that made the NaN yields to it, at any depth") {
+  temp_dir d;
+  dump_nested(d / "nan", std::nanf(""));
+  const pa::nonfinite_report nf = pa::find_first_nonfinite(d / "nan");
+  REQUIRE(nf.error.empty());
+  REQUIRE(nf.runs.size() == 1);
+  const pa::nonfinite_run& hit = nf.runs[0];
+  CHECK(hit.op_key == "act#0");  // not block#0 (seq 1) nor stage#0 (seq 3), whose outputs are act's
+  CHECK(hit.seq == 4);
+  REQUIRE(hit.outputs.size() == 1);
+  CHECK(hit.outputs[0].nan == 1);
+  CHECK(hit.outputs_nonfinite == 3);
+  CHECK(pa::nonfinite_text(nf).find("op act#0 (Relu) at seq 4") != std::string::npos);
+  CHECK(pa::nonfinite_text(nf).find("this op made the NaN/Inf") != std::string::npos);
+}
+
+TEST_CASE("first-above: an op that encloses the op whose output is above X yields to it, at any depth") {
+  temp_dir d;
+  dump_nested(d / "big", 1e6f);
+  pa::above_report r = pa::find_first_above({d / "big"}, 100, false, 0);
+  REQUIRE(r.error.empty());
+  CHECK(r.first.op_key == "act#0");
+  CHECK(r.first.largest == 1000001.5);
+  // mm (seq 2, up to 3.5) is nested in block too, and began before act
+  r = pa::find_first_above({d / "big"}, 1, false, 0);
+  CHECK(r.first.op_key == "mm#0");
+}
+
+TEST_CASE("first-above: a NaN is above no X; the finite values beside it still count") {
+  temp_dir d;
+  dump_nested(d / "nan", std::nanf(""));
+  pa::above_report r = pa::find_first_above({d / "nan"}, 100, false, 0);
+  REQUIRE(r.error.empty());
+  CHECK_FALSE(r.first.found);
+  CHECK(r.exit_code() == 0);
+  CHECK(r.nan_outputs == 3);  // act's, and stage's and block's, the same tensor
+  const std::string text = pa::first_above_text(r);
+  CHECK(text.find("No output holds a value with |value| > 100") != std::string::npos);
+  CHECK(text.find("3 outputs hold NaN") != std::string::npos);
+  CHECK(text.find("|value| inf") == std::string::npos);
+  r = pa::find_first_above({d / "nan"}, 3, false, 0);
+  CHECK(r.first.op_key == "mm#0");
+  CHECK(r.first.largest == 3.5);
 }

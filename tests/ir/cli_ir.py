@@ -88,6 +88,19 @@ with tempfile.TemporaryDirectory() as work:
     code, out = run(probe, "diff-ir", bad, "module_0002", "exit", "layout")
     check(code == 0, "exit equals the last pass")
 
+    # every stage show --passes lists is named by its index, the entry and exit stages too
+    code, listing = run(probe, "show", bad, "--passes")
+    first = listing.split("\nmodule 2")[0]
+    indices = re.findall(r"^  (\d{4}) \S+\s+(?:entry|after|exit) ", first, re.M)
+    check(indices[0] == "0000" and indices[-1] == "0006", "module 1 lists entry to exit: " + first)
+    for index in indices:
+        code, out = run(probe, "diff-ir", bad, "1", str(int(index)), index)
+        check(code == 0 and "same IR" in out, "stage %s by its index: %d %s" % (index, code, out))
+    code, out = run(probe, "diff-ir", bad, "1", "0", "entry")
+    check(code == 0 and "same IR" in out, "index 0 is the entry stage: " + out)
+    code, out = run(probe, "diff-ir", bad, "1", "6", "exit")
+    check(code == 0 and "same IR" in out, "the last index is the exit stage: " + out)
+
     for args, what in [((bad, "mlp.L9", "entry", "exit"), "no such module"),
                        ((bad, "1", "dce", "exit"), "a pass run twice, named by name"),
                        ((bad, "1", "nosuchpass", "exit"), "no such pass"),

@@ -19,6 +19,7 @@
 #include <iterator>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <probe/core/stats.hpp>
@@ -455,6 +456,25 @@ inline bool read_dump(const std::string& dir, std::vector<dump_run>* runs, std::
     return false;
   }
   return true;
+}
+
+// The ops (by sequence number) that enclose any of `nested`, at any depth, following the
+// records' `parent`: the one-dump checks let an enclosing op yield to a nested op that shows
+// the same thing, since its output is often the very tensor the nested op wrote (compare's
+// first divergence does the same). An op that recorded no tensor ends the chain there.
+inline std::unordered_set<uint64_t> enclosing_ops(const dump_run& run, const std::vector<uint64_t>& nested) {
+  std::unordered_map<uint64_t, uint64_t> parent_of;
+  for (const dump_tensor& t : run.tensors) parent_of.emplace(t.seq, t.parent);
+  std::unordered_set<uint64_t> out;
+  for (uint64_t seq : nested) {
+    auto it = parent_of.find(seq);
+    // an op already marked has its own enclosing ops marked: this also ends a cycle
+    for (uint64_t p = it == parent_of.end() ? 0 : it->second; p && out.insert(p).second;) {
+      it = parent_of.find(p);
+      p = it == parent_of.end() ? 0 : it->second;
+    }
+  }
+  return out;
 }
 
 }  // namespace analysis

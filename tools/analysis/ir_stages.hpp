@@ -125,10 +125,15 @@ inline const ir_stage* find_ir_stage(const ir_module_dump& m, const std::string&
     stage = want.substr(colon + 1);
   }
   if (name == "entry" || name == "exit") stage = name;
+  // A bare index names whatever the listing shows at it: the entry and exit stages have
+  // indices too (the first and the last), and no "after".
+  const bool bare_index = colon == std::string::npos && all_digits(name);
   std::vector<const ir_stage*> hits;
-  for (const ir_stage& s : m.stages)
-    if (s.stage == stage && (s.pass == name || (all_digits(name) && s.pass_index == strtoul(name.c_str(), nullptr, 10))))
-      hits.push_back(&s);
+  for (const ir_stage& s : m.stages) {
+    const bool by_index = all_digits(name) && s.pass_index == strtoul(name.c_str(), nullptr, 10) &&
+                          (bare_index ? s.stage != "before" : s.stage == stage);
+    if ((s.stage == stage && s.pass == name) || by_index) hits.push_back(&s);
+  }
   if (hits.size() == 1) return hits[0];
   std::string list;
   for (const ir_stage& s : m.stages)

@@ -1,13 +1,17 @@
 // The first op whose output holds NaN or Inf, in one dump (`probe compare --nonfinite DIR`,
 // `probe show --health DIR`): outputs are scanned in sequence order using the manifest's
 // health stats; outputs recorded without stats are measured from their files, and the op
-// found is verified from its data file when there is one. Its inputs are reported too: all
-// finite means the op made the NaN/Inf itself. Standalone header, plain inline.
+// found is verified from its data file when there is one. An op that encloses a nested op
+// (at any depth) whose output holds NaN/Inf yields to it: ops are numbered as they begin, so
+// the enclosing op comes first, and its output is often the tensor the nested op wrote. Its
+// inputs are reported too: all finite means the op made the NaN/Inf itself. Standalone
+// header, plain inline.
 #pragma once
 #include <stdint.h>
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <probe/core/stats.hpp>
@@ -92,6 +96,11 @@ inline bool scan(const dump_run& run, bool has_step, int64_t step, nonfinite_run
   std::stable_sort(order.begin(), order.end(), [](const dump_tensor* x, const dump_tensor* y) {
     return x->seq != y->seq ? x->seq < y->seq : x->is_input && !y->is_input;
   });
+  struct hit {
+    const dump_tensor* t;
+    nonfinite_tensor n;
+  };
+  std::vector<hit> hits;  // the outputs holding NaN/Inf, in sequence order
   for (const dump_tensor* t : order) {
     if (t->is_input) continue;
     ++out->outputs_scanned;
@@ -103,26 +112,47 @@ inline bool scan(const dump_run& run, bool has_step, int64_t step, nonfinite_run
     }
     if (!n.nonfinite()) continue;
     ++out->outputs_nonfinite;
-    if (out->found && t->op_key() != out->op_key) continue;
-    if (!t->file.empty() && !n.verified) {
-      nonfinite_tensor check = n;
-      if (!measure(*t, &check, error)) return false;
-      if (!check.nonfinite()) {
-        out->notes.push_back(t->key + ": the manifest counts NaN/Inf but the data file has none; skipped");
-        --out->outputs_nonfinite;
+    hits.push_back(hit{t, n});
+  }
+  // The earliest op holding NaN/Inf that encloses none that does. Its outputs are counted
+  // from their files: one the manifest miscounted is dropped, and the op chosen again (an
+  // op that enclosed only it no longer yields).
+  while (!hits.empty()) {
+    std::vector<uint64_t> seqs;
+    for (const hit& h : hits) seqs.push_back(h.t->seq);
+    const std::unordered_set<uint64_t> outer = enclosing_ops(run, seqs);
+    auto first = std::find_if(hits.begin(), hits.end(), [&](const hit& h) { return !outer.count(h.t->seq); });
+    if (first == hits.end()) first = hits.begin();  // parents in a cycle: a hand-made manifest
+    const std::string op_key = first->t->op_key();
+    bool dropped = false;
+    for (auto h = hits.begin(); h != hits.end();) {
+      if (h->t->op_key() != op_key || h->t->file.empty() || h->n.verified) {
+        ++h;
         continue;
       }
-      n = check;
+      nonfinite_tensor check = h->n;
+      if (!measure(*h->t, &check, error)) return false;
+      if (check.nonfinite()) {
+        h->n = check;
+        ++h;
+        continue;
+      }
+      out->notes.push_back(h->t->key + ": the manifest counts NaN/Inf but the data file has none; skipped");
+      --out->outputs_nonfinite;
+      h = hits.erase(h);
+      dropped = true;
     }
-    if (!out->found) {
-      out->found = true;
-      out->seq = t->seq;
-      out->step = t->step;
-      out->op_key = t->op_key();
-      out->op = t->op;
-      out->type = t->type;
-    }
-    out->outputs.push_back(n);
+    if (dropped) continue;
+    const dump_tensor* t = first->t;
+    out->found = true;
+    out->seq = t->seq;
+    out->step = t->step;
+    out->op_key = op_key;
+    out->op = t->op;
+    out->type = t->type;
+    for (const hit& h : hits)
+      if (h.t->op_key() == op_key) out->outputs.push_back(h.n);
+    break;
   }
   if (!out->found) return true;
   for (const dump_tensor* t : order) {

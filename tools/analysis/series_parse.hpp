@@ -76,9 +76,12 @@ inline std::vector<std::string> split_lines(const std::string& text, std::vector
 
 // Parses a number at the start of [s, s+n): [+-] digits [. digits] [e[+-]digits], or with
 // thousands separators in groups of three (1,234,567.5). Returns the characters consumed, 0
-// when there is no number. The number must end there: a digit, a '.' or a ',' followed by a
-// digit right after it means a different notation (1,5 or 1.2.3), which is refused rather
-// than half read. Non-finite results (1e999) are refused too.
+// when there is no number. The number must end there: what follows must not go on in another
+// notation, which is refused rather than half read: a digit, '.', or ',' and a digit (1,5 or
+// 1.2.3); a base prefix (0x10, 0b101, 0o17); a digit separator (1_000, 1'000); an 'e' that
+// is no exponent (5e, 5e+, 5eV); Fortran's exponents (1.5D+03, and 1.5+300, where it drops the
+// letter past two digits). Results out of a double's range are refused: 1e999, and 1e-400,
+// which would read 0.
 inline size_t parse_number_prefix(const char* s, size_t n, double* out) {
   size_t i = 0;
   std::string digits;
@@ -124,9 +127,19 @@ inline size_t parse_number_prefix(const char* s, size_t n, double* out) {
     }
   }
   if (i < n) {
+    auto digit_at = [&](size_t k, const char* set) { return k < n && s[k] != '\0' && std::strchr(set, s[k]); };
+    static const char dec[] = "0123456789";
     const char c = s[i];
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return 0;
-    if (c == ',' && i + 1 < n && std::isdigit(static_cast<unsigned char>(s[i + 1]))) return 0;
+    if (digit_at(i, dec) || c == '.') return 0;
+    if ((c == ',' || c == '_' || c == '\'') && digit_at(i + 1, dec)) return 0;
+    if (c == 'e' || c == 'E') return 0;  // not read as an exponent: one cut short, or a second
+    if ((c == 'd' || c == 'D') && (digit_at(i + 1, dec) || (digit_at(i + 1, "+-") && digit_at(i + 2, dec)))) return 0;
+    if ((c == '+' || c == '-') && digit_at(i + 1, dec)) return 0;
+    if (i == int_start + 1 && s[int_start] == '0') {  // "0" and nothing more: a base may follow
+      if ((c == 'x' || c == 'X') && digit_at(i + 1, "0123456789abcdefABCDEF")) return 0;
+      if ((c == 'b' || c == 'B') && digit_at(i + 1, "01")) return 0;
+      if ((c == 'o' || c == 'O') && digit_at(i + 1, "01234567")) return 0;
+    }
   }
   // strtod reads the locale's decimal point; the text always uses '.'.
   const char point = std::localeconv()->decimal_point[0];
@@ -135,6 +148,7 @@ inline size_t parse_number_prefix(const char* s, size_t n, double* out) {
       if (ch == '.') ch = point;
   const double v = std::strtod(digits.c_str(), nullptr);
   if (!std::isfinite(v)) return 0;
+  if (v == 0 && digits.find_first_of("123456789") < digits.find_first_of("eE")) return 0;  // underflow
   *out = v;
   return i;
 }

@@ -199,6 +199,19 @@ const char* parsed_options::last_of(std::initializer_list<const char*> names) co
   return last;
 }
 
+const char* parsed_options::only_one_of(std::initializer_list<const char*> names, std::string* error) const {
+  std::vector<const char*> given;
+  for (const char* n : names)
+    if (last_position_[index_of(n, value_kind::flag, true)] >= 0) given.push_back(n);
+  if (given.size() > 1) {
+    std::string list;
+    for (size_t i = 0; i < given.size(); ++i)
+      list += std::string(i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
+    *error = list + " contradict each other: give one";
+  }
+  return given.size() == 1 ? given[0] : nullptr;
+}
+
 parse_status parse_command_line(const command_spec& spec, int argc, const char* const* argv, parsed_options* out,
                                 std::string* error) {
   *out = parsed_options(spec);

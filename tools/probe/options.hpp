@@ -119,6 +119,10 @@ class parsed_options {
   // Of several options that undo each other (--equal-nan, --no-equal-nan), the one given
   // last; nullptr when none was.
   const char* last_of(std::initializer_list<const char*> names) const;
+  // Of several options that contradict each other (--higher-is-better, --lower-is-better),
+  // the one given; nullptr when none was, or, with *error, when more than one was: which one
+  // was meant cannot be told.
+  const char* only_one_of(std::initializer_list<const char*> names, std::string* error) const;
 
   const std::vector<std::string>& operands() const { return operands_; }
   const std::vector<std::string>& command() const { return command_; }

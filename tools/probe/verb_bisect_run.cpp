@@ -132,7 +132,7 @@ int run_bisect_run(int argc, char** argv) {
   size_t repeat = 3;
   const bool crash = args.given("--crash"), verbose = args.given("--verbose");
   const bool ignore_status = args.given("--ignore-exit-status");
-  if (const char* direction = args.last_of({"--higher-is-better", "--lower-is-better"}))
+  if (const char* direction = args.only_one_of({"--higher-is-better", "--lower-is-better"}, &error))
     s.direction = strcmp(direction, "--higher-is-better") == 0 ? 1 : -1;
   args.get("--metric", &metric);
   args.get("--pattern", &pattern);
@@ -147,7 +147,8 @@ int run_bisect_run(int argc, char** argv) {
   const bool repeat_given = args.get("--repeat", &repeat);
   args.get("--max-runs", &s.max_runs);
   const std::vector<std::string>& cmd = args.command();
-  if (cmd.empty()) error = "no command: give it after --, as in probe bisect-run [options] -- ./bench";
+  if (error.empty() && cmd.empty())
+    error = "no command: give it after --, as in probe bisect-run [options] -- ./bench";
   s.repeat = crash && !repeat_given ? 1 : repeat;
   s.metric_name = metric;
 

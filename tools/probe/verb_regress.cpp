@@ -91,8 +91,9 @@ int run_regress(int argc, char** argv) {
   std::string json_path, svg_path, html_path, pattern, metric, value, error;
   const std::vector<std::string>& inputs = args.operands();
   const bool quiet = args.given("--quiet");
-  if (const char* direction = args.last_of({"--higher-is-better", "--lower-is-better"}))
+  if (const char* direction = args.only_one_of({"--higher-is-better", "--lower-is-better"}, &error))
     settings.direction = strcmp(direction, "--higher-is-better") == 0 ? 1 : -1;
+  if (!error.empty()) return usage_error(regress_command, error);
   args.get("--metric", &metric);
   args.get("--pattern", &pattern);
   args.get("--label-re", &input.label_re);
