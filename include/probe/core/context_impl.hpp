@@ -51,15 +51,15 @@ PROBE_API void reset_op_counters() noexcept {
 // an op twice finds it marked ended (and is told) instead of reading freed memory. The
 // pointers are plain thread-local data (no TLS wrapper on the op path); an object with a
 // destructor frees them when the thread exits, registered the first time a record is kept.
-constexpr int k_spare_records = 8;
+constexpr unsigned k_spare_records = 8;  // a power of two: the records form a ring
 inline thread_local op_record* t_spares[k_spare_records] = {};
-inline thread_local int t_spare_count = 0;
+inline thread_local unsigned t_spare_head = 0, t_spare_count = 0;  // the oldest, and how many
 inline thread_local bool t_spare_state = false;  // false: no cleanup registered yet; true: registered
 inline thread_local bool t_spare_gone = false;   // the thread is exiting: records are freed, not kept
 struct spare_cleanup {
   void touch() noexcept {}
   ~spare_cleanup() {
-    while (t_spare_count > 0) delete t_spares[--t_spare_count];
+    for (; t_spare_count > 0; --t_spare_count) delete t_spares[t_spare_head++ % k_spare_records];
     t_spare_gone = true;
   }
 };
@@ -74,8 +74,8 @@ inline void register_spare_cleanup() noexcept {
 // longest.
 inline op_record* take_record() {
   if (t_spare_count == 0) return new op_record();
-  op_record* r = t_spares[0];
-  for (int i = 1; i < t_spare_count; ++i) t_spares[i - 1] = t_spares[i];
+  op_record* r = t_spares[t_spare_head % k_spare_records];
+  ++t_spare_head;
   --t_spare_count;
   return r;
 }
@@ -103,11 +103,10 @@ inline void give_back_record(op_record* r) noexcept {
   r->occurrence = 0;
   r->lane_occurrence = 0;
   if (t_spare_count == k_spare_records) {
-    delete t_spares[0];
-    for (int i = 1; i < t_spare_count; ++i) t_spares[i - 1] = t_spares[i];
+    delete t_spares[t_spare_head++ % k_spare_records];
     --t_spare_count;
   }
-  t_spares[t_spare_count++] = r;  // still marked ended until it is taken again
+  t_spares[(t_spare_head + t_spare_count++) % k_spare_records] = r;  // marked ended until taken again
 }
 
 // Ops of this thread that ended while an op begun inside them was still open (a C caller's
@@ -176,8 +175,8 @@ inline op_record* op_begin_named(const char* name, const char* type, int64_t ind
     r->step = current_step();
     r->thread = thread_index();
     r->module = t_ir_running;
-    pop_ended_ops();
-    r->ended = false;
+    if (t_current_op && __atomic_load_n(&t_current_op->ended, __ATOMIC_ACQUIRE)) pop_ended_ops();
+    __atomic_store_n(&r->ended, false, __ATOMIC_RELAXED);
     r->parent = t_current_op;
     r->lane = r->parent ? r->parent->lane : r->thread;
     r->wants_tensors = set && set->tensors;
@@ -487,7 +486,9 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
 }
 
 PROBE_API void op_end(op_record* r) noexcept {
-  if (__atomic_exchange_n(&r->ended, true, __ATOMIC_ACQ_REL)) {
+  // A load and a store, not an atomic exchange: only a program that ends one op twice at once
+  // on two threads could slip past, and the common path stays free of a locked instruction.
+  if (__atomic_load_n(&r->ended, __ATOMIC_ACQUIRE)) {
     static int said = 0;
     log_once(&said, "op %s ended twice; the second end is ignored (an op is ended once)", r->name.c_str());
     return;
@@ -496,8 +497,11 @@ PROBE_API void op_end(op_record* r) noexcept {
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
   if (r->kept_bytes) __atomic_fetch_sub(&context().frame_kept_bytes, r->kept_bytes, __ATOMIC_RELAXED);
   r->kept_bytes = 0;
+  __atomic_store_n(&r->ended, true, __ATOMIC_RELEASE);
   if (t_current_op == r) {
-    pop_ended_ops();
+    t_current_op = r->parent;
+    give_back_record(r);
+    if (t_current_op && __atomic_load_n(&t_current_op->ended, __ATOMIC_ACQUIRE)) pop_ended_ops();
     return;
   }
   // An op begun inside it is still open, or it belongs to another thread: its record stays
