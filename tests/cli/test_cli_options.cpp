@@ -134,7 +134,18 @@ TEST_CASE("options: --help and -h, wherever they are before --") {
   CHECK(parse({"a", "--on", "--help"}).status == parse_status::help);
   CHECK(parse({"-h"}).status == parse_status::help);
   CHECK(parse({"--", "--help"}).status == parse_status::ok);
-  CHECK(parse({"--name", "--help"}).status == parse_status::ok);  // a value, whatever it looks like
+}
+
+// A value is taken whatever it looks like (-5, --weird), except one of the verb's options:
+// "--json --quiet" forgot the file. Spelled with '=', any value is a value.
+TEST_CASE("options: an option where a value belongs is a usage error, not the value") {
+  CHECK(error_of({"--name", "--on"}) ==
+        "--name needs a value (NAME), not the option --on (a value that is spelled like one: --name=--on)");
+  CHECK(error_of({"--name", "--help"}) ==
+        "--name needs a value (NAME), not the option --help (a value that is spelled like one: --name=--help)");
+  CHECK(parse({"--name=--on"}).options.values("--name") == std::vector<std::string>{"--on"});
+  CHECK(parse({"--name", "--weird"}).options.values("--name") == std::vector<std::string>{"--weird"});
+  CHECK(parse({"--step", "-5"}).status == parse_status::ok);
 }
 
 TEST_CASE("options: each usage error is one sentence naming the option") {

@@ -264,6 +264,28 @@ TEST_CASE("findings: a bug in every instance of an op type names every instance"
   CHECK(text.find("Adds error beyond its inputs: op relu1#0") != std::string::npos);
 }
 
+// y = x - w where the reference's y is all zeros: its error has no scale to be relative to,
+// so the op cannot be said to add error beyond its inputs (it passes on x's 0.5 unchanged).
+TEST_CASE("findings: an op whose reference output is all zeros is not called an amplifier") {
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  for (int side = 0; side < 2; ++side) {
+    fixture_dump& f = side ? b : a;
+    const float off = side ? 0.f : 0.5f;
+    const std::vector<float> x{10 + off, 20 + off}, w{10, 20}, y{off, off};
+    f.out(1, "input", "y", x);
+    f.out(2, "weights", "y", w);
+    f.in(3, "head", "x", x, "input#0/out/y", "", 0, 0, "Sub");
+    f.in(3, "head", "w", w, "weights#0/out/y", "", 0, 0, "Sub");
+    f.out(3, "head", "y", y, "", 0, 0, "Sub");
+    f.finish();
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  REQUIRE(r.runs.size() == 1);
+  CHECK(r.runs[0].findings.amplifiers.empty());
+  CHECK(flat_text(r).find("Adds error beyond its inputs") == std::string::npos);
+}
+
 TEST_CASE("findings: all failures in one channel; graph inputs and weights that differ are named") {
   temp_dir d;
   fixture_dump a(d / "a"), b(d / "b");

@@ -123,6 +123,7 @@ inline void measure_details(std::vector<compared_pair>* pairs, const check_setti
     }
     if (!read_ok) continue;
     p.scale = scale > 0 ? scale : scale_a;
+    p.reference_scale = scale;
     if (!complex && fails > 1)
       for (int d = 0; d < p.a.ndim; ++d)
         if (p.a.shape[d] > 1 && common[static_cast<size_t>(d)] >= 0) {

@@ -150,7 +150,9 @@ inline run_findings find_more(const std::vector<compared_pair>& pairs, graph_ans
     return x.severity > y.severity;
   });
   // amplifiers: the output error is ten times the largest input error, and not rounding;
-  // both measured on values (a difference of statistics is not an error of the values)
+  // both measured on values (a difference of statistics is not an error of the values) and
+  // relative to a reference that is not all zeros (an error of zero has no scale: y = x - x'
+  // would read as adding every bit of x's error)
   std::vector<char> is_root(g->nodes.size(), 0);
   for (const root_cause& r : g->roots)
     if (!r.is_input) is_root[r.node] = 1;
@@ -164,7 +166,8 @@ inline run_findings find_more(const std::vector<compared_pair>& pairs, graph_ans
       }
     for (size_t pi : n.outputs)
       if (status_mismatch(pairs[pi].status)) {
-        measured = measured && !pairs[pi].by_stats;
+        const bool no_scale = pairs[pi].reference_scale == 0 && std::isfinite(severity(pairs[pi]));
+        measured = measured && !no_scale && !pairs[pi].by_stats;
         *out_err = std::max(*out_err, severity(pairs[pi]));
       }
     return measured;

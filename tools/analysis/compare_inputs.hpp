@@ -120,7 +120,8 @@ struct compared_pair {
   bool by_stats = false;  // no data on a side: judged by the manifest's statistics
   std::string tol_note;   // the tolerance was tightened: the same bytes are judged once
   // From a second look at a mismatching pair (compare_details.hpp); negative: not measured.
-  double scale = -1;       // max |b| of the finite reference values
+  double scale = -1;       // max |b| of the finite reference values (max |a| when those are all 0)
+  double reference_scale = -1;  // max |b| alone: 0 when the reference is all zeros (-1: not read)
   int64_t fresh_fail = -1; // outputs of an in-place slot: failing elements whose prior state passed
   int slice_dim = -1;      // every failure lies at index slice_index of this dimension
   int64_t slice_index = 0;

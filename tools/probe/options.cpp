@@ -260,7 +260,17 @@ parse_status parse_command_line(const command_spec& spec, int argc, const char* 
     } else if (eq != std::string::npos) {
       value = word.substr(eq + 1);
     } else if (i + 1 < argc && strcmp(argv[i + 1], "--") != 0) {
-      value = argv[++i];  // whatever it looks like: -5 is a value
+      // Whatever it looks like (-5 is a value), except one of this verb's options: "--json
+      // --quiet" forgot the file, and would write a report named --quiet.
+      const std::string next = argv[i + 1];
+      bool is_option = next == "--help";
+      for (size_t k = 0; k < spec.option_count && !is_option; ++k) is_option = next == spec.options[k].name;
+      if (is_option) {
+        *error = name + " needs a value (" + o.metavar + "), not the option " + next + " (a value that is spelled like one: " +
+                 name + "=" + next + ")";
+        return parse_status::usage_error;
+      }
+      value = argv[++i];
     } else {
       *error = name + " needs a value (" + o.metavar + ")";
       return parse_status::usage_error;
