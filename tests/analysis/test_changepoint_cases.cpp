@@ -223,3 +223,47 @@ TEST_CASE("edge levels: a first or last level of 3 runs is a level, and a quiet 
     CHECK_FALSE(u.first_edge.count());
   }
 }
+
+TEST_CASE("edge levels: an end level noisier than the rest keeps its runs, and the change beside it") {
+  // Nightly MLUPS of a solver that lost 60% twice: its fast first level varies by 1%, the slow
+  // levels after it by 0.1-0.3% (times and rates vary in proportion to their size, and more on
+  // short runs). Set aside as an edge or a wild run, one of the first three runs left a first
+  // level of two, too few to stand, and both regressions went unreported.
+  const std::vector<double> nightly[] = {
+      {7.456030046381238, 7.369682946537244, 7.446848129994406, 3.00741525230497, 2.9970920190596413,
+       2.976819958662102, 2.9926639662291645, 1.196196180108778, 1.197698424080088, 1.1989033597892793,
+       1.1995675787311952},
+      {7.3999, 7.4502, 7.4412, 3.001, 2.995, 2.990, 3.004, 1.197, 1.198, 1.196, 1.199}};
+  pa::changepoint_options o;
+  o.min_change = 0.3;
+  for (const auto& x : nightly) {
+    const pa::segmentation s = pa::find_change_points(x, o);
+    CHECK(indices(s) == std::vector<size_t>{3, 7});
+    CHECK(s.outliers.empty());
+  }
+  // the same shape, generated: a first (or last) level of 3 to 5 runs five times as noisy as
+  // the two levels beside it. Both changes are found, within a run of their date (a run of a
+  // longer noisy level next to the change may still be set aside as wild: the noise is one
+  // figure for the series); a level of 3 runs loses none.
+  auto near = [](const std::vector<size_t>& found, const std::vector<size_t>& truth) {
+    if (found.size() != truth.size()) return false;
+    for (size_t i = 0; i < found.size(); ++i)
+      if (found[i] + 1 < truth[i] || found[i] > truth[i] + 1) return false;
+    return true;
+  };
+  size_t missed = 0, runs_set_aside = 0;
+  for (size_t first = 3; first <= 5; ++first)
+    for (double noise : {0.002, 0.005, 0.01})
+      for (uint64_t seed = 1; seed <= 40; ++seed) {
+        std::vector<double> x = levels({{first, 1.0}}, noise, seed);
+        for (double v : levels({{4, 0.4}, {4, 0.16}}, noise / 5, seed + 1000)) x.push_back(v);
+        const pa::segmentation s = pa::find_change_points(x, o);
+        missed += !near(indices(s), {first, first + 4});
+        std::vector<double> y(x.rbegin(), x.rend());  // the noisy level last
+        const pa::segmentation t = pa::find_change_points(y, o);
+        missed += !near(indices(t), {4, 8});
+        if (first == 3) runs_set_aside += s.outliers.size() + t.outliers.size();
+      }
+  CHECK(missed == 0);
+  CHECK(runs_set_aside == 0);
+}

@@ -8,7 +8,9 @@
 //    runs (outliers.hpp) are set aside before the search, so that they neither become changes
 //    nor hide one, and are reported. So are edge levels: one or two runs at either end, far
 //    from the level beside them (outliers.hpp: find_edge_runs), too few to be a level of their
-//    own and, folded into the level beside them, enough to hide the change after it.
+//    own and, folded into the level beside them, enough to hide the change after it. What
+//    would leave an end level too few runs is given back (restore_end_levels): a level
+//    noisier than the series' one noise figure is a level, not a wild run beside a stub.
 // 1. Candidates, from three searches whose union covers short and long changes:
 //    - local: windows of `window` points overlapping by half; E-Divisive proper in each
 //      (energy_split.hpp: the split tau and end kappa maximising Q(tau, kappa), 3 points a
@@ -449,6 +451,7 @@ inline segmentation_pass segment_at_noise(const std::vector<double>& x, const ch
     for (size_t i = 0; i < p.edges.head; ++i) p.outlier[i] = 1;
     for (size_t i = x.size() - p.edges.tail; i < x.size(); ++i) p.outlier[i] = 1;
   }
+  if (enough) restore_end_levels(x, &p.outlier, &p.edges, opt.short_level_sigmas * sigma, end_level_points(opt));
   for (size_t i = 0; i < x.size(); ++i)
     if (!p.outlier[i]) {
       p.y.push_back(x[i]);

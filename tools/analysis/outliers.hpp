@@ -53,9 +53,10 @@ inline std::vector<char> find_outliers(const std::vector<double>& x, double sigm
 // need 3 runs) and, folded into the level beside them, would inflate its spread and hide the
 // change after it (a machine change before the first nightly runs, a crashed last run). Their
 // mean is more than k noise sd from the level beside them (the median of the next three
-// runs), each of them more than k/2 on the same side, and the run right beside them is nearer
-// to that level than to them: so a first level of 3 runs, whose third run is still at its
-// value, is never cut. They are set aside like outliers; the rest of the series keeps
+// runs), each of them more than k/2 on the same side, and each of those three runs is nearer
+// to the level than half the edge's distance from it: so a first level of 3 runs, whose third
+// run is still at its value, is never cut, and three runs that reach across a change are no
+// level to cut anything from. They are set aside like outliers; the rest of the series keeps
 // `min_rest` runs. `outlier` (the wild runs found already) are skipped in the reference runs.
 struct edge_runs {
   size_t head = 0, tail = 0;  // points set aside at the start and at the end
@@ -72,12 +73,19 @@ inline edge_runs find_edge_runs(const std::vector<double>& x, const std::vector<
   std::vector<double> ref;
   // whether points pts[first .. first + r) stand apart from pts[next], pts[next + step], ...
   auto apart = [&](size_t first, size_t r, size_t next, long step) {
-    ref.clear();
-    for (long j = 0; j < 3; ++j) ref.push_back(x[pts[static_cast<size_t>(static_cast<long>(next) + step * j)]]);
-    const double adjacent = ref[0], level = median_in_place(ref);
+    double beside[3];
+    for (long j = 0; j < 3; ++j) beside[j] = x[pts[static_cast<size_t>(static_cast<long>(next) + step * j)]];
+    ref.assign(beside, beside + 3);
+    const double level = median_in_place(ref);
     double mean = 0;
     for (size_t i = first; i < first + r; ++i) mean += x[pts[i]] / static_cast<double>(r);
-    if (!(std::fabs(mean - level) > limit && std::fabs(adjacent - level) < std::fabs(adjacent - mean))) return false;
+    const double apart_by = std::fabs(mean - level);
+    if (!(apart_by > limit)) return false;
+    // The runs beside the edge must be a level, nearer to each other than the edge is to them:
+    // three runs that reach across a change (a first level of two runs) have no level to set
+    // the edge apart from, and setting it aside would leave a first level too short to stand.
+    for (double v : beside)
+      if (!(std::fabs(v - level) < apart_by / 2)) return false;
     for (size_t i = first; i < first + r; ++i) {
       const double d = x[pts[i]] - level;
       if (!((d > 0) == (mean > level) && std::fabs(d) > limit / 2)) return false;
@@ -92,6 +100,49 @@ inline edge_runs find_edge_runs(const std::vector<double>& x, const std::vector<
     if (n >= e.head + r + std::max<size_t>(min_rest, 3) && pts[n - r] == x.size() - r && apart(n - r, r, n - r - 1, -1))
       e.tail = r;
   return e;
+}
+
+// Runs set aside at an end of the series (outliers, edge runs) are given back when setting
+// them aside leaves the end level too few runs to stand: the first (last) level needs
+// `level_points` runs, and a level of fewer hides the change after it, however large. The end
+// level is the runs, at least `level_points` of them, before the first jump between
+// neighbours that is larger than the limit and more than twice their range (wild runs past
+// the first `level_points` are passed over, and stay set aside): runs that stay
+// together that closely, set off by such a jump, are a level however noisy (a first level
+// whose runs vary more than the rest of the series, as rates and times do when they vary in
+// proportion to their size), not a wild run beside a level too short to be one. Edge runs
+// given back end the edge. Returns whether any run was given back.
+inline bool restore_end_levels(const std::vector<double>& x, std::vector<char>* set_aside, edge_runs* edges,
+                               double limit, size_t level_points) {
+  const size_t n = x.size();
+  std::vector<char>& out = *set_aside;
+  bool restored = false;
+  for (int side = 0; side < 2; ++side) {  // the head, then the tail, walked from the end inward
+    auto at = [&](size_t k) { return side == 0 ? k : n - 1 - k; };
+    size_t kept = 0, aside = 0, end = 0, prev = 0;
+    double lo = 0, hi = 0;
+    for (size_t k = 0; k < n && kept < level_points; ++k) {
+      const size_t i = at(k);
+      const double v = x[i];
+      if (k >= level_points) {
+        if (out[i]) continue;  // a wild run further in neither ends the level nor is given back
+        const double jump = std::fabs(v - x[prev]);
+        if (jump > limit && jump > 2 * (hi - lo)) {
+          end = k;
+          break;
+        }
+      }
+      lo = k ? std::min(lo, v) : v;
+      hi = k ? std::max(hi, v) : v;
+      ++(out[i] ? aside : kept);
+      prev = i;
+    }
+    if (end == 0 || aside == 0 || kept >= level_points) continue;
+    for (size_t k = 0; k < level_points; ++k) out[at(k)] = 0;
+    (side == 0 ? edges->head : edges->tail) = 0;
+    restored = true;
+  }
+  return restored;
 }
 
 // Noise standard deviation from the successive differences inside levels (bounds: the first
