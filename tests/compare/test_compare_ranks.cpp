@@ -36,13 +36,13 @@ void write_job(const std::string& root, bool bad, bool messages) {
   const char* h = bad ? "aaaaaaaaaaaaaaaa" : "bbbbbbbbbbbbbbbb";
   const char* h2 = bad ? "cccccccccccccccc" : "dddddddddddddddd";
   fixture_dump r0(root + "/rank_0000");
-  r0.raw("{\"record\":\"run\",\"rank\":0,\"world\":3}");
+  r0.raw("{\"record\":\"run\",\"rank\":0,\"world\":3,\"start_time\":2000.5}");
   r0.out(1, "src", "y", {1, 2, bad ? 7.f : 3.f}, when(10));
   if (messages) r0.raw(message("send", 1, h, 0, "", "src#0/out/y"));
   r0.finish();
 
   fixture_dump r1(root + "/rank_0001");
-  r1.raw("{\"record\":\"run\",\"rank\":1,\"world\":3}");
+  r1.raw("{\"record\":\"run\",\"rank\":1,\"world\":3,\"start_time\":2000.5}");
   r1.in(1, "halo", "edge", {5}, "");
   r1.out(1, "halo", "ghost", {bad ? 7.f : 3.f}, when(20));
   if (messages) r1.raw(message("recv", 0, h, 1, "halo#0"));
@@ -52,7 +52,7 @@ void write_job(const std::string& root, bool bad, bool messages) {
   r1.finish();
 
   fixture_dump r2(root + "/rank_0002");
-  r2.raw("{\"record\":\"run\",\"rank\":2,\"world\":3}");
+  r2.raw("{\"record\":\"run\",\"rank\":2,\"world\":3,\"start_time\":2000.5}");
   r2.in(1, "halo2", "edge", {4}, "");
   r2.out(1, "halo2", "ghost", {bad ? 14.f : 6.f}, when(30));
   if (messages) r2.raw(message("recv", 1, h2, 1, "halo2#0"));
@@ -75,6 +75,7 @@ TEST_CASE("compare ranks: a received difference is followed to the sender's root
   write_job(d / "a", true, true);
   write_job(d / "b", false, true);
   const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(r.error);
   REQUIRE(r.error.empty());
   REQUIRE(r.ranks.multi);
   CHECK(r.ranks.messages);
@@ -122,6 +123,7 @@ TEST_CASE("compare ranks: without message records, a later root carries a note")
   write_job(d / "a", true, false);
   write_job(d / "b", false, false);
   const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(r.error);
   REQUIRE(r.error.empty());
   CHECK_FALSE(r.ranks.messages);
   CHECK(r.ranks.links.empty());
@@ -153,6 +155,7 @@ TEST_CASE("compare ranks: ranks missing on one side, and a run cut short, are na
     std::fclose(f);
   }
   const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(r.error);
   REQUIRE(r.error.empty());
   CHECK(r.ranks.missing == std::vector<std::string>{"rank 2 of 3 has no dump in B"});
   REQUIRE(r.ranks.incomplete.size() == 1);
@@ -182,6 +185,7 @@ TEST_CASE("compare ranks: an op that got a differing collective result is follow
     r1.finish();
   }
   const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(r.error);
   REQUIRE(r.error.empty());
   CHECK(roots_of(r) == std::vector<std::string>{"rank_0000 local#0"});
   REQUIRE(r.ranks.links.size() == 1);
@@ -191,4 +195,37 @@ TEST_CASE("compare ranks: an op that got a differing collective result is follow
   CHECK(text.find("rank 1: op norm#0 at seq 1 is not a root: what MPI_Allreduce gave it differs, and so does rank 0's "
                   "contribution: received from rank 0 `local#0`'s output (local#0/out/s); from the root local#0 on rank 0.") !=
         std::string::npos);
+}
+
+TEST_CASE("compare ranks: rank folders an earlier, larger job left in the folder are not compared") {
+  // The folder held a 5-rank job; a 3-rank job then rewrote rank_0000..2 only. Ranks 3 and 4
+  // are the earlier job's (an older start, a world of 5), with a difference of their own.
+  temp_dir d;
+  for (const char* side : {"a", "b"}) {
+    write_job(d / side, side[0] == 'a', true);
+    for (int rank : {3, 4}) {
+      fixture_dump old(d / side + std::string("/rank_000") + std::to_string(rank));
+      old.raw("{\"record\":\"run\",\"rank\":" + std::to_string(rank) + ",\"world\":5,\"start_time\":1000.25}");
+      old.out(1, "stale", "s", {side[0] == 'a' ? 1.f : 2.f}, when(5));
+      old.finish();
+    }
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(r.error);
+  REQUIRE(r.error.empty());
+  CHECK(roots_of(r) == std::vector<std::string>{"rank_0000 src#0", "rank_0002 other#0"});
+  CHECK(r.runs.size() == 3);
+  CHECK(r.ranks.missing.empty());
+  size_t notes = 0;
+  for (const std::string& n : r.notes)
+    notes += n.find("rank_0003, rank_0004 left out: written by an earlier job of 5 ranks (the latest run, rank_0000, "
+                    "is of a job of 3 ranks)") != std::string::npos;
+  CHECK(notes == 2);
+  // only A's: B has no rank 3 or 4 from any job, and A's are not "only in A"
+  for (int rank : {3, 4})
+    REQUIRE(std::system(("rm -rf '" + (d / "b") + "/rank_000" + std::to_string(rank) + "'").c_str()) == 0);
+  const pa::compare_report q = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CHECK(q.runs_only_a.empty());
+  CHECK(q.ranks.missing.empty());
+  CHECK(roots_of(q) == std::vector<std::string>{"rank_0000 src#0", "rank_0002 other#0"});
 }

@@ -35,6 +35,32 @@ mpi = [e for e in ev if e.get("name") == "MPI_Sendrecv"]
 print(path, len(ev), "events,", t["otherData"]["clock_alignment"], ", spread", round(spread), "us,", len(mpi), "MPI_Sendrecv")
 PY
 done
+# Two jobs at once (a parameter sweep: 3000 and 2990 steps) tracing to one file: each merges
+# its own ranks' parts (named by the launcher's job), so the file holds one whole job, never
+# rank 0 of one and rank 1 of the other, and no part is left. Without the job in the parts'
+# names, about half of such launches mixed them: four tries.
+for try in 1 2 3 4; do
+  rm -f both.json both.json.*
+  for steps in 3000 2990; do
+    timeout 90 "$mpiexec" "${root[@]}" --oversubscribe -np 2 -x PROBE_FLAGS="--probe_trace_to=both.json" "$halo" \
+      --steps $steps >"both_$steps.log" 2>&1 &
+  done
+  wait || { cat both_*.log; echo "FAIL: two jobs at once"; exit 1; }
+  "$python" - both.json <<'PY'
+import json, os, sys
+path = sys.argv[1]
+t = json.load(open(path))
+ev = t["traceEvents"]
+ranks = t["otherData"]["ranks"]
+names = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name"}
+assert names == {r: f"rank {r}" for r in range(ranks)}, (ranks, names)
+steps = [len([e for e in ev if e["pid"] == r and e.get("name") == "step" and e.get("ph") == "X"]) for r in range(ranks)]
+assert len(set(steps)) == 1 and steps[0] in (3000, 2990), f"steps per rank {steps}: two jobs' ranks in one trace"
+left = [n for n in os.listdir(".") if n.startswith(path + ".")]
+assert not left, f"parts left: {left}"
+print(path, "one job:", ranks, "ranks of", steps[0], "steps, job", t["otherData"].get("job"))
+PY
+done
 "$probe" show mpi_halo.json >summary.txt
 cat summary.txt
 "$python" - <<'PY'

@@ -108,6 +108,7 @@ struct dump_run {
   std::vector<std::string> notes;  // budget records, a dropped partial last line
   std::vector<std::string> op_notes;  // "note" records: one line about an op
   int rank = -1, world = 0;  // the run record's MPI rank and world size (-1, 0: not under MPI)
+  double start_time = 0;     // the run record's, seconds since the epoch (0: none)
   std::vector<dump_message> messages;  // probe::mpi's records (dump_messages.hpp)
 };
 
@@ -342,6 +343,7 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       run->process = v.get_string("host") + ":" + std::to_string(v.get_int("pid"));
       if (v.get("rank").is_integer()) run->rank = static_cast<int>(v.get_int("rank"));
       run->world = static_cast<int>(v.get_int("world"));
+      if (v.get("start_time").is_number()) run->start_time = v.get("start_time").as_double();
     } else if (kind == "message" || kind == "collective") {
       dump_message m;
       if (read_message(v, kind == "collective", &m)) run->messages.push_back(std::move(m));
@@ -434,6 +436,42 @@ inline bool has_manifest(const std::string& dir) {
 // The runs of a dump folder: itself when it holds manifest.jsonl, else each subfolder that
 // does (rank_0000, rank_0001, ... or host_pid). False with *error when there is none or a
 // manifest is corrupt.
+// A dump folder an MPI job reuses keeps the rank folders an earlier, larger job wrote past
+// this job's ranks (each rank remakes its own folder only). The job is the one the latest run
+// record belongs to (the lowest rank among equals, as with records without a start time): rank
+// folders of another world size, or of a rank it does not have, are an earlier job's and are
+// left out, with a note.
+inline void leave_out_earlier_ranks(const std::string& dir, std::vector<dump_run>* runs) {
+  const dump_run* latest = nullptr;
+  for (const dump_run& r : *runs)
+    if (r.rank >= 0 && r.world >= 2 &&
+        (!latest || r.start_time > latest->start_time || (r.start_time == latest->start_time && r.rank < latest->rank)))
+      latest = &r;
+  if (!latest) return;
+  const int world = latest->world;
+  const std::string who = latest->name;
+  auto earlier = [world](const dump_run& r) { return r.rank >= 0 && r.world >= 2 && (r.world != world || r.rank >= world); };
+  std::vector<std::string> left;
+  std::vector<int> worlds;
+  for (const dump_run& r : *runs)
+    if (earlier(r)) {
+      left.push_back(r.name);
+      if (std::find(worlds.begin(), worlds.end(), r.world) == worlds.end()) worlds.push_back(r.world);
+    }
+  if (left.empty()) return;
+  std::vector<dump_run> kept;
+  for (dump_run& r : *runs)
+    if (!earlier(r)) kept.push_back(std::move(r));
+  std::string names, sizes;
+  for (size_t i = 0; i < left.size() && i < 4; ++i) names += (i ? ", " : "") + ::probe::detail::printable(left[i]);
+  if (left.size() > 4) names += ", ... (" + std::to_string(left.size()) + " in all)";
+  for (size_t i = 0; i < worlds.size(); ++i) sizes += (i ? " or " : "") + std::to_string(worlds[i]);
+  *runs = std::move(kept);
+  runs->front().notes.push_back(dir + ": " + names + " left out: written by an earlier job of " + sizes +
+                                " ranks (the latest run, " + ::probe::detail::printable(who) + ", is of a job of " +
+                                std::to_string(world) + " ranks)");
+}
+
 inline bool read_dump(const std::string& dir, std::vector<dump_run>* runs, std::string* error) {
   runs->clear();
   if (!is_dir(dir)) {
@@ -455,6 +493,7 @@ inline bool read_dump(const std::string& dir, std::vector<dump_run>* runs, std::
     *error = dir + ": no manifest.jsonl in it or in its subfolders";
     return false;
   }
+  leave_out_earlier_ranks(dir, runs);
   return true;
 }
 

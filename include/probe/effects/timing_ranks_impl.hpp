@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <string>
@@ -25,6 +26,7 @@ namespace rank_trace_impl {
 
 struct state {
   std::string target;  // the trace file every rank names
+  std::string job;     // the launcher's name for the job ("" when it gives none)
   int rank = -1, world = 0;
 };
 inline state& current() {
@@ -32,10 +34,34 @@ inline state& current() {
   return s.get();
 }
 
-inline std::string part_name(const std::string& path, int rank, const char* what) {
+// FILE.rank_0003.part, or FILE.job_<job>.rank_0003.part: two jobs that trace to one file at
+// once (two runs of a parameter sweep) each merge their own ranks' parts.
+inline std::string job_stem(const std::string& path, const std::string& job) {
+  return job.empty() ? path : path + ".job_" + job;
+}
+inline std::string part_name(const std::string& path, const std::string& job, int rank, const char* what) {
   char b[32];
   snprintf(b, sizeof b, ".rank_%04d.%s", rank, what);
-  return path + b;
+  return job_stem(path, job) + b;
+}
+
+// The job every rank of one launch shares, as the launchers name it: PMIx (Open MPI 4 and 5,
+// Slurm with PMIx), Open MPI's own, Slurm's job and step. Kept to letters, digits, '.', '-'
+// and '_', 64 at most, so that it names a file. "" when no launcher names one (MPICH's
+// Hydra): the parts are named by the trace file and rank alone.
+inline std::string launcher_job() {
+  std::string job;
+  if (const char* v = getenv("PMIX_NAMESPACE")) job = v;
+  else if (const char* o = getenv("OMPI_MCA_ess_base_jobid")) job = o;
+  else if (const char* j = getenv("SLURM_JOB_ID")) {
+    job = j;
+    if (const char* st = getenv("SLURM_STEP_ID")) job += std::string(".") + st;
+  }
+  std::string out;
+  for (char c : job)
+    if (out.size() < 64)
+      out += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ? c : '_';
+  return out;
 }
 
 inline bool read_all(const std::string& path, std::string* out) {
@@ -138,23 +164,24 @@ PROBE_API std::string rank_trace_part(const std::string& path) {
     return path;
   }
   s.target = path;
+  s.job = rank_trace_impl::launcher_job();
   s.rank = r.rank;
   s.world = r.world;
   // What a killed earlier run left must not make this one merge early.
-  ::unlink(rank_trace_impl::part_name(path, r.rank, "clock").c_str());
-  if (r.rank == 0) ::unlink((path + ".merging").c_str());
-  return rank_trace_impl::part_name(path, r.rank, "part");
+  ::unlink(rank_trace_impl::part_name(path, s.job, r.rank, "clock").c_str());
+  if (r.rank == 0) ::unlink((rank_trace_impl::job_stem(path, s.job) + ".merging").c_str());
+  return rank_trace_impl::part_name(path, s.job, r.rank, "part");
 }
 
-PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string* error) {
+PROBE_API bool merge_rank_traces(const std::string& path, const std::string& job, int world, std::string* error) {
   using namespace rank_trace_impl;
   std::vector<int64_t> wall(static_cast<size_t>(world)), sync(static_cast<size_t>(world));
   bool all_sync = true;
   for (int r = 0; r < world; ++r) {
     std::string clock;
     long long w = 0, s = 0;
-    if (!read_all(part_name(path, r, "clock"), &clock) || sscanf(clock.c_str(), "%lld %lld", &w, &s) != 2) {
-      *error = part_name(path, r, "clock") + ": missing or unreadable";
+    if (!read_all(part_name(path, job, r, "clock"), &clock) || sscanf(clock.c_str(), "%lld %lld", &w, &s) != 2) {
+      *error = part_name(path, job, r, "clock") + ": missing or unreadable";
       return false;
     }
     wall[static_cast<size_t>(r)] = w;
@@ -169,8 +196,8 @@ PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string
     // each rank's wall clock minus its monotonic clock.
     const size_t i = static_cast<size_t>(r);
     const int64_t shift = all_sync ? sync[0] - sync[i] : wall[i] - wall[0];
-    if (!read_all(part_name(path, r, "part"), &text) || !append_part(text, r, shift, &out, &first)) {
-      *error = part_name(path, r, "part") + ": missing or cut short";
+    if (!read_all(part_name(path, job, r, "part"), &text) || !append_part(text, r, shift, &out, &first)) {
+      *error = part_name(path, job, r, "part") + ": missing or cut short";
       return false;
     }
     for (const char* meta : {"process_name", "process_sort_index"}) {
@@ -181,7 +208,8 @@ PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string
     }
   }
   out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"probe " PROBE_VERSION_STRING "\",\"ranks\":" +
-         std::to_string(world) + ",\"clock_alignment\":\"" + (all_sync ? "MPI_Init barrier" : "wall clock") + "\"}}\n";
+         std::to_string(world) + (job.empty() ? std::string() : ",\"job\":\"" + job + "\"") + ",\"clock_alignment\":\"" +
+         (all_sync ? "MPI_Init barrier" : "wall clock") + "\"}}\n";
   atomic_file f;
   int e = f.open(path);
   if (!e) e = write_all(f.fd(), out.data(), out.size());
@@ -191,8 +219,8 @@ PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string
     return false;
   }
   for (int r = 0; r < world; ++r) {
-    ::unlink(part_name(path, r, "part").c_str());
-    ::unlink(part_name(path, r, "clock").c_str());
+    ::unlink(part_name(path, job, r, "part").c_str());
+    ::unlink(part_name(path, job, r, "clock").c_str());
   }
   return true;
 }
@@ -204,20 +232,21 @@ PROBE_API void rank_trace_finish() noexcept {
     if (s.target.empty()) return;
     const std::string clock = std::to_string(wall_ns() - mono_ns()) + " " + std::to_string(g_rank_sync_ns) + "\n";
     atomic_file f;
-    int e = f.open(part_name(s.target, s.rank, "clock"));
+    int e = f.open(part_name(s.target, s.job, s.rank, "clock"));
     if (!e) e = write_all(f.fd(), clock.data(), clock.size());
     if (!e) e = f.commit();
     if (e) return;
     for (int r = 0; r < s.world; ++r)
-      if (::access(part_name(s.target, r, "clock").c_str(), F_OK) != 0) return;  // a later rank merges
+      if (::access(part_name(s.target, s.job, r, "clock").c_str(), F_OK) != 0) return;  // a later rank merges
     // Every rank is done: one of those that see it merges (the lock), the others leave.
-    const std::string lock = s.target + ".merging";
+    const std::string lock = job_stem(s.target, s.job) + ".merging";
     const int fd = ::open(lock.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
     if (fd < 0) return;
     ::close(fd);
     std::string error;
     // A rank that saw every clock file as another finished merging finds them gone: quiet.
-    if (!merge_rank_traces(s.target, s.world, &error) && ::access(part_name(s.target, s.rank, "clock").c_str(), F_OK) == 0)
+    if (!merge_rank_traces(s.target, s.job, s.world, &error) &&
+        ::access(part_name(s.target, s.job, s.rank, "clock").c_str(), F_OK) == 0)
       log("timing trace: the ranks' traces were not merged into %s (%s); each rank's part stays", s.target.c_str(),
           error.c_str());
     ::unlink(lock.c_str());
