@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <probe/probe.hpp>
 #include <probe/core/tensor.hpp>
+#include <probe/core/tensor_reader.hpp>
 
 #include <array>
 #include <complex>
@@ -123,4 +124,38 @@ TEST_CASE("view: element counts of huge shapes with a 0 dimension are 0, without
   CHECK(h.numel() == INT64_MAX);  // does not fit: saturated, never wrapped to a small count
   const probe::tensor t(probe::dtype::float32, probe::dims{0, big, big});
   CHECK(t.numel() == 0);
+}
+
+TEST_CASE("tensor: made to be filled, every byte comes from the view; made empty, every byte is zero") {
+  // Memory that held something else first: a tensor that skipped its fill would show it.
+  auto dirty = [] {
+    std::vector<unsigned char> junk(4096 * 8, 0xab);
+    volatile unsigned char sink = junk[100];
+    (void)sink;
+  };
+  dirty();
+  const probe::tensor z(probe::dtype::float64, probe::dims{64, 64});
+  const double* zd = z.data_as<double>();
+  size_t nonzero = 0;
+  for (int64_t i = 0; i < z.numel(); ++i) nonzero += zd[i] != 0;
+  CHECK(nonzero == 0);
+
+  // a strided view (every other column), through copy_of and through the reader
+  std::vector<float> src(16 * 32);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) + 0.5f;
+  const probe::tensor_view v = probe::view(src.data(), probe::dims{16, 16}, probe::dims{32, 2});
+  dirty();
+  const probe::tensor c = probe::tensor::copy_of(v);
+  probe::tensor r;
+  std::string err;
+  dirty();
+  REQUIRE(probe::detail::read_tensor(v, &r, &err));
+  for (const probe::tensor* t : {&c, static_cast<const probe::tensor*>(&r)}) {
+    REQUIRE(t->numel() == 256);
+    const float* d = t->data_as<float>();
+    size_t wrong = 0;
+    for (int64_t i = 0; i < 16; ++i)
+      for (int64_t j = 0; j < 16; ++j) wrong += d[i * 16 + j] != src[static_cast<size_t>(i * 32 + j * 2)];
+    CHECK(wrong == 0);
+  }
 }

@@ -2,6 +2,7 @@
 // asynchronous effects capture), and copy_contiguous() to gather any host view into one.
 // Self-contained: usable on its own in every build mode.
 #pragma once
+#include <stdint.h>
 #include <string.h>
 
 #include <vector>
@@ -39,25 +40,35 @@ inline void copy_contiguous(const tensor_view& v, void* dst) noexcept {
     }
   }
 }
+
+// Eight bytes of a tensor's storage, left as they are when made: a tensor about to be filled
+// by a copy (copy_of, read_tensor) writes its memory once, not zeros first.
+struct tensor_word {
+  uint64_t bits;
+  tensor_word() noexcept {}  // NOLINT: uninitialized on purpose
+};
+struct unfilled_t {};
 }  // namespace detail
 
 class tensor {
  public:
   tensor() = default;
   // Zero-filled, row-major.
-  tensor(dtype t, const dims& shape) : type_(t) {
+  tensor(dtype t, const dims& shape) : tensor(t, shape, detail::unfilled_t()) {
+    if (!storage_.empty()) memset(static_cast<void*>(storage_.data()), 0, storage_.size() * sizeof(detail::tensor_word));
+  }
+  // Its bytes left unset: for a caller that writes all nbytes() of them at once.
+  tensor(dtype t, const dims& shape, detail::unfilled_t) : type_(t) {
     ndim_ = shape.too_many() ? 0 : shape.size();
     for (int i = 0; i < ndim_; ++i) shape_[i] = shape[i];
-    storage_.assign((nbytes() + 7) / 8, 0);
+    storage_.resize((nbytes() + 7) / 8);
   }
   // A deep copy of a host view (any strides), made contiguous.
   static tensor copy_of(const tensor_view& v) {
-    tensor t;
-    if (!v.valid()) return t;
-    t.type_ = v.type;
-    t.ndim_ = v.ndim;
-    for (int i = 0; i < v.ndim; ++i) t.shape_[i] = v.shape[i];
-    t.storage_.assign((t.nbytes() + 7) / 8, 0);
+    if (!v.valid()) return tensor();
+    const dims shape(v.shape, static_cast<size_t>(v.ndim));
+    // copy_contiguous writes every byte of a host view with data; other views stay zeros
+    tensor t = v.data && !v.batch ? tensor(v.type, shape, detail::unfilled_t()) : tensor(v.type, shape);
     detail::copy_contiguous(v, t.data());
     return t;
   }
@@ -88,7 +99,7 @@ class tensor {
   dtype type_ = dtype::invalid;
   int ndim_ = 0;
   int64_t shape_[max_dims] = {};
-  std::vector<uint64_t> storage_;  // 8-byte aligned for every dtype
+  std::vector<detail::tensor_word> storage_;  // 8-byte aligned for every dtype
 };
 
 // Makes a tensor viewable wherever probe takes a value (ops, format, print).

@@ -46,11 +46,13 @@ PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err) 
     *err = r.error();
     return false;
   }
-  tensor t(v.type, dims(v.shape, static_cast<size_t>(v.ndim)));
+  tensor t(v.type, dims(v.shape, static_cast<size_t>(v.ndim)), unfilled_t());
   char* dst = static_cast<char*>(t.data());
   const void* p;
   size_t n;
+  char* const end = dst + t.nbytes();
   while (r.next(&p, &n) && n) {
+    if (n > static_cast<size_t>(end - dst)) n = static_cast<size_t>(end - dst);
     memcpy(dst, p, n);
     dst += n;
   }
@@ -58,6 +60,7 @@ PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err) 
     *err = r.error();
     return false;
   }
+  if (dst < end) memset(dst, 0, static_cast<size_t>(end - dst));  // a reader that gave fewer bytes
   *out = static_cast<tensor&&>(t);
   return true;
 }
