@@ -1030,10 +1030,18 @@ inline void set_flags(const char*) noexcept {}
 // The parsed flags (parses them on first call).
 PROBE_API const options& options_ref() noexcept;
 
+namespace detail {
+// A flag error: under --probe_strict_flags the process stops here (exit 2, after the messages
+// above), else it returns. For the parser's errors and for values an effect finds malformed
+// when it reads them (a filter that does not compile, a condition, a number).
+PROBE_API void stop_if_strict(const options& o) noexcept;
+}  // namespace detail
+
 // Also accept --probe_* flags on the command line; they are removed from argv.
 PROBE_API void init(int& argc, char** argv) noexcept;
 
-// Re-read flags from a string (XLA_FLAGS syntax), replacing the current options. For tests
+// Re-read flags from a string (XLA_FLAGS syntax), replacing those PROBE_FLAGS gave (the
+// command-line flags init() took stay). For tests
 // and for engines that take flags from their own configuration.
 PROBE_API void set_flags(const char* flags) noexcept;
 #endif
@@ -7053,14 +7061,37 @@ PROBE_API bool given(const flag_state& st, const char* name) {
   return i >= 0 && st.given[i];
 }
 
+// Whether flag `index` is a boolean set to false (--probe_dump_as_npy=false, --probe_nodump_as_npy).
+inline bool is_false_boolean(const options& o, int index) {
+  int i = 0;
+#define PROBE_FALSE_boolean(name) return !o.name;
+#define PROBE_FALSE_string(name) return false;
+#define PROBE_FALSE_size(name) return false;
+#define PROBE_FALSE_integer(name) return false;
+#define PROBE_FALSE_choice(name) return false;
+#define PROBE_FALSE_FIELD(kind, name, def, help) \
+  if (i++ == index) {                            \
+    PROBE_FALSE_##kind(name)                     \
+  }
+  PROBE_FLAG_LIST(PROBE_FALSE_FIELD)
+#undef PROBE_FALSE_FIELD
+#undef PROBE_FALSE_boolean
+#undef PROBE_FALSE_string
+#undef PROBE_FALSE_size
+#undef PROBE_FALSE_integer
+#undef PROBE_FALSE_choice
+  return false;
+}
+
 PROBE_API void derive_intent(flag_state& st) {
   options& o = st.opts;
   if (o.timing_summary || o.trace_to[0]) o.timing = true;
   bool any_dump = false;
-  // Every dump flag turns dumping on, except those that only tune how it writes.
+  // Every dump flag turns dumping on, except those that only tune how it writes, and a
+  // boolean one set to false (it asks for less, never for a dump).
   for (int i = 0; i < k_flag_count; ++i)
     if (st.given[i] && strncmp(k_flags[i].name, "dump_", 5) == 0 && strcmp(k_flags[i].name, "dump_threads") != 0 &&
-        strcmp(k_flags[i].name, "dump_queue_bytes") != 0)
+        strcmp(k_flags[i].name, "dump_queue_bytes") != 0 && !is_false_boolean(o, i))
       any_dump = true;
   o.dump = any_dump;
   if (o.dump) {
@@ -7136,6 +7167,13 @@ PROBE_API void exit_for_help(const flag_state& st) noexcept {
   _exit(0);  // before the program did anything: its exit handlers have nothing to finish
 }
 
+PROBE_API void stop_if_strict(const options& o) noexcept {
+  if (!o.strict_flags) return;
+  log("--probe_strict_flags: stopping because of the flag errors above");
+  fflush(stdout);
+  _exit(2);
+}
+
 PROBE_API void reparse_locked(flag_state& st, bool help_exits) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
@@ -7149,11 +7187,7 @@ PROBE_API void reparse_locked(flag_state& st, bool help_exits) {
     st.help_shown = true;
     print_flag_help(stderr);
   }
-  if (st.opts.strict_flags && (r.unknown || r.bad)) {
-    log("--probe_strict_flags: stopping because of the flag errors above");
-    fflush(stdout);
-    _exit(2);
-  }
+  if (r.unknown || r.bad) stop_if_strict(st.opts);
   publish_locked(st);
   __atomic_store_n(&st.parsed, true, __ATOMIC_RELEASE);
 }
@@ -7571,6 +7605,7 @@ PROBE_END_NAMESPACE
 // probe::tensor: an owning, contiguous, host n-d array (what npy::read returns and what
 // asynchronous effects capture), and copy_contiguous() to gather any host view into one.
 // Self-contained: usable on its own in every build mode.
+#include <stdint.h>
 #include <string.h>
 
 #include <vector>
@@ -7606,25 +7641,35 @@ inline void copy_contiguous(const tensor_view& v, void* dst) noexcept {
     }
   }
 }
+
+// Eight bytes of a tensor's storage, left as they are when made: a tensor about to be filled
+// by a copy (copy_of, read_tensor) writes its memory once, not zeros first.
+struct tensor_word {
+  uint64_t bits;
+  tensor_word() noexcept {}  // NOLINT: uninitialized on purpose
+};
+struct unfilled_t {};
 }  // namespace detail
 
 class tensor {
  public:
   tensor() = default;
   // Zero-filled, row-major.
-  tensor(dtype t, const dims& shape) : type_(t) {
+  tensor(dtype t, const dims& shape) : tensor(t, shape, detail::unfilled_t()) {
+    if (!storage_.empty()) memset(static_cast<void*>(storage_.data()), 0, storage_.size() * sizeof(detail::tensor_word));
+  }
+  // Its bytes left unset: for a caller that writes all nbytes() of them at once.
+  tensor(dtype t, const dims& shape, detail::unfilled_t) : type_(t) {
     ndim_ = shape.too_many() ? 0 : shape.size();
     for (int i = 0; i < ndim_; ++i) shape_[i] = shape[i];
-    storage_.assign((nbytes() + 7) / 8, 0);
+    storage_.resize((nbytes() + 7) / 8);
   }
   // A deep copy of a host view (any strides), made contiguous.
   static tensor copy_of(const tensor_view& v) {
-    tensor t;
-    if (!v.valid()) return t;
-    t.type_ = v.type;
-    t.ndim_ = v.ndim;
-    for (int i = 0; i < v.ndim; ++i) t.shape_[i] = v.shape[i];
-    t.storage_.assign((t.nbytes() + 7) / 8, 0);
+    if (!v.valid()) return tensor();
+    const dims shape(v.shape, static_cast<size_t>(v.ndim));
+    // copy_contiguous writes every byte of a host view with data; other views stay zeros
+    tensor t = v.data && !v.batch ? tensor(v.type, shape, detail::unfilled_t()) : tensor(v.type, shape);
     detail::copy_contiguous(v, t.data());
     return t;
   }
@@ -7655,7 +7700,7 @@ class tensor {
   dtype type_ = dtype::invalid;
   int ndim_ = 0;
   int64_t shape_[max_dims] = {};
-  std::vector<uint64_t> storage_;  // 8-byte aligned for every dtype
+  std::vector<detail::tensor_word> storage_;  // 8-byte aligned for every dtype
 };
 
 // Makes a tensor viewable wherever probe takes a value (ops, format, print).
@@ -10530,11 +10575,13 @@ PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err) 
     *err = r.error();
     return false;
   }
-  tensor t(v.type, dims(v.shape, static_cast<size_t>(v.ndim)));
+  tensor t(v.type, dims(v.shape, static_cast<size_t>(v.ndim)), unfilled_t());
   char* dst = static_cast<char*>(t.data());
   const void* p;
   size_t n;
+  char* const end = dst + t.nbytes();
   while (r.next(&p, &n) && n) {
+    if (n > static_cast<size_t>(end - dst)) n = static_cast<size_t>(end - dst);
     memcpy(dst, p, n);
     dst += n;
   }
@@ -10542,6 +10589,7 @@ PROBE_API bool read_tensor(const tensor_view& v, tensor* out, std::string* err) 
     *err = r.error();
     return false;
   }
+  if (dst < end) memset(dst, 0, static_cast<size_t>(end - dst));  // a reader that gave fewer bytes
   *out = static_cast<tensor&&>(t);
   return true;
 }
@@ -13192,6 +13240,7 @@ PROBE_END_NAMESPACE
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 // ---- probe/effects/dump_filter.hpp ----
@@ -13610,11 +13659,19 @@ inline dump_config* make_dump_config(const options& o, std::vector<std::string> 
     c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
     c->every = o.dump_every > 1 ? o.dump_every : 1;
     c->select_nothing = bad_filters > 0 || bad_steps;
-    if (c->select_nothing && o.strict_flags) {
-      log("--probe_strict_flags: stopping because of the flag errors above");
-      fflush(stdout);
-      _exit(2);
-    }
+    if (c->select_nothing) stop_if_strict(o);
+    // The IR filters are compiled when the first module is dumped (ir_dump_impl.hpp, which says
+    // what a bad one does); strict flags stop the program now, as for the filters above.
+    if (o.strict_flags)
+      for (const auto& f : {std::make_pair(o.dump_module_re, "--probe_dump_module_re"),
+                            std::make_pair(o.dump_pass_re, "--probe_dump_pass_re")}) {
+        regex r;
+        std::string err;
+        if (f.first[0] && !r.compile(f.first, &err)) {
+          log("%s: %s", f.second, err.c_str());
+          stop_if_strict(o);
+        }
+      }
   } catch (...) {
     delete c;
     throw;
@@ -15745,6 +15802,7 @@ struct ir_config {
   const options* src = nullptr;
   regex module_re, pass_re;
   bool every_pass_off = true;  // no --probe_dump_pass_re: entry and exit only
+  bool no_module = false;      // --probe_dump_module_re did not compile: nothing is dumped
   int64_t min_ops = 0;
   bool text = true, dot = false, html = false;
   ir_config* next = nullptr;
@@ -15759,15 +15817,19 @@ inline const ir_config* ir_config_for(const options& o) {
   ir_config* c = new ir_config();
   c->src = &o;
   std::string err;
+  // A filter that does not compile selects less, never more (as the dump filters do).
   if (o.dump_module_re[0] && !c->module_re.compile(o.dump_module_re, &err)) {
-    log("--probe_dump_module_re: %s; the filter is ignored", err.c_str());
-    c->module_re = regex();
+    log("--probe_dump_module_re: %s; no module is dumped", err.c_str());
+    c->no_module = true;
+    stop_if_strict(o);
   }
   if (o.dump_pass_re[0]) {
-    if (c->pass_re.compile(o.dump_pass_re, &err))
+    if (c->pass_re.compile(o.dump_pass_re, &err)) {
       c->every_pass_off = false;
-    else
+    } else {
       log("--probe_dump_pass_re: %s; the module is dumped as it enters and leaves the pipeline only", err.c_str());
+      stop_if_strict(o);
+    }
   }
   c->min_ops = o.dump_ir_min_ops;
   c->dot = o.dump_ir_as_dot;
@@ -15907,7 +15969,7 @@ PROBE_API ir_module_state* ir_module_open(const char* name, size_t len, int64_t 
     if (!o.dump || o.dump_to_stdout || !dump_active()) return nullptr;
     const ir_config* c = ir_config_for(o);
     const std::string n(name, len);
-    if (!c->module_re.search(n)) return nullptr;
+    if (c->no_module || !c->module_re.search(n)) return nullptr;
     if (c->min_ops > 0 && op_count >= 0 && op_count < c->min_ops) return nullptr;
     ir_module_state* m = new ir_module_state();
     m->cfg = c;
@@ -18291,6 +18353,7 @@ PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int
       if (when && !parse_when(o.break_if, when, &err)) {
         when->never = true;
         log("--probe_break_if='%s': %s; breakpoints will not stop", o.break_if, err.c_str());
+        stop_if_strict(o);
       }
     } catch (...) {
       if (when) when->never = true;
@@ -18953,6 +19016,7 @@ PROBE_API int abs_above_apply_options(const options& o, op_listener** list, int 
   const double x = strtod(o.break_on_abs_above, &end);
   if (end == o.break_on_abs_above || *end != '\0' || !(x >= 0) || x != x) {
     log("--probe_break_on_abs_above=%s: expected a number >= 0; the check is off", o.break_on_abs_above);
+    stop_if_strict(o);
     return n;
   }
   st.limit = x;
@@ -20856,6 +20920,7 @@ PROBE_END_NAMESPACE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <string>
@@ -20865,7 +20930,8 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_EFFECTS_TIMING_RANKS_HPP
 #define PROBE_SINGLE_EFFECTS_TIMING_RANKS_HPP
 // One trace file for every rank of an MPI job (--probe_trace_to=FILE under mpirun): each rank
-// writes its own part (FILE.rank_0003.part) and a small clock file (FILE.rank_0003.clock);
+// writes its own part (FILE.rank_0003.part) and a small clock file (FILE.rank_0003.clock),
+// both named by the launcher's job too where it names one (FILE.job_<id>.rank_0003.part);
 // the rank that finishes last, seeing every rank's clock file, merges the parts into FILE,
 // each rank a process of its own ("rank 3"), its times moved onto rank 0's clock, and removes
 // the parts. A rank that never finishes (killed) leaves the others' parts in place: each is a
@@ -20888,9 +20954,10 @@ PROBE_API std::string rank_trace_part(const std::string& path);
 // trace file when they are all there.
 PROBE_API void rank_trace_finish() noexcept;
 
-// Merges the parts of ranks 0..world-1 of `path` into `path` and removes them; false with
-// *error when a part or clock file cannot be read (nothing is removed then).
-PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string* error);
+// Merges the parts of ranks 0..world-1 of `path` (of the launcher's job `job`, "" for none)
+// into `path` and removes them; false with *error when a part or clock file cannot be read
+// (nothing is removed then).
+PROBE_API bool merge_rank_traces(const std::string& path, const std::string& job, int world, std::string* error);
 
 }  // namespace detail
 PROBE_END_NAMESPACE
@@ -20903,6 +20970,7 @@ namespace rank_trace_impl {
 
 struct state {
   std::string target;  // the trace file every rank names
+  std::string job;     // the launcher's name for the job ("" when it gives none)
   int rank = -1, world = 0;
 };
 inline state& current() {
@@ -20910,10 +20978,34 @@ inline state& current() {
   return s.get();
 }
 
-inline std::string part_name(const std::string& path, int rank, const char* what) {
+// FILE.rank_0003.part, or FILE.job_<job>.rank_0003.part: two jobs that trace to one file at
+// once (two runs of a parameter sweep) each merge their own ranks' parts.
+inline std::string job_stem(const std::string& path, const std::string& job) {
+  return job.empty() ? path : path + ".job_" + job;
+}
+inline std::string part_name(const std::string& path, const std::string& job, int rank, const char* what) {
   char b[32];
   snprintf(b, sizeof b, ".rank_%04d.%s", rank, what);
-  return path + b;
+  return job_stem(path, job) + b;
+}
+
+// The job every rank of one launch shares, as the launchers name it: PMIx (Open MPI 4 and 5,
+// Slurm with PMIx), Open MPI's own, Slurm's job and step. Kept to letters, digits, '.', '-'
+// and '_', 64 at most, so that it names a file. "" when no launcher names one (MPICH's
+// Hydra): the parts are named by the trace file and rank alone.
+inline std::string launcher_job() {
+  std::string job;
+  if (const char* v = getenv("PMIX_NAMESPACE")) job = v;
+  else if (const char* o = getenv("OMPI_MCA_ess_base_jobid")) job = o;
+  else if (const char* j = getenv("SLURM_JOB_ID")) {
+    job = j;
+    if (const char* st = getenv("SLURM_STEP_ID")) job += std::string(".") + st;
+  }
+  std::string out;
+  for (char c : job)
+    if (out.size() < 64)
+      out += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ? c : '_';
+  return out;
 }
 
 inline bool read_all(const std::string& path, std::string* out) {
@@ -21016,23 +21108,24 @@ PROBE_API std::string rank_trace_part(const std::string& path) {
     return path;
   }
   s.target = path;
+  s.job = rank_trace_impl::launcher_job();
   s.rank = r.rank;
   s.world = r.world;
   // What a killed earlier run left must not make this one merge early.
-  ::unlink(rank_trace_impl::part_name(path, r.rank, "clock").c_str());
-  if (r.rank == 0) ::unlink((path + ".merging").c_str());
-  return rank_trace_impl::part_name(path, r.rank, "part");
+  ::unlink(rank_trace_impl::part_name(path, s.job, r.rank, "clock").c_str());
+  if (r.rank == 0) ::unlink((rank_trace_impl::job_stem(path, s.job) + ".merging").c_str());
+  return rank_trace_impl::part_name(path, s.job, r.rank, "part");
 }
 
-PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string* error) {
+PROBE_API bool merge_rank_traces(const std::string& path, const std::string& job, int world, std::string* error) {
   using namespace rank_trace_impl;
   std::vector<int64_t> wall(static_cast<size_t>(world)), sync(static_cast<size_t>(world));
   bool all_sync = true;
   for (int r = 0; r < world; ++r) {
     std::string clock;
     long long w = 0, s = 0;
-    if (!read_all(part_name(path, r, "clock"), &clock) || sscanf(clock.c_str(), "%lld %lld", &w, &s) != 2) {
-      *error = part_name(path, r, "clock") + ": missing or unreadable";
+    if (!read_all(part_name(path, job, r, "clock"), &clock) || sscanf(clock.c_str(), "%lld %lld", &w, &s) != 2) {
+      *error = part_name(path, job, r, "clock") + ": missing or unreadable";
       return false;
     }
     wall[static_cast<size_t>(r)] = w;
@@ -21047,8 +21140,8 @@ PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string
     // each rank's wall clock minus its monotonic clock.
     const size_t i = static_cast<size_t>(r);
     const int64_t shift = all_sync ? sync[0] - sync[i] : wall[i] - wall[0];
-    if (!read_all(part_name(path, r, "part"), &text) || !append_part(text, r, shift, &out, &first)) {
-      *error = part_name(path, r, "part") + ": missing or cut short";
+    if (!read_all(part_name(path, job, r, "part"), &text) || !append_part(text, r, shift, &out, &first)) {
+      *error = part_name(path, job, r, "part") + ": missing or cut short";
       return false;
     }
     for (const char* meta : {"process_name", "process_sort_index"}) {
@@ -21059,7 +21152,8 @@ PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string
     }
   }
   out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"probe " PROBE_VERSION_STRING "\",\"ranks\":" +
-         std::to_string(world) + ",\"clock_alignment\":\"" + (all_sync ? "MPI_Init barrier" : "wall clock") + "\"}}\n";
+         std::to_string(world) + (job.empty() ? std::string() : ",\"job\":\"" + job + "\"") + ",\"clock_alignment\":\"" +
+         (all_sync ? "MPI_Init barrier" : "wall clock") + "\"}}\n";
   atomic_file f;
   int e = f.open(path);
   if (!e) e = write_all(f.fd(), out.data(), out.size());
@@ -21069,8 +21163,8 @@ PROBE_API bool merge_rank_traces(const std::string& path, int world, std::string
     return false;
   }
   for (int r = 0; r < world; ++r) {
-    ::unlink(part_name(path, r, "part").c_str());
-    ::unlink(part_name(path, r, "clock").c_str());
+    ::unlink(part_name(path, job, r, "part").c_str());
+    ::unlink(part_name(path, job, r, "clock").c_str());
   }
   return true;
 }
@@ -21082,20 +21176,21 @@ PROBE_API void rank_trace_finish() noexcept {
     if (s.target.empty()) return;
     const std::string clock = std::to_string(wall_ns() - mono_ns()) + " " + std::to_string(g_rank_sync_ns) + "\n";
     atomic_file f;
-    int e = f.open(part_name(s.target, s.rank, "clock"));
+    int e = f.open(part_name(s.target, s.job, s.rank, "clock"));
     if (!e) e = write_all(f.fd(), clock.data(), clock.size());
     if (!e) e = f.commit();
     if (e) return;
     for (int r = 0; r < s.world; ++r)
-      if (::access(part_name(s.target, r, "clock").c_str(), F_OK) != 0) return;  // a later rank merges
+      if (::access(part_name(s.target, s.job, r, "clock").c_str(), F_OK) != 0) return;  // a later rank merges
     // Every rank is done: one of those that see it merges (the lock), the others leave.
-    const std::string lock = s.target + ".merging";
+    const std::string lock = job_stem(s.target, s.job) + ".merging";
     const int fd = ::open(lock.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
     if (fd < 0) return;
     ::close(fd);
     std::string error;
     // A rank that saw every clock file as another finished merging finds them gone: quiet.
-    if (!merge_rank_traces(s.target, s.world, &error) && ::access(part_name(s.target, s.rank, "clock").c_str(), F_OK) == 0)
+    if (!merge_rank_traces(s.target, s.job, s.world, &error) &&
+        ::access(part_name(s.target, s.job, s.rank, "clock").c_str(), F_OK) == 0)
       log("timing trace: the ranks' traces were not merged into %s (%s); each rank's part stays", s.target.c_str(),
           error.c_str());
     ::unlink(lock.c_str());

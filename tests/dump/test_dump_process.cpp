@@ -59,6 +59,34 @@ TEST_CASE("dump process: a filter that cannot be read is fatal with --probe_stri
   CHECK(out.find("results ok") == std::string::npos);
 }
 
+TEST_CASE("dump process: values an effect finds malformed are fatal with --probe_strict_flags, else one message") {
+  temp_dir d;
+  const std::string bad[] = {"--probe_break_on_abs_above=abc", "--probe_break_if=foo~~bar",
+                             "--probe_dump_to=" + d.path() + " --probe_dump_module_re=(",
+                             "--probe_dump_to=" + d.path() + " --probe_dump_pass_re=("};
+  for (const std::string& flags : bad) {
+    CAPTURE(flags);
+    std::string out;
+    CHECK(run_child(flags + " --probe_strict_flags", "once", &out) == 2);
+    CHECK(out.find("--probe_strict_flags: stopping") != std::string::npos);
+    CHECK(out.find("results ok") == std::string::npos);
+    CHECK(run_child(flags, "once", &out) == 0);
+    CHECK(out.find("results ok") != std::string::npos);
+  }
+}
+
+TEST_CASE("dump process: a boolean dump flag set to false does not turn dumping on") {
+  // (a text dump to stdout shows each op's header line; run_child drops lines that start with "==")
+  std::string out;
+  CHECK(run_child("--probe_dump_as_npy=false", "once", &out) == 0);
+  CHECK(out.find("op 1 embed [Embed]") == std::string::npos);
+  CHECK(out.find("results ok") != std::string::npos);
+  CHECK(run_child("--probe_nodump_as_npy", "once", &out) == 0);
+  CHECK(out.find("op 1 embed [Embed]") == std::string::npos);
+  CHECK(run_child("--probe_dump_as_text", "once", &out) == 0);
+  CHECK(out.find("op 1 embed [Embed]") != std::string::npos);  // a true one does
+}
+
 namespace {
 // mode: "loop" (unnamed O_TMPFILE files linked into place, where the system has them) or
 // "loop_named" (named temporaries renamed into place). threads: --probe_dump_threads.

@@ -143,6 +143,27 @@ TEST_CASE("ir dump: --probe_dump_module_re and --probe_dump_ir_min_ops skip modu
   }
 }
 
+TEST_CASE("ir dump: a module filter that does not compile dumps no module, a pass filter only entry and exit") {
+  temp_dir d;
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_pass_re=.* --probe_dump_module_re=(");
+    toy_compiler a;
+    a.compile("keep.me");
+    CHECK(a.printed == 0);
+    CHECK(ir_files(d.path()).empty());
+  }
+  temp_dir d2;
+  {
+    flags_scope f("--probe_dump_to=" + d2.path() + " --probe_dump_pass_re=(");
+    toy_compiler a;
+    a.compile("keep.me");
+    const std::vector<std::string> files = ir_files(d2.path());
+    REQUIRE(files.size() == 2);
+    CHECK(files[0].find(".entry.") != std::string::npos);
+    CHECK(files[1].find(".exit.") != std::string::npos);
+  }
+}
+
 TEST_CASE("ir dump: with dumping off no printer runs and no module has an id") {
   probe::set_flags("");
   toy_compiler c;

@@ -349,14 +349,37 @@ PROBE_API bool given(const flag_state& st, const char* name) {
   return i >= 0 && st.given[i];
 }
 
+// Whether flag `index` is a boolean set to false (--probe_dump_as_npy=false, --probe_nodump_as_npy).
+inline bool is_false_boolean(const options& o, int index) {
+  int i = 0;
+#define PROBE_FALSE_boolean(name) return !o.name;
+#define PROBE_FALSE_string(name) return false;
+#define PROBE_FALSE_size(name) return false;
+#define PROBE_FALSE_integer(name) return false;
+#define PROBE_FALSE_choice(name) return false;
+#define PROBE_FALSE_FIELD(kind, name, def, help) \
+  if (i++ == index) {                            \
+    PROBE_FALSE_##kind(name)                     \
+  }
+  PROBE_FLAG_LIST(PROBE_FALSE_FIELD)
+#undef PROBE_FALSE_FIELD
+#undef PROBE_FALSE_boolean
+#undef PROBE_FALSE_string
+#undef PROBE_FALSE_size
+#undef PROBE_FALSE_integer
+#undef PROBE_FALSE_choice
+  return false;
+}
+
 PROBE_API void derive_intent(flag_state& st) {
   options& o = st.opts;
   if (o.timing_summary || o.trace_to[0]) o.timing = true;
   bool any_dump = false;
-  // Every dump flag turns dumping on, except those that only tune how it writes.
+  // Every dump flag turns dumping on, except those that only tune how it writes, and a
+  // boolean one set to false (it asks for less, never for a dump).
   for (int i = 0; i < k_flag_count; ++i)
     if (st.given[i] && strncmp(k_flags[i].name, "dump_", 5) == 0 && strcmp(k_flags[i].name, "dump_threads") != 0 &&
-        strcmp(k_flags[i].name, "dump_queue_bytes") != 0)
+        strcmp(k_flags[i].name, "dump_queue_bytes") != 0 && !is_false_boolean(o, i))
       any_dump = true;
   o.dump = any_dump;
   if (o.dump) {
@@ -432,6 +455,13 @@ PROBE_API void exit_for_help(const flag_state& st) noexcept {
   _exit(0);  // before the program did anything: its exit handlers have nothing to finish
 }
 
+PROBE_API void stop_if_strict(const options& o) noexcept {
+  if (!o.strict_flags) return;
+  log("--probe_strict_flags: stopping because of the flag errors above");
+  fflush(stdout);
+  _exit(2);
+}
+
 PROBE_API void reparse_locked(flag_state& st, bool help_exits) {
   st.opts = options{};
   for (bool& g : st.given) g = false;
@@ -445,11 +475,7 @@ PROBE_API void reparse_locked(flag_state& st, bool help_exits) {
     st.help_shown = true;
     print_flag_help(stderr);
   }
-  if (st.opts.strict_flags && (r.unknown || r.bad)) {
-    log("--probe_strict_flags: stopping because of the flag errors above");
-    fflush(stdout);
-    _exit(2);
-  }
+  if (r.unknown || r.bad) stop_if_strict(st.opts);
   publish_locked(st);
   __atomic_store_n(&st.parsed, true, __ATOMIC_RELEASE);
 }

@@ -108,10 +108,18 @@ inline void set_flags(const char*) noexcept {}
 // The parsed flags (parses them on first call).
 PROBE_API const options& options_ref() noexcept;
 
+namespace detail {
+// A flag error: under --probe_strict_flags the process stops here (exit 2, after the messages
+// above), else it returns. For the parser's errors and for values an effect finds malformed
+// when it reads them (a filter that does not compile, a condition, a number).
+PROBE_API void stop_if_strict(const options& o) noexcept;
+}  // namespace detail
+
 // Also accept --probe_* flags on the command line; they are removed from argv.
 PROBE_API void init(int& argc, char** argv) noexcept;
 
-// Re-read flags from a string (XLA_FLAGS syntax), replacing the current options. For tests
+// Re-read flags from a string (XLA_FLAGS syntax), replacing those PROBE_FLAGS gave (the
+// command-line flags init() took stay). For tests
 // and for engines that take flags from their own configuration.
 PROBE_API void set_flags(const char* flags) noexcept;
 #endif

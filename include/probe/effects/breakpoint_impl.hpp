@@ -371,6 +371,7 @@ PROBE_API int breakpoint_apply_options(const options& o, op_listener** list, int
       if (when && !parse_when(o.break_if, when, &err)) {
         when->never = true;
         log("--probe_break_if='%s': %s; breakpoints will not stop", o.break_if, err.c_str());
+        stop_if_strict(o);
       }
     } catch (...) {
       if (when) when->never = true;

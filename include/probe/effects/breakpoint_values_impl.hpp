@@ -106,6 +106,7 @@ PROBE_API int abs_above_apply_options(const options& o, op_listener** list, int 
   const double x = strtod(o.break_on_abs_above, &end);
   if (end == o.break_on_abs_above || *end != '\0' || !(x >= 0) || x != x) {
     log("--probe_break_on_abs_above=%s: expected a number >= 0; the check is off", o.break_on_abs_above);
+    stop_if_strict(o);
     return n;
   }
   st.limit = x;

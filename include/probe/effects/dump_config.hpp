@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../core/context.hpp"
@@ -87,11 +88,19 @@ inline dump_config* make_dump_config(const options& o, std::vector<std::string> 
     c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
     c->every = o.dump_every > 1 ? o.dump_every : 1;
     c->select_nothing = bad_filters > 0 || bad_steps;
-    if (c->select_nothing && o.strict_flags) {
-      log("--probe_strict_flags: stopping because of the flag errors above");
-      fflush(stdout);
-      _exit(2);
-    }
+    if (c->select_nothing) stop_if_strict(o);
+    // The IR filters are compiled when the first module is dumped (ir_dump_impl.hpp, which says
+    // what a bad one does); strict flags stop the program now, as for the filters above.
+    if (o.strict_flags)
+      for (const auto& f : {std::make_pair(o.dump_module_re, "--probe_dump_module_re"),
+                            std::make_pair(o.dump_pass_re, "--probe_dump_pass_re")}) {
+        regex r;
+        std::string err;
+        if (f.first[0] && !r.compile(f.first, &err)) {
+          log("%s: %s", f.second, err.c_str());
+          stop_if_strict(o);
+        }
+      }
   } catch (...) {
     delete c;
     throw;

@@ -54,6 +54,7 @@ struct ir_config {
   const options* src = nullptr;
   regex module_re, pass_re;
   bool every_pass_off = true;  // no --probe_dump_pass_re: entry and exit only
+  bool no_module = false;      // --probe_dump_module_re did not compile: nothing is dumped
   int64_t min_ops = 0;
   bool text = true, dot = false, html = false;
   ir_config* next = nullptr;
@@ -68,15 +69,19 @@ inline const ir_config* ir_config_for(const options& o) {
   ir_config* c = new ir_config();
   c->src = &o;
   std::string err;
+  // A filter that does not compile selects less, never more (as the dump filters do).
   if (o.dump_module_re[0] && !c->module_re.compile(o.dump_module_re, &err)) {
-    log("--probe_dump_module_re: %s; the filter is ignored", err.c_str());
-    c->module_re = regex();
+    log("--probe_dump_module_re: %s; no module is dumped", err.c_str());
+    c->no_module = true;
+    stop_if_strict(o);
   }
   if (o.dump_pass_re[0]) {
-    if (c->pass_re.compile(o.dump_pass_re, &err))
+    if (c->pass_re.compile(o.dump_pass_re, &err)) {
       c->every_pass_off = false;
-    else
+    } else {
       log("--probe_dump_pass_re: %s; the module is dumped as it enters and leaves the pipeline only", err.c_str());
+      stop_if_strict(o);
+    }
   }
   c->min_ops = o.dump_ir_min_ops;
   c->dot = o.dump_ir_as_dot;
@@ -216,7 +221,7 @@ PROBE_API ir_module_state* ir_module_open(const char* name, size_t len, int64_t 
     if (!o.dump || o.dump_to_stdout || !dump_active()) return nullptr;
     const ir_config* c = ir_config_for(o);
     const std::string n(name, len);
-    if (!c->module_re.search(n)) return nullptr;
+    if (c->no_module || !c->module_re.search(n)) return nullptr;
     if (c->min_ops > 0 && op_count >= 0 && op_count < c->min_ops) return nullptr;
     ir_module_state* m = new ir_module_state();
     m->cfg = c;
