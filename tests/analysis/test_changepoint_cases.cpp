@@ -267,3 +267,27 @@ TEST_CASE("edge levels: an end level noisier than the rest keeps its runs, and t
   CHECK(missed == 0);
   CHECK(runs_set_aside == 0);
 }
+
+TEST_CASE("edge levels: a wild first run before a first level of two runs does not hide the step after it") {
+  // A crashed first night, two nights at the first level, then a 40% regression: the two
+  // runs were too few for a first level, and the step went unreported.
+  for (double first : {353.9, 150.0, 60.2}) {
+    CAPTURE(first);
+    const pa::segmentation s = pa::find_change_points({first, 198.0, 198.6, 118.7, 119.0, 118.8, 119.2, 118.3});
+    CHECK(indices(s) == std::vector<size_t>{3});
+    CHECK(s.outliers == std::vector<size_t>{0});
+    CHECK(s.first_edge.count() == 1);
+  }
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    std::vector<double> x = levels({{2, 1.0}, {6, 0.6}}, 0.005, seed);
+    x.insert(x.begin(), seed % 2 ? 1.8 * 500 : 0.3 * 500);
+    const pa::segmentation s = pa::find_change_points(x);
+    CHECK(indices(s) == std::vector<size_t>{3});
+    CHECK(s.outliers == std::vector<size_t>{0});
+    // the first run at the level after the two: a dip of two runs, nothing set aside
+    std::vector<double> y = levels({{2, 1.0}, {6, 0.6}}, 0.005, seed);
+    y.insert(y.begin(), y.back());
+    CHECK(pa::find_change_points(y).outliers.empty());
+  }
+}

@@ -157,9 +157,12 @@ inline double shift_sigmas(double a, double b, double sigma) {
 class change_finder {
  public:
   // set_aside: edge points left out of y, counted in the search's correction
-  change_finder(const std::vector<double>& y, const changepoint_options& opt, double sigma, size_t set_aside = 0)
+  // short_head: the first level may have 2 points (an edge run before it, outliers.hpp)
+  change_finder(const std::vector<double>& y, const changepoint_options& opt, double sigma, size_t set_aside = 0,
+                bool short_head = false)
       : y_(y), opt_(opt), pm_(y), sigma_(sigma), fixed_(opt.min_points != 0), search_n_(y.size() + set_aside) {
     m_ = fixed_ ? std::max<size_t>(2, opt.min_points) : k_short_level;
+    head_m_ = short_head && !fixed_ ? 2 : m_;
     // the global search looks at sides of 2 points, the fewest the energy statistic takes
     mc_ = fixed_ ? m_ : 2;
     // The noise level of a short series is itself uncertain (a median of a few differences
@@ -294,7 +297,7 @@ class change_finder {
     std::vector<char> taken(n + 1, 0);
     std::vector<size_t> cps;
     for (const candidate& c : cands) {
-      if (c.index < m_ || n - c.index < m_ || taken[c.index]) continue;
+      if (c.index < head_m_ || n - c.index < m_ || taken[c.index]) continue;
       cps.push_back(c.index);
       for (size_t i = c.index >= near ? c.index - near : 0; i <= std::min(n, c.index + near); ++i) taken[i] = 1;
     }
@@ -315,7 +318,7 @@ class change_finder {
     bool drifting = false;
     const std::pair<double, double> v = values_across(a, c, b, drifts, &drifting);
     if (std::min(c - a, b - c) < m_) {
-      const bool at_end = (a == 0 && c - a < m_) || (b == y_.size() && b - c < m_);
+      const bool at_end = (a == 0 && c - a < head_m_) || (b == y_.size() && b - c < m_);
       const double z = shift_sigmas(v.first, v.second, sigma_);
       if (fixed_ || at_end || !(z >= opt_.short_level_sigmas)) return {1, z};
       // a level of one point is a step on a stair, between the levels around it; beyond both
@@ -422,6 +425,7 @@ class change_finder {
   bool fixed_ = false;
   size_t search_n_ = 0;    // points of the series, edge points set aside included
   size_t m_ = 0, mc_ = 0;  // shortest level without extra evidence; shortest side the global search tries
+  size_t head_m_ = 0;      // the fewest points of the first level
 };
 
 // One pass at a given noise level: outliers, the series without them, and its changes.
@@ -458,7 +462,7 @@ inline segmentation_pass segment_at_noise(const std::vector<double>& x, const ch
       p.at.push_back(i);
     }
   if (!enough) return p;
-  const change_finder finder(p.y, opt, sigma, p.edges.head + p.edges.tail);
+  const change_finder finder(p.y, opt, sigma, p.edges.head + p.edges.tail, p.edges.short_head);
   p.cps = finder.search(&p.drifts);
   return p;
 }
@@ -487,7 +491,7 @@ inline segmentation find_change_points(const std::vector<double>& x, const chang
   }
   const std::vector<double>& y = pass.y;
   const std::vector<size_t>& cps = pass.cps;
-  const detail::change_finder finder(y, opt, sigma, pass.edges.head + pass.edges.tail);
+  const detail::change_finder finder(y, opt, sigma, pass.edges.head + pass.edges.tail, pass.edges.short_head);
   out.noise = sigma;
   out.prior_df = finder.prior_df();
   for (size_t i = 0; i < n; ++i)

@@ -60,6 +60,7 @@ inline std::vector<char> find_outliers(const std::vector<double>& x, double sigm
 // `min_rest` runs. `outlier` (the wild runs found already) are skipped in the reference runs.
 struct edge_runs {
   size_t head = 0, tail = 0;  // points set aside at the start and at the end
+  bool short_head = false;    // the head is one wild run before a first level of two runs
 };
 
 inline edge_runs find_edge_runs(const std::vector<double>& x, const std::vector<char>& outlier, double sigma, double k,
@@ -93,6 +94,23 @@ inline edge_runs find_edge_runs(const std::vector<double>& x, const std::vector<
     return true;
   };
   const size_t n = pts.size();
+  // A wild first run, then a first level of only two runs, then a step (a crashed first night,
+  // and a change on the fourth): the two runs stay together within a quarter of how far the
+  // first run and the step are from them, the run after the step is at its level, and the
+  // first run is not at that level (else the two runs are a dip). The two runs are then a
+  // level as a short level between two others is (the change search judges it by its size in
+  // noise sd), rather than too few for a first level, which hid the step. Looked for first: a
+  // run that far off would also pass for an edge before a "level" of the two and the step.
+  if (max_len >= 1 && n >= std::max<size_t>(5, 1 + min_rest) && pts[0] == 0) {
+    const double w = x[pts[0]], a0 = x[pts[1]], a1 = x[pts[2]], b = x[pts[3]], b1 = x[pts[4]];
+    const double level = (a0 + a1) / 2, spread = std::fabs(a0 - a1);
+    const double off = std::fabs(w - level), jump = std::fabs(b - level);
+    if (off > limit && jump > limit && spread < off / 4 && spread < jump / 4 && std::fabs(b1 - b) < jump / 4 &&
+        std::fabs(w - b) > std::max(limit, jump / 4)) {
+      e.head = 1;
+      e.short_head = true;
+    }
+  }
   // the edges are the first and last runs themselves, not runs beyond an outlier
   for (size_t r = max_len; r >= 1 && e.head == 0; --r)
     if (n >= r + std::max<size_t>(min_rest, 3) && pts[r - 1] == r - 1 && apart(0, r, r, 1)) e.head = r;
@@ -140,6 +158,7 @@ inline bool restore_end_levels(const std::vector<double>& x, std::vector<char>* 
     if (end == 0 || aside == 0 || kept >= level_points) continue;
     for (size_t k = 0; k < level_points; ++k) out[at(k)] = 0;
     (side == 0 ? edges->head : edges->tail) = 0;
+    if (side == 0) edges->short_head = false;
     restored = true;
   }
   return restored;
