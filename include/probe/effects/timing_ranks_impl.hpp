@@ -46,9 +46,9 @@ inline std::string part_name(const std::string& path, const std::string& job, in
 }
 
 // The job every rank of one launch shares, as the launchers name it: PMIx (Open MPI 4 and 5,
-// Slurm with PMIx), Open MPI's own, Slurm's job and step. Kept to letters, digits, '.', '-'
-// and '_', 64 at most, so that it names a file. "" when no launcher names one (MPICH's
-// Hydra): the parts are named by the trace file and rank alone.
+// Slurm with PMIx), Open MPI's own, Slurm's job and step, made a file name as op names are
+// (sanitize_name, 64 bytes at most). "" when no launcher names one (MPICH's Hydra): the
+// parts are named by the trace file and rank alone.
 inline std::string launcher_job() {
   std::string job;
   if (const char* v = getenv("PMIX_NAMESPACE")) job = v;
@@ -57,11 +57,7 @@ inline std::string launcher_job() {
     job = j;
     if (const char* st = getenv("SLURM_STEP_ID")) job += std::string(".") + st;
   }
-  std::string out;
-  for (char c : job)
-    if (out.size() < 64)
-      out += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ? c : '_';
-  return out;
+  return job.empty() ? job : sanitize_name(job, 64);
 }
 
 inline bool read_all(const std::string& path, std::string* out) {
