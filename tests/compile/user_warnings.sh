@@ -5,6 +5,8 @@
 #   header-only  a marking TU (only_probe.cpp) that also defines PROBE_IMPLEMENTATION, as a
 #                vendored build does: every probe function is compiled with the marks
 #   compiled     every src/*.cpp as probe::compiled builds it with the user's flags
+#   cli          every source of the probe command (tools/probe, with the analysis headers),
+#                as a user building the command with their own compiler does
 # usage: user_warnings.sh MODE COMPILER STD OPT PROJECT_DIR
 set -eu
 mode=$1 cxx=$2 std=$3 opt=$4 root=$5
@@ -13,6 +15,13 @@ if ! command -v "$cxx" > /dev/null 2>&1; then
   exit 0
 fi
 flags=("-std=$std" "$opt" -Wall -Wextra -Werror -I"$root/include" -I"$root/tests/compile")
+if [ "$mode" = cli ]; then
+  for f in "$root"/tools/probe/*.cpp; do
+    echo "== $(basename "$f")"
+    "$cxx" "${flags[@]}" -Wshadow -Wnon-virtual-dtor -I"$root/tools" -DPROBE_SEPARATE_IMPLEMENTATION -c "$f" -o /dev/null
+  done
+  exit 0
+fi
 if [ "$mode" = compiled ]; then
   for f in "$root"/src/*.cpp; do
     echo "== $(basename "$f")"

@@ -142,7 +142,10 @@ struct json_value {
   double number = 0;
   std::string text;
   std::vector<json_value> items;
-  std::vector<std::pair<std::string, json_value>> members;
+  // an object's members, names and values apart: a pair holding json_value is not a complete
+  // type where json_value's own destructor is made (clang in C++20 refuses it)
+  std::vector<std::string> member_names;
+  std::vector<json_value> member_values;
   size_t begin = 0, end = 0;  // where the value's text lies in the line (labels keep it as written)
 };
 
@@ -267,10 +270,12 @@ class json_line_reader {
           if (i_ >= s_.size() || s_[i_++] != ':') return false;
         }
         if (!value(&item, depth + 1)) return false;
-        if (object)
-          v->members.emplace_back(std::move(key), std::move(item));
-        else
+        if (object) {
+          v->member_names.push_back(std::move(key));
+          v->member_values.push_back(std::move(item));
+        } else {
           v->items.push_back(std::move(item));
+        }
         blank();
         if (i_ >= s_.size()) return false;
         const char sep = s_[i_++];
@@ -300,8 +305,8 @@ class json_line_reader {
 
 inline const json_value* member(const json_value& obj, const std::string& key) {
   const std::string want = lower_ascii(key);
-  for (const auto& m : obj.members)
-    if (lower_ascii(m.first) == want) return &m.second;
+  for (size_t i = 0; i < obj.member_names.size(); ++i)
+    if (lower_ascii(obj.member_names[i]) == want) return &obj.member_values[i];
   return nullptr;
 }
 
