@@ -154,6 +154,21 @@ with tempfile.TemporaryDirectory() as tmp:
           and "the first 2 runs (nightly-2024-1.log .. nightly-2024-2.log) are +" in text,
           f"edge level at the start: exit {code}\n{text}")
 
+    # rates at 7.4, 3.0 and 1.2 MLUPS varying by 1% each: on a log scale (the default for
+    # values above zero) two regressions and nothing else; --scale linear is the values
+    scaled = os.path.join(tmp, "scaled")
+    os.mkdir(scaled)
+    nightly(scaled, [(6, 7.4), (6, 3.0), (6, 1.2)], noise=0.01, seed=11)
+    code, text, err = regress(scaled, "--metric", "MLUPS", "--json", "-")
+    r = json.loads(text) if code in (0, 1) else {}
+    check(code == 1 and r["scale"] == "log" and r["options"]["scale"] == "automatic"
+          and [e["to_run"] for e in r["events"]] == ["nightly-2024-7.log", "nightly-2024-13.log"]
+          and 0.003 < r["relative_noise"] < 0.03, f"log scale: {code} {err} {text[:400]}")
+    code, text, err = regress(scaled, "--metric", "MLUPS", "--scale", "linear", "--json", "-")
+    check(code == 1 and json.loads(text)["scale"] == "linear", f"--scale linear: {code} {err}")
+    code, _, err = regress(scaled, "--metric", "MLUPS", "--scale", "cubic")
+    check(code == 2 and "--scale" in err, f"--scale takes auto, log or linear: {code} {err}")
+
     # a lower-is-better metric: the same drop is an improvement
     code, text, _ = regress(runs, "--metric", "MLUPS", "--lower-is-better", "--json", "-")
     check(code == 0 and json.loads(text)["summary"]["improvements"] == 2, "direction flag")

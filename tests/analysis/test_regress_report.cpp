@@ -194,3 +194,55 @@ TEST_CASE("json: escaping and numbers") {
         "\"list\":[1.5,null]}");
   CHECK(pa::json_number(1.0 / 3) == "0.33333333333333331");
 }
+
+TEST_CASE("report: on a log scale, levels, changes and outliers are in the metric's units") {
+  // 7.4, 3.0 and 1.2 MLUPS at 1% each, and one throttled run at the first level
+  auto in = runs({{8, 7.4}, {8, 3.0}, {8, 1.2}}, 0.01);
+  in[4].values = {5.0};
+  const auto r = analyze(in);
+  REQUIRE(r.seg.log_scale);
+  REQUIRE(r.events.size() == 2);
+  REQUIRE(r.outliers.size() == 1);
+  // each level's mean and sd are those of its runs' values, the outlier left out
+  for (const auto& l : r.seg.levels) {
+    std::vector<double> own;
+    for (size_t p = l.begin; p < l.end; ++p)
+      if (p != 4) own.push_back(r.points[p]);
+    const pa::moments m = pa::moments_of(own);
+    CHECK(l.mean == doctest::Approx(m.mean).epsilon(1e-12));
+    CHECK(l.sd == doctest::Approx(m.sd()).epsilon(1e-9));
+    CHECK(l.search_mean == doctest::Approx(std::log(m.mean)).epsilon(1e-3));
+  }
+  const auto& lv = r.seg.levels;
+  CHECK(r.events[0].rel_change == doctest::Approx(lv[1].mean / lv[0].mean - 1).epsilon(1e-12));
+  CHECK(r.events[1].rel_change == doctest::Approx(lv[2].mean / lv[1].mean - 1).epsilon(1e-12));
+  // sd counts on the search's scale, where the noise is a share of the value
+  CHECK(r.seg.noise > 0.003);
+  CHECK(r.seg.noise < 0.02);
+  CHECK(r.events[0].sigmas == doctest::Approx(std::log(lv[1].mean / lv[0].mean) / r.seg.noise).epsilon(1e-3));
+  CHECK(r.outliers[0].level == lv[0].mean);
+  CHECK(r.outliers[0].rel_change == doctest::Approx(5.0 / lv[0].mean - 1).epsilon(1e-12));
+  CHECK(r.outliers[0].sigmas == doctest::Approx(std::log(5.0 / lv[0].mean) / r.seg.noise).epsilon(1e-3));
+  CHECK(pa::regress_text(r).find("% of the value = 1 sd") != std::string::npos);
+  const std::string json = pa::regress_json(r);
+  CHECK(json.find("\"scale\":\"log\"") != std::string::npos);
+  CHECK(json.find("\"scale\":\"automatic\"") != std::string::npos);  // the option
+  CHECK(json.find("\"relative_noise\":") != std::string::npos);
+
+  // the same runs on a linear scale: the noise in MLUPS
+  pa::regress_settings s;
+  s.metric = "MLUPS";
+  s.changepoints.scale = pa::value_scale::linear;
+  const auto lin = pa::analyze_regressions(in, s);
+  CHECK_FALSE(lin.seg.log_scale);
+  CHECK(pa::regress_text(lin).find("% of the mean)") != std::string::npos);
+  CHECK(pa::regress_json(lin).find("\"scale\":\"linear\"") != std::string::npos);
+
+  // a log scale asked for, and a run at zero: a note, and the values as they are
+  s.changepoints.scale = pa::value_scale::log;
+  in[10].values = {0.0};
+  const auto zero = pa::analyze_regressions(in, s);
+  CHECK_FALSE(zero.seg.log_scale);
+  REQUIRE_FALSE(zero.notes.empty());
+  CHECK(zero.notes[0] == "--scale log: run day-11 has 0.0, which has no logarithm; the search ran on the values");
+}

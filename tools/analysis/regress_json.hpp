@@ -2,7 +2,9 @@
 // and its later return, and the git bisect command when the labels name revisions), outlier,
 // failed run and note, as docs/cli-regress.md lists them. Standalone header: plain `inline`.
 #pragma once
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include <probe/util/config.hpp>
 #include "bisect_hint.hpp"
@@ -31,9 +33,22 @@ inline std::string regress_json(const regress_report& r) {
   j.member("max_pvalue", r.options.max_pvalue).member("min_change", r.options.min_change);
   j.member("min_points", r.options.min_points).member("short_level_sigmas", r.options.short_level_sigmas);
   j.member("outlier_sigmas", r.options.outlier_sigmas).member("max_transient_runs", r.max_transient_runs);
-  j.member("window", r.options.window);
+  j.member("window", r.options.window).member("scale", value_scale_name(r.options.scale));
   j.end_object();
-  j.member("noise", r.seg.noise).member("conclusive", r.seg.enough_points);
+  // The noise in the metric's units (on a log scale, that of a run at the median value) and
+  // as a share of the value (on a linear scale, of the mean).
+  std::vector<double> sorted = r.points;
+  const double median = sorted.empty() ? 0 : median_in_place(sorted);
+  const double mean = moments_of(r.points).mean;
+  j.member("scale", r.seg.log_scale ? "log" : "linear").member("noise", r.seg.noise_at(median));
+  j.key("relative_noise");
+  if (r.seg.log_scale)
+    j.value(r.seg.noise);
+  else if (mean != 0)
+    j.value(r.seg.noise / std::fabs(mean));
+  else
+    j.null();
+  j.member("conclusive", r.seg.enough_points);
   j.key("runs").begin_array();
   for (const auto& run : r.runs) {
     j.begin_object().member("label", run.label).member("source", run.source);

@@ -63,7 +63,7 @@ struct outlier_run {
   size_t run = 0;
   double value = 0, level = 0;  // its value and its level's mean
   double rel_change = 0;        // (value - level) / |level|
-  double sigmas = 0;            // (value - level) / noise
+  double sigmas = 0;            // (value - level) / noise, on the search's scale
 };
 
 struct regress_report {
@@ -135,17 +135,18 @@ inline std::string event_title(const regress_event& e) {
 namespace detail {
 
 // Two levels are the same within noise when they would not count as a change if they
-// were adjacent: their difference is under min_change, or not significant at max_pvalue.
+// were adjacent: their difference is under min_change, or not significant at max_pvalue (on
+// the search's scale, where the noise is).
 inline bool same_level(const segmentation& seg, const changepoint_options& opt, const segment_summary& a,
                        const segment_summary& b) {
   if (std::fabs(relative_change(a.mean, b.mean)) < opt.min_change) return true;
   moments ma, mb;
   ma.n = static_cast<double>(a.count() - a.outliers);
-  ma.mean = a.mean;
-  ma.var = a.sd * a.sd;
+  ma.mean = a.search_mean;
+  ma.var = a.search_sd * a.search_sd;
   mb.n = static_cast<double>(b.count() - b.outliers);
-  mb.mean = b.mean;
-  mb.var = b.sd * b.sd;
+  mb.mean = b.search_mean;
+  mb.var = b.search_sd * b.search_sd;
   return welch_t_test(ma, mb, seg.noise * seg.noise, seg.prior_df).p > opt.max_pvalue;
 }
 
@@ -172,6 +173,13 @@ inline regress_report analyze_regressions(std::vector<run_record> runs, const re
     r.points.push_back(r.runs[i].value());
   }
   r.seg = find_change_points(r.points, r.options);
+  if (r.options.scale == value_scale::log && !r.seg.log_scale)
+    for (size_t i = 0; i < r.points.size(); ++i)
+      if (!(r.points[i] > 0) || !std::isfinite(r.points[i])) {
+        r.notes.push_back("--scale log: run " + ::probe::detail::printable(r.runs[r.point_run[i]].label) + " has " +
+                          format_value(r.points[i]) + ", which has no logarithm; the search ran on the values");
+        break;
+      }
   const size_t m = r.seg.min_points;
   if (!r.points.empty() && !r.seg.enough_points)
     r.notes.push_back("too few runs with a value to look for changes: " + std::to_string(r.points.size()) +
@@ -210,7 +218,7 @@ inline regress_report analyze_regressions(std::vector<run_record> runs, const re
       e.after = lv[furthest];
       e.returned = lv[back_level];
       e.rel_change = relative_change(base.mean, lv[furthest].mean);
-      e.sigmas = detail::in_sigmas(lv[furthest].mean - base.mean, r.seg.noise);
+      e.sigmas = detail::in_sigmas(lv[furthest].search_mean - base.search_mean, r.seg.noise);
       e.worse = worse_of(e.rel_change);
       e.last_changed = r.point_run[lv[back_level - 1].end - 1];
       e.back = r.point_run[lv[back_level].begin];
@@ -244,10 +252,14 @@ inline regress_report analyze_regressions(std::vector<run_record> runs, const re
     outlier_run o;
     o.run = r.point_run[p];
     o.value = r.points[p];
+    double level = 0;  // on the search's scale
     for (const segment_summary& l : lv)
-      if (p >= l.begin && p < l.end) o.level = l.mean;
+      if (p >= l.begin && p < l.end) {
+        o.level = l.mean;
+        level = l.search_mean;
+      }
     o.rel_change = relative_change(o.level, o.value);
-    o.sigmas = detail::in_sigmas(o.value - o.level, r.seg.noise);
+    o.sigmas = detail::in_sigmas(r.seg.search_value(o.value) - level, r.seg.noise);
     r.outliers.push_back(o);
   }
   for (size_t i = 0; i < lv.size(); ++i)

@@ -65,9 +65,14 @@ inline std::string regress_text(const regress_report& r) {
                 r.direction.reason.c_str());
   out += buf;
   if (!r.points.empty()) {
-    const double mean = moments_of(r.points).mean;
-    std::string noise = format_value(r.seg.noise);
-    if (mean != 0) noise += " (" + format_value(100 * r.seg.noise / std::fabs(mean), 2) + "% of the mean)";
+    std::string noise;
+    if (r.seg.log_scale) {  // a share of the value: levels of any size vary by it
+      noise = format_value(100 * r.seg.noise, 2) + "% of the value";
+    } else {
+      const double mean = moments_of(r.points).mean;
+      noise = format_value(r.seg.noise);
+      if (mean != 0) noise += " (" + format_value(100 * r.seg.noise / std::fabs(mean), 2) + "% of the mean)";
+    }
     out += "run-to-run noise " + noise + " = 1 sd; a change needs ";
     std::snprintf(buf, sizeof buf, "p <= %g and at least %g%% (--max-pvalue, --min-change)", r.options.max_pvalue,
                   100 * r.options.min_change);

@@ -184,14 +184,34 @@ inline double noise_of_differences(std::vector<double> d) {
   return std::sqrt(static_cast<double>(ss / static_cast<long double>(keep)) / 2);
 }
 
+// Successive differences of x.
+inline std::vector<double> differences(const std::vector<double>& x) {
+  std::vector<double> d(x.size() > 1 ? x.size() - 1 : 0);
+  for (size_t i = 0; i < d.size(); ++i) d[i] = x[i + 1] - x[i];
+  return d;
+}
+
+// Whether x moves mostly by its quantum: more than half of its successive differences are 0 or
+// the smallest step it takes (up to rounding), as times in whole ms or counts do, whatever the
+// level. True for a constant series; not for values printed to a few digits whose noise spans
+// many of their last digit.
+inline bool quantized(const std::vector<double>& x) {
+  if (x.size() < 3) return false;
+  const std::vector<double> d = differences(x);
+  double quantum = std::numeric_limits<double>::infinity();
+  for (double v : d)
+    if (v != 0) quantum = std::min(quantum, std::fabs(v));
+  size_t small = 0;
+  for (double v : d) small += std::fabs(v) <= quantum * (1 + 1e-6);
+  return 2 * small > d.size();
+}
+
 // Point-to-point noise of a series, from its successive differences: level shifts touch only
 // a few differences, so the median absolute deviation of the differences sees the noise and
 // not the steps. 0 for a constant series or fewer than three points.
 inline double noise_from_differences(const std::vector<double>& x) {
   if (x.size() < 3) return 0;
-  std::vector<double> d(x.size() - 1);
-  for (size_t i = 0; i + 1 < x.size(); ++i) d[i] = x[i + 1] - x[i];
-  return noise_of_differences(std::move(d));
+  return noise_of_differences(differences(x));
 }
 
 }  // namespace analysis

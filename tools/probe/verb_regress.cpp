@@ -50,6 +50,11 @@ const option_spec k_options[] = {
             "a change back within N runs is one transient; a longer one is a change and its return, both reported")
         .by_default("5"),
     integer("--window", "N", 4, 1000, "local search window in runs").by_default("50"),
+    text("--scale", "SCALE",
+         "what the search runs on; auto: the logs of the values (noise in proportion to the value) when all are "
+         "above zero and they move by more than a quantum, else the values")
+        .one_of("auto|log|linear")
+        .by_default("auto"),
     text("--json", "FILE", "write the report as JSON ('-' = stdout, instead of the text)"),
     text("--svg", "FILE", "write a plot of the series, levels, events and failed runs ('-' = stdout, instead of the text)"),
     text("--html", "FILE", "write a self-contained page with the plot and the tables ('-' = stdout, instead of the text)"),
@@ -115,6 +120,10 @@ int run_regress(int argc, char** argv) {
   args.get("--min-change", &settings.changepoints.min_change);
   args.get("--min-points", &settings.changepoints.min_points);
   args.get("--window", &settings.changepoints.window);
+  if (args.get("--scale", &value))  // the table took only these
+    settings.changepoints.scale = value == "log"      ? pa::value_scale::log
+                                  : value == "linear" ? pa::value_scale::linear
+                                                      : pa::value_scale::automatic;
   args.get("--max-transient-runs", &settings.max_transient_runs);
 
   input.metric.set_name(metric);
