@@ -2,12 +2,11 @@
 // formerly Hunter) and from jumps between neighbours, then a merge pass that keeps a change
 // only where the evidence for it holds. Deterministic: no random numbers anywhere.
 //
-// 0. Scale. Rates and times vary in proportion to their size (a level at 7.4 and one at 1.2,
-//    1% each): when every value is above zero the search runs on their logs, where that noise
-//    is one figure, and a relative change is a difference (changepoint_types.hpp: value_scale).
-//    Levels, changes and edges are reported in the metric's units; the noise and sd counts on
-//    the search's scale.
-//    Noise and outliers. The noise sigma comes from successive differences (robust to a few
+// 0. Scale, noise and outliers. Rates and times vary in proportion to their size (a level at
+//    7.4 and one at 1.2, 1% each): when every value is above zero the search runs on their
+//    logs, where that noise is one figure, and a relative change is a difference
+//    (changepoint_types.hpp: value_scale). Levels, changes and edges are reported in the
+//    metric's units; the noise and sd counts on the search's scale. The noise sigma comes from successive differences (robust to a few
 //    steps), then from the differences inside the levels found, and the search is run again
 //    while that is much smaller (many short levels inflate the first estimate). Single wild
 //    runs (outliers.hpp) are set aside before the search, so that they neither become changes
