@@ -161,13 +161,19 @@ with tempfile.TemporaryDirectory() as tmp:
     nightly(scaled, [(6, 7.4), (6, 3.0), (6, 1.2)], noise=0.01, seed=11)
     code, text, err = regress(scaled, "--metric", "MLUPS", "--json", "-")
     r = json.loads(text) if code in (0, 1) else {}
-    check(code == 1 and r["scale"] == "log" and r["options"]["scale"] == "automatic"
+    check(code == 1 and r["scale"] == "log" and r["options"]["scale"] == "auto"
           and [e["to_run"] for e in r["events"]] == ["nightly-2024-7.log", "nightly-2024-13.log"]
           and 0.003 < r["relative_noise"] < 0.03, f"log scale: {code} {err} {text[:400]}")
     code, text, err = regress(scaled, "--metric", "MLUPS", "--scale", "linear", "--json", "-")
     check(code == 1 and json.loads(text)["scale"] == "linear", f"--scale linear: {code} {err}")
     code, _, err = regress(scaled, "--metric", "MLUPS", "--scale", "cubic")
     check(code == 2 and "--scale" in err, f"--scale takes auto, log or linear: {code} {err}")
+    # a file named on its own and in its folder, and by a second path, is one run
+    again = os.path.join(scaled, "nightly-2024-3.log")
+    code, text, err = regress(scaled, again, os.path.join(scaled, ".", "nightly-2024-3.log"),
+                              "--metric", "MLUPS", "--json", "-")
+    check(code == 1 and len(json.loads(text)["runs"]) == 18
+          and "2 input file(s) named more than once, read once" in err, f"a file given twice: {code} {err}")
 
     # a lower-is-better metric: the same drop is an improvement
     code, text, _ = regress(runs, "--metric", "MLUPS", "--lower-is-better", "--json", "-")

@@ -223,10 +223,17 @@ TEST_CASE("report: on a log scale, levels, changes and outliers are in the metri
   CHECK(r.outliers[0].level == lv[0].mean);
   CHECK(r.outliers[0].rel_change == doctest::Approx(5.0 / lv[0].mean - 1).epsilon(1e-12));
   CHECK(r.outliers[0].sigmas == doctest::Approx(std::log(5.0 / lv[0].mean) / r.seg.noise).epsilon(1e-3));
-  CHECK(pa::regress_text(r).find("% of the value = 1 sd") != std::string::npos);
+  const std::string text = pa::regress_text(r);
+  CHECK(text.find("% of the value (log scale) = 1 sd") != std::string::npos);
+  // the mean of the first level is over 7 runs; the eighth is the outlier
+  CHECK(text.find(" (7 runs + 1 outlier) -> ") != std::string::npos);
+  const std::string html = pa::regress_html(r);
+  CHECK(html.find("% of the value (log scale) = 1 sd.</p>") != std::string::npos);
+  CHECK(html.find("(7 runs + 1 outlier)</td>") != std::string::npos);
+  CHECK(html.find("<td class=\"n\">" + pa::format_sigmas(r.events[0].sigmas) + "</td>") != std::string::npos);
   const std::string json = pa::regress_json(r);
   CHECK(json.find("\"scale\":\"log\"") != std::string::npos);
-  CHECK(json.find("\"scale\":\"automatic\"") != std::string::npos);  // the option
+  CHECK(json.find("\"scale\":\"auto\"") != std::string::npos);  // the option, as --scale spells it
   CHECK(json.find("\"relative_noise\":") != std::string::npos);
 
   // the same runs on a linear scale: the noise in MLUPS
@@ -235,7 +242,7 @@ TEST_CASE("report: on a log scale, levels, changes and outliers are in the metri
   s.changepoints.scale = pa::value_scale::linear;
   const auto lin = pa::analyze_regressions(in, s);
   CHECK_FALSE(lin.seg.log_scale);
-  CHECK(pa::regress_text(lin).find("% of the mean)") != std::string::npos);
+  CHECK(pa::regress_text(lin).find("% of the mean) (linear scale) = 1 sd") != std::string::npos);
   CHECK(pa::regress_json(lin).find("\"scale\":\"linear\"") != std::string::npos);
 
   // a log scale asked for, and a run at zero: a note, and the values as they are

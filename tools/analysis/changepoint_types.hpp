@@ -20,7 +20,7 @@ namespace analysis {
 enum class value_scale { automatic, linear, log };
 
 inline const char* value_scale_name(value_scale s) {
-  return s == value_scale::log ? "log" : s == value_scale::linear ? "linear" : "automatic";
+  return s == value_scale::log ? "log" : s == value_scale::linear ? "linear" : "auto";
 }
 
 struct changepoint_options {

@@ -195,6 +195,7 @@ inline std::string regress_html(const regress_report& r) {
        std::to_string(r.failed) + " failed; " + xml_escape(r.direction.reason) + ". " + std::to_string(r.regressions) +
        " regression(s), " + std::to_string(r.improvements) + " improvement(s), " + std::to_string(r.transients) +
        " transient(s).</p>\n";
+  if (!r.points.empty()) h += "<p>" + xml_escape(noise_text(r)) + ".</p>\n";
   h += regress_svg(r);
   auto label = [&](size_t run) { return xml_escape(r.runs[run].label); };
 
@@ -202,16 +203,17 @@ inline std::string regress_html(const regress_report& r) {
   if (r.events.empty()) h += "<p>No change.</p>\n";
   else {
     h += "<table>\n<tr><th>#</th><th>event</th><th>change</th><th>last good</th><th>first changed</th>"
-         "<th>before</th><th>after</th><th>p</th><th>span</th></tr>\n";
+         "<th>sd</th><th>before</th><th>after</th><th>p</th><th>span</th></tr>\n";
     for (size_t i = 0; i < r.events.size(); ++i) {
       const regress_event& e = r.events[i];
       const std::string kind = event_kind_name(e.kind);
       h += "<tr class=\"event-row " + kind + "\"><td class=\"n\">" + std::to_string(i + 1) + "</td><td>" +
            xml_escape(event_title(e)) + "</td><td class=\"n\">" + format_percent(e.rel_change) + "</td><td>" +
-           label(e.last_good) + "</td><td>" + label(e.first_changed) + "</td><td>" + format_value(e.before.mean) +
-           " &#177; " + format_value(e.before.sd, 3) + " (" + std::to_string(e.before.count()) + ")</td><td>" +
-           format_value(e.after.mean) + " &#177; " + format_value(e.after.sd, 3) + " (" +
-           std::to_string(e.after.count()) + ")</td><td class=\"n\">" + format_p(e.p_value) + "</td><td>" +
+           label(e.last_good) + "</td><td>" + label(e.first_changed) + "</td><td class=\"n\">" +
+           format_sigmas(e.sigmas) + "</td><td>" + format_value(e.before.mean) + " &#177; " +
+           format_value(e.before.sd, 3) + " (" + level_runs_text(e.before) + ")</td><td>" + format_value(e.after.mean) +
+           " &#177; " + format_value(e.after.sd, 3) + " (" + level_runs_text(e.after) + ")</td><td class=\"n\">" +
+           format_p(e.p_value) + "</td><td>" +
            (e.kind == event_kind::transient
                 ? label(e.first_changed) + " .. " + label(e.last_changed) + ", back at " + label(e.back)
                 : e.returned_by != no_event

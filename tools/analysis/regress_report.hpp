@@ -123,6 +123,24 @@ inline std::string format_sigmas(double s) {
   return buf;
 }
 
+// The runs a level's mean and spread are over, and its outliers: "5 runs + 1 outlier".
+inline std::string level_runs_text(const segment_summary& s) {
+  const size_t n = s.count() - s.outliers;
+  std::string t = std::to_string(n) + (n == 1 ? " run" : " runs");
+  if (s.outliers) t += " + " + std::to_string(s.outliers) + (s.outliers == 1 ? " outlier" : " outliers");
+  return t;
+}
+
+// The noise line of the reports: its size, as a share of the value on a log scale and in the
+// metric's units on a linear one, and which scale the search ran on.
+inline std::string noise_text(const regress_report& r) {
+  if (r.seg.log_scale) return "run-to-run noise " + format_value(100 * r.seg.noise, 2) + "% of the value (log scale) = 1 sd";
+  std::string t = "run-to-run noise " + format_value(r.seg.noise);
+  const double mean = moments_of(r.points).mean;
+  if (mean != 0) t += " (" + format_value(100 * r.seg.noise / std::fabs(mean), 2) + "% of the mean)";
+  return t + " (linear scale) = 1 sd";
+}
+
 // The human name of an event: "regression", "improvement", "recovery" (the return of a
 // regression that lasted), "transient dip"/"transient rise".
 inline std::string event_title(const regress_event& e) {

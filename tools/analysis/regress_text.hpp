@@ -4,7 +4,6 @@
 // revisions), then outliers, failed runs and notes. Standalone header: plain `inline`.
 #pragma once
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -12,7 +11,6 @@
 #include <probe/util/text.hpp>
 #include "bisect_hint.hpp"
 #include "regress_report.hpp"
-#include "stats.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
@@ -20,8 +18,7 @@ namespace analysis {
 namespace detail {
 
 inline std::string level_text(const segment_summary& s) {
-  const size_t n = s.count() - s.outliers;
-  return format_value(s.mean) + " +- " + format_value(s.sd, 3) + " (" + std::to_string(n) + (n == 1 ? " run)" : " runs)");
+  return format_value(s.mean) + " +- " + format_value(s.sd, 3) + " (" + level_runs_text(s) + ")";
 }
 
 inline std::string runs_text(size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); }
@@ -65,15 +62,7 @@ inline std::string regress_text(const regress_report& r) {
                 r.direction.reason.c_str());
   out += buf;
   if (!r.points.empty()) {
-    std::string noise;
-    if (r.seg.log_scale) {  // a share of the value: levels of any size vary by it
-      noise = format_value(100 * r.seg.noise, 2) + "% of the value";
-    } else {
-      const double mean = moments_of(r.points).mean;
-      noise = format_value(r.seg.noise);
-      if (mean != 0) noise += " (" + format_value(100 * r.seg.noise / std::fabs(mean), 2) + "% of the mean)";
-    }
-    out += "run-to-run noise " + noise + " = 1 sd; a change needs ";
+    out += noise_text(r) + "; a change needs ";
     std::snprintf(buf, sizeof buf, "p <= %g and at least %g%% (--max-pvalue, --min-change)", r.options.max_pvalue,
                   100 * r.options.min_change);
     out += buf;

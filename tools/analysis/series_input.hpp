@@ -10,11 +10,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <probe/util/config.hpp>
 #include <probe/util/regex.hpp>
+#include <probe/util/text.hpp>
 #include "series_parse.hpp"
 #include "series_tables.hpp"
 
@@ -120,6 +123,18 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
     double mtime;
   };
   std::vector<file_in> files;
+  // A file named twice (itself and in its folder, or by two paths) is one run.
+  std::set<std::pair<dev_t, ino_t>> seen;
+  size_t repeated = 0;
+  std::string first_repeated;
+  auto add_file = [&](const std::string& path, const struct stat& st) {
+    if (!seen.insert({st.st_dev, st.st_ino}).second) {
+      if (repeated++ == 0) first_repeated = path;
+      return false;
+    }
+    files.push_back({path, detail::mtime_of(st)});
+    return true;
+  };
   for (const std::string& in : inputs) {
     struct stat st;
     if (::stat(in.c_str(), &st) != 0) {
@@ -131,7 +146,7 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
       return out;
     }
     if (!S_ISDIR(st.st_mode)) {
-      files.push_back({in, detail::mtime_of(st)});
+      add_file(in, st);
       continue;
     }
     DIR* dir = ::opendir(in.c_str());
@@ -151,12 +166,15 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
       struct stat fst;
       const std::string path = prefix + name;
       if (::stat(path.c_str(), &fst) == 0 && S_ISREG(fst.st_mode)) {
-        files.push_back({path, detail::mtime_of(fst)});
+        add_file(path, fst);
         ++kept;
       }
     }
     if (kept == 0) out.notes.push_back(in + ": no regular file in this folder");
   }
+  if (repeated)
+    out.notes.push_back(std::to_string(repeated) + " input file(s) named more than once, read once (" +
+                        ::probe::detail::printable(first_repeated) + ")");
 
   size_t not_matching = 0;
   auto add_run = [&](run_record r) {
