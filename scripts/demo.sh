@@ -5,7 +5,9 @@
 # accuracy workflow (dump with naive and optimized kernels, `probe compare`).
 #
 # Usage: scripts/demo.sh        env: PROBE_BUILD_DIR (default build/demo),
-#                                    PROBE_DEMO_DIR (where the outputs go, default /tmp/probe_demo),
+#                                    PROBE_DEMO_DIR (where the outputs go, default /tmp/probe_demo;
+#                                      an earlier demo's outputs there are replaced, a folder
+#                                      holding anything else is refused),
 #                                    PROBE_DEMO_PREBUILT=1 (use binaries already in PROBE_BUILD_DIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,23 @@ if [ -z "${PROBE_DEMO_PREBUILT:-}" ]; then
 fi
 quickstart=$build/examples/quickstart/quickstart
 probe=$build/tools/probe
+# The outputs replace an earlier demo's, and nothing else: a folder holding anything the demo
+# does not write is left alone.
+foreign() {
+  [ -L "$out" ] && return 0
+  [ -e "$out" ] || return 1
+  [ -d "$out" ] || return 0
+  local entry
+  for entry in "$out"/* "$out"/.[!.]*; do
+    [ -e "$entry" ] || [ -L "$entry" ] || continue
+    case ${entry##*/} in compare | dump | graph.svg | trace.json) ;; *) return 0 ;; esac
+  done
+  return 1
+}
+if foreign; then
+  echo "demo: $out holds what the demo did not write; set PROBE_DEMO_DIR to an empty or new folder" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out"
 

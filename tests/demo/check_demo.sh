@@ -17,4 +17,10 @@ done
 "$python" -c "import json,sys; json.load(open(sys.argv[1]))['traceEvents']" "$out/trace.json" ||
   fail "trace.json does not parse"
 grep -q '<svg' "$out/graph.svg" 2>/dev/null || ! command -v dot >/dev/null || fail "graph.svg not rendered"
+# A folder the demo did not make is not emptied: the demo refuses it.
+mkdir -p "$out.other" && echo keep >"$out.other/notes.txt"
+PROBE_BUILD_DIR=$build PROBE_DEMO_PREBUILT=1 PROBE_DEMO_DIR=$out.other bash "$here/../../scripts/demo.sh" >/dev/null 2>&1 &&
+  fail "the demo ran in a folder holding other files"
+[ "$(cat "$out.other/notes.txt")" = keep ] || fail "the demo removed a file it did not write"
+rm -rf "$out.other"
 echo "check_demo: ok"
