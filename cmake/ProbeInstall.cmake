@@ -7,8 +7,11 @@ include(CMakePackageConfigHelpers)
 
 set(PROBE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/probe)
 install(TARGETS probe probe_compiled EXPORT probeTargets)
+# The CUDA twins in an export set of their own, loaded where the consumer's project finds the
+# CUDA toolkit: a package built on a machine with CUDA is still whole on one without.
 if(PROBE_WITH_CUDA)
-  install(TARGETS probe_cuda probe_compiled_cuda EXPORT probeTargets)
+  install(TARGETS probe_cuda probe_compiled_cuda EXPORT probeCudaTargets)
+  install(EXPORT probeCudaTargets NAMESPACE probe:: DESTINATION ${PROBE_CMAKE_DIR})
 endif()
 # probe::mpi (libprobe_mpi.a), where MPI was found, in an export set of its own: the package
 # loads it only where the consumer's project finds MPI for C++, so a project without C++ or

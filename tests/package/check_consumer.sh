@@ -19,6 +19,17 @@ cmake_quiet --install "$work/probe" --prefix "$work/prefix"
 libdir=$(cd "$work/prefix" && ls -d lib*/cmake/probe 2>/dev/null | head -1)
 [ -n "$libdir" ] && [ -f "$work/prefix/$libdir/probeConfig.cmake" ] || { echo "no LIBDIR/cmake/probe package"; exit 1; }
 [ ! -d "$work/prefix/share/probe" ] || { echo "a package under share/ as well"; exit 1; }
+# A project on a machine without CUDA finds the package all the same, built here with CUDA or
+# not (the CUDA targets are then left out), and builds against probe::compiled.
+cmake_quiet -S "$src/tests/package/consumer" -B "$work/consumer_no_cuda" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_BUILD_TYPE=Release
+grep -q "probe: no CUDA targets" "$work/log" || { cat "$work/log"; echo "no CUDA: probe's CUDA targets were loaded"; exit 1; }
+cmake_quiet --build "$work/consumer_no_cuda" -j2 --target compiled
+"$work/consumer_no_cuda/compiled" | grep -q "consumer ok" || { echo "no CUDA: the program fails"; exit 1; }
+if [ -f "$work/prefix/$libdir/probeCudaTargets.cmake" ]; then  # and with CUDA, the twins are there
+  cmake_quiet -S "$src/tests/package/consumer" -B "$work/consumer_cuda" -DCMAKE_PREFIX_PATH="$work/prefix"
+  grep -q "probe: CUDA targets" "$work/log" || { cat "$work/log"; echo "CUDA: probe's CUDA targets are missing"; exit 1; }
+fi
 # A C project against the same install: CMake (LANGUAGES C) and a plain Makefile.
 "$src/tests/package/check_c_consumer.sh" "$work/prefix" "$work/c_consumer"
 
