@@ -17772,7 +17772,8 @@ class session {
     if (!value(expr, &v, &storage, &host)) return;
     if (v.is_text) return error("dump needs a tensor, not an attribute");
     std::string err;
-    if (!npy::write(file, host, &err)) return error("cannot write " + file + ": " + err);
+    if (!npy::write(file, host, &err))  // its message names the file, as a rule: not twice
+      return error(err.find(file) != std::string::npos ? err : "cannot write " + file + ": " + err);
     say("wrote " + file + " (" + shape_text(host) + ")\n");
   }
 
@@ -18017,6 +18018,7 @@ PROBE_API void breakpoint_report(const stop_info& s) noexcept {
     n = ++st.reports;
   }
   if (n > k_breakpoint_max_reports) return;
+  effects_barrier_impl();  // in a log, prints made before the stop come before its line
   try {
     log("%s %s: not at a terminal; continuing (--probe_breakpoint=prompt stops here, --probe_breakpoint=dump "
         "writes its variables)%s",
@@ -18255,8 +18257,9 @@ PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
       if (debugger_attached()) {
         effects_barrier_impl();
         log("%s: raising SIGTRAP for the debugger (--probe_breakpoint=trap)", stop_header(s).c_str());
-        raise(SIGTRAP);  // the debugger stops here; 'up' reaches the breakpoint's caller
+        raise(SIGTRAP);  // the debugger stops in raise; bt shows the breakpoint's caller below probe's frames
       } else {
+        effects_barrier_impl();
         log("%s: no debugger attached (--probe_breakpoint=trap); continuing", stop_header(s).c_str());
       }
       return;
@@ -20211,16 +20214,27 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
   write_group_table(text, "by op type", by_type, name_w, max_rows, wall_ns);
   write_group_table(text, "by name pattern", by_pattern, name_w, max_rows, wall_ns);
   if (!metrics.empty()) {
+    // Values keep every digit their metric lines have: the columns widen to the longest.
+    size_t metric_col = col;
+    char v[40];
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      const metric_stats& ms = metrics[i].stats;
+      const double xs[] = {ms.last, ms.mean(), ms.min, ms.max};
+      for (double x : xs) {
+        const size_t w = write_compact(v, x) + 1;
+        if (w > metric_col) metric_col = w;
+      }
+    }
     std::string line = "  ";
     pad_to(line, "metric", name_w, false);
     line += "  ";
     pad_to(line, "", 6, false);
-    const char* heads[] = {"count", "last", "mean", "min", "max"};
-    for (const char* h : heads) pad_to(line, h, col, true);
+    pad_to(line, "count", col, true);
+    const char* heads[] = {"last", "mean", "min", "max"};
+    for (const char* h : heads) pad_to(line, h, metric_col, true);
     text += line + "\n";
     for (size_t i = 0; i < metrics.size(); ++i) {
       const summary_metric& m = metrics[i];
-      char v[40];
       line = "  ";
       pad_to(line, summary_name(m.name), name_w, false);
       line += "  ";
@@ -20230,7 +20244,7 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       for (double x : values) {
         write_compact(v, x);
         line += ' ';
-        pad_to(line, v, col - 1, true);
+        pad_to(line, v, metric_col - 1, true);
       }
       text += line + "\n";
     }

@@ -114,6 +114,15 @@ void run_nonfinite_loop() {
   std::printf("loop done\n");
 }
 
+// A print before each of two stops: off a terminal, each print comes before its stop's line.
+void run_printed() {
+  for (int i = 0; i < 2; ++i) {
+    probe::print("print {}", i);
+    PROBE_BREAKPOINT(probe::var("i", i));
+  }
+  std::printf("printed done\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,6 +137,7 @@ int main(int argc, char** argv) {
   else if (!std::strcmp(s, "large")) run_large();
   else if (!std::strcmp(s, "nonfinite_ops")) run_nonfinite_ops();
   else if (!std::strcmp(s, "nonfinite_check")) run_nonfinite_check();
+  else if (!std::strcmp(s, "printed")) run_printed();
   else return 2;
   return 0;
 }

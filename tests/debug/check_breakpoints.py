@@ -189,6 +189,16 @@ try:
     check("non-tty default: no files", not [n for n in os.listdir(tmp) if n.startswith("probe_")], repr(os.listdir(tmp)))
     check("non-tty default: the program goes on", rc == 0 and out == "loop done\n", out)
 
+    # earlier prints come first in the log, as before a prompt
+    rc, out, err = run("printed", "", b"")
+    order = [l.split(":")[0] if l.startswith("print") else "stop" for l in err.splitlines()]
+    check("non-tty default: each print before its stop's line", rc == 0 and order == ["print 0", "stop", "print 1", "stop"],
+          err)
+    rc, out, err = run("printed", "--probe_breakpoint=trap", b"")
+    order = [l.split(":")[0] if l.startswith("print") else "stop" for l in err.splitlines()]
+    check("trap without a debugger: each print before its stop's line",
+          rc == 0 and order == ["print 0", "stop", "print 1", "stop"], err)
+
     # ---- --probe_breakpoint=dump without a dump folder: the variables as npy under TMPDIR ----
     rc, out, err = run("basic", "--probe_breakpoint=dump", b"", env_extra={"TMPDIR": tmp})
     m = re.search(r"\]: wrote (\d+) variables? to (\S+)\n", err)

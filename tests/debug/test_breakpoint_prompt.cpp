@@ -279,8 +279,7 @@ TEST_CASE("prompt: every error is one line and the prompt stays") {
         "(probe) stats nothere\n*** name 'nothere' is not defined in this frame (info lists the variables)\n"
         "(probe) dump y\n*** usage: dump EXPR FILE.npy\n"
         "(probe) dump y /nonexistent-dir/y.npy\n"
-        "*** cannot write /nonexistent-dir/y.npy: /nonexistent-dir/y.npy: cannot create a file in its directory: "
-        "No such file or directory\n"
+        "*** /nonexistent-dir/y.npy: cannot create a file in its directory: No such file or directory\n"
         "(probe) info nothere\n*** name 'nothere' is not defined in this frame (info lists the variables)\n"
         "(probe) p step\n7\n"
         "(probe) c\n");

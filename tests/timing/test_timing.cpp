@@ -271,6 +271,36 @@ TEST_CASE("timing: metrics are recorded in the summary while timing is on") {
   probe::set_flags("");
 }
 
+TEST_CASE("timing: the metric table's columns hold values of every length") {
+  probe::set_flags("--probe_timing");
+  probe::detail::timing_reset();
+  {
+    probe_test::capture_fd out(1);
+    probe::metric("t_short", 2);
+    probe::metric("t_long", 1680.2565819010827);
+    probe::metric("t_long", 1000000000000000.5);
+  }
+  const std::string s = summary_text();
+  INFO(s);
+  // right-aligned columns of one width: the header and each row end at the same column
+  size_t header = 0, rows = 0;
+  std::vector<size_t> ends;
+  for (size_t at = 0, next; at < s.size(); at = next + 1) {
+    next = s.find('\n', at);
+    const std::string line = s.substr(at, next - at);
+    if (line.find("  metric ") == 0) header = line.size();
+    if (line.find("t_short") != std::string::npos || line.find("t_long") != std::string::npos) {
+      ends.push_back(line.size());
+      ++rows;
+    }
+  }
+  REQUIRE(rows == 2);
+  CHECK(header > 0);
+  for (size_t e : ends) CHECK(e == header);
+  CHECK(s.find(" 1680.2565819010827 ") != std::string::npos);  // every digit, as the metric line has
+  probe::set_flags("");
+}
+
 TEST_CASE("timing: the summary lists every scope, op and timer, sorted by total") {
   probe::set_flags("--probe_timing");
   probe::detail::timing_reset();

@@ -35,6 +35,7 @@ PROBE_API void breakpoint_report(const stop_info& s) noexcept {
     n = ++st.reports;
   }
   if (n > k_breakpoint_max_reports) return;
+  effects_barrier_impl();  // in a log, prints made before the stop come before its line
   try {
     log("%s %s: not at a terminal; continuing (--probe_breakpoint=prompt stops here, --probe_breakpoint=dump "
         "writes its variables)%s",
@@ -273,8 +274,9 @@ PROBE_API void breakpoint_stop_now(stop_info& s) noexcept {
       if (debugger_attached()) {
         effects_barrier_impl();
         log("%s: raising SIGTRAP for the debugger (--probe_breakpoint=trap)", stop_header(s).c_str());
-        raise(SIGTRAP);  // the debugger stops here; 'up' reaches the breakpoint's caller
+        raise(SIGTRAP);  // the debugger stops in raise; bt shows the breakpoint's caller below probe's frames
       } else {
+        effects_barrier_impl();
         log("%s: no debugger attached (--probe_breakpoint=trap); continuing", stop_header(s).c_str());
       }
       return;

@@ -331,7 +331,8 @@ class session {
     if (!value(expr, &v, &storage, &host)) return;
     if (v.is_text) return error("dump needs a tensor, not an attribute");
     std::string err;
-    if (!npy::write(file, host, &err)) return error("cannot write " + file + ": " + err);
+    if (!npy::write(file, host, &err))  // its message names the file, as a rule: not twice
+      return error(err.find(file) != std::string::npos ? err : "cannot write " + file + ": " + err);
     say("wrote " + file + " (" + shape_text(host) + ")\n");
   }
 

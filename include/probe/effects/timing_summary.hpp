@@ -274,16 +274,27 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
   write_group_table(text, "by op type", by_type, name_w, max_rows, wall_ns);
   write_group_table(text, "by name pattern", by_pattern, name_w, max_rows, wall_ns);
   if (!metrics.empty()) {
+    // Values keep every digit their metric lines have: the columns widen to the longest.
+    size_t metric_col = col;
+    char v[40];
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      const metric_stats& ms = metrics[i].stats;
+      const double xs[] = {ms.last, ms.mean(), ms.min, ms.max};
+      for (double x : xs) {
+        const size_t w = write_compact(v, x) + 1;
+        if (w > metric_col) metric_col = w;
+      }
+    }
     std::string line = "  ";
     pad_to(line, "metric", name_w, false);
     line += "  ";
     pad_to(line, "", 6, false);
-    const char* heads[] = {"count", "last", "mean", "min", "max"};
-    for (const char* h : heads) pad_to(line, h, col, true);
+    pad_to(line, "count", col, true);
+    const char* heads[] = {"last", "mean", "min", "max"};
+    for (const char* h : heads) pad_to(line, h, metric_col, true);
     text += line + "\n";
     for (size_t i = 0; i < metrics.size(); ++i) {
       const summary_metric& m = metrics[i];
-      char v[40];
       line = "  ";
       pad_to(line, summary_name(m.name), name_w, false);
       line += "  ";
@@ -293,7 +304,7 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       for (double x : values) {
         write_compact(v, x);
         line += ' ';
-        pad_to(line, v, col - 1, true);
+        pad_to(line, v, metric_col - 1, true);
       }
       text += line + "\n";
     }
