@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "../support/capture.hpp"
+#include "manifest_fixture.hpp"
 #include "reference_engine.hpp"
 
 using namespace compare_test;
@@ -287,4 +288,34 @@ TEST_CASE("compare files: a dump with snapshots only compares its values against
   size_t compared = 0;
   for (const pa::compared_pair& p : r.runs[0].pairs) compared += p.metrics.compared;
   CHECK(compared == 18);
+}
+
+TEST_CASE("compare: the note on runs of one build comes only where something differs") {
+  // Two runs of one build (their run records say so): an op that differs is non-deterministic,
+  // and the note says so; where nothing differs it has nothing to explain.
+  probe_test::temp_dir d;
+  auto write = [&](const std::string& dir, int pid, float value) {
+    compare_test::fixture_dump f(dir);
+    f.raw("{\"record\":\"run\",\"host\":\"h\",\"pid\":" + std::to_string(pid) +
+          ",\"build\":{\"program\":\"/bin/app\",\"program_bytes\":10,\"program_mtime\":5,\"compiler\":\"g\",\"mode\":\"m\"}}");
+    f.out(1, "op", "y", {1, value}, "");
+    f.finish();
+  };
+  write(d / "a", 1, 2);
+  write(d / "b", 2, 2);
+  write(d / "c", 3, 3);
+  const std::string note = "A and B come from the same build of the same program";
+  auto has_note = [&](const pa::compare_report& r) {
+    for (const std::string& n : r.notes)
+      if (n.find(note) != std::string::npos) return true;
+    return false;
+  };
+  const pa::compare_report same = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  REQUIRE(same.error.empty());
+  CHECK(same.counts.bad() == 0);
+  CHECK_FALSE(has_note(same));
+  const pa::compare_report differs = pa::compare_paths(d / "a", d / "c", pa::compare_settings());
+  REQUIRE(differs.error.empty());
+  CHECK(differs.counts.bad() == 1);
+  CHECK(has_note(differs));
 }

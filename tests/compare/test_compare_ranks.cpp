@@ -5,6 +5,10 @@
 // root carries a note; missing and cut-short ranks are named.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_json.hpp"
 #include "analysis/compare_text.hpp"
@@ -228,4 +232,89 @@ TEST_CASE("compare ranks: rank folders an earlier, larger job left in the folder
   CHECK(q.runs_only_a.empty());
   CHECK(q.ranks.missing.empty());
   CHECK(roots_of(q) == std::vector<std::string>{"rank_0000 src#0", "rank_0002 other#0"});
+}
+
+TEST_CASE("compare ranks: bytes no recorded op produced are named as such, and so is the input the sender's error is") {
+  // Rank 0's halo sends its input edge, which code outside any op wrote (wrong in A): the send
+  // has no producer, and rank 0's root is that input. Rank 1's halo received the bytes. The
+  // report once said rank 1 received "`halo#0`'s output" and named "the root halo#0 on rank 0".
+  temp_dir d;
+  for (const bool bad : {true, false}) {
+    const std::string root = d / (bad ? "a" : "b");
+    mkdir(root.c_str(), 0755);
+    const char* h = bad ? "aaaaaaaaaaaaaaaa" : "bbbbbbbbbbbbbbbb";
+    fixture_dump r0(root + "/rank_0000");
+    r0.raw("{\"record\":\"run\",\"rank\":0,\"world\":2,\"start_time\":2000.5}");
+    r0.in(1, "halo", "edge", {bad ? 7.f : 3.f}, "");
+    r0.out(1, "halo", "ghost", {5}, when(10));
+    r0.raw(message("send", 1, h, 1, "halo#0"));
+    r0.finish();
+    fixture_dump r1(root + "/rank_0001");
+    r1.raw("{\"record\":\"run\",\"rank\":1,\"world\":2,\"start_time\":2000.5}");
+    r1.in(1, "halo", "edge", {5}, "");
+    r1.out(1, "halo", "ghost", {bad ? 7.f : 3.f}, when(20));
+    r1.raw(message("recv", 0, h, 1, "halo#0"));
+    r1.finish();
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(r.error);
+  REQUIRE(r.error.empty());
+  REQUIRE(r.ranks.links.size() == 1);
+  CHECK(r.ranks.links[0].via.empty());
+  CHECK(r.ranks.links[0].origin_input == "halo#0/in/edge");
+  std::string text = pa::compare_summary_text(r);
+  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");  // unwrapped
+  INFO(text);
+  CHECK(text.find("rank 1: op halo#0 at seq 1 is not a root: what it received from rank 0 differs (MPI_Sendrecv, tag 0): "
+                  "sent by rank 0 while `halo#0` ran (no recorded op produced the bytes); on rank 0 they come from an "
+                  "input that differs there, halo#0/in/edge.") != std::string::npos);
+  CHECK(text.find("`halo#0`'s output") == std::string::npos);
+  CHECK(text.find("the root halo#0") == std::string::npos);
+  CHECK(text.find("The differing input halo#0/in/edge on rank 0 reaches other ranks: rank 1: halo#0.") !=
+        std::string::npos);
+  CHECK(text.find(" 1 root cause over all ranks") != std::string::npos);
+  probe::json::value doc;
+  std::string error;
+  REQUIRE_MESSAGE(probe::json::parse(pa::compare_json(r), doc, &error), error);
+  const probe::json::value& received = doc.get("ranks").get("received")[0];
+  CHECK(received.get_string("output").empty());
+  CHECK(received.get_string("root_input") == "halo#0/in/edge");
+}
+
+TEST_CASE("compare ranks: a run at the top of a folder and rank folders beside it: the one written last is read") {
+  // One folder, two jobs: a job of one process writes at the top, one of several ranks in
+  // rank folders. Before, the top was read whenever it was there, the later job's ranks never.
+  temp_dir d;
+  auto set_written = [](const std::string& dir, time_t when_s) {
+    const struct timespec t[2] = {{when_s, 0}, {when_s, 0}};
+    REQUIRE(utimensat(AT_FDCWD, (dir + "/manifest.jsonl").c_str(), t, 0) == 0);
+  };
+  for (const char* side : {"a", "b"}) {
+    write_job(d / side, side[0] == 'a', true);
+    fixture_dump top(d / side);
+    top.out(1, "single", "s", {side[0] == 'a' ? 1.f : 2.f}, when(5));
+    top.finish();
+  }
+  for (const char* side : {"a", "b"}) {
+    set_written(d / side, 2000000000);  // the top written last
+    for (int rank = 0; rank < 3; ++rank) set_written(d / side + "/rank_000" + std::to_string(rank), 1900000000);
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(r.error);
+  REQUIRE(r.error.empty());
+  CHECK(roots_of(r) == std::vector<std::string>{" single#0"});
+  size_t notes = 0;
+  for (const std::string& n : r.notes)
+    notes += n.find("rank_0000, rank_0001, rank_0002 left out: an earlier job's rank folders") != std::string::npos;
+  CHECK(notes == 2);
+
+  for (const char* side : {"a", "b"}) set_written(d / side, 1800000000);  // now the ranks are the later job
+  const pa::compare_report q = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(q.error);
+  REQUIRE(q.error.empty());
+  CHECK(roots_of(q) == std::vector<std::string>{"rank_0000 src#0", "rank_0002 other#0"});
+  notes = 0;
+  for (const std::string& n : q.notes)
+    notes += n.find("the run at the top of the folder left out: an earlier job's") != std::string::npos;
+  CHECK(notes == 2);
 }

@@ -35,10 +35,11 @@ struct rank_link {
   int peer = -1, tag = 0;              // the message that differs (tag -1: a collective)
   std::string call;
   size_t from_run = 0;                 // the sender's run
-  long from_node = -1;                 // the op whose output was sent (-1: none found)
-  std::string via;                     // that output's key ("stencil#1/out/u"), or ""
+  long from_node = -1;                 // the op whose output was sent, else the op in flight (-1: none)
+  std::string via;                     // that output's key ("stencil#1/out/u"); "": no recorded producer
   std::vector<size_t> reaches;         // what the demoted root reached on its rank
   long origin_run = -1, origin_node = -1;  // the root it comes from, followed across ranks
+  std::string origin_input;  // that root is an input that differs (its key), not an op: or ""
 };
 
 struct rank_answers {
@@ -230,8 +231,10 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
       if (found < 0) break;  // nothing on that rank explains it: the op itself is named
       const long next = link_of[r][static_cast<size_t>(found)];
       if (next < 0) {
+        const root_cause& root = g.roots[static_cast<size_t>(found)];
         out.links[li].origin_run = static_cast<long>(r);
-        out.links[li].origin_node = static_cast<long>(g.roots[static_cast<size_t>(found)].node);
+        out.links[li].origin_node = static_cast<long>(root.node);
+        if (root.is_input) out.links[li].origin_input = (*runs)[r].pairs[root.input].key;
         break;
       }
       if (std::find(seen.begin(), seen.end(), static_cast<size_t>(next)) != seen.end()) break;

@@ -53,6 +53,9 @@ inline void ranks_json(json::writer& w, const compare_report& r) {
     w.key("root");
     if (l.origin_run >= 0) op_ref(w, r.runs[static_cast<size_t>(l.origin_run)], static_cast<size_t>(l.origin_node));
     else w.null();
+    w.key("root_input");  // the root is an input that differs on its rank: its key
+    if (l.origin_input.empty()) w.null();
+    else w.value(l.origin_input);
     w.key("reaches").begin_array();
     for (size_t x : l.reaches) op_ref(w, run, x);
     w.end_array().end_object();

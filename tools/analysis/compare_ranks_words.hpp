@@ -45,8 +45,12 @@ inline std::string rank_summary_text(const compare_report& r) {
   } else {
     out += " no op diverges.";
   }
+  // As each rank's answers count them: an op each, and the inputs that differ by op and slot.
   size_t roots = 0;
-  for (const compared_run& run : r.runs) roots += run.graph.roots.size();
+  for (const compared_run& run : r.runs) {
+    for (const root_cause& c : run.graph.roots) roots += !c.is_input;
+    for (const input_group& g : run.findings.input_groups) roots += !g.roots.empty();
+  }
   out += " " + std::to_string(roots) + " root cause" + (roots == 1 ? "" : "s") + " over all ranks.\n";
   for (const rank_link& l : k.links) {
     const compared_run& run = r.runs[l.run];
@@ -59,14 +63,21 @@ inline std::string rank_summary_text(const compare_report& r) {
       out += "what " + ::probe::detail::printable(l.call) + " gave it differs, and so does rank " + std::to_string(l.peer) +
              "'s contribution";
     if (l.from_node >= 0) {
-      out += ": received from rank " + std::to_string(l.peer) + " `" +
-             ::probe::detail::printable(from.graph.nodes[static_cast<size_t>(l.from_node)].op_key) + "`'s output";
-      if (!l.via.empty()) out += " (" + ::probe::detail::printable(l.via) + ")";
+      const std::string op = ::probe::detail::printable(from.graph.nodes[static_cast<size_t>(l.from_node)].op_key);
+      if (!l.via.empty())
+        out += ": received from rank " + std::to_string(l.peer) + " `" + op + "`'s output (" +
+               ::probe::detail::printable(l.via) + ")";
+      else  // the op in flight: no recorded op wrote those bytes, so none is named as their maker
+        out += ": sent by rank " + std::to_string(l.peer) + " while `" + op + "` ran (no recorded op produced the bytes)";
     }
     if (l.origin_run >= 0) {
       const compared_run& o = r.runs[static_cast<size_t>(l.origin_run)];
-      out += "; from the root " + ::probe::detail::printable(o.graph.nodes[static_cast<size_t>(l.origin_node)].op_key) +
-             " on " + rank_name(o);
+      if (!l.origin_input.empty())
+        out += "; on " + rank_name(o) + " they come from an input that differs there, " +
+               ::probe::detail::printable(l.origin_input);
+      else
+        out += "; from the root " + ::probe::detail::printable(o.graph.nodes[static_cast<size_t>(l.origin_node)].op_key) +
+               " on " + rank_name(o);
     }
     out += ".\n";
   }
@@ -74,16 +85,20 @@ inline std::string rank_summary_text(const compare_report& r) {
   for (size_t ri = 0; ri < r.runs.size(); ++ri)
     for (const root_cause& root : r.runs[ri].graph.roots) {
       std::string reach;
+      const std::string input = root.is_input ? r.runs[ri].pairs[root.input].key : std::string();
       for (const rank_link& l : k.links) {
-        if (l.origin_run != static_cast<long>(ri) || l.origin_node != static_cast<long>(root.node)) continue;
+        if (l.origin_run != static_cast<long>(ri) || l.origin_node != static_cast<long>(root.node) ||
+            l.origin_input != input)
+          continue;
         std::vector<size_t> nodes{l.node};
         for (size_t x : l.reaches)
           if (x != l.node) nodes.push_back(x);
         reach += (reach.empty() ? "" : "; ") + rank_name(r.runs[l.run]) + ": " + node_list(r.runs[l.run], nodes);
       }
       if (!reach.empty())
-        out += "Root " + ::probe::detail::printable(r.runs[ri].graph.nodes[root.node].op_key) + " on " +
-               rank_name(r.runs[ri]) + " reaches other ranks: " + reach + ".\n";
+        out += (input.empty() ? "Root " + ::probe::detail::printable(r.runs[ri].graph.nodes[root.node].op_key)
+                              : "The differing input " + ::probe::detail::printable(input)) +
+               " on " + rank_name(r.runs[ri]) + " reaches other ranks: " + reach + ".\n";
     }
   for (const std::string& n : k.notes) out += "Note: " + n + ".\n";
   for (const std::string& m : k.missing) out += "Missing: " + m + ".\n";

@@ -471,7 +471,7 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
   }
   if (!compare_pairs(&r)) return r;
   count_pairs(&r);
-  if (r.same_build)
+  if (r.same_build && r.counts.bad() > 0)  // said where something differs, where it explains
     r.notes.push_back("A and B come from the same build of the same program, with the same modes (their run records "
                       "say so): an op whose inputs match and whose output differs is non-deterministic (atomics, "
                       "reductions in thread-completion order), not a bug of one build; `probe jitter -- PROGRAM` names "

@@ -472,15 +472,46 @@ inline void leave_out_earlier_ranks(const std::string& dir, std::vector<dump_run
                                 std::to_string(world) + " ranks)");
 }
 
+// When its manifest.jsonl was last written (0 when it cannot be told).
+inline double manifest_written(const std::string& dir) {
+  struct stat st;
+  if (::lstat(join(dir, "manifest.jsonl").c_str(), &st) != 0) return 0;
+  return static_cast<double>(st.st_mtim.tv_sec) + 1e-9 * static_cast<double>(st.st_mtim.tv_nsec);
+}
+
+// A run at the top of a folder and rank folders beside it are two jobs' (one of one process,
+// one of several ranks, each writing where its world size says): the one whose manifest was
+// written last is read, the other left out with a note.
 inline bool read_dump(const std::string& dir, std::vector<dump_run>* runs, std::string* error) {
   runs->clear();
   if (!is_dir(dir)) {
     *error = dir + ": not a folder";
     return false;
   }
+  std::string top_note;
   if (manifest_in(dir)) {
-    runs->emplace_back();
-    return read_manifest(dir, &runs->back(), error);
+    std::vector<std::string> rank_dirs;
+    double ranks_written = 0;
+    for (const std::string& name : list_dir(dir))
+      if (name.compare(0, 5, "rank_") == 0 && manifest_in(join(dir, name))) {
+        rank_dirs.push_back(name);
+        ranks_written = std::max(ranks_written, manifest_written(join(dir, name)));
+      }
+    if (rank_dirs.empty() || manifest_written(dir) >= ranks_written) {
+      runs->emplace_back();
+      if (!read_manifest(dir, &runs->back(), error)) return false;
+      if (!rank_dirs.empty()) {
+        std::string names;
+        for (size_t i = 0; i < rank_dirs.size() && i < 4; ++i)
+          names += (i ? ", " : "") + ::probe::detail::printable(rank_dirs[i]);
+        if (rank_dirs.size() > 4) names += ", ... (" + std::to_string(rank_dirs.size()) + " in all)";
+        runs->back().notes.push_back(dir + ": " + names + " left out: an earlier job's rank folders (the run at the " +
+                                     "top of the folder was written after them)");
+      }
+      return true;
+    }
+    top_note = dir + ": the run at the top of the folder left out: an earlier job's (the rank folders were written " +
+               "after it)";
   }
   for (const std::string& name : list_dir(dir)) {
     const std::string sub = join(dir, name);
@@ -493,6 +524,7 @@ inline bool read_dump(const std::string& dir, std::vector<dump_run>* runs, std::
     *error = dir + ": no manifest.jsonl in it or in its subfolders";
     return false;
   }
+  if (!top_note.empty()) runs->front().notes.push_back(top_note);
   leave_out_earlier_ranks(dir, runs);
   return true;
 }
