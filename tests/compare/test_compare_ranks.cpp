@@ -318,3 +318,29 @@ TEST_CASE("compare ranks: a run at the top of a folder and rank folders beside i
     notes += n.find("the run at the top of the folder left out: an earlier job's") != std::string::npos;
   CHECK(notes == 2);
 }
+
+TEST_CASE("compare ranks: a rank whose rows are all within tolerance says so, under no empty table") {
+  temp_dir d;
+  for (const char* side : {"a", "b"}) {
+    const bool bad = side[0] == 'a';
+    const std::string root = d / side;
+    mkdir(root.c_str(), 0755);
+    fixture_dump r0(root + "/rank_0000");
+    r0.raw("{\"record\":\"run\",\"rank\":0,\"world\":2,\"start_time\":2000.5}");
+    r0.out(1, "src", "y", {1, bad ? 7.f : 3.f}, when(10));
+    r0.finish();
+    fixture_dump r1(root + "/rank_0001");
+    r1.raw("{\"record\":\"run\",\"rank\":1,\"world\":2,\"start_time\":2000.5}");
+    r1.out(1, "src", "y", {1, 2}, when(10));
+    r1.out(2, "use", "z", {4, 5}, when(11));
+    r1.finish();
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  REQUIRE(r.error.empty());
+  pa::compare_text_options o;
+  o.max_rows = 0;  // rows within tolerance left out
+  const std::string text = pa::compare_text(r, o);
+  INFO(text);
+  CHECK(text.find("== rank_0001 ==\n(2 rows within tolerance not shown; --all shows them)\n") != std::string::npos);
+  CHECK(text.find("== rank_0000 ==\n   seq  tensor") != std::string::npos);
+}

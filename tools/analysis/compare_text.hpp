@@ -45,7 +45,7 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
       std::string key, dtype, shape, status;
     };
     std::vector<cells> rows;
-    size_t width = 6, dw = 5, sw = 5, stw = 6;
+    size_t width = 6, dw = 5, sw = 5, stw = 6, run_hidden = 0;
     for (size_t pi = 0; pi < run.pairs.size(); ++pi) {
       const compared_pair& q = run.pairs[pi];
       cells c{pi, ::probe::detail::printable(q.key), dtype_text(q), shape_text(q), status_text(q)};
@@ -53,9 +53,17 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
       dw = std::max(dw, c.dtype.size());
       sw = std::max(sw, c.shape.size());
       stw = std::max(stw, c.status.size());
-      if (hide_ok && q.status == pair_status::ok) ++hidden;
+      if (hide_ok && q.status == pair_status::ok) ++run_hidden;
       else rows.push_back(std::move(c));
     }
+    if (rows.empty() && run_hidden) {  // a rank with nothing to show says so, under no empty table
+      out += "\n";
+      if (!run.name.empty()) out += p("== " + ::probe::detail::printable(run.name) + " ==", "1") + "\n";
+      out += "(" + std::to_string(run_hidden) + (run_hidden == 1 ? " row" : " rows") +
+             " within tolerance not shown; --all shows them)\n";
+      continue;
+    }
+    hidden += run_hidden;
     dw = std::min<size_t>(dw, 16);
     sw = std::min<size_t>(sw, 16);
     stw = std::min<size_t>(stw, 32);
