@@ -343,3 +343,29 @@ TEST_CASE("scale: automatic is linear for values at or below zero, and for quant
   CHECK(pa::find_change_points(ms, log).log_scale);  // asked for: the quantum is no reason not to
   CHECK_FALSE(pa::find_change_points({5, 5.1, 4.9, 0, 5.05, 4.95, 8, 8.1, 7.9, 8}, log).log_scale);
 }
+
+TEST_CASE("edge levels: a wild last run after two runs that moved leaves the move as the possible change at the end") {
+  // The mirror of a wild first run before two runs: a step two runs before the end, then a
+  // crashed last night. The note named the wild run's -60% against a level holding the two.
+  // (A last run beyond the step, on its side, is no wild run: it may be the next stair.)
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    const bool up = seed % 2;
+    std::vector<double> x = levels({{6, 1.0}, {2, up ? 1.5 : 0.6}}, 0.003, seed);
+    x.push_back(up ? 0.3 * 500 : 1.8 * 500);
+    const pa::segmentation s = pa::find_change_points(x);
+    CHECK(s.changes.empty());  // two runs after a step are too few to conclude
+    CHECK(s.outliers == std::vector<size_t>{8});
+    REQUIRE(s.tail.present);
+    CHECK(s.tail.begin == 6);
+    CHECK(s.tail.end == 8);
+    CHECK(s.tail.rel_change == doctest::Approx(up ? 0.5 : -0.4).epsilon(0.02));
+    // a wild last run alone is still the possible change
+    std::vector<double> y = levels({{8, 1.0}}, 0.003, seed);
+    y.push_back(0.3 * 500);
+    const pa::segmentation t = pa::find_change_points(y);
+    REQUIRE(t.tail.present);
+    CHECK(t.tail.begin == 8);
+    CHECK(t.tail.end == 9);
+  }
+}

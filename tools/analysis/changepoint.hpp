@@ -187,23 +187,13 @@ inline segmentation find_change_points(const std::vector<double>& values, const 
   if (pass.edges.head) out.first_edge = edge(0, pass.edges.head, out.levels.front());
   if (pass.edges.tail) out.last_edge = edge(n - pass.edges.tail, n, out.levels.back());
 
-  // The last few points may have moved, with too few of them to conclude: say so. An edge
-  // level at the end is such a move, set aside already: a z-test of its mean against the
-  // level before it. Else, of the tail lengths that test significant, the one with the
-  // largest |t| (the clearest split).
+  // The last few points may have moved, with too few of them to conclude: say so. Of the
+  // tail lengths of y that test significant, the one with the largest |t| (the clearest
+  // split). An edge level at the end is such a move, set aside already: a z-test of its mean
+  // against the level before it; but a single wild last run after runs that moved (a step two
+  // runs before the end, then a crashed last night) is an outlier, and the move is theirs.
   const size_t ny = y.size();
-  if (out.last_edge.count()) {
-    const segment_summary& last = out.levels.back();
-    const double k = static_cast<double>(out.last_edge.count());
-    const double z = std::fabs(out.last_edge.sigmas) / std::sqrt(1 / k + 1 / static_cast<double>(last.count() - last.outliers));
-    const double p = std::min(1.0, std::erfc(z / std::sqrt(2.0)) * static_cast<double>(m - 1));
-    if (p <= opt.max_pvalue && std::fabs(out.last_edge.rel_change) >= opt.min_change) {
-      out.tail.present = true;
-      out.tail.begin = out.last_edge.begin;
-      out.tail.rel_change = out.last_edge.rel_change;
-      out.tail.p_value = p;
-    }
-  } else if (ny >= m + 1) {
+  auto y_tail = [&] {
     const size_t start = cps.empty() ? 0 : cps.back();
     double best_t = 0;
     for (size_t r = 1; r < m; ++r) {
@@ -216,10 +206,27 @@ inline segmentation find_change_points(const std::vector<double>& values, const 
         best_t = std::fabs(t.t);
         out.tail.present = true;
         out.tail.begin = pass.at[tb];
+        out.tail.end = pass.at[ny - 1] + 1;
         out.tail.rel_change = rel;
         out.tail.p_value = p;
       }
     }
+  };
+  if (out.last_edge.count() == 1 && ny >= m + 1) y_tail();
+  if (!out.tail.present && out.last_edge.count()) {
+    const segment_summary& last = out.levels.back();
+    const double k = static_cast<double>(out.last_edge.count());
+    const double z = std::fabs(out.last_edge.sigmas) / std::sqrt(1 / k + 1 / static_cast<double>(last.count() - last.outliers));
+    const double p = std::min(1.0, std::erfc(z / std::sqrt(2.0)) * static_cast<double>(m - 1));
+    if (p <= opt.max_pvalue && std::fabs(out.last_edge.rel_change) >= opt.min_change) {
+      out.tail.present = true;
+      out.tail.begin = out.last_edge.begin;
+      out.tail.end = n;
+      out.tail.rel_change = out.last_edge.rel_change;
+      out.tail.p_value = p;
+    }
+  } else if (!out.last_edge.count() && ny >= m + 1) {
+    y_tail();
   }
   return out;
 }

@@ -61,6 +61,7 @@ struct change_point {
 struct tail_suspect {
   bool present = false;
   size_t begin = 0;  // first point of the tail
+  size_t end = 0;    // one past its last (a wild last run after it is not part of it)
   double rel_change = 0, p_value = 1;
 };
 

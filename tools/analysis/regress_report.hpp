@@ -299,11 +299,14 @@ inline regress_report analyze_regressions(std::vector<run_record> runs, const re
                       "set aside as outliers so that they hide no change after them");
   }
   if (r.seg.tail.present) {
-    const size_t first = r.point_run[r.seg.tail.begin], last = r.point_run.back();
-    const size_t k = r.points.size() - r.seg.tail.begin;
+    const size_t first = r.point_run[r.seg.tail.begin], last = r.point_run[r.seg.tail.end - 1];
+    const size_t k = r.seg.tail.end - r.seg.tail.begin;
+    const bool before_last = r.seg.tail.end < r.points.size();  // a wild last run after them
     r.notes.push_back("possible " + std::string(worse_of(r.seg.tail.rel_change) ? "regression" : "improvement") +
-                      " at the end: the last " + (k == 1 ? std::string("run") : std::to_string(k) + " runs") + " (" +
-                      label(first) + (k > 1 ? " .. " + label(last) : std::string()) + ") moved " +
+                      " at the end: the " + (before_last ? "" : "last ") +
+                      (k == 1 ? std::string("run") : std::to_string(k) + " runs") + " (" + label(first) +
+                      (k > 1 ? " .. " + label(last) : std::string()) + ")" +
+                      (before_last ? " before the last run (an outlier)" : "") + " moved " +
                       format_percent(r.seg.tail.rel_change) +
                       "; too few runs after it to tell a change from a one-off (need " + std::to_string(m) + ")");
   }
