@@ -441,6 +441,14 @@ inline bool has_manifest(const std::string& dir) {
 // record belongs to (the lowest rank among equals, as with records without a start time): rank
 // folders of another world size, or of a rank it does not have, are an earlier job's and are
 // left out, with a note.
+// "rank_0004, rank_0005, ... (9 in all)": the first four of a list of folders, for a note.
+inline std::string folder_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < 4; ++i) s += (i ? ", " : "") + ::probe::detail::printable(names[i]);
+  if (names.size() > 4) s += ", ... (" + std::to_string(names.size()) + " in all)";
+  return s;
+}
+
 inline void leave_out_earlier_ranks(const std::string& dir, std::vector<dump_run>* runs) {
   const dump_run* latest = nullptr;
   for (const dump_run& r : *runs)
@@ -462,12 +470,10 @@ inline void leave_out_earlier_ranks(const std::string& dir, std::vector<dump_run
   std::vector<dump_run> kept;
   for (dump_run& r : *runs)
     if (!earlier(r)) kept.push_back(std::move(r));
-  std::string names, sizes;
-  for (size_t i = 0; i < left.size() && i < 4; ++i) names += (i ? ", " : "") + ::probe::detail::printable(left[i]);
-  if (left.size() > 4) names += ", ... (" + std::to_string(left.size()) + " in all)";
+  std::string sizes;
   for (size_t i = 0; i < worlds.size(); ++i) sizes += (i ? " or " : "") + std::to_string(worlds[i]);
   *runs = std::move(kept);
-  runs->front().notes.push_back(dir + ": " + names + " left out: written by an earlier job of " + sizes +
+  runs->front().notes.push_back(dir + ": " + folder_names(left) + " left out: written by an earlier job of " + sizes +
                                 " ranks (the latest run, " + ::probe::detail::printable(who) + ", is of a job of " +
                                 std::to_string(world) + " ranks)");
 }
@@ -500,14 +506,9 @@ inline bool read_dump(const std::string& dir, std::vector<dump_run>* runs, std::
     if (rank_dirs.empty() || manifest_written(dir) >= ranks_written) {
       runs->emplace_back();
       if (!read_manifest(dir, &runs->back(), error)) return false;
-      if (!rank_dirs.empty()) {
-        std::string names;
-        for (size_t i = 0; i < rank_dirs.size() && i < 4; ++i)
-          names += (i ? ", " : "") + ::probe::detail::printable(rank_dirs[i]);
-        if (rank_dirs.size() > 4) names += ", ... (" + std::to_string(rank_dirs.size()) + " in all)";
-        runs->back().notes.push_back(dir + ": " + names + " left out: an earlier job's rank folders (the run at the " +
-                                     "top of the folder was written after them)");
-      }
+      if (!rank_dirs.empty())
+        runs->back().notes.push_back(dir + ": " + folder_names(rank_dirs) + " left out: an earlier job's rank " +
+                                     "folders (the run at the top of the folder was written after them)");
       return true;
     }
     top_note = dir + ": the run at the top of the folder left out: an earlier job's (the rank folders were written " +

@@ -128,12 +128,8 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
   size_t repeated = 0;
   std::string first_repeated;
   auto add_file = [&](const std::string& path, const struct stat& st) {
-    if (!seen.insert({st.st_dev, st.st_ino}).second) {
-      if (repeated++ == 0) first_repeated = path;
-      return false;
-    }
-    files.push_back({path, detail::mtime_of(st)});
-    return true;
+    if (seen.insert({st.st_dev, st.st_ino}).second) files.push_back({path, detail::mtime_of(st)});
+    else if (repeated++ == 0) first_repeated = path;
   };
   for (const std::string& in : inputs) {
     struct stat st;
