@@ -39,13 +39,34 @@ done
 # its own ranks' parts (named by the launcher's job), so the file holds one whole job, never
 # rank 0 of one and rank 1 of the other, and no part is left. Without the job in the parts'
 # names, about half of such launches mixed them: four tries.
-for try in 1 2 3 4; do
+# Each job's exit status is read and, on any failure, both logs are shown. A launch that
+# never ran the program (the launcher's own failure: no rank printed) is tried again, twice at
+# most; a job that ran and failed, or jobs that ran and left no trace, fail the test.
+tries=0 launch_failures=0
+while [ $tries -lt 4 ]; do
   rm -f both.json both.json.*
+  pids=()
   for steps in 3000 2990; do
     timeout 90 "$mpiexec" "${root[@]}" --oversubscribe -np 2 -x PROBE_FLAGS="--probe_trace_to=both.json" "$halo" \
       --steps $steps >"both_$steps.log" 2>&1 &
+    pids+=($!)
   done
-  wait || { cat both_*.log; echo "FAIL: two jobs at once"; exit 1; }
+  ran=1 failed=0
+  for i in 0 1; do
+    rc=0; wait "${pids[$i]}" || rc=$?
+    log=both_$([ $i = 0 ] && echo 3000 || echo 2990).log
+    grep -q '^mass ' "$log" || ran=0
+    [ $rc = 0 ] || failed=1
+  done
+  if [ $failed = 1 ] && [ $ran = 0 ] && [ $launch_failures -lt 2 ]; then
+    launch_failures=$((launch_failures + 1))
+    echo "a launch did not run the program; again:"; cat both_*.log
+    continue
+  fi
+  if [ $failed = 1 ] || [ ! -f both.json ]; then
+    cat both_*.log; ls -la; echo "FAIL: two jobs at once (exit statuses or no both.json)"; exit 1
+  fi
+  tries=$((tries + 1))
   "$python" - both.json <<'PY'
 import json, os, sys
 path = sys.argv[1]
