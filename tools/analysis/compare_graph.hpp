@@ -341,7 +341,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
   for (size_t ni : order) {
     const op_node& n = g.nodes[ni];
     if (!n.paired() || n.ambiguous) continue;  // only ops present in both runs, surely paired, are judged
-    bool inputs_match = true, prior_differs = false;
+    bool inputs_match = true;
     for (size_t pi : n.inputs) {
       const compared_pair& in = pairs[pi];
       const int v = verdict.of(pi);
@@ -351,11 +351,10 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
         continue;
       }
-      // Only an implicit prior state (bytes the op may have left as they were) is judged per
-      // element: an op that declared the buffer with inout reads it, and any of its output
-      // elements may depend on any element read (a collision mixes a cell's populations).
-      if (in.prior_state() && in.implicit) prior_differs = true;
-      else inputs_match = false;
+      // An implicit prior state that differs is an input that differs, as an inout one: any
+      // output element may depend on any element read (a collision mixes a cell's
+      // populations, a row-wise update reads the whole row), so the op carries it on.
+      inputs_match = false;
       const std::vector<std::string> from = verdict.edges(in);
       bool producer_differs = false, outside = false, missing = false, matched = false;
       std::string unpaired, outside_key, matched_key;
@@ -411,17 +410,11 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         input_root(root_kind::graph_input, ni, pi);
       }
     }
-    // An op overwriting a buffer whose earlier state differs is a root only for elements it
-    // got wrong where that state was right.
-    bool fresh = false;
-    for (size_t po : n.outputs) fresh = fresh || pairs[po].fresh_fail > 0;
     const long upstream = upstream_root(n);
-    if (n.mismatch && inputs_match && (!prior_differs || fresh) && !n.inner_mismatch) {
-      if (upstream >= 0 && !prior_differs) {
+    if (n.mismatch && inputs_match && !n.inner_mismatch) {
+      if (upstream >= 0) {
         // Its inputs pass, but hold an earlier root's difference, which it grew past the
-        // tolerance (y = 1e-5 x, then z = 1e5 y): part of that root's reach, not a root. (An
-        // op judged per element against a prior state that differs is a root on its own
-        // failures.)
+        // tolerance (y = 1e-5 x, then z = 1e5 y): part of that root's reach, not a root.
         root_cause& from = g.roots[static_cast<size_t>(upstream)];
         spread(ni, true, &from.reaches);
         g.regrown.emplace_back(ni, static_cast<size_t>(upstream));

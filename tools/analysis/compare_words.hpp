@@ -242,13 +242,11 @@ inline std::string op_root_words(const compared_run& run, const root_cause& r) {
   const op_node& n = g.nodes[r.node];
   std::string out = "op " + node_name(n) + ": its inputs match, and";
   bool first = true;
-  int64_t fresh = -1;
   for (size_t pi : n.outputs)
     if (status_mismatch(run.pairs[pi].status)) {
       out += std::string(first ? "" : ";") + " output " + ::probe::detail::printable(run.pairs[pi].key) + " does not: " +
              failing_words(run.pairs[pi]);
       first = false;
-      if (run.pairs[pi].fresh_fail >= 0) fresh = std::max(fresh, run.pairs[pi].fresh_fail);
     }
   for (size_t pi : n.inputs) {
     const compared_pair& in = run.pairs[pi];
@@ -256,10 +254,6 @@ inline std::string op_root_words(const compared_run& run, const root_cause& r) {
       out += "; input " + ::probe::detail::printable(in.slot) + " is read with another " +
              (in.status == pair_status::shape ? "shape" : "dtype") + " (" + status_text(in) + ") from bytes that match";
   }
-  bool prior_differs = false;
-  for (size_t pi : n.inputs) prior_differs = prior_differs || (run.pairs[pi].prior_state() && status_mismatch(run.pairs[pi].status));
-  if (prior_differs && fresh > 0)
-    out += "; the state it overwrote differs too, but " + std::to_string(fresh) + " failing elements were right before it";
   return out;
 }
 
