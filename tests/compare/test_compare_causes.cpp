@@ -173,8 +173,12 @@ std::vector<float> noisy(bool a) {
 }  // namespace
 
 TEST_CASE("causes: --accept-rounding passes a gate when every failure is rounding-level, and only then") {
-  for (bool real_bug : {false, true}) {
+  // in_place: `act` updates mm2's output in place without declaring it (its prior state
+  // recorded after the kernel, no data: its producer's verdict, which is rounding-level)
+  for (bool real_bug : {false, true})
+    for (bool in_place : {false, true}) {
     CAPTURE(real_bug);
+    CAPTURE(in_place);
     temp_dir d;
     fixture_dump a(d / "a"), b(d / "b");
     for (fixture_dump* x : {&a, &b}) {
@@ -182,6 +186,14 @@ TEST_CASE("causes: --accept-rounding passes a gate when every failure is roundin
         const std::string op = "mm" + std::to_string(k);
         x->in(k + 1, op, "x", {1, 2, 3, 4, 5}, "");
         x->out(k + 1, op, "y", noisy(x == &a));
+      }
+      if (in_place) {
+        compare_test::tensor_spec t;
+        t.seq = 5, t.op = "act", t.slot = "y", t.values = noisy(x == &a), t.input = true, t.write_file = false;
+        t.extra = R"("producer":"mm2#0/out/y","implicit":true,"prior":"producers",)"
+                  R"("producers":[{"key":"mm2#0/out/y","bytes":20,"offset":0}])";
+        x->add(t);
+        x->out(5, "act", "y", noisy(x == &a));
       }
       x->in(4, "head", "x", {1, 2}, "");
       x->out(4, "head", "y", {1, x == &a && real_bug ? 2.5f : 2.f});

@@ -59,13 +59,22 @@ void plain(const char* name, const std::vector<double>& x, std::vector<double>& 
 
 // input -> layer0 (tiled) -> layer1 (tiled, reads what layer0's tiles wrote) -> shrink -> grow.
 // shrink scales the difference below the tolerance, grow scales it back above.
-void run(const std::string& dir, const int order0[k_tiles], const int order1[k_tiles], int bad_tile, double bug) {
+// warm_h: an op first writes h, unread, as a block the allocator handed out again would hold
+// an earlier request's output: layer0's tiles then record implicit prior states in this run.
+void run(const std::string& dir, const int order0[k_tiles], const int order1[k_tiles], int bad_tile, double bug,
+         bool warm_h = false) {
   probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
-  std::vector<double> x(k_n), h(k_n), y(k_n), s(k_n), g(k_n);
+  std::vector<double> x(k_n), h(k_n), y(k_n), s(k_n), g(k_n), elsewhere(k_n);
   {
     probe::op op("input", "Load");
     for (int i = 0; i < k_n; ++i) x[static_cast<size_t>(i)] = 0.5 * i - 2.0;
     op.output("x", probe::view(x.data(), {k_n}));
+  }
+  {
+    probe::op op("warm", "Fill");
+    std::vector<double>& w = warm_h ? h : elsewhere;
+    for (double& v : w) v = 7;
+    op.output("y", probe::view(w.data(), {k_n}));
   }
   tiled("layer0", x, h, 2.0, 1.0, order0, bad_tile, bug);
   tiled("layer1", h, y, -0.5, 3.0, order1);
@@ -155,4 +164,37 @@ TEST_CASE("workers: ops one thread runs in sequence keep their order, even when 
   size_t mismatched = 0;
   for (const pa::compared_pair& p : r.runs[0].pairs) mismatched += p.op == "proj" && p.status == pa::pair_status::mismatch;
   CHECK(mismatched == 4);  // both projections' weights and outputs
+}
+
+TEST_CASE("workers: tiles with an implicit prior state in one run only pair by what they were given") {
+  // A's tiles overwrite an unread output (their prior states are inferred), B's do not: the
+  // tiles still pair by the rows they read, and those prior states are not "only in A"
+  for (double bug : {0.0, 0.5}) {
+    CAPTURE(bug);
+    temp_dir d;
+    const int in_order[k_tiles] = {0, 1, 2}, shuffled[k_tiles] = {2, 0, 1};
+    run(d / "a", shuffled, in_order, bug > 0 ? 1 : -1, bug, true);
+    run(d / "b", in_order, in_order, -1, 0, false);
+    const pa::compare_report r = compare(d / "a", d / "b");
+    const std::string text = pa::compare_text(r);
+    INFO(text);
+    REQUIRE(r.runs.size() == 1);
+    const pa::compared_run& run = r.runs[0];
+    size_t implicit = 0;
+    for (const pa::compared_pair& p : run.pairs) {
+      CHECK_MESSAGE(p.status != pa::pair_status::only_a, p.key);
+      if (p.implicit && p.op == "layer0.tile") {
+        ++implicit;
+        CHECK(p.status == pa::pair_status::no_data);
+      }
+    }
+    CHECK(implicit == k_tiles);
+    if (bug > 0) {
+      REQUIRE(run.graph.roots.size() == 1);
+      CHECK(run.graph.nodes[run.graph.roots[0].node].op_key == tile_reading(run, 1));
+    } else {
+      CHECK(r.exit_code() == 0);
+    }
+    CHECK(run.graph.hints.empty());
+  }
 }

@@ -118,6 +118,7 @@ struct compared_pair {
   std::string why;  // shape, dtype, no_data
   tensor_metrics metrics;
   bool by_stats = false;  // no data on a side: judged by the manifest's statistics
+  bool by_producers = false;  // an implicit prior state without data: its producers' verdict
   std::string tol_note;   // the tolerance was tightened: the same bytes are judged once
   // From a second look at a mismatching pair (compare_details.hpp); negative: not measured.
   double scale = -1;       // max |b| of the finite reference values (max |a| when those are all 0)
@@ -323,6 +324,7 @@ inline void judge_by_producers(std::vector<compared_pair>* pairs) {
       if (status_mismatch(st) && differs.empty()) differs = d.key;
       else if (st != pair_status::ok && !status_mismatch(st) && unknown.empty()) unknown = d.key;
     }
+    p.by_producers = true;
     if (!differs.empty()) {
       p.status = pair_status::mismatch;
       p.why = "judged by its producers: " + differs + " differs";

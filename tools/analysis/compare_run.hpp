@@ -19,6 +19,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -94,7 +95,8 @@ inline void judge_rounding(compare_report* r) {
     return;
   for (const compared_run& run : r->runs)
     for (const compared_pair& q : run.pairs) {
-      if (q.status != pair_status::mismatch) continue;
+      // a prior state judged by its producers repeats their verdict: they are judged here
+      if (q.status != pair_status::mismatch || q.by_producers) continue;
       if (!rounding_level(q)) return;
       r->rounding_atol = std::max(r->rounding_atol, q.metrics.min_atol);
       r->rounding_rel = std::max(r->rounding_rel, q.scaled_error());
@@ -233,6 +235,14 @@ inline bool compare_pairs(compare_report* r) {
       compared_pair& p = r->runs[ri].pairs[pi];
       if (!p.a.present || !p.b.present) {
         p.status = p.a.present ? pair_status::only_a : pair_status::only_b;
+        if (p.implicit) {
+          // Inferred from what the memory held before (an output over another op's output
+          // nothing read): where the allocator reused a block in one run only, one run has
+          // it. The op's outputs are judged all the same.
+          p.status = pair_status::no_data;
+          p.why = std::string("an implicit prior state in ") + (p.a.present ? "A" : "B") +
+                  " only (its memory held another op's unread output there: a block the allocator reused)";
+        }
         continue;
       }
       if (p.a.file.empty() || p.b.file.empty()) {
@@ -378,8 +388,15 @@ inline bool pair_dumps(compare_report* r) {
     realign_executions(x, y);
     pair_workers(&x, y, &r->notes, prefix);
     run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes, &run.outside_step);
-    for (const dump_run* side : {&x, y})
-      for (const std::string& n : side->op_notes) r->notes.push_back(n);
+    // the library's notes about ops: once when both runs wrote one, else with the run named
+    {
+      const std::set<std::string> in_a(x.op_notes.begin(), x.op_notes.end()), in_b(y->op_notes.begin(), y->op_notes.end());
+      std::set<std::string> said;
+      for (const std::string& n : x.op_notes)
+        if (said.insert(n).second) r->notes.push_back(prefix + (in_b.count(n) ? "" : "in A only: ") + n);
+      for (const std::string& n : y->op_notes)
+        if (!in_a.count(n) && said.insert(n).second) r->notes.push_back(prefix + "in B only: " + n);
+    }
     r->runs.push_back(std::move(run));
   }
   for (const dump_run& y : rb) {

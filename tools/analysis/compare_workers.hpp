@@ -69,11 +69,14 @@ inline run_execs collect(const dump_run& run) {
 
 // What an op read, in words that do not depend on the values: per input slot, each byte
 // range's writer (its key through `to`) and place in that writer's output, or the content
-// hash of bytes no op wrote.
-inline std::string reads(const exec& e, const std::unordered_map<std::string, std::string>* to) {
+// hash of bytes no op wrote. Implicit prior states (inferred from what the memory held
+// before, so present in one run and not the other when the allocator reused a block in one
+// only) are left out unless asked.
+inline std::string reads(const exec& e, const std::unordered_map<std::string, std::string>* to, bool implicit) {
   std::vector<std::string> parts;
   auto writer = [to](const std::string& key) { return to ? lanes_impl::renamed(key, *to) : key; };
-  for (const dump_tensor* t : e.inputs) parts.push_back(lanes_impl::read_signature(*t, writer, true));
+  for (const dump_tensor* t : e.inputs)
+    if (implicit || !t->implicit) parts.push_back(lanes_impl::read_signature(*t, writer, true));
   std::sort(parts.begin(), parts.end());
   std::string s;
   for (const std::string& p : parts) s += p + "\n";
@@ -126,16 +129,23 @@ inline void pair_workers(dump_run* a, dump_run* b, std::vector<std::string>* not
     bool same_keys = g->a.size() == g->b.size();
     for (size_t k = 0; same_keys && k < g->a.size(); ++k) same_keys = ra.execs[g->a[k]].key == rb.execs[g->b[k]].key;
     if (!same_keys) continue;
-    std::map<std::string, std::vector<size_t>> sig_a, sig_b;
-    for (size_t i : g->a) sig_a[reads(ra.execs[i], nullptr)].push_back(i);
-    for (size_t i : g->b) sig_b[reads(rb.execs[i], &to)].push_back(i);
     std::map<size_t, size_t> pair;  // b exec -> a exec
     std::set<size_t> used_a;
-    for (const auto& s : sig_b) {
-      auto it = sig_a.find(s.first);
-      if (s.second.size() != 1 || it == sig_a.end() || it->second.size() != 1) continue;
-      pair[s.second[0]] = it->second[0];
-      used_a.insert(it->second[0]);
+    // by everything read, then those left by what they were given (their implicit prior
+    // states aside): an in-place tile is told apart by the region it updates, a tile whose
+    // output block the allocator reused in one run only by its declared inputs
+    for (bool implicit : {true, false}) {
+      std::map<std::string, std::vector<size_t>> sig_a, sig_b;
+      for (size_t i : g->a)
+        if (!used_a.count(i)) sig_a[reads(ra.execs[i], nullptr, implicit)].push_back(i);
+      for (size_t i : g->b)
+        if (!pair.count(i)) sig_b[reads(rb.execs[i], &to, implicit)].push_back(i);
+      for (const auto& s : sig_b) {
+        auto it = sig_a.find(s.first);
+        if (s.second.size() != 1 || it == sig_a.end() || it->second.size() != 1) continue;
+        pair[s.second[0]] = it->second[0];
+        used_a.insert(it->second[0]);
+      }
     }
     if (pair.empty()) continue;
     // the rest in key order among themselves
