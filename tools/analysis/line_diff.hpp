@@ -1,12 +1,17 @@
 // A unified diff of two texts, line by line (Myers' O(ND) algorithm after the common head and
 // tail are set aside), as diff -u prints it. The work is capped: past k_max_edits differing
-// lines the diff is not computed and the caller says so.
+// lines the diff is not computed and the caller says so. The walk back keeps one frontier
+// per edit distance (D^2/2 ints: 50 MB at the cap); texts whose lines, counted as sets, already
+// differ by more than the cap are refused before any of it.
 #pragma once
 #include <stddef.h>
+
+#include <stdint.h>
 
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <probe/util/config.hpp>
@@ -33,7 +38,7 @@ struct line_diff_result {
   size_t added = 0, removed = 0;
 };
 
-constexpr long k_max_edits = 20000;
+constexpr long k_max_edits = 5000;
 
 // Edit script of a against b: ' ' keep, '-' a line of a, '+' a line of b, with their indices.
 struct line_edit {
@@ -41,18 +46,32 @@ struct line_edit {
   size_t a, b;
 };
 
-// Myers' greedy forward search with one saved frontier per edit distance (memory ~D^2),
-// then a walk back through them. False when the distance exceeds max_d.
+// A lower bound of the edit distance: the lines of one text that the other has fewer of.
+inline long edits_at_least(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b, size_t a0,
+                           size_t a1, size_t b0, size_t b1) {
+  std::unordered_map<std::string_view, long> count;
+  for (size_t i = a0; i < a1; ++i) ++count[a[i]];
+  for (size_t i = b0; i < b1; ++i) --count[b[i]];
+  long d = 0;
+  for (const auto& c : count) d += c.second < 0 ? -c.second : c.second;
+  return d;
+}
+
+// Myers' greedy forward search with one saved frontier per edit distance (the d + 1
+// diagonals of step d, as int32: D^2/2 of them), then a walk back through them. False when
+// the distance exceeds max_d.
 inline bool myers_edits(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b, size_t a0,
                         size_t a1, size_t b0, size_t b1, long max_d, std::vector<line_edit>* out) {
   const long n = static_cast<long>(a1 - a0), m = static_cast<long>(b1 - b0);
-  std::vector<std::vector<long>> trace;  // trace[d][k + d]: furthest x on diagonal k after d edits
-  std::vector<long> v(1, 0);
+  if (n > INT32_MAX || m > INT32_MAX || edits_at_least(a, b, a0, a1, b0, b1) > max_d) return false;
+  // trace[d][(k + d) / 2]: furthest x on diagonal k (k = -d, -d + 2, .., d) after d edits
+  std::vector<std::vector<int32_t>> trace;
+  std::vector<int32_t> v(1, 0);
   long d_end = -1;
   for (long d = 0; d <= std::min(max_d, n + m); ++d) {
-    std::vector<long> next(static_cast<size_t>(2 * d + 1));
+    std::vector<int32_t> next(static_cast<size_t>(d + 1));
     for (long k = -d; k <= d; k += 2) {
-      auto prev = [&](long kk) { return v[static_cast<size_t>(kk + d - 1)]; };
+      auto prev = [&](long kk) -> long { return v[static_cast<size_t>((kk + d - 1) / 2)]; };
       long x;
       if (d == 0)
         x = 0;
@@ -62,7 +81,7 @@ inline bool myers_edits(const std::vector<std::string_view>& a, const std::vecto
         x = prev(k - 1) + 1;
       long y = x - k;
       while (x < n && y < m && a[a0 + static_cast<size_t>(x)] == b[b0 + static_cast<size_t>(y)]) ++x, ++y;
-      next[static_cast<size_t>(k + d)] = x;
+      next[static_cast<size_t>((k + d) / 2)] = static_cast<int32_t>(x);
       if (x >= n && y >= m) d_end = d;
     }
     trace.push_back(next);
@@ -73,8 +92,8 @@ inline bool myers_edits(const std::vector<std::string_view>& a, const std::vecto
   std::vector<line_edit> rev;
   long x = n, y = m;
   for (long d = d_end; d > 0; --d) {
-    const std::vector<long>& pv = trace[static_cast<size_t>(d - 1)];
-    auto prev = [&](long kk) { return pv[static_cast<size_t>(kk + d - 1)]; };
+    const std::vector<int32_t>& pv = trace[static_cast<size_t>(d - 1)];
+    auto prev = [&](long kk) -> long { return pv[static_cast<size_t>((kk + d - 1) / 2)]; };
     const long k = x - y;
     const bool down = k == -d || (k != d && prev(k - 1) < prev(k + 1));
     const long pk = down ? k + 1 : k - 1;

@@ -39,7 +39,7 @@ const command_spec diff_ir_command = {
     "id (3 or module_0003) or its name. A STAGE is the IR after a pass, named by the pass's\n"
     "name or index; 'entry' and 'exit' are the module as it entered and left the pipeline.\n"
     "A pass that changed nothing is read\n"
-    "from the file it equals. Past 20000 differing lines the diff is not computed (the exit\n"
+    "from the file it equals. Past 5000 differing lines the diff is not computed (the exit\n"
     "code still says the stages differ).\n",
     k_options,
     sizeof k_options / sizeof k_options[0],
