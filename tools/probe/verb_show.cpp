@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <string>
@@ -348,7 +349,14 @@ int run_show(int argc, char** argv) {
   }
   if (pa::is_file(path) && ends_with(".json")) {
     std::string text;
-    if (!pa::read_regular_file(path, &text, &error, size_t{1} << 30, pa::links::follow)) return bad_input(error);
+    constexpr size_t most = size_t{1} << 30;
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) > most)
+      return bad_input(path + ": " + std::to_string(static_cast<long long>(st.st_size)) +
+                       " bytes; probe show reads a trace of at most 1 GiB (about 7 M events): "
+                       "--probe_trace_max_events=N keeps a trace under it, and the run's --probe_timing_summary "
+                       "counts every event");
+    if (!pa::read_regular_file(path, &text, &error, most, pa::links::follow)) return bad_input(error);
     if (pa::looks_like_trace(text)) return show_trace(path, text);
   }
   if (pa::is_file(path)) {
