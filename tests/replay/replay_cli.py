@@ -93,6 +93,10 @@ try:
                                   r"\s+eps=1e-05 axis=1 mode=\"rows\" normalized_shape=\[64\]", out), f"--list\n{out}{err}")
     code, out, err = run([PROBE, "replay", naive, "--", "true"])
     check(code == 2 and "without replaying" in err, f"an engine that does not replay: {code} {err!r}")
+    # An engine stopped by SIGPIPE (its reader quit: | head) did not crash on a kernel.
+    code, out, err = run([PROBE, "replay", naive, "--", "sh", "-c", "kill -PIPE $$"])
+    check(code == 2 and "closed the pipe" in err and "child process" not in err and "died of" not in err,
+          f"an engine stopped by SIGPIPE: {code} {err!r}")
     code, out, err = run([PROBE, "replay", os.path.join(tmp, "nowhere"), "--", ENGINE])
     check(code == 2 and "nowhere" in err and out == "", f"a missing snapshot: {code} {err!r}")
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,11 +264,15 @@ int run_replay(int argc, char** argv) {
         left += (left.empty() ? "" : "\n") + d;
         ++count;
       }
+    if (first.signal == SIGPIPE)  // what reads its output stopped (| head): not the kernel's crash
+      return bad_input(args.command()[0] + " stopped: the reader of its output closed the pipe (signal " + sig + ")" +
+                       (first.running.empty() ? std::string() : " while replaying " + folder_key(first.running)));
     if (first.running.empty() || count == 0)
       return bad_input(args.command()[0] + " died of signal " + sig);
-    fprintf(stderr, "probe replay: %s died of signal %s while replaying %s (%s); the %zu snapshot%s left %s replayed each in a child process\n",
+    // (the engine selects among them again, --op-re included: no count is promised here)
+    fprintf(stderr, "probe replay: %s died of signal %s while replaying %s (%s); the snapshots left are replayed each in a child process\n",
             args.command()[0].c_str(), sig.c_str(), probe::detail::printable(folder_key(first.running)).c_str(),
-            probe::detail::printable(first.running).c_str(), count, count == 1 ? "" : "s", count == 1 ? "is" : "are");
+            probe::detail::printable(first.running).c_str());
     engine_run rest;
     if (!run_engine(args.command(), flag_word("replay", left) + common + " --probe_replay_isolate", &rest)) return 2;
     if (rest.signal) return bad_input(args.command()[0] + " died of signal " + std::to_string(rest.signal) + " again");
