@@ -1012,6 +1012,9 @@ struct options {
   // Intent filled in from the flags above.
   bool dump = false;            // any dump flag given
   bool dump_to_stdout = false;  // no directory, or '-'
+  // A dump filter or budget given a value that cannot be read (--probe_dump_every=abc,
+  // --probe_dump_max_bytes=10X): the dump selects nothing, never wider than asked.
+  bool dump_narrowing_unread = false;
   breakpoint_mode breakpoint_as = breakpoint_mode::auto_;  // 'auto' resolved at break time
   bool frames = false;          // --probe_breakpoint given (not off): open ops are frames
   // A stop can read op frames (a prompt or a dump, not one line): ops copy the tensors they
@@ -2926,7 +2929,7 @@ PROBE_END_NAMESPACE
 #else
 #define PROBE_SCOPE_AT_(name, id)                                                     \
   static const ::probe::detail::scope_site PROBE_CONCAT(probe_scope_site_, id){    \
-      "" name "", __FILE__, __func__, __LINE__, 0};                                   \
+      "" name "" /* PROBE_SCOPE takes a string literal */, __FILE__, __func__, __LINE__, 0}; \
   ::probe::detail::scope_guard PROBE_CONCAT(probe_scope_, id)(&PROBE_CONCAT(probe_scope_site_, id))
 #endif
 
@@ -6585,7 +6588,7 @@ inline bool same_options(const options& a, const options& b) noexcept {
   PROBE_FLAG_LIST(PROBE_SAME_FIELD)
 #undef PROBE_SAME_FIELD
   return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as &&
-         a.frames == b.frames && a.frame_values == b.frame_values;
+         a.frames == b.frames && a.frame_values == b.frame_values && a.dump_narrowing_unread == b.dump_narrowing_unread;
 }
 
 // Published sets of options: immutable once published, never freed (options_ref() hands
@@ -7029,9 +7032,25 @@ PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks
       }
     }
     std::string err;
-    if (!set_flag(st.opts, idx, value, &err)) {
-      flag_log("bad value '%s' for --probe_%s: %s; keeping the default (%s)", value.c_str(), f.name,
-          err.c_str(), f.default_text);
+    // Filters and budgets narrow the dump: one that cannot be read (or a negative count or
+    // step) selects nothing rather than falling back to "everything".
+    const bool narrows = !strcmp(f.name, "dump_every") || !strcmp(f.name, "dump_max_bytes") ||
+                         !strcmp(f.name, "dump_max_ops") || !strcmp(f.name, "dump_ir_min_ops");
+    bool ok = set_flag(st.opts, idx, value, &err);
+    if (ok && ((!strcmp(f.name, "dump_every") && st.opts.dump_every < 0) ||
+               (!strcmp(f.name, "dump_max_ops") && st.opts.dump_max_ops < 0))) {
+      ok = false;
+      err = "not a count (0 or more)";
+    }
+    if (!ok) {
+      if (narrows) {
+        st.opts.dump_narrowing_unread = true;
+        flag_log("bad value '%s' for --probe_%s: %s; nothing is dumped (a dump is never wider than asked)",
+                 value.c_str(), f.name, err.c_str());
+      } else {
+        flag_log("bad value '%s' for --probe_%s: %s; keeping the default (%s)", value.c_str(), f.name, err.c_str(),
+                 f.default_text);
+      }
       ++r.bad;
       continue;
     }
@@ -13644,6 +13663,9 @@ inline dump_config* make_dump_config(const options& o, std::vector<std::string> 
     c->max_ops = o.dump_max_ops;
     c->flags = std::move(flags);
     const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
+    if (threads > dump_writers::k_max_threads)
+      log("--probe_dump_threads=%lld: %d writer threads at most are started", static_cast<long long>(threads),
+          dump_writers::k_max_threads);
     c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
     c->queue_bytes = o.dump_queue_bytes;
     bool bad_steps = false;
@@ -13658,7 +13680,7 @@ inline dump_config* make_dump_config(const options& o, std::vector<std::string> 
     bad_filters += !compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
     c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
     c->every = o.dump_every > 1 ? o.dump_every : 1;
-    c->select_nothing = bad_filters > 0 || bad_steps;
+    c->select_nothing = bad_filters > 0 || bad_steps || o.dump_narrowing_unread;
     if (c->select_nothing) stop_if_strict(o);
     // The IR filters are compiled when the first module is dumped (ir_dump_impl.hpp, which says
     // what a bad one does); strict flags stop the program now, as for the filters above.
@@ -14410,6 +14432,11 @@ class dump_effect final : public op_listener {
     if (dir_removed(__atomic_load_n(&run_dir_fd_, __ATOMIC_ACQUIRE)))
       log("dumping turned off: the dump folder was removed while the program ran (%s); the program continues "
           "without dumps", path.c_str());
+    else if (err == ELOOP && path.find("is a symbolic link") != std::string::npos)  // said already (open_made_dir)
+      log("dumping turned off: %s; the program continues without dumps", path.c_str());
+    else if (err == ELOOP)  // every open in the dump folder refuses links: one was planted there
+      log("dumping turned off: %s is a symbolic link, which probe does not follow in a folder it makes; the program "
+          "continues without dumps", path.c_str());
     else
       log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
   }
@@ -15127,8 +15154,16 @@ PROBE_END_NAMESPACE
 #define PROBE_SINGLE_EFFECTS_DUMP_RECORDS_IMPL_HPP
 // dump_records: definitions (see dump_records.hpp).
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern char** environ;  // POSIX: unistd.h declares it only with _GNU_SOURCE
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -15312,6 +15347,27 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
     fclose(f);
   }
   w.end_array();
+  // The environment, as a short hash of each variable's value (never the value: it may hold a
+  // secret): a kernel chosen by a variable makes two runs of one build differ, and compare
+  // names the variables that differ instead of calling the op non-deterministic.
+  w.key("environment").begin_object();
+  {
+    std::vector<std::pair<std::string, uint32_t>> vars;
+    for (char** e = environ; e && *e; ++e) {
+      const char* eq = strchr(*e, '=');
+      if (!eq || eq == *e) continue;
+      uint32_t h = 2166136261u;  // FNV-1a
+      for (const char* c = eq + 1; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 16777619u;
+      vars.emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), h);
+    }
+    std::sort(vars.begin(), vars.end());
+    char hex[16];
+    for (const auto& v : vars) {
+      snprintf(hex, sizeof hex, "%08x", v.second);
+      w.member(v.first, hex);
+    }
+  }
+  w.end_object();
   // How probe was built into the program, for bug reports (probe bundle copies this record).
   w.key("build").begin_object();
 #if defined(__clang__)
@@ -15832,6 +15888,7 @@ inline const ir_config* ir_config_for(const options& o) {
     }
   }
   c->min_ops = o.dump_ir_min_ops;
+  c->no_module = c->no_module || o.dump_narrowing_unread;  // a filter or budget that cannot be read
   c->dot = o.dump_ir_as_dot;
   c->html = o.dump_ir_as_html;
   c->text = o.dump_ir_as_text || !(c->dot || c->html);
@@ -19111,6 +19168,7 @@ PROBE_END_NAMESPACE
 #define PROBE_SINGLE_EFFECTS_TIMING_AGGREGATE_HPP
 // The timing aggregator: turns drained events into summary rows and trace events. Runs off
 // the hot path, one caller at a time (timing_impl.hpp holds its lock). Implementation-only.
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -20717,10 +20775,20 @@ class timing_aggregator {
     add("process_name", 0, comm[0] ? comm : "probe");
     buffer_registry& reg = registry();
     lock_guard<mutex> g(reg.m);
+    // The main thread's name is the process's (/proc/self/comm): it was renamed when that
+    // differs from the program's own name (15 bytes, as the kernel keeps it).
+    std::string program = comm;
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+    program = std::string(program_invocation_short_name).substr(0, 15);
+#endif
     for (thread_buffer* b = reg.threads; b; b = b->next) {
       // Threads inherit the process name until they set their own: show something better.
       std::string name = b->name;
-      if (name.empty() || name == comm) name = b->tid == pid_ ? "main" : "thread " + std::to_string(b->index);
+      if (b->tid == pid_) {
+        if (name.empty() || name == program) name = "main";
+      } else if (name.empty() || name == comm) {
+        name = "thread " + std::to_string(b->index);
+      }
       add("thread_name", b->tid, name);
     }
     for (size_t i = 0; i < gpu_tracks_.size(); ++i) {
@@ -22711,6 +22779,7 @@ PROBE_END_NAMESPACE
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <exception>
 
 // ---- probe/effects/replay_run.hpp ----
@@ -22921,6 +22990,7 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
     st.snap = &snap;
     st.load_attrs();
     st.inputs.reserve(snap.inputs.size());
+    std::vector<std::string> zeroed;  // slots whose prior state could not be put together
     for (const snapshot::tensor_entry& t : snap.inputs) {
       if (s.fake_data) {
         st.inputs.push_back(fake_tensor(t, row.key, s.seed));
@@ -22933,6 +23003,7 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
           // An implicit prior state that cannot be put together: zeros, said once per op.
           row.notes.push_back("input '" + t.slot + "': " + why + "; it, and output '" + t.slot + "', start from zeros");
           st.inputs.push_back(tensor(t.type, dims(t.shape, static_cast<size_t>(t.ndim))));
+          zeroed.push_back(t.slot);
           continue;
         }
         return failed("input '" + t.slot + "': " + why);
@@ -22954,8 +23025,15 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
       replay_output_row out;
       if (!replay_impl::judge_output(snap, o, s, &out, &why)) return failed("output '" + o.slot + "': " + why);
       if (out.result == "MISMATCH" || out.result == "NONFINITE") row.outcome = replay_outcome::mismatch;
+      // From zeros instead of the state it updates, an output that differs says nothing about
+      // the kernel: not judged, rather than blamed.
+      if (out.result == "MISMATCH" && std::find(zeroed.begin(), zeroed.end(), o.slot) != zeroed.end() &&
+          row.error.empty())
+        row.error = "output '" + o.slot + "' differs, but it started from zeros, not the state the op updates: not "
+                    "judged (replay it from its whole dump, whose earlier snapshots hold that state)";
       row.outputs.push_back(std::move(out));
     }
+    if (!row.error.empty()) row.outcome = replay_outcome::error;
     // The kernel alone, on the same memory: nothing else is timed.
     for (int64_t i = 0; i < s.iterations; ++i) {
       const int64_t t0 = mono_ns();
@@ -23090,7 +23168,7 @@ PROBE_API replay_report replay_all(const replay_settings& s, std::string* error,
       if (l) l->finished(plan[i]);
       r.rows.push_back(plan[i]);
     }
-    if (r.rows.empty() && r.no_kernel.empty()) *error = "no snapshot matches --probe_replay_op_re=" + s.op_re;
+    if (r.rows.empty() && r.no_kernel.empty()) *error = "no snapshot's op#occurrence matches the pattern '" + s.op_re + "' (--op-re, --probe_replay_op_re)";
   } catch (...) {
     *error = "out of memory";
   }

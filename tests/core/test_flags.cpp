@@ -97,8 +97,19 @@ TEST_CASE("flags: bad values name the flag and the value, and keep the default")
   CHECK(o.dump_max_bytes == 0u);
   CHECK(err.find("'lots'") != std::string::npos);
   CHECK(err.find("--probe_dump_max_bytes") != std::string::npos);
-  with("--probe_dump_max_ops=-3", &err);
+  const probe::options& negative = with("--probe_dump_max_ops=-3", &err);
   CHECK(err.find("--probe_dump_max_ops") != std::string::npos);
+  // a dump filter or budget that cannot be read narrows the dump to nothing, never widens it
+  CHECK(negative.dump_narrowing_unread);
+  CHECK(err.find("nothing is dumped") != std::string::npos);
+  for (const char* bad : {"--probe_dump_every=abc", "--probe_dump_every=-2", "--probe_dump_max_bytes=10X",
+                          "--probe_dump_max_bytes=99999999999999999999", "--probe_dump_max_ops=1.5",
+                          "--probe_dump_ir_min_ops=abc"}) {
+    CAPTURE(bad);
+    CHECK(with(bad, &err).dump_narrowing_unread);
+    CHECK(err.find("nothing is dumped") != std::string::npos);
+  }
+  CHECK_FALSE(with("--probe_dump_max_bytes=1M --probe_dump_every=3 --probe_dump_ir_min_ops=2", &err).dump_narrowing_unread);
   with("--probe_timing=maybe", &err);
   CHECK(err.find("'maybe'") != std::string::npos);
   auto& b = with("--probe_breakpoint=sometimes", &err);

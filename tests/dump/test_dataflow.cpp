@@ -379,6 +379,10 @@ TEST_CASE("dataflow: step ranges, every Nth step, slot filter") {
   CHECK(run("--probe_dump_steps=0:2,5,10:") == "0,1,5,10,11 15");
   CHECK(run("--probe_dump_every=4") == "0,4,8 9");
   CHECK(run("--probe_dump_steps=:6 --probe_dump_every=2") == "0,2,4 9");
+  {
+    probe_test::capture_fd quiet(2);
+    CHECK(run("--probe_dump_every=abc") == " 0");  // unreadable: nothing, not every step
+  }
   CHECK(run("--probe_dump_slot_re=^(y|bias)$") == "0,1,2,3,4,5,6,7,8,9,10,11 24");
   std::string err;
   {

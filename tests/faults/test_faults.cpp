@@ -236,6 +236,7 @@ TEST_CASE("faults: links and FIFOs planted in the dump folder send no write outs
     INFO(r.out);
     CHECK(r.rc == 0);
     CHECK(count(r.out, "dumping turned off") == 1);
+    CHECK(count(r.out, "snapshots is a symbolic link, which probe does not follow") == 1);
   }
   SUBCASE("a rank folder that is a link") {
     REQUIRE(symlink((outside + "/snaps").c_str(), (dir + "/rank_0001").c_str()) == 0);

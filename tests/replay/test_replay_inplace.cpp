@@ -8,6 +8,7 @@
 #include <probe/effects/replay_run.hpp>
 #include <probe/formats/snapshot.hpp>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -119,4 +120,31 @@ TEST_CASE("replay in place: an op.inout output starts from the recorded input") 
   CHECK(replay_with(s, half).outcome == pd::replay_outcome::ok);
   auto nothing = [](probe::replay_context& ctx) { ctx.output<float>("f"); };
   CHECK(replay_with(s, nothing).outcome == pd::replay_outcome::mismatch);
+}
+
+TEST_CASE("replay in place: a snapshot without its producers' files is not judged, not blamed") {
+  // Copied alone, collision's prior state cannot be put together: it starts from zeros, and
+  // an output that then differs says nothing about the kernel.
+  temp_dir d, lone;
+  probe::set_flags(("--probe_dump_to=" + d.path() + " --probe_dump_snapshots").c_str());
+  {
+    is::solver s;
+    s.run(is::plant::none);
+  }
+  probe::set_flags("");
+  const probe::snapshot::info collision = snapshot_of(d.path(), "collision#1");
+  REQUIRE(std::system(("cp -r '" + collision.dir + "' '" + lone.path() + "/'").c_str()) == 0);
+  probe::snapshot::info alone;
+  std::string error;
+  const std::string copy = lone.path() + collision.dir.substr(collision.dir.rfind('/'));
+  REQUIRE_MESSAGE(probe::snapshot::read(copy, &alone, &error), error);
+  auto correct = [](probe::replay_context& ctx) {
+    auto g = ctx.output<float>("cells");
+    is::collide_kernel(g.data());
+  };
+  const pd::replay_row r = replay_with(alone, correct);
+  CHECK(r.outcome == pd::replay_outcome::error);
+  CHECK(r.error.find("started from zeros") != std::string::npos);
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].find("start from zeros") != std::string::npos);
 }

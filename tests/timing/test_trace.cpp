@@ -2,6 +2,7 @@
 // json), streaming, the event limit, flush, failures.
 #include <doctest/doctest.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <probe/probe.hpp>
 #include <stdlib.h>
@@ -136,6 +137,23 @@ TEST_CASE("trace: scopes, threads, ops and metrics obey the trace-event rules") 
   CHECK(check_trace(path, "--count tr_outer=313") == 0);
   CHECK(check_trace(second, "--count tr_outer=1") == 0);
   probe::set_flags("");
+}
+
+TEST_CASE("trace: a main thread the program renamed keeps its name") {
+  char before[64] = {};
+  REQUIRE(pthread_getname_np(pthread_self(), before, sizeof before) == 0);
+  probe_test::temp_dir dir;
+  const std::string path = dir / "named.json";
+  probe::set_flags(("--probe_trace_to=" + path).c_str());
+  REQUIRE(pthread_setname_np(pthread_self(), "tr_solver") == 0);
+  outer();
+  probe::flush();
+  pthread_setname_np(pthread_self(), before);
+  probe::set_flags("");
+  const std::string text = read_file(path);
+  const std::string main_tid = std::to_string(static_cast<long long>(getpid()));
+  CHECK(text.find("\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + main_tid + ",\"tid\":" + main_tid +
+                  ",\"args\":{\"name\":\"tr_solver\"}") != std::string::npos);
 }
 
 TEST_CASE("trace: a large trace streams to disk with bounded memory") {

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -53,6 +54,7 @@ struct dump_tensor {
   bool ambiguous = false;  // set by the pairing: which op of the other run this is cannot be told
   bool is_input = false;
   std::string slot, key, producer;  // producer: the output key an input came from ("" if none)
+  std::string own_key;  // the key in its own manifest, when pairing gave it another ("": key)
   dtype elem_type = dtype::invalid;
   std::string dtype_text;  // as written (kept when probe does not know the name)
   int ndim = 0;
@@ -103,6 +105,9 @@ struct dump_run {
   // "" when it names no program file. Equal in two dumps: two runs of one build.
   std::string build_identity;
   std::string process;  // host and pid: dumps one process wrote (a test's runs) are no two runs
+  // The run record's environment: variable name -> a hash of its value (older dumps: none).
+  bool has_environment = false;
+  std::map<std::string, std::string> environment;
   std::vector<dump_tensor> tensors;
   std::vector<dump_attrs> attrs;
   std::vector<std::string> notes;  // budget records, a dropped partial last line
@@ -341,6 +346,9 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       run->has_run_record = true;
       run->build_identity = manifest_impl::build_identity(v);
       run->process = v.get_string("host") + ":" + std::to_string(v.get_int("pid"));
+      const json::value& env = v.get("environment");
+      run->has_environment = env.is_object();
+      for (size_t i = 0; i < env.size(); ++i) run->environment[env.key(i)] = env[i].as_string();
       if (v.get("rank").is_integer()) run->rank = static_cast<int>(v.get_int("rank"));
       run->world = static_cast<int>(v.get_int("world"));
       if (v.get("start_time").is_number()) run->start_time = v.get("start_time").as_double();

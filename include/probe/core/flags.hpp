@@ -73,7 +73,7 @@ inline bool same_options(const options& a, const options& b) noexcept {
   PROBE_FLAG_LIST(PROBE_SAME_FIELD)
 #undef PROBE_SAME_FIELD
   return a.dump == b.dump && a.dump_to_stdout == b.dump_to_stdout && a.breakpoint_as == b.breakpoint_as &&
-         a.frames == b.frames && a.frame_values == b.frame_values;
+         a.frames == b.frames && a.frame_values == b.frame_values && a.dump_narrowing_unread == b.dump_narrowing_unread;
 }
 
 // Published sets of options: immutable once published, never freed (options_ref() hands

@@ -317,9 +317,25 @@ PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks
       }
     }
     std::string err;
-    if (!set_flag(st.opts, idx, value, &err)) {
-      flag_log("bad value '%s' for --probe_%s: %s; keeping the default (%s)", value.c_str(), f.name,
-          err.c_str(), f.default_text);
+    // Filters and budgets narrow the dump: one that cannot be read (or a negative count or
+    // step) selects nothing rather than falling back to "everything".
+    const bool narrows = !strcmp(f.name, "dump_every") || !strcmp(f.name, "dump_max_bytes") ||
+                         !strcmp(f.name, "dump_max_ops") || !strcmp(f.name, "dump_ir_min_ops");
+    bool ok = set_flag(st.opts, idx, value, &err);
+    if (ok && ((!strcmp(f.name, "dump_every") && st.opts.dump_every < 0) ||
+               (!strcmp(f.name, "dump_max_ops") && st.opts.dump_max_ops < 0))) {
+      ok = false;
+      err = "not a count (0 or more)";
+    }
+    if (!ok) {
+      if (narrows) {
+        st.opts.dump_narrowing_unread = true;
+        flag_log("bad value '%s' for --probe_%s: %s; nothing is dumped (a dump is never wider than asked)",
+                 value.c_str(), f.name, err.c_str());
+      } else {
+        flag_log("bad value '%s' for --probe_%s: %s; keeping the default (%s)", value.c_str(), f.name, err.c_str(),
+                 f.default_text);
+      }
       ++r.bad;
       continue;
     }

@@ -90,6 +90,9 @@ struct options {
   // Intent filled in from the flags above.
   bool dump = false;            // any dump flag given
   bool dump_to_stdout = false;  // no directory, or '-'
+  // A dump filter or budget given a value that cannot be read (--probe_dump_every=abc,
+  // --probe_dump_max_bytes=10X): the dump selects nothing, never wider than asked.
+  bool dump_narrowing_unread = false;
   breakpoint_mode breakpoint_as = breakpoint_mode::auto_;  // 'auto' resolved at break time
   bool frames = false;          // --probe_breakpoint given (not off): open ops are frames
   // A stop can read op frames (a prompt or a dump, not one line): ops copy the tensors they

@@ -73,6 +73,9 @@ inline dump_config* make_dump_config(const options& o, std::vector<std::string> 
     c->max_ops = o.dump_max_ops;
     c->flags = std::move(flags);
     const int64_t threads = o.dump_threads < 0 ? 0 : o.dump_threads;
+    if (threads > dump_writers::k_max_threads)
+      log("--probe_dump_threads=%lld: %d writer threads at most are started", static_cast<long long>(threads),
+          dump_writers::k_max_threads);
     c->threads = c->to_stdout ? 0 : threads > dump_writers::k_max_threads ? dump_writers::k_max_threads : static_cast<int>(threads);
     c->queue_bytes = o.dump_queue_bytes;
     bool bad_steps = false;
@@ -87,7 +90,7 @@ inline dump_config* make_dump_config(const options& o, std::vector<std::string> 
     bad_filters += !compile_exclusion(o.dump_slot_exclude_re, "--probe_dump_slot_exclude_re", c->slot_exclude);
     c->steps = parse_step_ranges(o.dump_steps, "--probe_dump_steps", &bad_steps);
     c->every = o.dump_every > 1 ? o.dump_every : 1;
-    c->select_nothing = bad_filters > 0 || bad_steps;
+    c->select_nothing = bad_filters > 0 || bad_steps || o.dump_narrowing_unread;
     if (c->select_nothing) stop_if_strict(o);
     // The IR filters are compiled when the first module is dumped (ir_dump_impl.hpp, which says
     // what a bad one does); strict flags stop the program now, as for the filters above.

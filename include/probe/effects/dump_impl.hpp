@@ -384,6 +384,11 @@ class dump_effect final : public op_listener {
     if (dir_removed(__atomic_load_n(&run_dir_fd_, __ATOMIC_ACQUIRE)))
       log("dumping turned off: the dump folder was removed while the program ran (%s); the program continues "
           "without dumps", path.c_str());
+    else if (err == ELOOP && path.find("is a symbolic link") != std::string::npos)  // said already (open_made_dir)
+      log("dumping turned off: %s; the program continues without dumps", path.c_str());
+    else if (err == ELOOP)  // every open in the dump folder refuses links: one was planted there
+      log("dumping turned off: %s is a symbolic link, which probe does not follow in a folder it makes; the program "
+          "continues without dumps", path.c_str());
     else
       log("dumping turned off: %s (%s); the program continues without dumps", strerror(err), path.c_str());
   }

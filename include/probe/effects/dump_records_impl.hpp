@@ -1,11 +1,19 @@
 // dump_records: definitions (see dump_records.hpp).
 #pragma once
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "../core/options.hpp"
 #include "dump_records.hpp"
+
+extern char** environ;  // POSIX: unistd.h declares it only with _GNU_SOURCE
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -189,6 +197,27 @@ PROBE_API std::string render_run_record(const std::string& dir, const std::strin
     fclose(f);
   }
   w.end_array();
+  // The environment, as a short hash of each variable's value (never the value: it may hold a
+  // secret): a kernel chosen by a variable makes two runs of one build differ, and compare
+  // names the variables that differ instead of calling the op non-deterministic.
+  w.key("environment").begin_object();
+  {
+    std::vector<std::pair<std::string, uint32_t>> vars;
+    for (char** e = environ; e && *e; ++e) {
+      const char* eq = strchr(*e, '=');
+      if (!eq || eq == *e) continue;
+      uint32_t h = 2166136261u;  // FNV-1a
+      for (const char* c = eq + 1; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 16777619u;
+      vars.emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), h);
+    }
+    std::sort(vars.begin(), vars.end());
+    char hex[16];
+    for (const auto& v : vars) {
+      snprintf(hex, sizeof hex, "%08x", v.second);
+      w.member(v.first, hex);
+    }
+  }
+  w.end_object();
   // How probe was built into the program, for bug reports (probe bundle copies this record).
   w.key("build").begin_object();
 #if defined(__clang__)

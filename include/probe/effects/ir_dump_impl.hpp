@@ -84,6 +84,7 @@ inline const ir_config* ir_config_for(const options& o) {
     }
   }
   c->min_ops = o.dump_ir_min_ops;
+  c->no_module = c->no_module || o.dump_narrowing_unread;  // a filter or budget that cannot be read
   c->dot = o.dump_ir_as_dot;
   c->html = o.dump_ir_as_html;
   c->text = o.dump_ir_as_text || !(c->dot || c->html);

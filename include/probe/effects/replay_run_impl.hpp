@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <exception>
 
 #include "../core/context.hpp"
@@ -167,6 +168,7 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
     st.snap = &snap;
     st.load_attrs();
     st.inputs.reserve(snap.inputs.size());
+    std::vector<std::string> zeroed;  // slots whose prior state could not be put together
     for (const snapshot::tensor_entry& t : snap.inputs) {
       if (s.fake_data) {
         st.inputs.push_back(fake_tensor(t, row.key, s.seed));
@@ -179,6 +181,7 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
           // An implicit prior state that cannot be put together: zeros, said once per op.
           row.notes.push_back("input '" + t.slot + "': " + why + "; it, and output '" + t.slot + "', start from zeros");
           st.inputs.push_back(tensor(t.type, dims(t.shape, static_cast<size_t>(t.ndim))));
+          zeroed.push_back(t.slot);
           continue;
         }
         return failed("input '" + t.slot + "': " + why);
@@ -200,8 +203,15 @@ PROBE_API replay_row replay_one(const snapshot::info& snap, const replay_setting
       replay_output_row out;
       if (!replay_impl::judge_output(snap, o, s, &out, &why)) return failed("output '" + o.slot + "': " + why);
       if (out.result == "MISMATCH" || out.result == "NONFINITE") row.outcome = replay_outcome::mismatch;
+      // From zeros instead of the state it updates, an output that differs says nothing about
+      // the kernel: not judged, rather than blamed.
+      if (out.result == "MISMATCH" && std::find(zeroed.begin(), zeroed.end(), o.slot) != zeroed.end() &&
+          row.error.empty())
+        row.error = "output '" + o.slot + "' differs, but it started from zeros, not the state the op updates: not "
+                    "judged (replay it from its whole dump, whose earlier snapshots hold that state)";
       row.outputs.push_back(std::move(out));
     }
+    if (!row.error.empty()) row.outcome = replay_outcome::error;
     // The kernel alone, on the same memory: nothing else is timed.
     for (int64_t i = 0; i < s.iterations; ++i) {
       const int64_t t0 = mono_ns();
@@ -336,7 +346,7 @@ PROBE_API replay_report replay_all(const replay_settings& s, std::string* error,
       if (l) l->finished(plan[i]);
       r.rows.push_back(plan[i]);
     }
-    if (r.rows.empty() && r.no_kernel.empty()) *error = "no snapshot matches --probe_replay_op_re=" + s.op_re;
+    if (r.rows.empty() && r.no_kernel.empty()) *error = "no snapshot's op#occurrence matches the pattern '" + s.op_re + "' (--op-re, --probe_replay_op_re)";
   } catch (...) {
     *error = "out of memory";
   }

@@ -265,6 +265,6 @@ PROBE_END_NAMESPACE
 #else
 #define PROBE_SCOPE_AT_(name, id)                                                     \
   static const ::probe::detail::scope_site PROBE_CONCAT(probe_scope_site_, id){    \
-      "" name "", __FILE__, __func__, __LINE__, 0};                                   \
+      "" name "" /* PROBE_SCOPE takes a string literal */, __FILE__, __func__, __LINE__, 0}; \
   ::probe::detail::scope_guard PROBE_CONCAT(probe_scope_, id)(&PROBE_CONCAT(probe_scope_site_, id))
 #endif

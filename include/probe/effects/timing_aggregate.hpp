@@ -1,6 +1,7 @@
 // The timing aggregator: turns drained events into summary rows and trace events. Runs off
 // the hot path, one caller at a time (timing_impl.hpp holds its lock). Implementation-only.
 #pragma once
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -481,10 +482,20 @@ class timing_aggregator {
     add("process_name", 0, comm[0] ? comm : "probe");
     buffer_registry& reg = registry();
     lock_guard<mutex> g(reg.m);
+    // The main thread's name is the process's (/proc/self/comm): it was renamed when that
+    // differs from the program's own name (15 bytes, as the kernel keeps it).
+    std::string program = comm;
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+    program = std::string(program_invocation_short_name).substr(0, 15);
+#endif
     for (thread_buffer* b = reg.threads; b; b = b->next) {
       // Threads inherit the process name until they set their own: show something better.
       std::string name = b->name;
-      if (name.empty() || name == comm) name = b->tid == pid_ ? "main" : "thread " + std::to_string(b->index);
+      if (b->tid == pid_) {
+        if (name.empty() || name == program) name = "main";
+      } else if (name.empty() || name == comm) {
+        name = "thread " + std::to_string(b->index);
+      }
       add("thread_name", b->tid, name);
     }
     for (size_t i = 0; i < gpu_tracks_.size(); ++i) {
