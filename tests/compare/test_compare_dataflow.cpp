@@ -369,3 +369,21 @@ TEST_CASE("dataflow: the library's notes about an op are said once when both run
   CHECK(count_of("both runs say this") == 1);
   CHECK(count_of("in A only: gelu: only A says this") == 1);
 }
+
+TEST_CASE("dataflow: a root whose inputs pass but differ says by how much") {
+  // src's output differs within tolerance (a loosened tolerance, rounding); grow's output
+  // differs past it: grow is the root, and the words say its inputs were not equal.
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  for (fixture_dump* x : {&a, &b}) {
+    const float v = x == &a ? 1.0000001f : 1.f;
+    x->out(1, "src", "y", {v, 2});
+    x->in(2, "grow", "x", {v, 2}, "src#0/out/y");
+    x->out(2, "grow", "y", {x == &a ? 5.f : 1.f, 2});
+    x->finish();
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  CHECK(root_ops(r.runs[0]) == std::vector<std::string>{"grow#0"});
+  CHECK(flat_text(r).find("its inputs match within tolerance (they differ by up to 1.2e-7, input x), and output") !=
+        std::string::npos);
+}

@@ -2,6 +2,7 @@
 // layouts, many threads against one, and inputs that are broken in every way we know.
 #include <doctest/doctest.h>
 
+#include "analysis/compare_json.hpp"
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_text.hpp"
 
@@ -318,4 +319,36 @@ TEST_CASE("compare: the note on runs of one build comes only where something dif
   REQUIRE(differs.error.empty());
   CHECK(differs.counts.bad() == 1);
   CHECK(has_note(differs));
+}
+
+TEST_CASE("compare: two runs of one build whose environments differ are judged as two builds") {
+  // A variable that chooses a kernel (BUG=gelu ./engine against ./engine): the op that differs
+  // is a root cause, and a note names the variable; variables that differ between any two
+  // runs (the working folder, probe's flags) leave the runs one build.
+  probe_test::temp_dir d;
+  auto write = [&](const std::string& dir, int pid, float value, const std::string& env) {
+    compare_test::fixture_dump f(dir);
+    f.raw("{\"record\":\"run\",\"host\":\"h\",\"pid\":" + std::to_string(pid) + ",\"environment\":{" + env +
+          "},\"build\":{\"program\":\"/bin/app\",\"program_bytes\":10,\"program_mtime\":5,\"compiler\":\"g\",\"mode\":\"m\"}}");
+    f.out(1, "op", "y", {1, value}, "");
+    f.finish();
+  };
+  write(d / "a", 1, 2, R"("HOME":"00000001","PWD":"00000002","PROBE_FLAGS":"00000003")");
+  write(d / "b", 2, 3, R"("HOME":"00000001","PWD":"0000000f","PROBE_FLAGS":"0000000e")");
+  write(d / "c", 3, 3, R"("HOME":"00000001","PWD":"00000002","PROBE_FLAGS":"00000003","BUG":"0000abcd")");
+  const pa::compare_report noise = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  REQUIRE(noise.error.empty());
+  CHECK(noise.same_build);
+  CHECK(noise.environment_differs.empty());
+  const pa::compare_report env = pa::compare_paths(d / "a", d / "c", pa::compare_settings());
+  REQUIRE(env.error.empty());
+  CHECK_FALSE(env.same_build);
+  CHECK(env.environment_differs == std::vector<std::string>{"BUG"});
+  bool said = false;
+  for (const std::string& n : env.notes) said = said || n.find("their environments differ in BUG") != std::string::npos;
+  CHECK(said);
+  REQUIRE(env.runs.size() == 1);
+  REQUIRE(env.runs[0].graph.roots.size() == 1);
+  CHECK(pa::compare_text(env).find("Root cause") != std::string::npos);
+  CHECK(pa::compare_json(env).find("\"environment_differs\":[\"BUG\"]") != std::string::npos);
 }

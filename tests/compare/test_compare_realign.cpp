@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare_json.hpp"
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_text.hpp"
 #include "../support/capture.hpp"
@@ -94,4 +95,31 @@ TEST_CASE("realign: code outside any op over bytes their writer already got wron
   for (size_t n : root.reaches) use_reached = use_reached || run.graph.nodes[n].op == "use";
   CHECK(use_reached);
   CHECK(run.graph.unexplained.empty());
+}
+
+TEST_CASE("realign: an execution only in B is named by B's own key") {
+  // B runs proj once more on x: A's later proj pairs with B's later one, and B's extra
+  // execution is listed as B's manifest names it (proj#1), not by a key neither dump has.
+  temp_dir d;
+  for (int side = 0; side < 2; ++side) {
+    const bool in_b = side == 1;
+    probe::set_flags(("--probe_dump_to=" + std::string(d / (in_b ? "b" : "a")) + " --probe_dump_as_npy").c_str());
+    std::vector<float> x(k_n), p(k_n), extra(k_n), m(k_n), q(k_n);
+    load(x);
+    affine("proj", x, p, 2.0f, 0.5f);
+    if (in_b) affine("proj", x, extra, 2.0f, 0.5f);
+    affine("mid", p, m, -1.0f, 1.0f);
+    affine("proj", m, q, 2.0f, 0.5f);
+    probe::set_flags("");
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const std::string text = pa::compare_text(r);
+  INFO(text);
+  const pa::compared_run& run = r.runs[0];
+  REQUIRE(run.findings.align.only_b.size() == 1);
+  CHECK(pa::own_op_key(run.graph.nodes[run.findings.align.only_b[0]]) == "proj#1");
+  CHECK(text.find("1 only in B (proj#1 (seq") != std::string::npos);
+  CHECK(text.find("proj#1/out/y") != std::string::npos);
+  CHECK(text.find("proj#3") == std::string::npos);
+  CHECK(pa::compare_json(r).find("\"only_b\":[\"proj#1\"]") != std::string::npos);
 }

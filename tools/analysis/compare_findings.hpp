@@ -283,7 +283,8 @@ inline run_findings find_more(const std::vector<compared_pair>& pairs, graph_ans
   std::sort(f.align.reordered.begin(), f.align.reordered.end());
   for (const auto& c : counts)
     if (c.second.first != c.second.second && c.second.first && c.second.second)
-      f.align.count_notes.push_back(c.first + " ran " + std::to_string(c.second.first) + " times in A, " +
+      f.align.count_notes.push_back(c.first + " ran " + std::to_string(c.second.first) +
+                                    (c.second.first == 1 ? " time in A, " : " times in A, ") +
                                     std::to_string(c.second.second) + " in B");
   return f;
 }

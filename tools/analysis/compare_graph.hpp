@@ -38,6 +38,7 @@ namespace analysis {
 // One op execution.
 struct op_node {
   std::string op_key;  // op#occurrence
+  std::string op_key_b;  // B's own op#occurrence when pairing renamed it ("": op_key)
   std::string op, type;
   uint64_t seq = 0, parent = 0, seq_b = 0;  // seq_b: its sequence number in B (0: not in B)
   uint64_t lane = 0;                         // its thread lineage (compare_lanes.hpp)
@@ -50,6 +51,9 @@ struct op_node {
   bool carries = false;                 // an output differs, or passed by statistics alone while an input differs
   bool paired() const { return in_a && in_b; }
 };
+
+// The op's key as a user finds it in a dump: B's own for an op only B ran.
+inline const std::string& own_op_key(const op_node& n) { return !n.in_a && !n.op_key_b.empty() ? n.op_key_b : n.op_key; }
 
 enum class root_kind : uint8_t {
   op,                // an op whose inputs match while an output does not
@@ -155,6 +159,8 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     n.in_b = n.in_b || p.b.present;
     n.ambiguous = n.ambiguous || p.ambiguous;
     if (p.b.present && !n.seq_b) n.seq_b = p.b.seq;
+    if (p.b.present && n.op_key_b.empty() && !p.b.own_key.empty())
+      n.op_key_b = p.b.own_key.substr(0, p.b.own_key.find('/'));
     (p.is_input ? n.inputs : n.outputs).push_back(i);
     if (!p.is_input && status_mismatch(p.status)) n.mismatch = true;
   }

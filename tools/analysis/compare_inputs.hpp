@@ -85,6 +85,7 @@ struct compare_settings {
 // One side of a pair.
 struct pair_side {
   bool present = false;
+  std::string own_key;  // the key in this side's manifest when pairing renamed it ("": the pair's)
   std::string file;  // data file; "" when the record has none
   links at_last = links::refuse;  // follow: a file the user named, or found in a folder of .npy
   dtype type = dtype::invalid;
@@ -140,6 +141,7 @@ namespace compare_inputs {
 
 inline void fill_side(const dump_tensor& t, pair_side* s) {
   s->present = true;
+  s->own_key = t.own_key;
   s->file = t.file;
   s->type = t.elem_type;
   s->ndim = t.ndim;

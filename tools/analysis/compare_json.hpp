@@ -155,7 +155,9 @@ inline void metrics(lean& o, const tensor_metrics& m) {
 inline void pair(lean& o, const compared_pair& p) {
   using ll = long long;
   using ull = unsigned long long;
-  o("{\"key\":").v(p.key)(",\"seq\":").v(static_cast<ull>(p.seq));
+  // a tensor only in B under B's own key (pairing may have given it a fresh one)
+  o("{\"key\":").v(p.status == pair_status::only_b && !p.b.own_key.empty() ? p.b.own_key : p.key);
+  o(",\"seq\":").v(static_cast<ull>(p.seq));
   if (!p.op.empty()) {
     o(",\"op\":").v(p.op)(",\"type\":").v(p.type)(",\"occurrence\":").v(static_cast<ull>(p.occurrence));
     o(",\"io\":").v(std::string_view(p.is_input ? "in" : "out"))(",\"slot\":").v(p.slot)(",\"step\":").v(static_cast<ll>(p.step));
@@ -206,7 +208,7 @@ inline void node_keys(lean& o, const graph_answers& g, const char* k, const std:
   o.v(std::string_view(k))(":[");
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (i) o(",");
-    o.v(g.nodes[nodes[i]].op_key);
+    o.v(own_op_key(g.nodes[nodes[i]]));
   }
   o("]");
 }
@@ -355,6 +357,7 @@ inline std::string compare_json(const compare_report& r) {
   json::writer w(out);
   w.begin_object().member("format", "probe-compare-1");
   w.member("a", r.a).member("b", r.b).member("kind", r.kind).member("same_build", r.same_build);
+  strings(w, "environment_differs", r.environment_differs);
   w.key("error"), opt_string(w, r.error);
   const compare_settings& s = r.settings;
   w.key("settings").begin_object();

@@ -280,6 +280,7 @@ inline void rename_ops(dump_run* b, const std::unordered_map<std::string, std::s
   for (dump_tensor& t : b->tensors) {
     const std::string old = t.op_key(), now = rename_op(old);
     if (now != old) {
+      if (t.own_key.empty()) t.own_key = t.key;
       t.key = t.key.compare(0, old.size(), old) == 0 ? now + t.key.substr(old.size()) : renamed(t.key, to);
       t.occurrence = std::stoull(now.substr(now.rfind('#') + 1));
     }

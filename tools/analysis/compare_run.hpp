@@ -11,6 +11,7 @@
 // do not depend on the number of threads. Standalone header, plain inline.
 #pragma once
 #include <stdint.h>
+#include <string.h>
 
 #include <algorithm>
 #include <atomic>
@@ -69,6 +70,9 @@ struct compare_report {
   // records say so): an op whose inputs match and whose output differs is non-deterministic,
   // not a bug of one build.
   bool same_build = false;
+  // The same build, modes and arguments, but environment variables that differ (a kernel a
+  // variable chooses): not same_build; these are the variables' names.
+  std::vector<std::string> environment_differs;
   compare_counts counts;
   uint64_t bytes = 0;   // data bytes read (both sides)
   double seconds = 0;   // wall time of the value comparisons
@@ -105,6 +109,43 @@ inline void judge_rounding(compare_report* r) {
 }
 
 namespace compare_run_impl {
+
+// Variables that differ between two runs of one command without changing what it computes:
+// probe's own, the launcher's (job ids), the shell's and the terminal's.
+inline bool environment_noise(const std::string& name) {
+  static const char* const prefixes[] = {"PROBE_", "OMPI_", "PMIX_", "PMI_", "SLURM_", "HYDRA_", "SSH_", "XDG_",
+                                         "TMUX", "TERM", "KITTY_", "VSCODE_", "WT_", "GNOME_", "DESKTOP_"};
+  static const char* const names[] = {"_", "PWD", "OLDPWD", "SHLVL", "DISPLAY", "WAYLAND_DISPLAY", "WINDOWID",
+                                      "COLUMNS", "LINES", "STY", "LS_COLORS", "MAIL", "DBUS_SESSION_BUS_ADDRESS",
+                                      "COLORTERM", "GPG_TTY", "HISTFILE", "PS1", "PROMPT_COMMAND", "MPI_LOCALRANKID",
+                                      "MPI_LOCALNRANKS", "INVOCATION_ID", "JOURNAL_STREAM"};
+  for (const char* p : prefixes)
+    if (name.compare(0, strlen(p), p) == 0) return true;
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+
+// The names of the variables whose values differ (or that one run has alone), noise aside;
+// none when either run record predates the environment member.
+inline std::vector<std::string> environment_differences(const dump_run& a, const dump_run& b) {
+  std::vector<std::string> out;
+  if (!a.has_environment || !b.has_environment) return out;
+  auto i = a.environment.begin(), j = b.environment.begin();
+  while (i != a.environment.end() || j != b.environment.end()) {
+    std::string name;
+    if (j == b.environment.end() || (i != a.environment.end() && i->first < j->first)) {
+      name = (i++)->first;
+    } else if (i == a.environment.end() || j->first < i->first) {
+      name = (j++)->first;
+    } else {
+      if (i->second != j->second) name = i->first;
+      ++i, ++j;
+    }
+    if (!name.empty() && !environment_noise(name)) out.push_back(name);
+  }
+  return out;
+}
 
 // Reads a side's .npy header; false with *error naming the file (a FIFO or a device named
 // by the manifest is refused, not read).
@@ -366,10 +407,17 @@ inline bool pair_dumps(compare_report* r) {
     for (const std::string& n : x.notes) r->notes.push_back(n);
   const bool single = ra.size() == 1 && rb.size() == 1;
   r->same_build = !ra.empty() && !rb.empty();
+  std::set<std::string> env_differs;
   for (const dump_run& x : ra)
-    for (const dump_run& y : rb)
+    for (const dump_run& y : rb) {
       r->same_build = r->same_build && !x.build_identity.empty() && x.build_identity == y.build_identity &&
                       x.process != y.process;
+      for (const std::string& n : compare_run_impl::environment_differences(x, y)) env_differs.insert(n);
+    }
+  if (r->same_build && !env_differs.empty()) {
+    r->same_build = false;
+    r->environment_differs.assign(env_differs.begin(), env_differs.end());
+  }
   for (dump_run& x : ra) {
     dump_run* y = nullptr;
     for (dump_run& c : rb)
@@ -488,6 +536,15 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
   }
   if (!compare_pairs(&r)) return r;
   count_pairs(&r);
+  if (!r.environment_differs.empty() && r.counts.bad() > 0) {
+    std::string names;
+    for (size_t i = 0; i < r.environment_differs.size() && i < 6; ++i)
+      names += (i ? ", " : "") + ::probe::detail::printable(r.environment_differs[i]);
+    if (r.environment_differs.size() > 6) names += ", ... (" + std::to_string(r.environment_differs.size()) + " in all)";
+    r.notes.push_back("A and B come from the same build of the same program, with the same modes and arguments, but "
+                      "their environments differ in " + names + ": a variable may choose a kernel, so an op whose "
+                      "inputs match and whose output differs is named as a root cause, as between two builds");
+  }
   if (r.same_build && r.counts.bad() > 0)  // said where something differs, where it explains
     r.notes.push_back("A and B come from the same build of the same program, with the same modes (their run records "
                       "say so): an op whose inputs match and whose output differs is non-deterministic (atomics, "

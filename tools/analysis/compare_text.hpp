@@ -48,7 +48,9 @@ inline std::string compare_text(const compare_report& r, const compare_text_opti
     size_t width = 6, dw = 5, sw = 5, stw = 6, run_hidden = 0;
     for (size_t pi = 0; pi < run.pairs.size(); ++pi) {
       const compared_pair& q = run.pairs[pi];
-      cells c{pi, ::probe::detail::printable(q.key), dtype_text(q), shape_text(q), status_text(q)};
+      // a tensor only in B under B's own key (pairing may have given it a fresh one)
+      const std::string& key = q.status == pair_status::only_b && !q.b.own_key.empty() ? q.b.own_key : q.key;
+      cells c{pi, ::probe::detail::printable(key), dtype_text(q), shape_text(q), status_text(q)};
       width = std::max(width, c.key.size());
       dw = std::max(dw, c.dtype.size());
       sw = std::max(sw, c.shape.size());

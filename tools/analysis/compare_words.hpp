@@ -193,7 +193,7 @@ inline std::string failing_words(const compared_pair& p) {
 inline void list_nodes(std::string& out, const graph_answers& g, const std::vector<size_t>& nodes, size_t most = 12) {
   for (size_t i = 0; i < nodes.size() && i < most; ++i) {
     const op_node& n = g.nodes[nodes[i]];
-    out += (i ? ", " : "") + ::probe::detail::printable(n.op_key) + " (seq " + std::to_string(n.seq) + ")";
+    out += (i ? ", " : "") + ::probe::detail::printable(own_op_key(n)) + " (seq " + std::to_string(n.seq) + ")";
   }
   if (nodes.size() > most) out += ", and " + std::to_string(nodes.size() - most) + " more";
 }
@@ -240,7 +240,20 @@ inline void alignment_words(std::string& out, const std::string& prefix, const c
 inline std::string op_root_words(const compared_run& run, const root_cause& r) {
   const graph_answers& g = run.graph;
   const op_node& n = g.nodes[r.node];
-  std::string out = "op " + node_name(n) + ": its inputs match, and";
+  // Inputs that pass yet differ (a tolerance the user loosened, rounding upstream): said, since
+  // the op may only have grown that difference past the tolerance of its output.
+  const compared_pair* differs = nullptr;
+  for (size_t pi : n.inputs) {
+    const compared_pair& in = run.pairs[pi];
+    if (in.status == pair_status::ok && in.metrics.compared && in.metrics.max_abs > 0 &&
+        (!differs || in.metrics.max_abs > differs->metrics.max_abs))
+      differs = &in;
+  }
+  std::string out = "op " + node_name(n) + ": its inputs match";
+  if (differs)
+    out += " within tolerance (they differ by up to " + short_num(differs->metrics.max_abs) + ", input " +
+           ::probe::detail::printable(differs->slot) + ")";
+  out += ", and";
   bool first = true;
   for (size_t pi : n.outputs)
     if (status_mismatch(run.pairs[pi].status)) {
