@@ -101,12 +101,17 @@ inline bool all_digits(const std::string& s) {
 }
 
 // A module named by id ("3"), by its file prefix ("module_0003") or by its name; nullptr with
-// *error (naming what there is) when none or several match.
+// *error (naming what there is) when none or several match. An id wins over a module whose
+// name is that number (a module named "1" is reached by its own id, or as module_N).
 inline const ir_module_dump* find_ir_module(const std::vector<ir_module_dump>& mods, const std::string& want, std::string* error) {
+  const bool prefixed = want.compare(0, 7, "module_") == 0;
+  const std::string id = prefixed ? want.substr(7) : want;
+  if (all_digits(id))
+    for (const ir_module_dump& m : mods)
+      if (m.id == strtoul(id.c_str(), nullptr, 10)) return &m;
   std::vector<const ir_module_dump*> hits;
-  std::string id = want.compare(0, 7, "module_") == 0 ? want.substr(7) : want;
   for (const ir_module_dump& m : mods)
-    if ((all_digits(id) && m.id == strtoul(id.c_str(), nullptr, 10)) || m.name == want) hits.push_back(&m);
+    if (m.name == want) hits.push_back(&m);
   if (hits.size() == 1) return hits[0];
   std::string list;
   for (const ir_module_dump& m : mods) list += (list.empty() ? "" : ", ") + std::to_string(m.id) + " " + m.name;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <probe/util/text.hpp>
+
 #include "analysis/ir_stages.hpp"
 
 namespace probe_cli {
@@ -20,24 +22,34 @@ inline std::vector<std::string> ir_run_dirs(const std::string& dir) {
   return out;
 }
 
+// Names as the engine gave them, escaped (a newline stays on its row) and cut to 60 bytes
+// for the column (the file name holds the full one, capped).
+inline std::string ir_cell(const std::string& name) {
+  std::string s = ::probe::detail::printable(name);
+  return s.size() > 60 ? s.substr(0, 59) + "~" : s;
+}
+
 inline std::string ir_passes_text(const std::string& dir, const std::vector<probe::analysis::ir_module_dump>& mods) {
   std::string out;
   for (const probe::analysis::ir_module_dump& m : mods) {
-    out += "module " + std::to_string(m.id) + " " + m.name;
+    out += "module " + std::to_string(m.id) + " " + ir_cell(m.name);
     if (m.ops >= 0) out += " (" + std::to_string(m.ops) + " ops)";
-    out += " in " + dir + "\n";
-    size_t width = 8;
-    for (const probe::analysis::ir_stage& s : m.stages) width = std::max(width, s.pass.size());
+    out += " in " + ::probe::detail::printable(dir) + "\n";
+    size_t width = 8, digits = 5;
+    for (const probe::analysis::ir_stage& s : m.stages) {
+      width = std::max(width, ir_cell(s.pass).size());
+      digits = std::max(digits, std::to_string(s.lines).size());
+    }
     for (const probe::analysis::ir_stage& s : m.stages) {
       char idx[16];
       snprintf(idx, sizeof idx, "  %04u ", s.pass_index);
-      std::string pass = s.pass + std::string(width - s.pass.size(), ' ');
+      const std::string name = ir_cell(s.pass);
+      std::string pass = name + std::string(width - name.size(), ' ');
       std::string stage = s.stage + std::string(s.stage.size() < 7 ? 7 - s.stage.size() : 0, ' ');
       const char* what = s.stage == "entry" ? "entry    " : s.stage == "before" ? "input    " : !s.changed_known ? "written  " : s.changed ? "changed  " : "unchanged";
-      char lines[32];
-      snprintf(lines, sizeof lines, "%5llu lines  ", static_cast<unsigned long long>(s.lines));
-      out += idx + pass + "  " + stage + "  " + what + lines +
-             (s.own_file ? s.file : "(same as " + s.file + ")") + "\n";
+      const std::string count = std::to_string(s.lines);
+      out += idx + pass + "  " + stage + "  " + what + " " + std::string(digits - count.size(), ' ') + count + " lines  " +
+             ::probe::detail::printable(s.own_file ? s.file : "(same as " + s.file + ")") + "\n";
     }
   }
   return out;

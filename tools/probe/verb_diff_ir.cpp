@@ -36,7 +36,8 @@ const command_spec diff_ir_command = {
     "probe diff-ir [options] DIR MODULE STAGE_A STAGE_B",
     "Diffs the IR an engine wrote with probe::ir_module / probe::ir_pass (see probe show DIR\n"
     "--passes for what a dump holds). DIR: the dump folder (or one rank's folder). MODULE: its\n"
-    "id (3 or module_0003) or its name. A STAGE is the IR after a pass, named by the pass's\n"
+    "id (3 or module_0003; an id wins over a module named by that number) or its name. A STAGE\n"
+    "is the IR after a pass, named by the pass's\n"
     "name or index; 'entry' and 'exit' are the module as it entered and left the pipeline.\n"
     "A pass that changed nothing is read\n"
     "from the file it equals. Past 5000 differing lines the diff is not computed (the exit\n"
