@@ -6984,6 +6984,13 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
 
 PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
                              parse_result& r) {
+  // Under --probe_strict_flags (anywhere in these tokens) a bad value stops the program: its
+  // message says so rather than "keeping the default".
+  bool strict = st.opts.strict_flags;
+  for (const std::string& t : toks)
+    if (t == "--probe_strict_flags" || t == "--probe_strict_flags=true" || t == "--probe_strict_flags=1" ||
+        t == "--probe_strict_flags=on")
+      strict = true;
   for (size_t i = 0; i < toks.size(); ++i) {
     const std::string& t = toks[i];
     if (t.empty()) continue;
@@ -7048,8 +7055,11 @@ PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks
         flag_log("bad value '%s' for --probe_%s: %s; nothing is dumped (a dump is never wider than asked)",
                  value.c_str(), f.name, err.c_str());
       } else {
-        flag_log("bad value '%s' for --probe_%s: %s; keeping the default (%s)", value.c_str(), f.name, err.c_str(),
-                 f.default_text);
+        if (strict)
+          flag_log("bad value '%s' for --probe_%s: %s", value.c_str(), f.name, err.c_str());
+        else
+          flag_log("bad value '%s' for --probe_%s: %s; keeping the default (%s)", value.c_str(), f.name, err.c_str(),
+                   f.default_text);
       }
       ++r.bad;
       continue;
@@ -20786,7 +20796,7 @@ class timing_aggregator {
       std::string name = b->name;
       if (b->tid == pid_) {
         if (name.empty() || name == program) name = "main";
-      } else if (name.empty() || name == comm) {
+      } else if (name.empty() || name == comm || name == program) {  // inherited, before or after a rename
         name = "thread " + std::to_string(b->index);
       }
       add("thread_name", b->tid, name);

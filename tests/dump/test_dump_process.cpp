@@ -75,6 +75,16 @@ TEST_CASE("dump process: values an effect finds malformed are fatal with --probe
   }
 }
 
+TEST_CASE("dump process: under --probe_strict_flags a bad value does not claim to keep the default") {
+  std::string out;
+  CHECK(run_child("--probe_timing=maybe --probe_strict_flags", "once", &out) == 2);
+  CHECK(out.find("bad value 'maybe' for --probe_timing") != std::string::npos);
+  CHECK(out.find("keeping the default") == std::string::npos);
+  CHECK(out.find("--probe_strict_flags: stopping") != std::string::npos);
+  CHECK(run_child("--probe_timing=maybe", "once", &out) == 0);
+  CHECK(out.find("keeping the default") != std::string::npos);
+}
+
 TEST_CASE("dump process: a boolean dump flag set to false does not turn dumping on") {
   // (a text dump to stdout shows each op's header line; run_child drops lines that start with "==")
   std::string out;

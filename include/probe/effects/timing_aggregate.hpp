@@ -493,7 +493,7 @@ class timing_aggregator {
       std::string name = b->name;
       if (b->tid == pid_) {
         if (name.empty() || name == program) name = "main";
-      } else if (name.empty() || name == comm) {
+      } else if (name.empty() || name == comm || name == program) {  // inherited, before or after a rename
         name = "thread " + std::to_string(b->index);
       }
       add("thread_name", b->tid, name);
