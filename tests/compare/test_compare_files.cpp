@@ -351,4 +351,17 @@ TEST_CASE("compare: two runs of one build whose environments differ are judged a
   REQUIRE(env.runs[0].graph.roots.size() == 1);
   CHECK(pa::compare_text(env).find("Root cause") != std::string::npos);
   CHECK(pa::compare_json(env).find("\"environment_differs\":[\"BUG\"]") != std::string::npos);
+  // ranks: each rank's own variables (MVAPICH's MV2_COMM_WORLD_RANK) differ across ranks, not
+  // between a rank and the same rank of the other run
+  for (const char* run : {"ma", "mb"}) {
+    REQUIRE(mkdir((d / run).c_str(), 0755) == 0);
+    for (int rank = 0; rank < 2; ++rank)
+      write(d / run + "/rank_000" + std::to_string(rank), (run[1] == 'a' ? 10 : 20) + rank, 2,
+            "\"MV2_COMM_WORLD_RANK\":\"0000000" + std::to_string(rank) + "\"");
+  }
+  const pa::compare_report ranks = pa::compare_paths(d / "ma", d / "mb", pa::compare_settings());
+  REQUIRE(ranks.error.empty());
+  CHECK(ranks.runs.size() == 2);
+  CHECK(ranks.same_build);
+  CHECK(ranks.environment_differs.empty());
 }

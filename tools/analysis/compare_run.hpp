@@ -407,13 +407,17 @@ inline bool pair_dumps(compare_report* r) {
     for (const std::string& n : x.notes) r->notes.push_back(n);
   const bool single = ra.size() == 1 && rb.size() == 1;
   r->same_build = !ra.empty() && !rb.empty();
-  std::set<std::string> env_differs;
   for (const dump_run& x : ra)
-    for (const dump_run& y : rb) {
+    for (const dump_run& y : rb)
       r->same_build = r->same_build && !x.build_identity.empty() && x.build_identity == y.build_identity &&
                       x.process != y.process;
-      for (const std::string& n : compare_run_impl::environment_differences(x, y)) env_differs.insert(n);
-    }
+  // environments of the runs that pair up (a rank with the same rank: launchers give each
+  // rank variables of its own)
+  std::set<std::string> env_differs;
+  for (const dump_run& x : ra)
+    for (const dump_run& y : rb)
+      if (single || y.name == x.name)
+        for (const std::string& n : compare_run_impl::environment_differences(x, y)) env_differs.insert(n);
   if (r->same_build && !env_differs.empty()) {
     r->same_build = false;
     r->environment_differs.assign(env_differs.begin(), env_differs.end());
