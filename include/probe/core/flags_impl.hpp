@@ -267,15 +267,29 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
   st.reading.pop_back();
 }
 
+// The integer and size flags whose default (0) means "no limit": a value that cannot be read
+// must not leave them at that default. String filters (steps, op regex) say so where they
+// are compiled.
+inline bool narrows_dump(int index) {
+  static const int narrowing[] = {find_flag("dump_every"), find_flag("dump_max_bytes"), find_flag("dump_max_ops"),
+                                  find_flag("dump_ir_min_ops")};
+  for (int n : narrowing)
+    if (n == index) return true;
+  return false;
+}
+
 PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
                              parse_result& r) {
   // Under --probe_strict_flags (anywhere in these tokens) a bad value stops the program: its
   // message says so rather than "keeping the default".
   bool strict = st.opts.strict_flags;
-  for (const std::string& t : toks)
-    if (t == "--probe_strict_flags" || t == "--probe_strict_flags=true" || t == "--probe_strict_flags=1" ||
-        t == "--probe_strict_flags=on")
+  for (const std::string& t : toks) {
+    static const std::string k_strict = "--probe_strict_flags";
+    if (t.compare(0, k_strict.size(), k_strict) != 0) continue;
+    bool on = false;
+    if (t.size() == k_strict.size() || (t[k_strict.size()] == '=' && parse_bool(t.substr(k_strict.size() + 1), &on) && on))
       strict = true;
+  }
   for (size_t i = 0; i < toks.size(); ++i) {
     const std::string& t = toks[i];
     if (t.empty()) continue;
@@ -324,18 +338,10 @@ PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks
       }
     }
     std::string err;
-    // Filters and budgets narrow the dump: one that cannot be read (or a negative count or
-    // step) selects nothing rather than falling back to "everything".
-    const bool narrows = !strcmp(f.name, "dump_every") || !strcmp(f.name, "dump_max_bytes") ||
-                         !strcmp(f.name, "dump_max_ops") || !strcmp(f.name, "dump_ir_min_ops");
-    bool ok = set_flag(st.opts, idx, value, &err);
-    if (ok && ((!strcmp(f.name, "dump_every") && st.opts.dump_every < 0) ||
-               (!strcmp(f.name, "dump_max_ops") && st.opts.dump_max_ops < 0))) {
-      ok = false;
-      err = "not a count (0 or more)";
-    }
-    if (!ok) {
-      if (narrows) {
+    if (!set_flag(st.opts, idx, value, &err)) {
+      // Filters and budgets narrow the dump: one that cannot be read (or a negative count)
+      // selects nothing rather than falling back to "everything".
+      if (narrows_dump(idx)) {
         st.opts.dump_narrowing_unread = true;
         flag_log("bad value '%s' for --probe_%s: %s; nothing is dumped (a dump is never wider than asked)",
                  value.c_str(), f.name, err.c_str());
