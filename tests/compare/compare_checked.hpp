@@ -26,4 +26,11 @@ inline bool has_note(const probe::analysis::compare_report& r, const std::string
   return false;
 }
 
+// How many times `what` occurs in `text`, occurrences not overlapping.
+inline size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
+  return n;
+}
+
 }  // namespace compare_test

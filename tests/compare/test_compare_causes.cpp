@@ -41,12 +41,6 @@ std::vector<std::string> root_ops(const pa::compared_run& run) {
   return out;
 }
 
-size_t count_of(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
-  return n;
-}
-
 bool has_outside_hint(const pa::compared_run& run) {
   for (const pa::graph_hint& h : run.graph.hints)
     if (h.kind == pa::hint_kind::outside_op) return true;

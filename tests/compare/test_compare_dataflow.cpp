@@ -361,13 +361,8 @@ TEST_CASE("dataflow: the library's notes about an op are said once when both run
     x->finish();
   }
   const std::string text = flat_text(compare(d / "a", d / "b"));
-  auto count_of = [&text](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
-    return n;
-  };
-  CHECK(count_of("both runs say this") == 1);
-  CHECK(count_of("in A only: gelu: only A says this") == 1);
+  CHECK(count_of(text, "both runs say this") == 1);
+  CHECK(count_of(text, "in A only: gelu: only A says this") == 1);
 }
 
 TEST_CASE("dataflow: a root whose inputs pass but differ says by how much") {

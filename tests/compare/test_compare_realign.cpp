@@ -38,22 +38,28 @@ void load(std::vector<float>& x) {
   op.output("x", probe::view(x.data(), {k_n}));
 }
 
-}  // namespace
-
-TEST_CASE("realign: one more execution of an op in A pairs the later executions with what they computed") {
-  // input -> proj (x) -> [A only: proj again on x, a check] -> mid -> proj (mid's output)
-  temp_dir d;
+// input -> proj (x) -> [proj again on x, in A or in B only] -> mid -> proj (mid's output),
+// dumped to d/a and d/b; mid is wrong by `mid_bug_in_a` in A.
+void proj_twice_in_one_run(const temp_dir& d, bool extra_in_a, float mid_bug_in_a) {
   for (int side = 0; side < 2; ++side) {
     const bool in_a = side == 0;
     probe::set_flags(("--probe_dump_to=" + std::string(d / (in_a ? "a" : "b")) + " --probe_dump_as_npy").c_str());
     std::vector<float> x(k_n), p(k_n), extra(k_n), m(k_n), q(k_n);
     load(x);
     affine("proj", x, p, 2.0f, 0.5f);
-    if (in_a) affine("proj", x, extra, 2.0f, 0.5f);
-    affine("mid", p, m, -1.0f, 1.0f, in_a ? 0.75f : 0.0f);  // the planted bug
+    if (in_a == extra_in_a) affine("proj", x, extra, 2.0f, 0.5f);
+    affine("mid", p, m, -1.0f, 1.0f, in_a ? mid_bug_in_a : 0.0f);
     affine("proj", m, q, 2.0f, 0.5f);
     probe::set_flags("");
   }
+}
+
+}  // namespace
+
+TEST_CASE("realign: one more execution of an op in A pairs the later executions with what they computed") {
+  // A runs proj once more on x (a check); mid is the planted bug
+  temp_dir d;
+  proj_twice_in_one_run(d, /*extra_in_a=*/true, /*mid_bug_in_a=*/0.75f);
   const pa::compare_report r = compare(d / "a", d / "b");
   const std::string text = pa::compare_text(r);
   INFO(text);
@@ -101,17 +107,7 @@ TEST_CASE("realign: an execution only in B is named by B's own key") {
   // B runs proj once more on x: A's later proj pairs with B's later one, and B's extra
   // execution is listed as B's manifest names it (proj#1), not by a key neither dump has.
   temp_dir d;
-  for (int side = 0; side < 2; ++side) {
-    const bool in_b = side == 1;
-    probe::set_flags(("--probe_dump_to=" + std::string(d / (in_b ? "b" : "a")) + " --probe_dump_as_npy").c_str());
-    std::vector<float> x(k_n), p(k_n), extra(k_n), m(k_n), q(k_n);
-    load(x);
-    affine("proj", x, p, 2.0f, 0.5f);
-    if (in_b) affine("proj", x, extra, 2.0f, 0.5f);
-    affine("mid", p, m, -1.0f, 1.0f);
-    affine("proj", m, q, 2.0f, 0.5f);
-    probe::set_flags("");
-  }
+  proj_twice_in_one_run(d, /*extra_in_a=*/false, /*mid_bug_in_a=*/0.0f);
   const pa::compare_report r = compare(d / "a", d / "b");
   const std::string text = pa::compare_text(r);
   INFO(text);

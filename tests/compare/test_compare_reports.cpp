@@ -13,19 +13,11 @@
 #include <probe/formats/json_read.hpp>
 #include <probe/formats/json_write.hpp>
 
+#include "compare_checked.hpp"
 #include "report_case.hpp"
 
 namespace pa = probe::analysis;
-
-namespace {
-
-size_t count_of(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-}  // namespace
+using compare_test::count_of;
 
 TEST_CASE("reports: past 50 root causes the text names the rest in one line; --all says each") {
   const pa::compare_report small = compare_test::independent_roots(2000);
