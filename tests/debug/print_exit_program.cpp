@@ -1,8 +1,9 @@
 // Programs that print and then end in different ways; test_print_exit.cpp checks that no
 // print is lost (or, for abort, that effects_barrier() keeps them) and none is duplicated.
-//   print_exit_program MODE N      MODE: return exit thread_exit callback_exit barrier_abort fork
+//   print_exit_program MODE N      MODE: return exit thread_exit callback_exit barrier_abort fork fork_busy
 #include <probe/probe.hpp>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +73,36 @@ int main(int argc, char** argv) {
     waitpid(pid, &status, 0);
     print_lines("parent-after", n);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
+  if (mode == "fork_busy") {
+    // N children forked while two threads print without pause: a child may start while the
+    // parent's worker holds a lock. Each child prints, waits for its effects and exits; one
+    // that hangs is stopped by its alarm, and the parent says how many did.
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> busy;
+    for (const char* who : {"busy0", "busy1"})
+      busy.emplace_back([who, &stop] {
+        std::vector<float> t{1.5f, 2.5f};
+        for (int i = 0; !stop.load(); ++i) probe::print("{} {} {}", who, i, t);
+      });
+    int hung = 0, failed = 0;
+    for (int c = 0; c < n; ++c) {
+      const pid_t pid = fork();
+      if (pid == 0) {
+        alarm(20);
+        print_lines(("child" + std::to_string(c)).c_str(), 1);
+        probe::effects_barrier();
+        std::exit(0);
+      }
+      int status = 0;
+      waitpid(pid, &status, 0);
+      if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) ++hung;
+      else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    }
+    stop = true;
+    for (std::thread& t : busy) t.join();
+    std::fprintf(stdout, "children hung: %d, failed: %d\n", hung, failed);
+    return hung || failed ? 4 : 0;
   }
   return 2;
 }

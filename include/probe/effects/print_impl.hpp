@@ -13,7 +13,7 @@ PROBE_API print_sink& print_sink_ref() noexcept {
 
 PROBE_API void print_apply_options(const options& o) noexcept {
   print_sink& s = print_sink_ref();
-  lock_guard<mutex> g(s.m);
+  lock_guard<fork_safe_mutex> g(s.m);
   try {
     const char* want = o.print_to ? o.print_to : "";
     if (s.path != want) {
@@ -43,7 +43,7 @@ PROBE_API void effect_output_flush(std::string& out) noexcept {
   if (out.empty()) return;
   print_sink& s = print_sink_ref();
   {
-    lock_guard<mutex> g(s.m);
+    lock_guard<fork_safe_mutex> g(s.m);
     const int fd = print_sink_fd(s);
     if (const int e = write_all(fd, out.data(), out.size()))
       log_once(&s.write_failed, "cannot write debug prints: %s", strerror(e));

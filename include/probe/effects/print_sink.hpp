@@ -22,7 +22,10 @@ namespace detail {
 
 // Where print output goes. Opened by the consumer when first written after the options named it.
 struct print_sink {
-  mutex m;
+  // Held only by the consumer while it writes. Fork-safe: a child forked while its parent's
+  // worker was writing takes the lock over (that thread does not exist in the child), or the
+  // child's first print, barrier or exit would wait forever.
+  fork_safe_mutex m;
   std::string path;      // "" = stderr
   int fd = 2;
   bool reopen = false;
