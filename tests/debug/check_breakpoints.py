@@ -109,7 +109,7 @@ try:
     first = err.find("(probe) info\nframe #0 breakpoint at %s:%d in run_twice():\n  a  int32[]  host\n"
                      "(probe) p a\n1\n(probe) c\n" % (SOURCE, TWICE_A))
     second = err.find("(probe) info\nframe #0 breakpoint at %s:%d in run_twice():\n  b  float64[]  host\n"
-                      "(probe) p b\n2.5\n(probe) p b.dtype\nfloat64\n(probe) probe: end of input on %s (the commands "
+                      "(probe) p b\n2.5\n(probe) p b.dtype\nfloat64\n(probe) \nprobe: end of input on %s (the commands "
                       "for this stop) at the breakpoint prompt; continuing\n" % (SOURCE, TWICE_B, cmds))
     check("commands file: each stop runs its own block, in order", 0 <= first < second, err)
     check("commands file: a block ends at its 'c'", "never_reached" not in err, err)
@@ -249,6 +249,42 @@ if shutil.which("script"):
           "> #0 " + where in text and "after the breakpoint" in text and "wrote" not in text, text)
 else:
     check("pty: util-linux script is installed", False, "script not found")
+
+# ---- a real terminal: Ctrl-D leaves one stop; the next stop reads the terminal again ----
+def pty_session(args, answers, timeout=60):
+    """Runs args on a pty; at the n-th prompt types answers[n-1]. Returns (output, status)."""
+    import pty
+    import select
+    import time
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ["PROBE_FLAGS"] = ""
+        os.environ["TERM"] = "dumb"
+        os.execv(args[0], args)
+    out, answered, end = b"", 0, time.time() + timeout
+    while time.time() < end:
+        if answered < len(answers) and out.count(b"(probe) ") > answered:
+            os.write(fd, answers[answered])
+            answered += 1
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if not r:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the program ended: the terminal is gone
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return out.decode(errors="replace").replace("\r\n", "\n"), status
+
+
+text, status = pty_session([PROGRAM, "loop"], [b"\x04", b"p i\n", b"c\n", b"c\n"])
+check("pty: after Ctrl-D at one stop, the next stop prompts again",
+      os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and text.count("end of input") == 1 and
+      re.search(r"\(probe\) p i\n2\n", text) is not None and "loop done" in text, text)
 
 # ---- trap: gdb stops inside the breakpoint; without a debugger, a message ----
 rc, out, err = run("basic", "--probe_breakpoint=trap")

@@ -300,7 +300,7 @@ TEST_CASE("prompt: help, quit and exit end the session with quit; end of input r
   out = session(fx.stop, "p step\n", &action);
   CHECK(action == probe::detail::prompt_action::resume);
   CHECK(out.substr(out.find("(probe) p step")) ==
-        "(probe) p step\n7\n(probe) probe: end of input on the test at the breakpoint prompt; continuing\n");
+        "(probe) p step\n7\n(probe) \nprobe: end of input on the test at the breakpoint prompt; continuing\n");
 }
 
 TEST_CASE("prompt: a device tensor without a backend is described, and reading it is an error") {

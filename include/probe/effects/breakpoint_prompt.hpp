@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -70,8 +71,9 @@ class session {
       const ssize_t n = getline(&buf, &cap, io_.in);
       if (n < 0) {
         free(buf);
-        say(std::string(io_.echo ? "" : "\n") + "probe: end of input on " + io_.source_name +
-            " at the breakpoint prompt; continuing\n");
+        // Ctrl-D at a terminal leaves this stop only: the next one reads the terminal again.
+        if (isatty(fileno(io_.in))) clearerr(io_.in);
+        say(std::string("\nprobe: end of input on ") + io_.source_name + " at the breakpoint prompt; continuing\n");
         flush();
         return prompt_action::resume;
       }
