@@ -4,6 +4,7 @@
 usage: check_exit.py PROGRAM MODE
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -78,8 +79,13 @@ def main():
             sys.exit("the named worker thread's name is missing from the trace")
         # The summary goes to stderr at exit and lists every scope, the op and the metric.
         summary = r.stderr
-        if mode == "fork":  # the child printed its own summary first
+        if mode == "fork":  # the child printed its own summary first, naming itself
+            child = re.findall(r"probe timing summary \(forked child, pid (\d+)\)", summary)
+            if len(child) != 1 or int(child[0]) <= 0:
+                sys.exit("the forked child's summary does not name its pid once: %r" % summary)
             summary = summary[summary.rindex("probe timing summary"):]
+            if "forked child" in summary:
+                sys.exit("the parent's summary was printed before its child's: %r" % summary)
         if "probe timing summary" not in summary:
             sys.exit("no summary on stderr: %r" % summary)
         if mode in ("monotonic", "timer_first") and "clock monotonic" not in summary:

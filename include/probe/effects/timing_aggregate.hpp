@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../util/loaded_modules.hpp"
 #include "../util/string_table.hpp"
 #include "device_timing_ops.hpp"
 #include "../util/log.hpp"
@@ -61,6 +62,8 @@ class timing_aggregator {
   }
   const std::string& trace_path() const { return trace_path_; }
   bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
+  // Before events are drained: whether a library was unloaded since (its scopes' sites with it).
+  void refresh_modules() noexcept { modules_.refresh(); }
 
   // e[0] and the events after it of the same scope site (a loop's scope repeats, so its
   // events come in runs): a run is added at once, its site looked up once. Returns how many of
@@ -253,6 +256,9 @@ class timing_aggregator {
   }
 
   site_entry& site_for(const scope_site* site) {
+    // A scope of a library the program dlclose()d before its events were drained: its site is
+    // unmapped, so it is counted under one name and never read.
+    if (PROBE_UNLIKELY(modules_.any_unloaded()) && !modules_.contains(site)) return unloaded_site();
     // An id probe did not give (a C site not zero-initialised) is not trusted: the site is
     // registered again.
     if (site->id && site->id <= sites_.size() && sites_[site->id - 1].site == site) return sites_[site->id - 1];
@@ -274,6 +280,17 @@ class timing_aggregator {
     sites_.push_back(e);
     site->id = static_cast<uint32_t>(sites_.size());
     return sites_.back();
+  }
+
+  site_entry& unloaded_site() {
+    if (!unloaded_) {
+      static const char name[] = "(a scope of an unloaded library)";
+      unloaded_ = new site_entry();
+      unloaded_->site = nullptr;
+      unloaded_->series = series_index('s', name);
+      unloaded_->prefix = std::string("{\"name\":\"") + name + "\",\"cat\":\"scope\",\"ph\":\"X\",";
+    }
+    return *unloaded_;
   }
 
   void append_ids(std::string& ev, long tid) {
@@ -510,6 +527,8 @@ class timing_aggregator {
   ptr_list<series_entry> series_;
   string_table series_by_key_;  // kind + name -> row + 1
   ptr_list<site_entry> sites_;
+  site_entry* unloaded_ = nullptr;  // never freed, as sites_' entries
+  loaded_modules modules_;
   ptr_list<metric_entry> metrics_;
   ptr_list<device_track> gpu_tracks_;  // one trace track per device stream
   chrome_trace_writer trace_;

@@ -1,5 +1,7 @@
 // timing: definitions (see timing_control.hpp).
 #pragma once
+#include <unistd.h>
+
 #include "../util/immortal.hpp"
 #include "../util/background_thread.hpp"
 #include "timing_control.hpp"
@@ -27,6 +29,7 @@ PROBE_API const interned_name* intern_name(const char* text) {
 
 PROBE_API void drain_all_locked(timing_state& s, bool final_flush) {
   auto sink = [&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); };
+  s.agg.refresh_modules();
   drain_full_chunks(sink);
   drain_current_chunks(sink);
   if (device_timing* d = installed_device_timing())
@@ -47,6 +50,7 @@ PROBE_API void* timing_writer_main(void*) {
     try {
       lock_guard<mutex> g(s.agg_m);
       if (s.finished) return nullptr;
+      s.agg.refresh_modules();
       drain_full_chunks([&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); });
     } catch (...) {
     }
@@ -64,8 +68,10 @@ PROBE_API void timing_on_backlog(uint32_t full_count) noexcept {
         drain_full_chunks(one_at_a_time([](const thread_buffer&, const timing_event& e) {
           if (e.kind() == event_op) delete static_cast<const op_detail*>(e.what());
         }));
-      else
+      else {
+        s.agg.refresh_modules();
         drain_full_chunks([&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); });
+      }
     } catch (...) {
     }
     return;
@@ -263,7 +269,8 @@ PROBE_API void write_timing_summary(FILE* out) noexcept {
     }
     if (ever || !rows.empty() || !metrics.empty())
       detail::write_summary_table(out, rows, metrics, wall, detail::clock_name(), ever ? detail::clock_frequency() : 0,
-                                  static_cast<size_t>(options_ref().timing_summary_rows));
+                                  static_cast<size_t>(options_ref().timing_summary_rows),
+                                  __atomic_load_n(&detail::g_timing_forked, __ATOMIC_RELAXED) ? static_cast<long>(getpid()) : 0);
   } catch (...) {
   }
 }

@@ -188,7 +188,8 @@ inline void write_group_table(std::string& text, const char* title, const std::v
 // Rows sorted in place (largest total first, then by name); wall_ns is the share-of-wall
 // denominator. Each table shows its max_rows largest rows (0: all) and a line for the rest.
 inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics,
-                                double wall_ns, const char* clock, double clock_hz, size_t max_rows = 0) {
+                                double wall_ns, const char* clock, double clock_hz, size_t max_rows = 0,
+                                long forked_pid = 0) {
   if (rows.size() > 1)
     qsort(rows.data(), rows.size(), sizeof(summary_row*), [](const void* pa, const void* pb) {
       const summary_row& a = **static_cast<summary_row* const*>(pa);
@@ -199,10 +200,12 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       return a.name.compare(b.name);
     });
   std::string text;
-  char rank[32] = "", head[192];
+  char rank[32] = "", who[48] = "", head[256];
   probe_metric_rank_prefix(rank, sizeof rank);  // "[rank N] " under MPI, as a metric line: ranks' tables tell apart
-  snprintf(head, sizeof head, "%sprobe timing summary: wall %s since timing started, clock %s (%.3f GHz)\n", rank,
-           format_duration(wall_ns).c_str(), clock, clock_hz / 1e9);
+  // A forked child prints its own table at its exit, beside its parent's: say whose it is.
+  if (forked_pid) snprintf(who, sizeof who, " (forked child, pid %ld)", forked_pid);
+  snprintf(head, sizeof head, "%sprobe timing summary%s: wall %s since timing started, clock %s (%.3f GHz)\n", rank,
+           who, format_duration(wall_ns).c_str(), clock, clock_hz / 1e9);
   text += head;
 
   // Totals by op type (when ops gave types and some type has several ops) and by name pattern
