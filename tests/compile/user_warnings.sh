@@ -34,3 +34,8 @@ trap 'rm -f "$tu"' EXIT
 echo "== only_probe.cpp with PROBE_IMPLEMENTATION"
 printf '#define PROBE_IMPLEMENTATION\n#include <probe/probe.hpp>\n#include "only_probe.cpp"\n' > "$tu"
 "$cxx" "${flags[@]}" -c "$tu" -o /dev/null
+# The marking TU in the two other modes (quick: no implementation in them).
+echo "== only_probe.cpp with PROBE_DISABLE"
+"$cxx" "${flags[@]}" -DPROBE_DISABLE -c "$root/tests/compile/only_probe.cpp" -o /dev/null
+echo "== only_probe.cpp with PROBE_SEPARATE_IMPLEMENTATION"
+"$cxx" "${flags[@]}" -DPROBE_SEPARATE_IMPLEMENTATION -c "$root/tests/compile/only_probe.cpp" -o /dev/null

@@ -76,7 +76,9 @@ class adopt_op_context {
   adopt_op_context& operator=(const adopt_op_context&) = delete;
 
  private:
+#if !defined(PROBE_DISABLE)
   detail::op_record* r_ = nullptr;
+#endif
 };
 
 PROBE_END_NAMESPACE

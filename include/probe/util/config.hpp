@@ -13,9 +13,18 @@
 #define PROBE_VERSION_STRING "0.1.0"
 
 // Versioned inline namespace: two probe versions linked into one program do not collide.
+// PROBE_DISABLE's empty classes live in a namespace of their own: a program whose files
+// disagree on PROBE_DISABLE links both, instead of one file's constructor running on the
+// other's (smaller) object.
+#if defined(PROBE_DISABLE)
+#define PROBE_BEGIN_NAMESPACE \
+  namespace probe {           \
+  inline namespace v0_disabled {
+#else
 #define PROBE_BEGIN_NAMESPACE \
   namespace probe {           \
   inline namespace v0 {
+#endif
 #define PROBE_END_NAMESPACE \
   }                         \
   }
