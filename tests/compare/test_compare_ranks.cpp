@@ -167,6 +167,77 @@ TEST_CASE("compare ranks: ranks missing on one side, and a run cut short, are na
   CHECK(r.ranks.incomplete[0].find("its last recorded op: use#0 at step 0, seq 2") != std::string::npos);
 }
 
+TEST_CASE("compare ranks: a job cut short names the rank that stopped only when the others were waiting for a peer") {
+  // Rank 2 dies in its kernel at t=50; ranks 0 and 1 are blocked in MPI_Sendrecv (their last
+  // record is its send half), rank 0 since t=40: earlier than rank 2's last record. With rank 3
+  // blocked in a collective (no record of waiting), nothing names the failed rank.
+  for (const bool with_rank3 : {false, true}) {
+    CAPTURE(with_rank3);
+    temp_dir d;
+    for (const bool cut : {true, false}) {
+      const std::string root = d / (cut ? "a" : "b");
+      mkdir(root.c_str(), 0755);
+      const int world = with_rank3 ? 4 : 3;
+      for (int rank = 0; rank < world; ++rank) {
+        fixture_dump f(root + "/rank_000" + std::to_string(rank));
+        f.raw("{\"record\":\"run\",\"rank\":" + std::to_string(rank) + ",\"world\":" + std::to_string(world) +
+              ",\"start_time\":2000.5}");
+        f.out(1, "step", "y", {1, 2}, when(rank == 2 ? 45 : 30));
+        if (rank < 2)
+          f.raw(std::string("{\"record\":\"message\",\"dir\":\"send\",\"call\":\"MPI_Sendrecv\",\"peer\":") +
+                std::to_string(rank + 1) + ",\"tag\":0,\"bytes\":4,\"order\":0,\"hash\":\"aaaaaaaaaaaaaaaa\","
+                "\"wall_time\":" + std::to_string(cut ? 40 + rank : 60) + "}");
+        if (rank == 2 && cut) f.in(2, "kernel", "x", {1, 2}, "step#0/out/y", when(50));
+        if (!cut) {
+          f.finish();
+        } else {
+          f.finish();
+          const std::string path = root + "/rank_000" + std::to_string(rank) + "/manifest.jsonl";
+          FILE* in = std::fopen(path.c_str(), "r");
+          REQUIRE(in);
+          char buf[1 << 14];
+          std::string text(buf, std::fread(buf, 1, sizeof buf, in));
+          std::fclose(in);
+          text.erase(text.rfind("{\"record\":\"end\"}"));
+          FILE* out = std::fopen(path.c_str(), "w");
+          std::fputs(text.c_str(), out);
+          std::fclose(out);
+        }
+      }
+    }
+    const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+    CAPTURE(r.error);
+    REQUIRE(r.error.empty());
+    REQUIRE(r.ranks.incomplete.size() == (with_rank3 ? 4u : 3u));
+    const std::vector<std::string>& cut = r.ranks.incomplete;
+    CHECK(cut[0].find("rank 0 in A is incomplete") == 0);
+    CHECK(cut[0].find("it was waiting in MPI_Sendrecv (its send to rank 1 recorded, its receive not)") != std::string::npos);
+    CHECK(cut[1].find("it was waiting in MPI_Sendrecv (its send to rank 2 recorded") != std::string::npos);
+    CHECK((cut[2].find("rank 2 in A") == 0 &&
+           (cut[2].find("it stopped first: the others were waiting in MPI calls") != std::string::npos) == !with_rank3));
+    for (const std::string& line : cut) CHECK((line.find("stopped first") == std::string::npos || line == cut[2]));
+  }
+}
+
+TEST_CASE("compare ranks: jobs of different sizes are said to differ, not to miss ranks") {
+  temp_dir d;
+  write_job(d / "a", false, true);  // 3 ranks
+  const std::string b = d / "b";
+  mkdir(b.c_str(), 0755);
+  for (int rank = 0; rank < 2; ++rank) {
+    fixture_dump f(b + "/rank_000" + std::to_string(rank));
+    f.raw("{\"record\":\"run\",\"rank\":" + std::to_string(rank) + ",\"world\":2,\"start_time\":2000.5}");
+    f.out(1, "src", "y", {1, 2, 3}, when(10));
+    f.finish();
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", b, pa::compare_settings());
+  CAPTURE(r.error);
+  REQUIRE(r.error.empty());
+  INFO(pa::compare_text(r));
+  REQUIRE(r.ranks.missing.size() == 1);
+  CHECK(r.ranks.missing[0].find("A is a job of 3 ranks and B of 2: rank 2 only in A") == 0);
+}
+
 TEST_CASE("compare ranks: an op that got a differing collective result is followed to the rank that gave differing data") {
   temp_dir d;
   for (const bool bad : {true, false}) {
@@ -199,6 +270,43 @@ TEST_CASE("compare ranks: an op that got a differing collective result is follow
   CHECK(text.find("rank 1: op norm#0 at seq 1 is not a root: what MPI_Allreduce gave it differs, and so does rank 0's "
                   "contribution: received from rank 0 `local#0`'s output (local#0/out/s); from the root local#0 on rank 0.") !=
         std::string::npos);
+}
+
+TEST_CASE("compare ranks: every op a rank's collectives reached is taken out of its roots, not only the first") {
+  // Rank 0's wrong local sum goes into three allreduces; rank 1's three norm ops, whose inputs
+  // match, each get a differing result: three links, and rank 0's op the only root.
+  temp_dir d;
+  for (const bool bad : {true, false}) {
+    const std::string root = d / (bad ? "a" : "b");
+    mkdir(root.c_str(), 0755);
+    fixture_dump r0(root + "/rank_0000");
+    r0.out(1, "local", "s", {bad ? 5.f : 4.f}, when(10));
+    fixture_dump r1(root + "/rank_0001");
+    for (int k = 0; k < 3; ++k) {
+      const std::string order = std::to_string(k), result = std::string(bad ? "1" : "2") + order;
+      r0.raw("{\"record\":\"collective\",\"call\":\"MPI_Allreduce\",\"root\":-1,\"order\":" + order +
+             ",\"bytes\":4,\"hash\":\"" + std::string(bad ? "0a" : "0b") + "\",\"result_hash\":\"" + result +
+             "\",\"producers\":[\"local#0/out/s\"]}");
+      const uint64_t seq = static_cast<uint64_t>(k) + 1;
+      r1.in(seq, "norm", "x", {3}, "", "", 0, static_cast<uint64_t>(k));
+      r1.out(seq, "norm", "y", {bad ? 8.f + static_cast<float>(k) : 7.f}, when(20 + k), 0, static_cast<uint64_t>(k));
+      r1.raw("{\"record\":\"collective\",\"call\":\"MPI_Allreduce\",\"root\":-1,\"order\":" + order +
+             ",\"bytes\":4,\"hash\":\"11\",\"result_hash\":\"" + result + "\",\"seq\":" + std::to_string(seq) +
+             ",\"op\":\"norm#" + order + "\"}");
+    }
+    r0.finish();
+    r1.finish();
+  }
+  const pa::compare_report r = pa::compare_paths(d / "a", d / "b", pa::compare_settings());
+  CAPTURE(r.error);
+  REQUIRE(r.error.empty());
+  INFO(pa::compare_text(r));
+  CHECK(r.ranks.links.size() == 3);
+  CHECK(roots_of(r) == std::vector<std::string>{"rank_0000 local#0"});
+  std::string text = pa::compare_summary_text(r);
+  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
+  CHECK(text.find(" 1 root cause over all ranks.") != std::string::npos);
+  CHECK(pa::compare_json(r).find("\"roots\":[{\"rank\":0,\"op\":\"local#0\"") != std::string::npos);
 }
 
 TEST_CASE("compare ranks: rank folders an earlier, larger job left in the folder are not compared") {

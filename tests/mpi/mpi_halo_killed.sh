@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rank 3 of the MPI example is killed (SIGKILL) before step 3; mpirun then ends the others.
 # Every rank's manifest must stay whole (each line JSON, each file it names complete), and
-# compare must say which rank stopped first, not only that every run is cut short.
+# compare must say which rank stopped first (the others' last records show them waiting for a
+# peer), not only that every run is cut short.
 #   mpi_halo_killed.sh MPIEXEC MPI_HALO PROBE PYTHON WORK_DIR
 set -uo pipefail
 mpiexec=$1 halo=$2 probe=$3 python=$4 work=$5
@@ -43,8 +44,10 @@ crc=$?
 cat report.txt
 [ "$crc" = 1 ] || { echo "FAIL: compare exited $crc, expected 1 (tensors only in B)"; exit 1; }
 report=$(sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' report.txt)
-grep -q -e 'Incomplete: rank 3 in A is incomplete: no end record .*; it stopped first, the others after it' <<<"$report" ||
+grep -q -e 'Incomplete: rank 3 in A is incomplete: no end record .*; it stopped first: the others were waiting in MPI calls' <<<"$report" ||
   { echo "FAIL: compare does not say rank 3 stopped first"; exit 1; }
+grep -q -e 'rank 2 in A is incomplete: .*; it was waiting in MPI_Sendrecv' <<<"$report" ||
+  { echo "FAIL: compare does not say rank 2 was waiting"; exit 1; }
 n=$(grep -c -e 'it stopped first' <<<"$report")
 [ "$n" = 1 ] || { echo "FAIL: $n ranks said to stop first"; exit 1; }
 echo "ok: rank 3's dump is whole and compare names it"

@@ -119,6 +119,15 @@ double op_time(const Run& run, size_t node) {
   return it == run.ranks.a.op_time.end() ? 0 : it->second;
 }
 
+// The call a rank cut short was blocked in: its last record is the send half of a call that
+// returns only once its peer takes part (the receive half is recorded when the call returns).
+inline const dump_message* waiting_in(const rank_side& s) {
+  if (s.messages.empty()) return nullptr;
+  const dump_message& m = s.messages.back();
+  if (!m.send || m.collective || m.wall_time < s.last_time) return nullptr;
+  return m.call == "MPI_Sendrecv" || m.call == "MPI_Ssend" ? &m : nullptr;
+}
+
 // Takes the roots of `drop` out of a graph; the indices that name roots (regrown) follow.
 inline void drop_roots(graph_answers* g, const std::vector<char>& drop) {
   std::vector<size_t> new_index(g->roots.size(), SIZE_MAX);
@@ -246,7 +255,10 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
   for (size_t ri = 0; ri < runs->size(); ++ri) {
     std::vector<char> drop(link_of[ri].size(), 0);
     bool any = false;
-    for (size_t k = 0; k < drop.size(); ++k) any = any || (drop[k] = link_of[ri][k] >= 0);
+    for (size_t k = 0; k < drop.size(); ++k) {
+      drop[k] = link_of[ri][k] >= 0;
+      any = any || drop[k];
+    }
     if (any) drop_roots(&(*runs)[ri].graph, drop);
   }
 
@@ -295,15 +307,19 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
   int world = 0;
   for (const Run& run : *runs) world = std::max({world, run.ranks.a.world, run.ranks.b.world});
   for (int side = 0; side < 2; ++side) {
-    // When one rank dies, the launcher ends the others: the rank whose records stop first is
-    // the one that failed.
-    const rank_side* first = nullptr;
-    size_t cut = 0;
+    // When one rank dies, the launcher ends the others. Which one failed is not in the records'
+    // times alone: a rank blocked in MPI waiting for the failed one recorded nothing since it
+    // began waiting, maybe before the failed rank's last record. A rank whose last record is
+    // the send half of a call that waits for its peer (MPI_Sendrecv, MPI_Ssend) was waiting
+    // there; when all the other ranks cut short were, the remaining one stopped first.
+    const rank_side* running = nullptr;
+    size_t cut = 0, waiting = 0;
     for (const Run& run : *runs) {
       const rank_side& s = side ? run.ranks.b : run.ranks.a;
       if (!s.present || s.has_end) continue;
       ++cut;
-      if (!first || (s.last_time > 0 && s.last_time < first->last_time)) first = &s;
+      if (waiting_in(s)) ++waiting;
+      else running = &s;
     }
     for (const Run& run : *runs) {
       const rank_side& s = side ? run.ranks.b : run.ranks.a;
@@ -312,7 +328,12 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
                          " is incomplete: no end record (killed, or still running); its last recorded op: " +
                          ::probe::detail::printable(s.last_op) + " at step " + std::to_string(s.last_step) + ", seq " +
                          std::to_string(s.last_seq);
-      if (&s == first && cut > 1) line += "; it stopped first, the others after it";
+      if (const dump_message* w = waiting_in(s))
+        line += w->call == "MPI_Ssend" ? "; it was waiting in MPI_Ssend to rank " + std::to_string(w->peer)
+                                       : "; it was waiting in MPI_Sendrecv (its send to rank " + std::to_string(w->peer) +
+                                             " recorded, its receive not)";
+      else if (cut > 1 && waiting + 1 == cut && &s == running)
+        line += "; it stopped first: the others were waiting in MPI calls";
       out.incomplete.push_back(line);
     }
   }
@@ -328,10 +349,28 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
       const int r = rank_of_run(named);
       if (r >= 0 && r < world) has[static_cast<size_t>(r)] = 1;
     }
-    for (int r = 0; r < world; ++r)
+    // A job of fewer ranks lacks nothing past its own world size: the jobs differ.
+    int side_world = 0;
+    for (const Run& run : *runs) side_world = std::max(side_world, (side ? run.ranks.b : run.ranks.a).world);
+    const int own = side_world > 0 ? side_world : world;
+    for (int r = 0; r < own; ++r)
       if (!has[static_cast<size_t>(r)])
-        out.missing.push_back("rank " + std::to_string(r) + " of " + std::to_string(world) + " has no dump in " +
+        out.missing.push_back("rank " + std::to_string(r) + " of " + std::to_string(own) + " has no dump in " +
                               (side ? "B" : "A"));
+  }
+  int world_a = 0, world_b = 0;
+  for (const Run& run : *runs) {
+    world_a = std::max(world_a, run.ranks.a.world);
+    world_b = std::max(world_b, run.ranks.b.world);
+  }
+  if (world_a > 0 && world_b > 0 && world_a != world_b) {
+    const bool a_larger = world_a > world_b;
+    const int lo = std::min(world_a, world_b), hi = std::max(world_a, world_b);
+    out.missing.push_back("A is a job of " + std::to_string(world_a) + " ranks and B of " + std::to_string(world_b) +
+                          ": rank" + (hi - lo == 1 ? " " + std::to_string(lo) : "s " + std::to_string(lo) + " to " +
+                                                                                   std::to_string(hi - 1)) +
+                          " only in " + (a_larger ? "A" : "B") + "; ranks of one number hold different parts of the "
+                          "work, so their tensors compare only where the decomposition is the same");
   }
   return out;
 }
