@@ -5,6 +5,7 @@
 // receive to the send it matched through (peer, tag, order): MPI delivers the messages of one
 // sender and tag in the order they were sent. Only the PMPI wrappers include this.
 #pragma once
+#include <limits.h>
 #include <mpi.h>
 
 #include <map>
@@ -74,7 +75,10 @@ class recorder {
   }
 
   // One point-to-point message sent (send) or received (!send) by this rank.
-  void message(bool send, const char* call, int peer, int tag, const buffer_bytes& b) noexcept {
+  // recv_from (the send half of MPI_Sendrecv): the rank its receive half takes from, -1 for
+  // MPI_PROC_NULL (the call then waits for no one), -2 for MPI_ANY_SOURCE; INT_MIN: not written.
+  void message(bool send, const char* call, int peer, int tag, const buffer_bytes& b,
+               int recv_from = INT_MIN) noexcept {
     try {
       if (!probe::detail::dump_active()) return;
       uint64_t order;
@@ -89,6 +93,9 @@ class recorder {
       line += "\",\"peer\":" + std::to_string(peer) + ",\"tag\":" + std::to_string(tag) +
               ",\"bytes\":" + std::to_string(b.bytes) + ",\"order\":" + std::to_string(order);
       append_hash(line, "hash", b.hash);
+      if (recv_from == -1) line += ",\"recv_from\":null";
+      else if (recv_from == -2) line += ",\"recv_from\":\"any\"";
+      else if (recv_from != INT_MIN) line += ",\"recv_from\":" + std::to_string(recv_from);
       append_op(line);
       if (send && b.lo) append_producers(line, b);
       append_time(line);

@@ -44,10 +44,24 @@ std::unordered_map<MPI_Request, pending_recv>& pending() {
   return *p;
 }
 
-void record_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  if (dest == MPI_PROC_NULL) return;
+void record_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                 int recv_from = INT_MIN) {
+  if (dest == MPI_PROC_NULL) {
+    // MPI_Sendrecv to MPI_PROC_NULL that receives from a rank (the last rank of a chain): its
+    // send half is recorded with peer -1, so that a rank left waiting in it shows as such.
+    if (recv_from == INT_MIN || recv_from == -1) return;
+    probe_mpi::recorder::get().message(true, call, -1, tag, probe_mpi::buffer_bytes(), recv_from);
+    return;
+  }
   probe_mpi::recorder::get().message(true, call, probe_mpi::world_rank(comm, dest), tag,
-                                     probe_mpi::read_buffer(buf, count, type));
+                                     probe_mpi::read_buffer(buf, count, type), recv_from);
+}
+
+// Where the receive half of MPI_Sendrecv takes from, as its send record says (mpi_record.hpp).
+int receive_side(int source, MPI_Comm comm) {
+  if (source == MPI_PROC_NULL) return -1;
+  if (source == MPI_ANY_SOURCE) return -2;
+  return probe_mpi::world_rank(comm, source);
 }
 
 void record_recv(const char* call, const void* buf, MPI_Datatype type, MPI_Comm comm, const MPI_Status& st) {
@@ -149,7 +163,7 @@ static PROBE_MPI_SLOW int on_MPI_Sendrecv(const void* sendbuf, int sendcount, MP
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                          comm, status);
   PROBE_MPI_SITE("MPI_Sendrecv");
-  record_send("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm);
+  record_send("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, receive_side(source, comm));
   MPI_Status own;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
   const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,

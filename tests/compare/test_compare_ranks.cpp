@@ -186,8 +186,14 @@ TEST_CASE("compare ranks: a job cut short names the rank that stopped only when 
         if (rank < 2)
           f.raw(std::string("{\"record\":\"message\",\"dir\":\"send\",\"call\":\"MPI_Sendrecv\",\"peer\":") +
                 std::to_string(rank + 1) + ",\"tag\":0,\"bytes\":4,\"order\":0,\"hash\":\"aaaaaaaaaaaaaaaa\","
-                "\"wall_time\":" + std::to_string(cut ? 40 + rank : 60) + "}");
-        if (rank == 2 && cut) f.in(2, "kernel", "x", {1, 2}, "step#0/out/y", when(50));
+                "\"recv_from\":" + std::to_string(rank + 1) + ",\"wall_time\":" + std::to_string(cut ? 40 + rank : 60) + "}");
+        if (rank == 2 && cut) {
+          f.in(2, "kernel", "x", {1, 2}, "step#0/out/y", when(50));
+          // the last rank's exchange: its receive half takes from MPI_PROC_NULL, so the call
+          // returned without waiting; its send is its last record all the same
+          f.raw("{\"record\":\"message\",\"dir\":\"send\",\"call\":\"MPI_Sendrecv\",\"peer\":1,\"tag\":1,"
+                "\"bytes\":4,\"order\":0,\"hash\":\"bbbbbbbbbbbbbbbb\",\"recv_from\":null,\"wall_time\":55}");
+        }
         if (!cut) {
           f.finish();
         } else {
@@ -211,10 +217,12 @@ TEST_CASE("compare ranks: a job cut short names the rank that stopped only when 
     REQUIRE(r.ranks.incomplete.size() == (with_rank3 ? 4u : 3u));
     const std::vector<std::string>& cut = r.ranks.incomplete;
     CHECK(cut[0].find("rank 0 in A is incomplete") == 0);
-    CHECK(cut[0].find("it was waiting in MPI_Sendrecv (its send to rank 1 recorded, its receive not)") != std::string::npos);
-    CHECK(cut[1].find("it was waiting in MPI_Sendrecv (its send to rank 2 recorded") != std::string::npos);
+    CHECK(cut[0].find("it was waiting in MPI_Sendrecv for rank 1 (its send to rank 1 recorded, its receive not)") !=
+          std::string::npos);
+    CHECK(cut[1].find("it was waiting in MPI_Sendrecv for rank 2") != std::string::npos);
+    CHECK(cut[2].find("it was waiting") == std::string::npos);
     CHECK((cut[2].find("rank 2 in A") == 0 &&
-           (cut[2].find("it stopped first: the others were waiting in MPI calls") != std::string::npos) == !with_rank3));
+           (cut[2].find("it stopped first: rank 1 was waiting for it in MPI") != std::string::npos) == !with_rank3));
     for (const std::string& line : cut) CHECK((line.find("stopped first") == std::string::npos || line == cut[2]));
   }
 }

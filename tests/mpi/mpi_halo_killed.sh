@@ -44,10 +44,10 @@ crc=$?
 cat report.txt
 [ "$crc" = 1 ] || { echo "FAIL: compare exited $crc, expected 1 (tensors only in B)"; exit 1; }
 report=$(sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' report.txt)
-grep -q -e 'Incomplete: rank 3 in A is incomplete: no end record .*; it stopped first: the others were waiting in MPI calls' <<<"$report" ||
+grep -q -e 'Incomplete: rank 3 in A is incomplete: no end record .*; it stopped first: rank 2 was waiting for it in MPI' <<<"$report" ||
   { echo "FAIL: compare does not say rank 3 stopped first"; exit 1; }
-grep -q -e 'rank 2 in A is incomplete: .*; it was waiting in MPI_Sendrecv' <<<"$report" ||
-  { echo "FAIL: compare does not say rank 2 was waiting"; exit 1; }
+grep -q -e 'rank 2 in A is incomplete: .*; it was waiting in MPI_Sendrecv for rank 3' <<<"$report" ||
+  { echo "FAIL: compare does not say rank 2 was waiting for rank 3"; exit 1; }
 n=$(grep -c -e 'it stopped first' <<<"$report")
 [ "$n" = 1 ] || { echo "FAIL: $n ranks said to stop first"; exit 1; }
 echo "ok: rank 3's dump is whole and compare names it"

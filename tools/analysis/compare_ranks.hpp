@@ -119,13 +119,28 @@ double op_time(const Run& run, size_t node) {
   return it == run.ranks.a.op_time.end() ? 0 : it->second;
 }
 
-// The call a rank cut short was blocked in: its last record is the send half of a call that
-// returns only once its peer takes part (the receive half is recorded when the call returns).
-inline const dump_message* waiting_in(const rank_side& s) {
-  if (s.messages.empty()) return nullptr;
+// Why a rank cut short was, by its records, blocked in MPI ("" when they do not say): its last
+// record is the send half of a call that returns only once its peer takes part (the receive
+// half is recorded when the call returns).
+inline std::string waiting_in(const rank_side& s) {
+  if (!s.messages.empty()) {
+    const dump_message& m = s.messages.back();
+    if (m.send && !m.collective && m.wall_time >= s.last_time && !(m.call == "MPI_Sendrecv" && m.recv_from == -1)) {
+      if (m.call == "MPI_Ssend") return "it was waiting in MPI_Ssend to rank " + std::to_string(m.peer);
+      if (m.call == "MPI_Sendrecv")
+        return "it was waiting in MPI_Sendrecv" + (m.recv_from >= 0 ? " for rank " + std::to_string(m.recv_from) : "") +
+               " (its send" + (m.peer >= 0 ? " to rank " + std::to_string(m.peer) : " half, to MPI_PROC_NULL,") +
+               " recorded, its receive not)";
+    }
+  }
+  return "";
+}
+
+// The rank a waiting rank waited for (its MPI_Sendrecv's receive side), or -1.
+inline int waited_for(const rank_side& s) {
+  if (waiting_in(s).empty()) return -1;
   const dump_message& m = s.messages.back();
-  if (!m.send || m.collective || m.wall_time < s.last_time) return nullptr;
-  return m.call == "MPI_Sendrecv" || m.call == "MPI_Ssend" ? &m : nullptr;
+  return m.call == "MPI_Sendrecv" ? m.recv_from : m.peer;
 }
 
 // Takes the roots of `drop` out of a graph; the indices that name roots (regrown) follow.
@@ -311,29 +326,47 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
     // times alone: a rank blocked in MPI waiting for the failed one recorded nothing since it
     // began waiting, maybe before the failed rank's last record. A rank whose last record is
     // the send half of a call that waits for its peer (MPI_Sendrecv, MPI_Ssend) was waiting
-    // there; when all the other ranks cut short were, the remaining one stopped first.
-    const rank_side* running = nullptr;
-    size_t cut = 0, waiting = 0;
+    // there, for the rank its receive takes from; the rank such waits lead to, itself waiting
+    // for no one, stopped first.
+    std::map<int, const rank_side*> cut_ranks;
     for (const Run& run : *runs) {
       const rank_side& s = side ? run.ranks.b : run.ranks.a;
-      if (!s.present || s.has_end) continue;
-      ++cut;
-      if (waiting_in(s)) ++waiting;
-      else running = &s;
+      if (s.present && !s.has_end) cut_ranks[s.rank] = &s;
     }
-    for (const Run& run : *runs) {
-      const rank_side& s = side ? run.ranks.b : run.ranks.a;
-      if (!s.present || s.has_end) continue;
+    int first = -1, waiter = -1;
+    bool agreed = true;
+    for (const auto& c : cut_ranks) {
+      int at = c.first, steps = 0, last_waiter = -1;
+      while (steps++ <= static_cast<int>(cut_ranks.size())) {
+        auto it = cut_ranks.find(at);
+        if (it == cut_ranks.end()) break;
+        const int next = waited_for(*it->second);
+        if (next < 0) break;
+        last_waiter = at;
+        at = next;
+      }
+      auto end = cut_ranks.find(at);
+      if (last_waiter < 0 || end == cut_ranks.end() || waited_for(*end->second) >= 0) continue;  // no chain, or a cycle
+      if (first >= 0 && first != at) agreed = false;
+      first = at;
+      waiter = last_waiter;
+    }
+    // Only when every other rank cut short is shown waiting: one blocked where nothing is
+    // recorded (a collective) may be what the others wait for.
+    size_t waiting = 0;
+    for (const auto& c : cut_ranks) waiting += !waiting_in(*c.second).empty();
+    if (!agreed || waiting + 1 != cut_ranks.size()) first = -1;
+    for (const auto& c : cut_ranks) {
+      const rank_side& s = *c.second;
       std::string line = "rank " + std::to_string(s.rank) + " in " + (side ? "B" : "A") +
                          " is incomplete: no end record (killed, or still running); its last recorded op: " +
                          ::probe::detail::printable(s.last_op) + " at step " + std::to_string(s.last_step) + ", seq " +
                          std::to_string(s.last_seq);
-      if (const dump_message* w = waiting_in(s))
-        line += w->call == "MPI_Ssend" ? "; it was waiting in MPI_Ssend to rank " + std::to_string(w->peer)
-                                       : "; it was waiting in MPI_Sendrecv (its send to rank " + std::to_string(w->peer) +
-                                             " recorded, its receive not)";
-      else if (cut > 1 && waiting + 1 == cut && &s == running)
-        line += "; it stopped first: the others were waiting in MPI calls";
+      const std::string waited = waiting_in(s);
+      if (!waited.empty())
+        line += "; " + waited;
+      else if (s.rank == first)
+        line += "; it stopped first: rank " + std::to_string(waiter) + " was waiting for it in MPI";
       out.incomplete.push_back(line);
     }
   }

@@ -24,6 +24,7 @@ struct dump_message {
   uint64_t seq = 0;        // the op in flight (0: none)
   std::string op;          // its "op#occurrence"
   std::vector<std::string> producers;  // sends: the op outputs that last wrote the buffer
+  int recv_from = -3;      // MPI_Sendrecv's send: its receive's source (-1 none, -2 any, -3 not recorded)
   double wall_time = 0;
 };
 
@@ -52,6 +53,10 @@ inline bool read_message(const json::value& v, bool collective, dump_message* m)
   m->send = dir == "send";
   m->peer = static_cast<int>(peer.as_int());
   m->tag = static_cast<int>(v.get_int("tag"));
+  if (const json::value* from = v.find("recv_from"))
+    m->recv_from = from->is_integer() && from->as_int() >= 0 && from->as_int() < (1 << 30) ? static_cast<int>(from->as_int())
+                   : from->is_string() ? -2
+                                       : -1;
   return true;
 }
 

@@ -25,7 +25,7 @@ struct rank_side {
   std::string last_op;  // the op of the last tensor record (where a killed run stopped)
   int64_t last_step = 0;
   uint64_t last_seq = 0;
-  double last_time = 0;  // the latest wall time of its records: the rank killed first stopped earliest
+  double last_time = 0;  // the latest wall time of its records
 };
 
 struct rank_run {
