@@ -174,6 +174,10 @@ TEST_CASE("bisect hint: commits and dates in labels") {
   CHECK(pa::detail::commit_in_label("Deadbeef1") == "");         // upper case: a word
   CHECK(pa::bisect_command("day-5", "day-4") == "");
   CHECK(pa::bisect_command("2024-01-09", "2024-01-10") == "");   // out of order
+  // a short hash without letters, beside a hash of its length
+  CHECK(pa::bisect_command("21-30707315.log", "20-9f3c2a1e.log") == "git bisect start 30707315 9f3c2a1e");
+  CHECK(pa::bisect_command("20-9f3c2a1e.log", "19-30707315.log") == "git bisect start 9f3c2a1e 30707315");
+  CHECK(pa::bisect_command("run-30707315", "run-4") == "");       // no hash on either side
 }
 
 TEST_CASE("outliers: reported with their runs, left out of their level, in text and JSON") {

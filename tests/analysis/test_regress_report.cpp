@@ -182,6 +182,29 @@ TEST_CASE("direction: from the metric's name") {
   CHECK(higher("whatever"));
   CHECK(pa::choose_direction("whatever", 0).reason.find("default") != std::string::npos);
   CHECK_FALSE(pa::choose_direction("MLUPS", -1).higher_is_better);
+  // "X per Y": per a unit of time a rate; per anything else X decides
+  CHECK(higher("tokens per second"));
+  CHECK(higher("bytes_per_s"));
+  CHECK(higher("cells per step"));
+  CHECK_FALSE(higher("time_per_step"));
+  CHECK_FALSE(higher("ms_per_iter"));
+  CHECK_FALSE(higher("sec_per_iter"));
+  CHECK_FALSE(higher("latency_per_token"));
+  CHECK_FALSE(higher("loss_per_batch"));
+  CHECK_FALSE(higher("Elapsed time per step"));
+  // a rate of something bad
+  CHECK_FALSE(higher("error rate"));
+  CHECK_FALSE(higher("cache_miss_rate"));
+  CHECK(higher("sample rate"));
+}
+
+TEST_CASE("direction: a --pattern's escapes and operators are not words of its name") {
+  CHECK(pa::pattern_words("^parallel efficiency: (\\S+)").find('S') == std::string::npos);
+  CHECK(pa::choose_direction(pa::pattern_words("^parallel efficiency: (\\S+)"), 0).higher_is_better);
+  CHECK(pa::choose_direction(pa::pattern_words("efficiency: ([0-9.eE+-]+) s?"), 0).reason.find("'s'") != std::string::npos);
+  CHECK_FALSE(pa::choose_direction(pa::pattern_words("^step time: (\\d+\\.\\d*) ms"), 0).higher_is_better);
+  CHECK(pa::choose_direction(pa::pattern_words("^MLUPS: (\\S+)"), 0).higher_is_better);
+  CHECK(pa::pattern_words("a[\\]s]{2,3}b") == "a b");
 }
 
 TEST_CASE("json: escaping and numbers") {

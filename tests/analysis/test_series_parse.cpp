@@ -297,6 +297,37 @@ TEST_CASE("input: mtime and given order") {
   CHECK(labels({dir.path()}) == "cab");
 }
 
+TEST_CASE("input: labels that are commit hashes keep a table's rows and files' times, with a note") {
+  temp_dir dir;
+  // history order: 9f3c2a1 (oldest), 1b7e0d4, e0a9c55, 30707315 (a hash of digits only)
+  write_file(dir / "nightly.csv", "commit,MLUPS\n9f3c2a1,1\n1b7e0d4,2\ne0a9c55,3\n3070731,4\n");
+  pa::series_input_options opt;
+  opt.metric.set_name("MLUPS");
+  pa::series_load s = pa::load_series({dir / "nightly.csv"}, opt);
+  REQUIRE(s.error.empty());
+  std::string order;
+  for (const auto& r : s.runs) order += r.label + " ";
+  CHECK(order == "9f3c2a1 1b7e0d4 e0a9c55 3070731 ");
+  REQUIRE(s.notes.size() == 1);
+  CHECK(s.notes[0].find("commit hashes, which have no order") != std::string::npos);
+
+  write_file(dir / "run-c2d9e1f.log", "MLUPS: 1\n");
+  write_file(dir / "run-a51b7c0.log", "MLUPS: 2\n");
+  write_file(dir / "run-0e4f6d2.log", "MLUPS: 3\n");
+  set_mtime(dir / "run-c2d9e1f.log", 1000);
+  set_mtime(dir / "run-a51b7c0.log", 2000);
+  set_mtime(dir / "run-0e4f6d2.log", 3000);
+  order.clear();
+  for (const auto& r : pa::load_series({dir / "run-a51b7c0.log", dir / "run-0e4f6d2.log", dir / "run-c2d9e1f.log"}, opt).runs)
+    order += r.label + " ";
+  CHECK(order == "run-c2d9e1f.log run-a51b7c0.log run-0e4f6d2.log ");
+  // a few hashes among numbered runs do not change the natural order
+  write_file(dir / "few.csv", "run,MLUPS\nrun-10,1\nrun-9,2\nrun-deadbe1,3\n");
+  s = pa::load_series({dir / "few.csv"}, opt);
+  CHECK(s.runs[0].label == "run-9");
+  CHECK(s.notes.empty());
+}
+
 TEST_CASE("input: bad input is an error with one clear message") {
   temp_dir dir;
   write_file(dir / "r1", "MLUPS: 1\n");

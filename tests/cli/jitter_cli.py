@@ -62,6 +62,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check(build.get("program") == os.path.realpath(ENGINE) and build.get("program_bytes") == os.path.getsize(ENGINE),
               f"the run record names the program file: {build}")
 
+    # A program that writes no dump (marks nothing): said so, exit 2.
+    code, out, err = jitter("--runs", "2", "--", "/bin/true", tmp=tmp)
+    check(code == 2 and "wrote no probe dump" in err and "no such file" not in err,
+          f"a program without marks: exit {code}, {err!r}")
+
     # Two dumps of one build: compare calls the op that differs non-deterministic, not a root.
     env = dict(os.environ)
     said = ""

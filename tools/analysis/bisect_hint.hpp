@@ -1,6 +1,7 @@
 // The `git bisect start <bad> <good>` command for a change between two runs, when their labels
 // say which revisions they measured: a commit hash in each label (7 to 40 hex digits with at
-// least one letter, so that a date or a build number is not taken for one), else a date in
+// least one letter and one digit, so that a date or a build number is not taken for one; the
+// other label may hold a hash of the same length without either), else a date in
 // each (YYYY-MM-DD or YYYYMMDD). For dates, the revisions are the last commit before the
 // bad day ended and the last commit before the good day began: the range may hold a few
 // commits more than the builds did, never fewer. Standalone header: plain `inline`.
@@ -39,6 +40,25 @@ inline std::string commit_in_label(const std::string& label) {
   return "";
 }
 
+// The first token of `label` made of `n` lower-case hex digits (digits only, or letters
+// only), or "": the other side of a change whose label holds a hash of that length.
+inline std::string hex_token_of_length(const std::string& label, size_t n) {
+  for (size_t i = 0; i < label.size();) {
+    if (!is_alnum(label[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < label.size() && is_alnum(label[j])) ++j;
+    bool hex = j - i == n;
+    for (size_t k = i; hex && k < j; ++k)
+      hex = std::isxdigit(static_cast<unsigned char>(label[k])) && !std::isupper(static_cast<unsigned char>(label[k]));
+    if (hex) return label.substr(i, n);
+    i = j;
+  }
+  return "";
+}
+
 // The first date in `label` as YYYY-MM-DD, or "": YYYY-MM-DD or YYYYMMDD with a plausible
 // year, month and day, not part of a longer number.
 inline std::string date_in_label(const std::string& label) {
@@ -65,7 +85,11 @@ inline std::string date_in_label(const std::string& label) {
 
 // The command, or "" when the labels do not say which revisions they are.
 inline std::string bisect_command(const std::string& bad_label, const std::string& good_label) {
-  const std::string bad = detail::commit_in_label(bad_label), good = detail::commit_in_label(good_label);
+  std::string bad = detail::commit_in_label(bad_label), good = detail::commit_in_label(good_label);
+  // A short hash may hold no letter (about 2% of 8-digit ones): beside a hash of its length
+  // on the other side, a token of as many hex digits is one too.
+  if (!bad.empty() && good.empty()) good = detail::hex_token_of_length(good_label, bad.size());
+  if (bad.empty() && !good.empty()) bad = detail::hex_token_of_length(bad_label, good.size());
   if (!bad.empty() && !good.empty() && bad != good) return "git bisect start " + bad + " " + good;
   const std::string bad_day = detail::date_in_label(bad_label), good_day = detail::date_in_label(good_label);
   if (bad_day.empty() || good_day.empty() || bad_day < good_day) return "";

@@ -25,6 +25,7 @@ namespace analysis {
 struct regress_settings {
   changepoint_options changepoints;
   std::string metric;             // shown in reports, and used to guess the direction
+  std::string direction_name;     // when set, the direction is guessed from it instead (a --pattern's words)
   int direction = 0;              // +1 higher is better, -1 lower is better, 0 guess from the name
   size_t max_transient_runs = 5;  // a change back within this many runs (with a value) is a transient
 };
@@ -178,7 +179,8 @@ inline double in_sigmas(double shift, double noise) {
 inline regress_report analyze_regressions(std::vector<run_record> runs, const regress_settings& settings) {
   regress_report r;
   r.metric = settings.metric;
-  r.direction = choose_direction(settings.metric, settings.direction);
+  r.direction = choose_direction(settings.direction_name.empty() ? settings.metric : settings.direction_name,
+                                 settings.direction);
   r.options = settings.changepoints;
   r.max_transient_runs = settings.max_transient_runs;
   r.runs = std::move(runs);

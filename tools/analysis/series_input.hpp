@@ -18,6 +18,7 @@
 #include <probe/util/config.hpp>
 #include <probe/util/regex.hpp>
 #include <probe/util/text.hpp>
+#include "bisect_hint.hpp"
 #include "series_parse.hpp"
 #include "series_tables.hpp"
 
@@ -241,12 +242,26 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
         return a.mtime != b.mtime ? a.mtime < b.mtime : a.given < b.given;
       });
       break;
-    case run_order::natural:
+    case run_order::natural: {
+      // Commit hashes have no order: sorted by them, a series is shuffled. Labels that are
+      // hashes keep the order of their files' times, then the order given (a table's rows).
+      size_t hashes = 0;
+      for (const run_record& r : out.runs) hashes += !detail::commit_in_label(r.label).empty();
+      if (out.runs.size() > 1 && 2 * hashes > out.runs.size()) {
+        std::stable_sort(out.runs.begin(), out.runs.end(), [](const run_record& a, const run_record& b) {
+          return a.mtime != b.mtime ? a.mtime < b.mtime : a.given < b.given;
+        });
+        out.notes.push_back("the labels are commit hashes, which have no order: the runs are in the order of their "
+                            "files' times, then as given (a table's rows as written); --order given or a number or "
+                            "date in each label chooses another");
+        break;
+      }
       std::stable_sort(out.runs.begin(), out.runs.end(), [](const run_record& a, const run_record& b) {
         const int c = natural_compare(a.label, b.label);
         return c != 0 ? c < 0 : a.given < b.given;
       });
       break;
+    }
   }
   return out;
 }

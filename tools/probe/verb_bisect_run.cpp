@@ -134,6 +134,7 @@ int run_bisect_run(int argc, char** argv) {
   const bool ignore_status = args.given("--ignore-exit-status");
   if (const char* direction = args.only_one_of({"--higher-is-better", "--lower-is-better"}, &error))
     s.direction = strcmp(direction, "--higher-is-better") == 0 ? 1 : -1;
+  if (error.empty()) args.only_one_of({"--metric", "--pattern"}, &error);
   args.get("--metric", &metric);
   args.get("--pattern", &pattern);
   args.get("--build", &build);
@@ -150,7 +151,7 @@ int run_bisect_run(int argc, char** argv) {
   if (error.empty() && cmd.empty())
     error = "no command: give it after --, as in probe bisect-run [options] -- ./bench";
   s.repeat = crash && !repeat_given ? 1 : repeat;
-  s.metric_name = metric;
+  s.metric_name = !metric.empty() ? metric : pa::pattern_words(pattern);
 
   pa::metric_matcher matcher(metric);
   pa::bisect_boundary boundary;

@@ -111,6 +111,9 @@ int run_jitter(int argc, char** argv) {
       const size_t tail = o.output.size() > 2000 ? o.output.size() - 2000 : 0;
       fputs(o.output.c_str() + tail, stderr);
       code = bad_input("run " + std::to_string(k + 1) + " of " + args.command()[0] + " " + how);
+    } else if (struct stat st; ::stat(dir.c_str(), &st) != 0) {
+      code = bad_input(args.command()[0] + " wrote no probe dump: it marks no op, or does not read PROBE_FLAGS "
+                       "(probe reads them at the first mark, or at probe::init)");
     }
   }
   if (old) setenv("PROBE_FLAGS", old, 1); else unsetenv("PROBE_FLAGS");

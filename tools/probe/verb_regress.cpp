@@ -99,6 +99,8 @@ int run_regress(int argc, char** argv) {
   if (const char* direction = args.only_one_of({"--higher-is-better", "--lower-is-better"}, &error))
     settings.direction = strcmp(direction, "--higher-is-better") == 0 ? 1 : -1;
   if (!error.empty()) return usage_error(regress_command, error);
+  args.only_one_of({"--metric", "--pattern"}, &error);
+  if (!error.empty()) return usage_error(regress_command, error);
   args.get("--metric", &metric);
   args.get("--pattern", &pattern);
   args.get("--label-re", &input.label_re);
@@ -129,6 +131,7 @@ int run_regress(int argc, char** argv) {
   input.metric.set_name(metric);
   if (!pattern.empty() && !input.metric.set_pattern(pattern, &error)) return bad_input(error);
   settings.metric = !metric.empty() ? metric : pattern;
+  settings.direction_name = !metric.empty() ? metric : pa::pattern_words(pattern);
 
   pa::series_load loaded = pa::load_series(inputs, input);
   // The notes first: they may say why nothing was left (every input skipped by --label-re).
