@@ -263,6 +263,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check(code == 2 and "--max-pvalue" in err, "option out of range")
     code, _, err = regress(runs, "--metric", "MLUPS", "--bogus")
     check(code == 2 and "unknown option" in err, "unknown option")
+    code, _, err = regress(runs, "--metric", "time_ms", "--pattern", r"MLUPS: (\S+)")
+    check(code == 2 and "--metric and --pattern contradict each other" in err, f"--metric with --pattern: {err}")
+    p = subprocess.run([PROBE, "bisect-run", "--metric", "x", "--pattern", "x: (.*)", "--good-value", "1",
+                        "--bad-value", "2", "--", "true"], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 128 and "contradict" in p.stderr, f"bisect-run --metric with --pattern: {p.stderr}")
     # (under a memory limit: were devices read, /dev/zero would take the machine's memory).
     # AddressSanitizer reserves terabytes of address space, so a sanitized build runs without
     # the limit, and skips the out-of-memory check that needs it.
