@@ -258,3 +258,33 @@ TEST_CASE("replay rows: the JSON a child process hands back reads back the same"
   CHECK(back.outputs[0].worst_at == "[1]");
   CHECK_FALSE(probe::detail::replay_row_from_json("{\"key\":", &back));
 }
+
+TEST_CASE("replay table: rows from an MPI job's rank folders name their rank") {
+  probe::detail::replay_report rep;
+  for (int rank = 0; rank < 3; ++rank) {
+    probe::detail::replay_row r;
+    r.dir = "/tmp/job/rank_000" + std::to_string(rank) + "/snapshots/op_000013.stencil";
+    r.key = "stencil#2";
+    r.type = "Heat";
+    r.status = "complete";
+    probe::detail::replay_output_row o;
+    o.slot = "v";
+    o.shape = "float64[8]";
+    o.result = rank == 2 ? "MISMATCH" : "ok";
+    r.outcome = rank == 2 ? probe::detail::replay_outcome::mismatch : probe::detail::replay_outcome::ok;
+    r.outputs.push_back(o);
+    rep.rows.push_back(r);
+  }
+  probe::detail::replay_row flat;
+  flat.dir = "/tmp/rank_run/snapshots/op_000001.a";  // a folder that only starts like a rank's
+  flat.key = "a#0";
+  flat.type = "A";
+  flat.status = "complete";
+  rep.rows.push_back(flat);
+  const std::string text = probe::detail::replay_text(rep);
+  INFO(text);
+  CHECK(text.find("rank 0 stencil#2  Heat") != std::string::npos);
+  CHECK(text.find("rank 2 stencil#2  Heat") != std::string::npos);
+  CHECK(text.find("1 of 4 ops mismatch their recorded outputs: rank 2 stencil#2 (Heat).") != std::string::npos);
+  CHECK(text.find("\na#0 ") != std::string::npos);
+}

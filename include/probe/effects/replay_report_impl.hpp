@@ -152,11 +152,27 @@ inline std::string detail_of(const replay_output_row& o) {
   return "not compared (the snapshot recorded no such output)";
 }
 
+// The op as a row names it: its key, after the rank whose folder holds its snapshot when it
+// comes from one rank of an MPI job's dump (each rank's ops have the same keys).
+inline std::string shown_key(const replay_row& row) {
+  long rank = -1;
+  for (size_t start = 0; start <= row.dir.size();) {
+    size_t end = row.dir.find('/', start);
+    if (end == std::string::npos) end = row.dir.size();
+    const std::string part = row.dir.substr(start, end - start);
+    if (part.size() > 5 && part.compare(0, 5, "rank_") == 0 &&
+        part.find_first_not_of("0123456789", 5) == std::string::npos && part.size() < 15)
+      rank = std::strtol(part.c_str() + 5, nullptr, 10);
+    start = end + 1;
+  }
+  return rank < 0 ? printable(row.key) : "rank " + std::to_string(rank) + " " + printable(row.key);
+}
+
 inline std::string names(const std::vector<const replay_row*>& rows) {
   std::string s;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (i == 8) return s + " and " + num(static_cast<long long>(rows.size() - 8)) + " more";
-    s += (i ? ", " : "") + printable(rows[i]->key) + " (" + printable(rows[i]->type) + ")";
+    s += (i ? ", " : "") + shown_key(*rows[i]) + " (" + printable(rows[i]->type) + ")";
   }
   return s;
 }
@@ -167,7 +183,7 @@ PROBE_API replay_columns replay_columns_for(const std::vector<replay_row>& rows,
   replay_columns c;
   c.fake_data = fake_data;
   for (const replay_row& row : rows) {
-    const size_t k = text_columns(printable(row.key)), t = text_columns(printable(row.type));
+    const size_t k = text_columns(replay_table::shown_key(row)), t = text_columns(printable(row.type));
     c.key = k > c.key ? k : c.key;
     c.type = t > c.type ? t : c.type;
   }
@@ -184,7 +200,7 @@ PROBE_API std::string replay_table_head(const replay_columns& c) {
 
 PROBE_API std::string replay_row_head(const replay_row& row, const replay_columns& c) {
   using replay_table::pad;
-  return pad(printable(row.key), c.key) + "  " + pad(printable(row.type), c.type) + "  " + pad(row.status, 9) + "  ";
+  return pad(replay_table::shown_key(row), c.key) + "  " + pad(printable(row.type), c.type) + "  " + pad(row.status, 9) + "  ";
 }
 
 PROBE_API std::string replay_row_rest(const replay_row& row, const replay_columns& c) {
@@ -213,7 +229,7 @@ PROBE_API std::string replay_table_end(const replay_report& r) {
   }
   for (const replay_row& row : r.rows)
     if (row.outcome != replay_outcome::error && row.status != "complete")
-      out += "note: " + printable(row.key) + " was recorded with status " + row.status + " (the op " +
+      out += "note: " + replay_table::shown_key(row) + " was recorded with status " + row.status + " (the op " +
              (row.status == "running" ? "never ended" : "threw") + "); its replay ran to the end\n";
   for (const replay_row& row : r.rows) {
     if (row.times_ns.empty()) continue;
@@ -221,7 +237,7 @@ PROBE_API std::string replay_table_end(const replay_report& r) {
     qsort(t.data(), t.size(), sizeof(int64_t), replay_table::compare_times);
     const size_t rank = (t.size() * 95 + 99) / 100 - 1;  // nearest rank
     const size_t p95 = rank < t.size() - 1 ? rank : t.size() - 1;
-    out += "timing " + printable(row.key) + " (" + printable(row.type) + "): " + num(static_cast<long long>(t.size())) +
+    out += "timing " + replay_table::shown_key(row) + " (" + printable(row.type) + "): " + num(static_cast<long long>(t.size())) +
            " runs of the kernel alone: min " + duration_text(t.front()) + ", median " + duration_text(t[t.size() / 2]) +
            ", p95 " + duration_text(t[p95]) + "\n";
   }
