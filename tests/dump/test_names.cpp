@@ -88,7 +88,7 @@ TEST_CASE("run dir: a directory owned by another live process gets a private fol
   CHECK(mine.path != d.path());
   CHECK(mine.path.rfind(d.path() + "/", 0) == 0);
   CHECK(mine.path.find("_" + std::to_string(getpid())) != std::string::npos);
-  CHECK(mine.note.find("another process's live dump") != std::string::npos);
+  CHECK(mine.note.find("holds another live dump (of another process") != std::string::npos);
   close(mine.lock_fd);
   CHECK(write(done[1], "x", 1) == 1);
   int status = 0;

@@ -97,7 +97,8 @@ PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* w
     int mine_fd = -1;
     e = open_made_dir(fd, dir, sanitize_name(host, 64) + "_" + std::to_string(getpid()), &mine, &mine_fd, where);
     if (!e) e = lock_dir(mine_fd, &lock);
-    if (e == 0 && !own) out->note = dir + " holds another process's live dump; this process writes to " + mine;
+    if (e == 0 && !own) out->note = dir + " holds another live dump (of another process, or of a second copy of probe in this one: "
+                                     "a library that links its own); this one writes to " + mine;
     ::close(fd);
     fd = mine_fd;
     dir = mine;
