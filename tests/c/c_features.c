@@ -56,7 +56,7 @@ static int views(void) {
 }
 
 static int print(void) {
-  double u[3] = {1, 2, 3};
+  double u[4] = {1, 2, 3, 4};
   const int64_t shape[1] = {3};
   probe_print("step %d loss %.3f", 3, 0.125);
   probe_print("u = %s, twice %s", probe_tensor_text(probe_tensor_of(u, PROBE_FLOAT64, 1, shape)),
