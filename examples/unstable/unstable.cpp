@@ -58,9 +58,10 @@ int main(int argc, char** argv) {
     probe::set_step(step);
     diffuse(u, v, ratio, step);
     u.swap(v);
-    // Off the caller's thread: the callback receives a copy of u as it is now.
+    // Off the caller's thread: the callback receives a copy of u as it is now. Ordered, as
+    // the workers' prints are: it runs after this step's lines.
     if (step % 100 == 0)
-      probe::callback([](int s, probe::tensor_view t) {
+      probe::callback(probe::ordered, [](int s, probe::tensor_view t) {
         const probe::health h = probe::compute_health(t);
         std::fprintf(stderr, "callback: step %d, |u| up to %.3e\n", s, std::fmax(std::fabs(h.min), std::fabs(h.max)));
       }, step, probe::view(u));
