@@ -295,9 +295,18 @@ inline void set_log_sink(log_sink, void* = nullptr) noexcept {}
 #define PROBE_VERSION_STRING "0.1.0"
 
 // Versioned inline namespace: two probe versions linked into one program do not collide.
+// PROBE_DISABLE's empty classes live in a namespace of their own: a program whose files
+// disagree on PROBE_DISABLE links both, instead of one file's constructor running on the
+// other's (smaller) object.
+#if defined(PROBE_DISABLE)
+#define PROBE_BEGIN_NAMESPACE \
+  namespace probe {           \
+  inline namespace v0_disabled {
+#else
 #define PROBE_BEGIN_NAMESPACE \
   namespace probe {           \
   inline namespace v0 {
+#endif
 #define PROBE_END_NAMESPACE \
   }                         \
   }
@@ -1510,7 +1519,9 @@ class adopt_op_context {
   adopt_op_context& operator=(const adopt_op_context&) = delete;
 
  private:
+#if !defined(PROBE_DISABLE)
   detail::op_record* r_ = nullptr;
+#endif
 };
 
 PROBE_END_NAMESPACE
@@ -6982,15 +6993,29 @@ PROBE_API void parse_file(flag_state& st, const std::string& path, int depth, pa
   st.reading.pop_back();
 }
 
+// The integer and size flags whose default (0) means "no limit": a value that cannot be read
+// must not leave them at that default. String filters (steps, op regex) say so where they
+// are compiled.
+inline bool narrows_dump(int index) {
+  static const int narrowing[] = {find_flag("dump_every"), find_flag("dump_max_bytes"), find_flag("dump_max_ops"),
+                                  find_flag("dump_ir_min_ops")};
+  for (int n : narrowing)
+    if (n == index) return true;
+  return false;
+}
+
 PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks, int depth,
                              parse_result& r) {
   // Under --probe_strict_flags (anywhere in these tokens) a bad value stops the program: its
   // message says so rather than "keeping the default".
   bool strict = st.opts.strict_flags;
-  for (const std::string& t : toks)
-    if (t == "--probe_strict_flags" || t == "--probe_strict_flags=true" || t == "--probe_strict_flags=1" ||
-        t == "--probe_strict_flags=on")
+  for (const std::string& t : toks) {
+    static const std::string k_strict = "--probe_strict_flags";
+    if (t.compare(0, k_strict.size(), k_strict) != 0) continue;
+    bool on = false;
+    if (t.size() == k_strict.size() || (t[k_strict.size()] == '=' && parse_bool(t.substr(k_strict.size() + 1), &on) && on))
       strict = true;
+  }
   for (size_t i = 0; i < toks.size(); ++i) {
     const std::string& t = toks[i];
     if (t.empty()) continue;
@@ -7039,18 +7064,10 @@ PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks
       }
     }
     std::string err;
-    // Filters and budgets narrow the dump: one that cannot be read (or a negative count or
-    // step) selects nothing rather than falling back to "everything".
-    const bool narrows = !strcmp(f.name, "dump_every") || !strcmp(f.name, "dump_max_bytes") ||
-                         !strcmp(f.name, "dump_max_ops") || !strcmp(f.name, "dump_ir_min_ops");
-    bool ok = set_flag(st.opts, idx, value, &err);
-    if (ok && ((!strcmp(f.name, "dump_every") && st.opts.dump_every < 0) ||
-               (!strcmp(f.name, "dump_max_ops") && st.opts.dump_max_ops < 0))) {
-      ok = false;
-      err = "not a count (0 or more)";
-    }
-    if (!ok) {
-      if (narrows) {
+    if (!set_flag(st.opts, idx, value, &err)) {
+      // Filters and budgets narrow the dump: one that cannot be read (or a negative count)
+      // selects nothing rather than falling back to "everything".
+      if (narrows_dump(idx)) {
         st.opts.dump_narrowing_unread = true;
         flag_log("bad value '%s' for --probe_%s: %s; nothing is dumped (a dump is never wider than asked)",
                  value.c_str(), f.name, err.c_str());
@@ -15139,7 +15156,8 @@ PROBE_API int open_run_dir(const std::string& base, run_dir* out, std::string* w
     int mine_fd = -1;
     e = open_made_dir(fd, dir, sanitize_name(host, 64) + "_" + std::to_string(getpid()), &mine, &mine_fd, where);
     if (!e) e = lock_dir(mine_fd, &lock);
-    if (e == 0 && !own) out->note = dir + " holds another process's live dump; this process writes to " + mine;
+    if (e == 0 && !own) out->note = dir + " holds another live dump (of another process, or of a second copy of probe in this one: "
+                                     "a library that links its own); this one writes to " + mine;
     ::close(fd);
     fd = mine_fd;
     dir = mine;
@@ -16512,7 +16530,10 @@ namespace detail {
 
 // Where print output goes. Opened by the consumer when first written after the options named it.
 struct print_sink {
-  mutex m;
+  // Held only by the consumer while it writes. Fork-safe: a child forked while its parent's
+  // worker was writing takes the lock over (that thread does not exist in the child), or the
+  // child's first print, barrier or exit would wait forever.
+  fork_safe_mutex m;
   std::string path;      // "" = stderr
   int fd = 2;
   bool reopen = false;
@@ -16570,7 +16591,7 @@ PROBE_API print_sink& print_sink_ref() noexcept {
 
 PROBE_API void print_apply_options(const options& o) noexcept {
   print_sink& s = print_sink_ref();
-  lock_guard<mutex> g(s.m);
+  lock_guard<fork_safe_mutex> g(s.m);
   try {
     const char* want = o.print_to ? o.print_to : "";
     if (s.path != want) {
@@ -16600,7 +16621,7 @@ PROBE_API void effect_output_flush(std::string& out) noexcept {
   if (out.empty()) return;
   print_sink& s = print_sink_ref();
   {
-    lock_guard<mutex> g(s.m);
+    lock_guard<fork_safe_mutex> g(s.m);
     const int fd = print_sink_fd(s);
     if (const int e = write_all(fd, out.data(), out.size()))
       log_once(&s.write_failed, "cannot write debug prints: %s", strerror(e));
@@ -17298,6 +17319,7 @@ PROBE_END_NAMESPACE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -17578,8 +17600,9 @@ class session {
       const ssize_t n = getline(&buf, &cap, io_.in);
       if (n < 0) {
         free(buf);
-        say(std::string(io_.echo ? "" : "\n") + "probe: end of input on " + io_.source_name +
-            " at the breakpoint prompt; continuing\n");
+        // Ctrl-D at a terminal leaves this stop only: the next one reads the terminal again.
+        if (isatty(fileno(io_.in))) clearerr(io_.in);
+        say(std::string("\nprobe: end of input on ") + io_.source_name + " at the breakpoint prompt; continuing\n");
         flush();
         return prompt_action::resume;
       }
@@ -19104,6 +19127,8 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_TIMING_IMPL_HPP
 // timing: definitions (see timing_control.hpp).
+#include <unistd.h>
+
 // ---- probe/effects/timing_control.hpp ----
 #ifndef PROBE_SINGLE_EFFECTS_TIMING_CONTROL_HPP
 #define PROBE_SINGLE_EFFECTS_TIMING_CONTROL_HPP
@@ -19187,6 +19212,82 @@ PROBE_END_NAMESPACE
 #include <string>
 #include <vector>
 
+// ---- probe/util/loaded_modules.hpp ----
+#ifndef PROBE_SINGLE_UTIL_LOADED_MODULES_HPP
+#define PROBE_SINGLE_UTIL_LOADED_MODULES_HPP
+// Which addresses lie in a loaded module: pointers probe keeps into a library's static data
+// (a scope's site) outlive the library once the program dlclose()s it. Internal header.
+#include <link.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+class loaded_modules {
+ public:
+  // Reads the loader's counts of loads and unloads; the segments again only when they
+  // changed after an unload. Nothing is read per address while no module was ever unloaded.
+  void refresh() noexcept {
+    counts c;
+    dl_iterate_phdr(read_counts, &c);
+    if (c.adds == adds_ && c.subs == subs_) return;
+    adds_ = c.adds;
+    subs_ = c.subs;
+    if (subs_ == 0) return;
+    try {
+      ranges_.clear();
+      dl_iterate_phdr(read_segments, &ranges_);
+      std::sort(ranges_.begin(), ranges_.end());
+    } catch (...) {
+      ranges_.clear();
+    }
+  }
+
+  bool any_unloaded() const noexcept { return subs_ != 0; }
+
+  // Whether p lies in a segment of a loaded module (after refresh(); only asked once some
+  // module was unloaded).
+  bool contains(const void* p) const noexcept {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), std::make_pair(a, UINTPTR_MAX));
+    return it != ranges_.begin() && a < std::prev(it)->second;
+  }
+
+ private:
+  struct counts {
+    unsigned long long adds = 0, subs = 0;
+  };
+  static int read_counts(dl_phdr_info* info, size_t size, void* data) {
+    if (size < offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) return 1;
+    auto* c = static_cast<counts*>(data);
+    c->adds = info->dlpi_adds;
+    c->subs = info->dlpi_subs;
+    return 1;  // the counts are the same in every entry: one is enough
+  }
+  static int read_segments(dl_phdr_info* info, size_t, void* data) {
+    auto* out = static_cast<std::vector<std::pair<uintptr_t, uintptr_t>>*>(data);
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+      if (ph.p_type != PT_LOAD) continue;
+      const uintptr_t lo = static_cast<uintptr_t>(info->dlpi_addr + ph.p_vaddr);
+      out->emplace_back(lo, lo + ph.p_memsz);
+    }
+    return 0;
+  }
+
+  unsigned long long adds_ = 0, subs_ = 0;
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges_;  // [begin, end) of each loaded segment, sorted
+};
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_UTIL_LOADED_MODULES_HPP
 // ---- probe/util/ptr_list.hpp ----
 #ifndef PROBE_SINGLE_UTIL_PTR_LIST_HPP
 #define PROBE_SINGLE_UTIL_PTR_LIST_HPP
@@ -20196,7 +20297,8 @@ inline void write_group_table(std::string& text, const char* title, const std::v
 // Rows sorted in place (largest total first, then by name); wall_ns is the share-of-wall
 // denominator. Each table shows its max_rows largest rows (0: all) and a line for the rest.
 inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list<summary_metric>& metrics,
-                                double wall_ns, const char* clock, double clock_hz, size_t max_rows = 0) {
+                                double wall_ns, const char* clock, double clock_hz, size_t max_rows = 0,
+                                long forked_pid = 0) {
   if (rows.size() > 1)
     qsort(rows.data(), rows.size(), sizeof(summary_row*), [](const void* pa, const void* pb) {
       const summary_row& a = **static_cast<summary_row* const*>(pa);
@@ -20207,10 +20309,12 @@ inline void write_summary_table(FILE* out, ptr_list<summary_row>& rows, ptr_list
       return a.name.compare(b.name);
     });
   std::string text;
-  char rank[32] = "", head[192];
+  char rank[32] = "", who[48] = "", head[256];
   probe_metric_rank_prefix(rank, sizeof rank);  // "[rank N] " under MPI, as a metric line: ranks' tables tell apart
-  snprintf(head, sizeof head, "%sprobe timing summary: wall %s since timing started, clock %s (%.3f GHz)\n", rank,
-           format_duration(wall_ns).c_str(), clock, clock_hz / 1e9);
+  // A forked child prints its own table at its exit, beside its parent's: say whose it is.
+  if (forked_pid) snprintf(who, sizeof who, " (forked child, pid %ld)", forked_pid);
+  snprintf(head, sizeof head, "%sprobe timing summary%s: wall %s since timing started, clock %s (%.3f GHz)\n", rank,
+           who, format_duration(wall_ns).c_str(), clock, clock_hz / 1e9);
   text += head;
 
   // Totals by op type (when ops gave types and some type has several ops) and by name pattern
@@ -20364,6 +20468,8 @@ class timing_aggregator {
   }
   const std::string& trace_path() const { return trace_path_; }
   bool tracing() const { return !trace_path_.empty() && !trace_failed_; }
+  // Before events are drained: whether a library was unloaded since (its scopes' sites with it).
+  void refresh_modules() noexcept { modules_.refresh(); }
 
   // e[0] and the events after it of the same scope site (a loop's scope repeats, so its
   // events come in runs): a run is added at once, its site looked up once. Returns how many of
@@ -20556,6 +20662,9 @@ class timing_aggregator {
   }
 
   site_entry& site_for(const scope_site* site) {
+    // A scope of a library the program dlclose()d before its events were drained: its site is
+    // unmapped, so it is counted under one name and never read.
+    if (PROBE_UNLIKELY(modules_.any_unloaded()) && !modules_.contains(site)) return unloaded_site();
     // An id probe did not give (a C site not zero-initialised) is not trusted: the site is
     // registered again.
     if (site->id && site->id <= sites_.size() && sites_[site->id - 1].site == site) return sites_[site->id - 1];
@@ -20577,6 +20686,17 @@ class timing_aggregator {
     sites_.push_back(e);
     site->id = static_cast<uint32_t>(sites_.size());
     return sites_.back();
+  }
+
+  site_entry& unloaded_site() {
+    if (!unloaded_) {
+      static const char name[] = "(a scope of an unloaded library)";
+      unloaded_ = new site_entry();
+      unloaded_->site = nullptr;
+      unloaded_->series = series_index('s', name);
+      unloaded_->prefix = std::string("{\"name\":\"") + name + "\",\"cat\":\"scope\",\"ph\":\"X\",";
+    }
+    return *unloaded_;
   }
 
   void append_ids(std::string& ev, long tid) {
@@ -20813,6 +20933,8 @@ class timing_aggregator {
   ptr_list<series_entry> series_;
   string_table series_by_key_;  // kind + name -> row + 1
   ptr_list<site_entry> sites_;
+  site_entry* unloaded_ = nullptr;  // never freed, as sites_' entries
+  loaded_modules modules_;
   ptr_list<metric_entry> metrics_;
   ptr_list<device_track> gpu_tracks_;  // one trace track per device stream
   chrome_trace_writer trace_;
@@ -21313,6 +21435,7 @@ PROBE_API const interned_name* intern_name(const char* text) {
 
 PROBE_API void drain_all_locked(timing_state& s, bool final_flush) {
   auto sink = [&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); };
+  s.agg.refresh_modules();
   drain_full_chunks(sink);
   drain_current_chunks(sink);
   if (device_timing* d = installed_device_timing())
@@ -21333,6 +21456,7 @@ PROBE_API void* timing_writer_main(void*) {
     try {
       lock_guard<mutex> g(s.agg_m);
       if (s.finished) return nullptr;
+      s.agg.refresh_modules();
       drain_full_chunks([&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); });
     } catch (...) {
     }
@@ -21350,8 +21474,10 @@ PROBE_API void timing_on_backlog(uint32_t full_count) noexcept {
         drain_full_chunks(one_at_a_time([](const thread_buffer&, const timing_event& e) {
           if (e.kind() == event_op) delete static_cast<const op_detail*>(e.what());
         }));
-      else
+      else {
+        s.agg.refresh_modules();
         drain_full_chunks([&](const thread_buffer& b, const timing_event* e, uint32_t n) { return s.agg.consume_run(b, e, n); });
+      }
     } catch (...) {
     }
     return;
@@ -21549,7 +21675,8 @@ PROBE_API void write_timing_summary(FILE* out) noexcept {
     }
     if (ever || !rows.empty() || !metrics.empty())
       detail::write_summary_table(out, rows, metrics, wall, detail::clock_name(), ever ? detail::clock_frequency() : 0,
-                                  static_cast<size_t>(options_ref().timing_summary_rows));
+                                  static_cast<size_t>(options_ref().timing_summary_rows),
+                                  __atomic_load_n(&detail::g_timing_forked, __ATOMIC_RELAXED) ? static_cast<long>(getpid()) : 0);
   } catch (...) {
   }
 }
@@ -22656,11 +22783,27 @@ inline std::string detail_of(const replay_output_row& o) {
   return "not compared (the snapshot recorded no such output)";
 }
 
+// The op as a row names it: its key, after the rank whose folder holds its snapshot when it
+// comes from one rank of an MPI job's dump (each rank's ops have the same keys).
+inline std::string shown_key(const replay_row& row) {
+  long rank = -1;
+  for (size_t start = 0; start <= row.dir.size();) {
+    size_t end = row.dir.find('/', start);
+    if (end == std::string::npos) end = row.dir.size();
+    const std::string part = row.dir.substr(start, end - start);
+    if (part.size() > 5 && part.compare(0, 5, "rank_") == 0 &&
+        part.find_first_not_of("0123456789", 5) == std::string::npos && part.size() < 15)
+      rank = std::strtol(part.c_str() + 5, nullptr, 10);
+    start = end + 1;
+  }
+  return rank < 0 ? printable(row.key) : "rank " + std::to_string(rank) + " " + printable(row.key);
+}
+
 inline std::string names(const std::vector<const replay_row*>& rows) {
   std::string s;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (i == 8) return s + " and " + num(static_cast<long long>(rows.size() - 8)) + " more";
-    s += (i ? ", " : "") + printable(rows[i]->key) + " (" + printable(rows[i]->type) + ")";
+    s += (i ? ", " : "") + shown_key(*rows[i]) + " (" + printable(rows[i]->type) + ")";
   }
   return s;
 }
@@ -22671,7 +22814,7 @@ PROBE_API replay_columns replay_columns_for(const std::vector<replay_row>& rows,
   replay_columns c;
   c.fake_data = fake_data;
   for (const replay_row& row : rows) {
-    const size_t k = text_columns(printable(row.key)), t = text_columns(printable(row.type));
+    const size_t k = text_columns(replay_table::shown_key(row)), t = text_columns(printable(row.type));
     c.key = k > c.key ? k : c.key;
     c.type = t > c.type ? t : c.type;
   }
@@ -22688,7 +22831,7 @@ PROBE_API std::string replay_table_head(const replay_columns& c) {
 
 PROBE_API std::string replay_row_head(const replay_row& row, const replay_columns& c) {
   using replay_table::pad;
-  return pad(printable(row.key), c.key) + "  " + pad(printable(row.type), c.type) + "  " + pad(row.status, 9) + "  ";
+  return pad(replay_table::shown_key(row), c.key) + "  " + pad(printable(row.type), c.type) + "  " + pad(row.status, 9) + "  ";
 }
 
 PROBE_API std::string replay_row_rest(const replay_row& row, const replay_columns& c) {
@@ -22717,7 +22860,7 @@ PROBE_API std::string replay_table_end(const replay_report& r) {
   }
   for (const replay_row& row : r.rows)
     if (row.outcome != replay_outcome::error && row.status != "complete")
-      out += "note: " + printable(row.key) + " was recorded with status " + row.status + " (the op " +
+      out += "note: " + replay_table::shown_key(row) + " was recorded with status " + row.status + " (the op " +
              (row.status == "running" ? "never ended" : "threw") + "); its replay ran to the end\n";
   for (const replay_row& row : r.rows) {
     if (row.times_ns.empty()) continue;
@@ -22725,7 +22868,7 @@ PROBE_API std::string replay_table_end(const replay_report& r) {
     qsort(t.data(), t.size(), sizeof(int64_t), replay_table::compare_times);
     const size_t rank = (t.size() * 95 + 99) / 100 - 1;  // nearest rank
     const size_t p95 = rank < t.size() - 1 ? rank : t.size() - 1;
-    out += "timing " + printable(row.key) + " (" + printable(row.type) + "): " + num(static_cast<long long>(t.size())) +
+    out += "timing " + replay_table::shown_key(row) + " (" + printable(row.type) + "): " + num(static_cast<long long>(t.size())) +
            " runs of the kernel alone: min " + duration_text(t.front()) + ", median " + duration_text(t[t.size() / 2]) +
            ", p95 " + duration_text(t[p95]) + "\n";
   }
