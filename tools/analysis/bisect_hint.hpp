@@ -8,6 +8,7 @@
 #pragma once
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include <probe/util/config.hpp>
 
@@ -18,8 +19,9 @@ namespace detail {
 
 inline bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
-// The first token of `label` (a run of letters and digits) that is a commit hash, or "".
-inline std::string commit_in_label(const std::string& label) {
+// The runs of letters and digits in `label`, in order.
+inline std::vector<std::string> alnum_tokens(const std::string& label) {
+  std::vector<std::string> out;
   for (size_t i = 0; i < label.size();) {
     if (!is_alnum(label[i])) {
       ++i;
@@ -27,15 +29,27 @@ inline std::string commit_in_label(const std::string& label) {
     }
     size_t j = i;
     while (j < label.size() && is_alnum(label[j])) ++j;
-    const std::string token = label.substr(i, j - i);
-    bool hex = token.size() >= 7 && token.size() <= 40, letter = false, digit = false;
+    out.push_back(label.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+inline bool lower_hex(const std::string& token) {
+  for (char c : token)
+    if (!std::isxdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+// The first token of `label` that is a commit hash, or "".
+inline std::string commit_in_label(const std::string& label) {
+  for (const std::string& token : alnum_tokens(label)) {
+    bool letter = false, digit = false;
     for (char c : token) {
-      hex = hex && std::isxdigit(static_cast<unsigned char>(c)) && !std::isupper(static_cast<unsigned char>(c));
       letter = letter || std::isalpha(static_cast<unsigned char>(c));
       digit = digit || std::isdigit(static_cast<unsigned char>(c));
     }
-    if (hex && letter && digit) return token;
-    i = j;
+    if (token.size() >= 7 && token.size() <= 40 && lower_hex(token) && letter && digit) return token;
   }
   return "";
 }
@@ -43,19 +57,8 @@ inline std::string commit_in_label(const std::string& label) {
 // The first token of `label` made of `n` lower-case hex digits (digits only, or letters
 // only), or "": the other side of a change whose label holds a hash of that length.
 inline std::string hex_token_of_length(const std::string& label, size_t n) {
-  for (size_t i = 0; i < label.size();) {
-    if (!is_alnum(label[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < label.size() && is_alnum(label[j])) ++j;
-    bool hex = j - i == n;
-    for (size_t k = i; hex && k < j; ++k)
-      hex = std::isxdigit(static_cast<unsigned char>(label[k])) && !std::isupper(static_cast<unsigned char>(label[k]));
-    if (hex) return label.substr(i, n);
-    i = j;
-  }
+  for (const std::string& token : alnum_tokens(label))
+    if (token.size() == n && lower_hex(token)) return token;
   return "";
 }
 
