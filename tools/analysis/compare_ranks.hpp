@@ -319,8 +319,12 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
   }
 
   // 5. Ranks missing on a side, and runs that did not end.
-  int world = 0;
-  for (const Run& run : *runs) world = std::max({world, run.ranks.a.world, run.ranks.b.world});
+  int world_a = 0, world_b = 0;
+  for (const Run& run : *runs) {
+    world_a = std::max(world_a, run.ranks.a.world);
+    world_b = std::max(world_b, run.ranks.b.world);
+  }
+  const int world = std::max(world_a, world_b);
   for (int side = 0; side < 2; ++side) {
     // When one rank dies, the launcher ends the others. Which one failed is not in the records'
     // times alone: a rank blocked in MPI waiting for the failed one recorded nothing since it
@@ -382,19 +386,12 @@ rank_answers link_ranks(std::vector<Run>* runs, const std::vector<std::string>& 
       const int r = rank_of_run(named);
       if (r >= 0 && r < world) has[static_cast<size_t>(r)] = 1;
     }
-    // A job of fewer ranks lacks nothing past its own world size: the jobs differ.
-    int side_world = 0;
-    for (const Run& run : *runs) side_world = std::max(side_world, (side ? run.ranks.b : run.ranks.a).world);
-    const int own = side_world > 0 ? side_world : world;
+    // A job of fewer ranks lacks nothing past its own world size: the jobs differ (below).
+    const int own = (side ? world_b : world_a) > 0 ? (side ? world_b : world_a) : world;
     for (int r = 0; r < own; ++r)
       if (!has[static_cast<size_t>(r)])
         out.missing.push_back("rank " + std::to_string(r) + " of " + std::to_string(own) + " has no dump in " +
                               (side ? "B" : "A"));
-  }
-  int world_a = 0, world_b = 0;
-  for (const Run& run : *runs) {
-    world_a = std::max(world_a, run.ranks.a.world);
-    world_b = std::max(world_b, run.ranks.b.world);
   }
   if (world_a > 0 && world_b > 0 && world_a != world_b) {
     const bool a_larger = world_a > world_b;
