@@ -236,6 +236,8 @@ with tempfile.TemporaryDirectory() as tmp:
     if len(r["events"]) == 2:
         check(r["events"][0]["returned_by"] == 2 and r["events"][1]["returns"] == 1, "long dip: linked events")
         check(r["events"][0]["runs_away"] == 36, f"long dip: {r['events'][0]['runs_away']} runs away")
+        titles = [e["title"] for e in r["events"]]
+        check(titles == ["regression", "recovery"], f"long dip: titles {titles} (the text's names)")
     check([o["label"] for o in r["outliers"]] == ["nightly-2024-20.log"] and r["summary"]["outliers"] == 1,
           f"outliers {r['outliers']}")
     check(r["levels"][0]["outliers"] == 1 and r["levels"][0]["std"] < 2.0, f"level without its outlier {r['levels'][0]}")

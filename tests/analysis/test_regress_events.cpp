@@ -8,6 +8,7 @@
 
 #include "analysis/bisect_hint.hpp"
 #include "analysis/regress_json.hpp"
+#include "analysis/regress_plot.hpp"
 #include "analysis/regress_report.hpp"
 #include "analysis/regress_text.hpp"
 #include "analysis/synthetic_series.hpp"
@@ -157,6 +158,7 @@ TEST_CASE("events: one line each, with the runs on each side, the change in % an
   r = analyze(nightly({{12, 577}, {12, 520}}, 0.001, 5, commits));
   CHECK(event_lines(pa::regress_text(r))[0].find("bisect: git bisect start 9a0b1c2 5d6e7f8") != std::string::npos);
   CHECK(pa::regress_json(r).find("\"bisect\":\"git bisect start 9a0b1c2 5d6e7f8\"") != std::string::npos);
+  CHECK(pa::regress_html(r).find("<li>event 1: <code>git bisect start 9a0b1c2 5d6e7f8</code></li>") != std::string::npos);
   // labels that name no revision: no command
   r = analyze(nightly({{12, 577}, {12, 520}}, 0.001, 5, day));
   CHECK(event_lines(pa::regress_text(r))[0].find("bisect") == std::string::npos);

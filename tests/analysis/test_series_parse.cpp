@@ -2,9 +2,11 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cstdio>
-#include "analysis/series_input.hpp"
 #include <string>
+
+#include "analysis/series_input.hpp"
 
 #include "../support/capture.hpp"
 
@@ -100,6 +102,17 @@ TEST_CASE("parse: NAME: <number>, case-insensitive, whole word, several lines ar
   const pa::run_values r = pa::parse_run_output("starting\nMLUPS: nan\n", m);
   CHECK(r.values.empty());
   CHECK(r.error == "MLUPS: nan");
+}
+
+TEST_CASE("parse: a metric asked by a name the run never printed lists the names it did print") {
+  pa::metric_matcher m("MLUP");
+  const pa::run_values r = pa::parse_run_output("lbm 64^3\nMLUPS: 577.3\ntime (s) = 1.5e-3\nMLUPS: 578\nnote: fine\n", m);
+  CHECK(r.values.empty());
+  CHECK(r.error == "lbm 64^3 (no line names the metric; the output has values for 'MLUPS', 'time (s)')");
+  // a failure line is named as it was; nothing to offer when no value was printed
+  CHECK(pa::parse_run_output("error: no GPU\n", m).error == "error: no GPU");
+  CHECK(pa::value_names({"a: 1", "http://x:80", "a=2", "b : -3.5 ms", "c: x", "d=inf"}) ==
+        std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("parse: --pattern with one capture group; bad expressions are refused") {
@@ -272,6 +285,23 @@ TEST_CASE("input: folders, natural order, labels from --label-re, failed runs ke
   CHECK(s.runs[0].label == "01-10");
   REQUIRE(s.notes.size() == 1);
   CHECK(s.notes[0].find("1 input(s) skipped") != std::string::npos);
+
+  // reruns of a night, labelled alike by --label-re, are one run with the samples of all; a
+  // failed rerun adds nothing to one that has values
+  write_file(dir / "out-2024-01-10-rerun.txt", "MLUPS: 11\n");
+  write_file(dir / "out-2024-01-11-rerun.txt", "MLUPS: 12\n");
+  opt.label_re = "(\\d{4}-\\d\\d-\\d+)";
+  s = pa::load_series({dir.path()}, opt);
+  REQUIRE(s.runs.size() == 3);
+  CHECK(s.runs[1].label == "2024-01-10");
+  std::vector<double> night = s.runs[1].values;
+  std::sort(night.begin(), night.end());
+  CHECK(night == std::vector<double>{10, 11});
+  CHECK(s.runs[2].values == std::vector<double>{12});
+  CHECK_FALSE(s.runs[2].failed());
+  CHECK(s.runs[2].error.empty());
+  REQUIRE(s.notes.size() == 1);
+  CHECK(s.notes[0].find("2 input(s) folded") != std::string::npos);
 }
 
 TEST_CASE("input: mtime and given order") {

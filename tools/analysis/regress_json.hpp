@@ -71,7 +71,8 @@ inline std::string regress_json(const regress_report& r) {
   j.key("events").begin_array();
   for (const auto& e : r.events) {
     j.begin_object();
-    j.member("kind", event_kind_name(e.kind)).member("worse", e.worse);
+    // kind is what the event counts as (a recovery is an improvement); title the text's name
+    j.member("kind", event_kind_name(e.kind)).member("title", event_title(e)).member("worse", e.worse);
     j.member("from_run", r.runs[e.last_good].label).member("to_run", r.runs[e.first_changed].label);
     j.member("from_index", e.last_good).member("to_index", e.first_changed);
     j.member("failed_between", e.failed_between).member("outliers_between", e.outliers_between);

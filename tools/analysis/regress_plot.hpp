@@ -9,6 +9,7 @@
 #include <string>
 
 #include <probe/util/config.hpp>
+#include "bisect_hint.hpp"
 #include "regress_report.hpp"
 #include "xml_text.hpp"
 
@@ -225,6 +226,15 @@ inline std::string regress_html(const regress_report& r) {
            "</td></tr>\n";
     }
     h += "</table>\n";
+    // The commands to find each change's commit, where the labels name revisions.
+    std::string commands;
+    for (size_t i = 0; i < r.events.size(); ++i) {
+      const regress_event& e = r.events[i];
+      const std::string cmd = bisect_command(r.runs[e.first_changed].label, r.runs[e.last_good].label);
+      if (!cmd.empty())
+        commands += "<li>event " + std::to_string(i + 1) + ": <code>" + xml_escape(cmd) + "</code></li>\n";
+    }
+    if (!commands.empty()) h += "<p>To find the commit of a change:</p>\n<ul class=\"bisect\">\n" + commands + "</ul>\n";
   }
   h += "<h2>Levels</h2>\n<table>\n<tr><th>#</th><th>first run</th><th>last run</th><th>runs</th><th>mean</th>"
        "<th>std</th></tr>\n";

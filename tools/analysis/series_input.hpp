@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -229,6 +230,31 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
   }
   if (not_matching)
     out.notes.push_back(std::to_string(not_matching) + " input(s) skipped: label does not match --label-re");
+  // Reruns: inputs that --label-re gives one label (a night's two logs) are one run, with the
+  // samples of all of them, where the first of them stands; a failed rerun next to one with
+  // values adds nothing.
+  if (!opt.label_re.empty()) {
+    std::vector<run_record> merged;
+    std::map<std::string, size_t> at;
+    size_t folded = 0;
+    for (run_record& r : out.runs) {
+      auto it = at.find(r.label);
+      if (it == at.end()) {
+        at.emplace(r.label, merged.size());
+        merged.push_back(std::move(r));
+        continue;
+      }
+      run_record& first = merged[it->second];
+      ++folded;
+      first.values.insert(first.values.end(), r.values.begin(), r.values.end());
+      if (!first.values.empty()) first.error.clear();
+      first.mtime = std::min(first.mtime, r.mtime);
+    }
+    out.runs = std::move(merged);
+    if (folded)
+      out.notes.push_back(std::to_string(folded) + " input(s) folded into the run of the same label (--label-re): " +
+                          "one run with the samples of all");
+  }
   if (out.runs.empty()) {
     out.error = "no run to analyse";
     return out;

@@ -7,6 +7,7 @@
 // whatever the pattern, and nothing recurses, so a hostile pattern or a huge line cannot
 // hang or crash the CLI as a backtracking engine would.
 #pragma once
+#include <algorithm>
 #include <clocale>
 #include <cctype>
 #include <cmath>
@@ -347,6 +348,33 @@ struct run_values {
   }
 };
 
+// The names of the values a run printed as "NAME: <number>" or "NAME=<number>" (at most
+// `cap`, in order, each once): what to offer when the metric asked for is not among them.
+inline std::vector<std::string> value_names(const std::vector<std::string>& lines, size_t cap = 6) {
+  std::vector<std::string> names;
+  for (const std::string& line : lines) {
+    if (names.size() >= cap) break;
+    const size_t sep = line.find_first_of(":=");
+    if (sep == std::string::npos || sep > 60) continue;
+    size_t b = 0, e = sep;
+    while (b < e && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(line[e - 1]))) --e;
+    bool plain = e > b;
+    for (size_t i = b; i < e && plain; ++i) {
+      const char c = line[i];
+      plain = is_word_char(c) || c == ' ' || c == '-' || c == '/' || c == '.' || c == '(' || c == ')';
+    }
+    if (!plain) continue;
+    size_t v = sep + 1;
+    while (v < line.size() && (line[v] == ' ' || line[v] == '\t')) ++v;
+    double value = 0;
+    if (!parse_number_prefix(line.data() + v, line.size() - v, &value)) continue;
+    std::string name = line.substr(b, e - b);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  }
+  return names;
+}
+
 inline run_values parse_run_output(const std::string& text, const metric_matcher& metric) {
   run_values r;
   std::vector<size_t> numbers;
@@ -368,7 +396,16 @@ inline run_values parse_run_output(const std::string& text, const metric_matcher
       case metric_matcher::found::none: break;
     }
   }
-  if (r.values.empty()) r.error = error_line(lines, unparsable);
+  if (r.values.empty()) {
+    r.error = error_line(lines, unparsable);
+    // Asked by a name it never printed, while it printed others: most often a misspelling.
+    if (unparsable.empty() && !metric.has_pattern()) {
+      const std::vector<std::string> names = value_names(lines);
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "'" : ", '") + clean_line(n, 60) + "'";
+      if (!list.empty()) r.error += " (no line names the metric; the output has values for " + list + ")";
+    }
+  }
   return r;
 }
 
