@@ -83,22 +83,41 @@ class adopt_op_context {
   explicit adopt_op_context(const op_context&) noexcept {}
 };
 
+// probe::wrap calls fn with the values when it accepts them, else with none, as in C++17.
+template <class T>
+struct without_ref {
+  typedef T type;
+};
+template <class T>
+struct without_ref<T&> {
+  typedef T type;
+};
 template <class T>
 struct io_arg {
   const char* slot;
-  const T& value;
+  T& value;
 };
 template <class T>
-io_arg<T> in(const char* slot, const T& value) noexcept {
+io_arg<typename without_ref<T>::type> in(const char* slot, T&& value) noexcept {
   return {slot, value};
 }
 template <class T>
-io_arg<T> out(const char* slot, const T& value) noexcept {
+io_arg<typename without_ref<T>::type> out(const char* slot, T&& value) noexcept {
   return {slot, value};
 }
+struct wrap_without_values {};
+struct wrap_with_values : wrap_without_values {};
 template <class F, class... A>
-auto wrap(const char*, F&& fn, const A&...) -> decltype(fn()) {
+auto wrap_call(wrap_with_values, F& fn, const A&... a) -> decltype(fn(a.value...)) {
+  return fn(a.value...);
+}
+template <class F, class... A>
+auto wrap_call(wrap_without_values, F& fn, const A&...) -> decltype(fn()) {
   return fn();
+}
+template <class F, class... A>
+auto wrap(const char*, F&& fn, const A&... a) -> decltype(wrap_call(wrap_with_values(), fn, a...)) {
+  return wrap_call(wrap_with_values(), fn, a...);
 }
 
 struct ordered_t {};

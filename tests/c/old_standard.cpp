@@ -19,7 +19,16 @@ int old_standard_kernel(std::vector<float>& x, int step) {
     if (layer.records_tensors()) layer.inout("x", x);
     layer.end();
   }
-  probe::print("x[0] = {}", x[0]);
+  // wrap calls fn with the values it accepts, else with none
+  const std::vector<float> w(x);
+  const int summed = probe::wrap(
+      "add", [](const std::vector<float>& a, std::vector<float>& b) {
+        for (size_t i = 0; i < b.size(); ++i) b[i] += a[i];
+        return 1;
+      },
+      probe::in("w", w), probe::out("x", x));
+  probe::wrap("none", [] {}, probe::in("x", x));
+  probe::print("x[0] = {}", x[0] + static_cast<float>(summed));
   PROBE_BREAKPOINT(probe::var("x", x));
   probe::breakpoint_if_nonfinite("x", x);
   probe::timer t;

@@ -5,6 +5,7 @@
 #include <probe/core/tensor.hpp>
 
 
+#include <type_traits>
 #include <vector>
 
 TEST_CASE("op: inactive when every effect is off") {
@@ -37,6 +38,14 @@ TEST_CASE("op: sequence numbers grow; wrap calls fn with the values or none") {
   bool called = false;
   probe::wrap("noargs", [&] { called = true; }, probe::in("x", x));
   CHECK(called);
+  // a const object reaches fn as const; a temporary as the caller made it
+  const std::vector<float> cx{1, 2};
+  static_assert(std::is_same<decltype(probe::detail::wrap_value(probe::in("x", cx))), const std::vector<float>&>::value,
+                "const stays const");
+  static_assert(std::is_same<decltype(probe::detail::wrap_value(probe::out("y", y))), std::vector<float>&>::value,
+                "a mutable output stays mutable");
+  CHECK(probe::wrap("sum", [](const std::vector<float>& v) { return v[0] + v[1]; }, probe::in("x", cx)) == 3.f);
+  CHECK(probe::wrap("view", [](const probe::tensor_view& v) { return v.numel(); }, probe::in("x", probe::view(cx))) == 2);
   probe::set_flags("");
 }
 

@@ -234,23 +234,34 @@ class op {
 #endif  // PROBE_DISABLE
 
 // probe::wrap(name, fn, probe::in("x", x), probe::out("y", y)): runs fn as one op. fn is
-// called with the wrapped values in order when it accepts them, else with no arguments.
+// called with the wrapped values in order when it accepts them, else with no arguments. Each
+// value reaches fn as the caller holds it: a const object stays const.
+namespace detail {
+template <class T>
+struct without_ref {
+  using type = T;
+};
+template <class T>
+struct without_ref<T&> {
+  using type = T;
+};
+}  // namespace detail
 template <class T>
 struct in_arg {
   const char* slot;
-  const T& value;
+  T& value;  // T is const where the caller's object is
 };
 template <class T>
 struct out_arg {
   const char* slot;
-  const T& value;
+  T& value;
 };
 template <class T>
-in_arg<T> in(const char* slot, const T& value) noexcept {
+in_arg<typename detail::without_ref<T>::type> in(const char* slot, T&& value) noexcept {
   return {slot, value};
 }
 template <class T>
-out_arg<T> out(const char* slot, const T& value) noexcept {
+out_arg<typename detail::without_ref<T>::type> out(const char* slot, T&& value) noexcept {
   return {slot, value};
 }
 
@@ -269,11 +280,11 @@ void wrap_out(op& o, const out_arg<T>& a) {
 }
 template <class T>
 T& wrap_value(const in_arg<T>& a) {
-  return const_cast<T&>(a.value);  // passed on as the caller gave it
+  return a.value;
 }
 template <class T>
 T& wrap_value(const out_arg<T>& a) {
-  return const_cast<T&>(a.value);
+  return a.value;
 }
 
 template <class F, class = void, class... A>
