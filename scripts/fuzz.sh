@@ -29,7 +29,7 @@ fi
 echo "== building the harnesses in $build"
 cmake -S "$src" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPROBE_BUILD_FUZZERS=ON -DPROBE_BUILD_TESTS=ON -DPROBE_BUILD_TOOLS=OFF -DPROBE_BUILD_EXAMPLES=OFF \
-  -DPROBE_BUILD_BENCHMARKS=OFF -DPROBE_INSTALL=OFF >"$build.log" 2>&1 || { cat "$build.log"; exit 1; }
+  -DPROBE_BUILD_BENCHMARKS=OFF -DPROBE_INSTALL=OFF -DPROBE_USE_CUDA=OFF >"$build.log" 2>&1 || { cat "$build.log"; exit 1; }
 cmake --build "$build" -j"$jobs" --target probe_fuzzers >>"$build.log" 2>&1 || { tail -50 "$build.log"; exit 1; }
 
 all=$(sed -n 's/^set(probe_fuzzers \(.*\))$/\1/p' "$src/tests/fuzz/CMakeLists.txt")

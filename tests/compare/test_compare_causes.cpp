@@ -21,22 +21,9 @@ namespace {
 
 using compare_test::compare;
 
-std::string flat_text(const pa::compare_report& r) {
-  std::string t = pa::compare_text(r), out;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t.compare(i, 5, "\n    ") == 0) {
-      out += ' ';
-      i += 4;
-      continue;
-    }
-    out += t[i];
-  }
-  return out;
-}
-
-std::vector<std::string> root_ops(const pa::compared_run& run) {
-  std::vector<std::string> out;
-  for (const pa::root_cause& r : run.graph.roots) out.push_back(run.graph.nodes[r.node].op_key);
+// Sorted: these tests name the roots, not their order.
+std::vector<std::string> sorted_roots(const pa::compared_run& run) {
+  std::vector<std::string> out = root_ops(run);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -92,7 +79,7 @@ TEST_CASE("causes: an input read with another shape from matching bytes is no si
   const pa::compare_report r = compare(d / "a", d / "b");
   const pa::compared_run& run = r.runs[0];
   CHECK_FALSE(has_outside_hint(run));
-  CHECK(root_ops(run) == std::vector<std::string>{"c#0"});
+  CHECK(sorted_roots(run) == std::vector<std::string>{"c#0"});
   const std::string text = flat_text(r);
   CHECK(text.find("outside any op") == std::string::npos);
   CHECK(text.find("input x is read with another shape (SHAPE [1,4] vs [4]) from bytes that match") != std::string::npos);
@@ -111,7 +98,7 @@ TEST_CASE("causes: a stale mark the hashes contradict is no hint") {
   }
   const pa::compare_report r = compare(d / "a", d / "b");
   CHECK_FALSE(has_outside_hint(r.runs[0]));
-  CHECK(root_ops(r.runs[0]) == std::vector<std::string>{"use#0"});
+  CHECK(sorted_roots(r.runs[0]) == std::vector<std::string>{"use#0"});
 }
 
 namespace {
@@ -158,7 +145,7 @@ namespace {
 
 // Values near 10 and one near 0: an error of 3e-5 there fails float32's tolerance while it
 // is 3e-6 of the tensor's scale, rounding.
-std::vector<float> noisy(bool a) {
+std::vector<float> rounding_noise(bool a) {
   std::vector<float> v{10, -7, 0, 3, 5};
   if (a) v[2] += 3.3e-5f;
   return v;
@@ -179,15 +166,15 @@ TEST_CASE("causes: --accept-rounding passes a gate when every failure is roundin
       for (uint64_t k = 0; k < 3; ++k) {
         const std::string op = "mm" + std::to_string(k);
         x->in(k + 1, op, "x", {1, 2, 3, 4, 5}, "");
-        x->out(k + 1, op, "y", noisy(x == &a));
+        x->out(k + 1, op, "y", rounding_noise(x == &a));
       }
       if (in_place) {
         compare_test::tensor_spec t;
-        t.seq = 5, t.op = "act", t.slot = "y", t.values = noisy(x == &a), t.input = true, t.write_file = false;
+        t.seq = 5, t.op = "act", t.slot = "y", t.values = rounding_noise(x == &a), t.input = true, t.write_file = false;
         t.extra = R"("producer":"mm2#0/out/y","implicit":true,"prior":"producers",)"
                   R"("producers":[{"key":"mm2#0/out/y","bytes":20,"offset":0}])";
         x->add(t);
-        x->out(5, "act", "y", noisy(x == &a));
+        x->out(5, "act", "y", rounding_noise(x == &a));
       }
       x->in(4, "head", "x", {1, 2}, "");
       x->out(4, "head", "y", {1, x == &a && real_bug ? 2.5f : 2.f});
@@ -259,7 +246,7 @@ TEST_CASE("causes: a stats-only dump and an .npy dump of the same runs name the 
     conv_chain(a, true, stats_only);
     conv_chain(b, false, stats_only);
     const pa::compare_report r = compare(d / "a", d / "b");
-    roots[stats_only] = root_ops(r.runs[0]);
+    roots[stats_only] = sorted_roots(r.runs[0]);
     CHECK(roots[stats_only] == std::vector<std::string>{"conv#0"});
     // conv#2's inputs differ already: not provable, but named with the faulty type (adding
     // error beyond its inputs where values measure it; not judged where statistics do)
@@ -294,7 +281,7 @@ TEST_CASE("causes: a later faulty instance is named whatever its error next to t
   }
   const pa::compare_report r = compare(d / "a", d / "b");
   const pa::compared_run& run = r.runs[0];
-  CHECK(root_ops(run) == std::vector<std::string>{"conv#0"});
+  CHECK(sorted_roots(run) == std::vector<std::string>{"conv#0"});
   REQUIRE(run.findings.types.size() == 1);
   const pa::type_group& t = run.findings.types[0];
   REQUIRE(t.suspects.size() == 2);
@@ -316,7 +303,7 @@ TEST_CASE("causes: an op that is a root at several occurrences names every one")
       if (l == 2) x->finish();
     }
   const pa::compare_report r = compare(d / "a", d / "b");
-  CHECK(root_ops(r.runs[0]) == std::vector<std::string>{"conv#0", "conv#2"});
+  CHECK(sorted_roots(r.runs[0]) == std::vector<std::string>{"conv#0", "conv#2"});
   const std::string text = flat_text(r);
   CHECK(count_of(text, "Root cause:") == 1);
   CHECK(text.find("conv: root cause at 2 of 3 occurrences: conv#0 (seq 1), conv#2 (seq 3); first at step 0") !=
@@ -369,7 +356,7 @@ TEST_CASE("causes: an op that grows an earlier root's difference back past the t
   }
   const pa::compare_report r = compare(d / "a", d / "b");
   const pa::compared_run& run = r.runs[0];
-  CHECK(root_ops(run) == std::vector<std::string>{"input#0"});
+  CHECK(sorted_roots(run) == std::vector<std::string>{"input#0"});
   REQUIRE(run.graph.regrown.size() == 1);
   CHECK(run.graph.nodes[run.graph.regrown[0].first].op_key == "b#0");
   const std::string text = flat_text(r);
@@ -383,5 +370,5 @@ TEST_CASE("causes: an op that grows an earlier root's difference back past the t
     x->out(2, "a", "y", {x == &a2 ? 7.f : 1.f, 2, 3});
     x->finish();
   }
-  CHECK(root_ops(compare(e / "a", e / "b").runs[0]) == std::vector<std::string>{"a#0"});
+  CHECK(sorted_roots(compare(e / "a", e / "b").runs[0]) == std::vector<std::string>{"a#0"});
 }

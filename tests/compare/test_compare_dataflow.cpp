@@ -21,25 +21,6 @@ namespace {
 using compare_test::compare;
 
 // The report with wrapped lines joined again.
-std::string flat_text(const pa::compare_report& r) {
-  std::string t = pa::compare_text(r), out;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t.compare(i, 5, "\n    ") == 0) {
-      out += ' ';
-      i += 4;
-      continue;
-    }
-    out += t[i];
-  }
-  return out;
-}
-
-std::vector<std::string> root_ops(const pa::compared_run& run) {
-  std::vector<std::string> out;
-  for (const pa::root_cause& r : run.graph.roots) out.push_back(run.graph.nodes[r.node].op_key);
-  return out;
-}
-
 std::set<std::string> reach_of(const pa::compared_run& run, const std::vector<size_t>& reaches) {
   std::set<std::string> out;
   for (size_t n : reaches) out.insert(run.graph.nodes[n].op_key);

@@ -24,25 +24,6 @@ namespace {
 
 using compare_test::compare;
 
-std::string flat_text(const pa::compare_report& r) {
-  std::string t = pa::compare_text(r), out;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t.compare(i, 5, "\n    ") == 0) {
-      out += ' ';
-      i += 4;
-      continue;
-    }
-    out += t[i];
-  }
-  return out;
-}
-
-std::vector<std::string> root_ops(const pa::compared_run& run) {
-  std::vector<std::string> out;
-  for (const pa::root_cause& r : run.graph.roots) out.push_back(run.graph.nodes[r.node].op_key);
-  return out;
-}
-
 // Values near 10 and one near 0: an absolute error of 3e-5 there fails the float32
 // tolerance (1e-5 + 1e-5 * 0), while it is 3e-6 of the tensor's scale: rounding.
 std::vector<float> noisy(bool a) {

@@ -23,10 +23,11 @@ using probe_test::temp_dir;
 namespace {
 
 using compare_test::compare;
+using compare_test::read_file;
 
-enum class plant { none, halo, stencil };
+enum class halo_bug { none, halo, stencil };
 
-constexpr int k_n = 6;       // interior cells per subdomain; a buffer is [halo | interior | halo]
+constexpr int k_cells = 6;  // interior cells per subdomain; a buffer is [halo | interior | halo]
 constexpr int k_steps = 4;
 constexpr int k_bug_step = 1;
 
@@ -37,39 +38,39 @@ struct solver {
   solver() {
     for (int side = 0; side < 2; ++side)
       for (int b = 0; b < 2; ++b) {
-        u[side][b].assign(k_n + 2, 0.f);
-        for (int i = 1; i <= k_n; ++i) u[side][b][i] = static_cast<float>((side * k_n + i) % 5);
+        u[side][b].assign(k_cells + 2, 0.f);
+        for (int i = 1; i <= k_cells; ++i) u[side][b][i] = static_cast<float>((side * k_cells + i) % 5);
       }
   }
 
   // Writes the four halo cells of the current buffers: one partial output per cell.
-  void halo_exchange(int step, plant bug) {
+  void halo_exchange(int step, halo_bug bug) {
     std::vector<float>& l = u[0][cur];
     std::vector<float>& r = u[1][cur];
     probe::op op("halo_exchange", "Halo");
-    op.input("left_edge", probe::view(l.data() + k_n, 1)).input("right_edge", probe::view(r.data() + 1, 1));
-    l[k_n + 1] = r[1];
-    r[0] = l[k_n];
+    op.input("left_edge", probe::view(l.data() + k_cells, 1)).input("right_edge", probe::view(r.data() + 1, 1));
+    l[k_cells + 1] = r[1];
+    r[0] = l[k_cells];
     l[0] = l[1];        // closed outer walls: mirror the edge cell
-    r[k_n + 1] = r[k_n];
-    if (bug == plant::halo && step == k_bug_step) r[0] += 0.5f;
-    op.output("left_east", probe::view(l.data() + k_n + 1, 1)).output("left_west", probe::view(l.data(), 1));
-    op.output("right_west", probe::view(r.data(), 1)).output("right_east", probe::view(r.data() + k_n + 1, 1));
+    r[k_cells + 1] = r[k_cells];
+    if (bug == halo_bug::halo && step == k_bug_step) r[0] += 0.5f;
+    op.output("left_east", probe::view(l.data() + k_cells + 1, 1)).output("left_west", probe::view(l.data(), 1));
+    op.output("right_west", probe::view(r.data(), 1)).output("right_east", probe::view(r.data() + k_cells + 1, 1));
   }
 
   // Diffuses one subdomain into the interior of its other buffer (the halos there are stale
   // until the next exchange writes them).
-  void stencil(int side, int step, plant bug) {
+  void stencil(int side, int step, halo_bug bug) {
     const std::vector<float>& in = u[side][cur];
     std::vector<float>& out = u[side][1 - cur];
     probe::op op(side == 0 ? "stencil_left" : "stencil_right", "Stencil");
     op.input("u", in);
-    for (int i = 1; i <= k_n; ++i) out[i] = in[i] + 0.25f * (in[i - 1] - 2 * in[i] + in[i + 1]);
-    if (bug == plant::stencil && side == 1 && step == k_bug_step) out[1] += 0.5f;  // the west edge
-    op.output("v", probe::view(out.data() + 1, k_n));
+    for (int i = 1; i <= k_cells; ++i) out[i] = in[i] + 0.25f * (in[i - 1] - 2 * in[i] + in[i + 1]);
+    if (bug == halo_bug::stencil && side == 1 && step == k_bug_step) out[1] += 0.5f;  // the west edge
+    op.output("v", probe::view(out.data() + 1, k_cells));
   }
 
-  void run(plant bug) {
+  void run(halo_bug bug) {
     for (int step = 0; step < k_steps; ++step) {
       probe::set_step(step);
       halo_exchange(step, bug);
@@ -82,13 +83,13 @@ struct solver {
     }
     float total[1] = {0};
     probe::op op("total", "Sum");
-    op.input("left", probe::view(u[0][cur].data() + 1, k_n)).input("right", probe::view(u[1][cur].data() + 1, k_n));
-    for (int i = 1; i <= k_n; ++i) total[0] += u[0][cur][i] + u[1][cur][i];
+    op.input("left", probe::view(u[0][cur].data() + 1, k_cells)).input("right", probe::view(u[1][cur].data() + 1, k_cells));
+    for (int i = 1; i <= k_cells; ++i) total[0] += u[0][cur][i] + u[1][cur][i];
     op.output("y", probe::view(total, 1));
   }
 };
 
-void dump(const std::string& dir, plant bug) {
+void dump(const std::string& dir, halo_bug bug) {
   probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
   solver s;
   s.run(bug);
@@ -107,22 +108,11 @@ std::set<std::string> reach_of(const pa::compared_run& run, const pa::root_cause
   return out;
 }
 
-std::string read_file(const std::string& path) {
-  std::string s;
-  if (FILE* f = std::fopen(path.c_str(), "rb")) {
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-    std::fclose(f);
-  }
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("halo exchange: the library records partial writes per byte range and the damping as outside any op") {
   temp_dir d;
-  dump(d / "run", plant::none);
+  dump(d / "run", halo_bug::none);
   const std::string m = read_file(d / "run/manifest.jsonl");
   // stencil_right#2 reads a buffer written by three ops: its interior by stencil_right#0
   // (two steps back: ping-pong), its west halo by halo_exchange#2, its east halo too.
@@ -135,13 +125,13 @@ TEST_CASE("halo exchange: the library records partial writes per byte range and 
 
 TEST_CASE("halo exchange: a bug in the exchange or in a stencil is the one root cause") {
   temp_dir d;
-  dump(d / "good", plant::none);
+  dump(d / "good", halo_bug::none);
   {
     const pa::compare_report same = compare(d / "good", d / "good");
     CHECK(same.exit_code() == 0);
   }
-  for (plant bug : {plant::halo, plant::stencil}) {
-    const std::string name = bug == plant::halo ? "halo" : "stencil";
+  for (halo_bug bug : {halo_bug::halo, halo_bug::stencil}) {
+    const std::string name = bug == halo_bug::halo ? "halo" : "stencil";
     CAPTURE(name);
     dump(d / name, bug);
     const pa::compare_report r = compare(d / name, d / "good");
@@ -149,12 +139,12 @@ TEST_CASE("halo exchange: a bug in the exchange or in a stencil is the one root 
     REQUIRE(r.runs.size() == 1);
     const pa::compared_run& run = r.runs[0];
     // step 1 is each op's second occurrence
-    const std::string culprit = bug == plant::halo ? "halo_exchange#1" : "stencil_right#1";
+    const std::string culprit = bug == halo_bug::halo ? "halo_exchange#1" : "stencil_right#1";
     REQUIRE(root_keys(run) == std::vector<std::string>{culprit});
     const std::set<std::string> reach = reach_of(run, run.graph.roots[0]);
     // The wrong west halo of the right side is read by stencil_right at the same step; a
     // wrong right interior crosses to the left side through the next exchange.
-    if (bug == plant::halo) {
+    if (bug == halo_bug::halo) {
       CHECK(reach.count("stencil_right#1") == 1);
     } else {
       CHECK(reach.count("halo_exchange#2") == 1);

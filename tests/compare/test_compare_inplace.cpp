@@ -15,6 +15,7 @@
 
 #include "../support/capture.hpp"
 #include "../support/inplace_solver.hpp"
+#include "compare_checked.hpp"
 
 namespace pa = probe::analysis;
 namespace is = inplace_solver;
@@ -22,22 +23,13 @@ using probe_test::temp_dir;
 
 namespace {
 
+using compare_test::read_file;
+
 void dump(const std::string& dir, is::plant bug) {
   probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
   is::solver s;
   s.run(bug);
   probe::set_flags("");  // closes the run
-}
-
-std::string read_file(const std::string& path) {
-  std::string s;
-  if (FILE* f = std::fopen(path.c_str(), "rb")) {
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-    std::fclose(f);
-  }
-  return s;
 }
 
 }  // namespace

@@ -26,45 +26,45 @@ namespace {
 using compare_test::compare;
 using compare_test::has_note;
 
-constexpr int k_n = 16;
+constexpr int k_pairing_n = 16;
 
 std::vector<float> request_input(int which) {
-  std::vector<float> x(k_n);
-  for (int i = 0; i < k_n; ++i) x[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i % 7) + 1.5f * static_cast<float>(which);
+  std::vector<float> x(k_pairing_n);
+  for (int i = 0; i < k_pairing_n; ++i) x[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i % 7) + 1.5f * static_cast<float>(which);
   return x;
 }
 
 // A request's activations, all alive for the whole run: memory freed by one request and
 // reused by the other would make its ops read-modify-writes of the other's outputs.
 struct activations {
-  std::vector<float> h = std::vector<float>(k_n), m = std::vector<float>(k_n), y = std::vector<float>(k_n);
+  std::vector<float> h = std::vector<float>(k_pairing_n), m = std::vector<float>(k_pairing_n), y = std::vector<float>(k_pairing_n);
 };
 
 // embed(x, w) -> h; mlp(h, w) -> m; head(m) -> y. `bug`: mlp gets one element wrong.
 // `after_embed` runs once embed has ended.
 template <class F>
 void serve(const std::vector<float>& x, activations& act, bool bug, F&& after_embed) {
-  static const std::vector<float> we(k_n, 0.5f), wm(k_n, -0.75f);
+  static const std::vector<float> we(k_pairing_n, 0.5f), wm(k_pairing_n, -0.75f);
   std::vector<float>&h = act.h, &m = act.m, &y = act.y;
   {
     probe::op op("embed", "Embed");
-    op.input("x", probe::view(x.data(), {k_n})).input("w", probe::view(we.data(), {k_n}));
+    op.input("x", probe::view(x.data(), {k_pairing_n})).input("w", probe::view(we.data(), {k_pairing_n}));
     for (size_t i = 0; i < h.size(); ++i) h[i] = x[i] * we[i] + 1.0f;
-    op.output("h", probe::view(h.data(), {k_n}));
+    op.output("h", probe::view(h.data(), {k_pairing_n}));
   }
   after_embed();
   {
     probe::op op("mlp", "MLP");
-    op.input("h", probe::view(h.data(), {k_n})).input("w", probe::view(wm.data(), {k_n}));
+    op.input("h", probe::view(h.data(), {k_pairing_n})).input("w", probe::view(wm.data(), {k_pairing_n}));
     for (size_t i = 0; i < m.size(); ++i) m[i] = h[i] * wm[i] > 0 ? h[i] * wm[i] : 0.1f * h[i] * wm[i];
     if (bug) m[3] += 2.0f;
-    op.output("m", probe::view(m.data(), {k_n}));
+    op.output("m", probe::view(m.data(), {k_pairing_n}));
   }
   {
     probe::op op("head", "Head");
-    op.input("m", probe::view(m.data(), {k_n}));
+    op.input("m", probe::view(m.data(), {k_pairing_n}));
     for (size_t i = 0; i < y.size(); ++i) y[i] = 2.0f * m[i] - 1.0f;
-    op.output("y", probe::view(y.data(), {k_n}));
+    op.output("y", probe::view(y.data(), {k_pairing_n}));
   }
 }
 void serve(const std::vector<float>& x, activations& act) {
@@ -250,7 +250,7 @@ TEST_CASE("pairing: the manifest names each op's thread lineage and its occurren
   serve(x, act[0]);  // main thread: lane occurrence 0 of each op
   {
     probe::op layer("layer", "Block");
-    layer.input("x", probe::view(x.data(), {k_n}));
+    layer.input("x", probe::view(x.data(), {k_pairing_n}));
     const probe::op_context ctx = probe::current_op_context();
     std::thread worker([&] {
       probe::adopt_op_context adopt(ctx);
@@ -351,17 +351,17 @@ TEST_CASE("pairing: requests that load their own data pair by the loader's attri
     for (int k = 0; k < 2; ++k) {
       const int r = reversed ? 1 - k : k;
       std::thread t([&, r] {
-        std::vector<float> x(k_n), y(k_n);
+        std::vector<float> x(k_pairing_n), y(k_pairing_n);
         {
           probe::op op("load", "Load");
           op.attr("request", r);
-          for (int i = 0; i < k_n; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i * (r + 2));
-          op.output("x", probe::view(x.data(), {k_n}));
+          for (int i = 0; i < k_pairing_n; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i * (r + 2));
+          op.output("x", probe::view(x.data(), {k_pairing_n}));
         }
         probe::op op("double", "Scale");
-        op.input("x", probe::view(x.data(), {k_n}));
-        for (int i = 0; i < k_n; ++i) y[static_cast<size_t>(i)] = 2 * x[static_cast<size_t>(i)] + (r == bug_in && i == 5);
-        op.output("y", probe::view(y.data(), {k_n}));
+        op.input("x", probe::view(x.data(), {k_pairing_n}));
+        for (int i = 0; i < k_pairing_n; ++i) y[static_cast<size_t>(i)] = 2 * x[static_cast<size_t>(i)] + (r == bug_in && i == 5);
+        op.output("y", probe::view(y.data(), {k_pairing_n}));
       });
       t.join();
     }

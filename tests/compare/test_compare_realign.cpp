@@ -21,21 +21,21 @@ namespace {
 
 using compare_test::compare;
 
-constexpr int k_n = 16;
+constexpr int k_realign_n = 16;
 
 void affine(const char* name, const std::vector<float>& x, std::vector<float>& y, float a, float b, float bug = 0) {
   probe::op op(name, "Affine");
   op.attr("a", a).attr("b", b);
-  op.input("x", probe::view(x.data(), {k_n}));
-  for (int i = 0; i < k_n; ++i) y[static_cast<size_t>(i)] = a * x[static_cast<size_t>(i)] + b;
+  op.input("x", probe::view(x.data(), {k_realign_n}));
+  for (int i = 0; i < k_realign_n; ++i) y[static_cast<size_t>(i)] = a * x[static_cast<size_t>(i)] + b;
   y[3] += bug;
-  op.output("y", probe::view(y.data(), {k_n}));
+  op.output("y", probe::view(y.data(), {k_realign_n}));
 }
 
 void load(std::vector<float>& x) {
   probe::op op("input", "Load");
-  for (int i = 0; i < k_n; ++i) x[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i) - 1.0f;
-  op.output("x", probe::view(x.data(), {k_n}));
+  for (int i = 0; i < k_realign_n; ++i) x[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i) - 1.0f;
+  op.output("x", probe::view(x.data(), {k_realign_n}));
 }
 
 // input -> proj (x) -> [proj again on x, in A or in B only] -> mid -> proj (mid's output),
@@ -44,7 +44,7 @@ void proj_twice_in_one_run(const temp_dir& d, bool extra_in_a, float mid_bug_in_
   for (int side = 0; side < 2; ++side) {
     const bool in_a = side == 0;
     probe::set_flags(("--probe_dump_to=" + std::string(d / (in_a ? "a" : "b")) + " --probe_dump_as_npy").c_str());
-    std::vector<float> x(k_n), p(k_n), extra(k_n), m(k_n), q(k_n);
+    std::vector<float> x(k_realign_n), p(k_realign_n), extra(k_realign_n), m(k_realign_n), q(k_realign_n);
     load(x);
     affine("proj", x, p, 2.0f, 0.5f);
     if (in_a == extra_in_a) affine("proj", x, extra, 2.0f, 0.5f);
@@ -81,10 +81,10 @@ TEST_CASE("realign: code outside any op over bytes their writer already got wron
   for (int side = 0; side < 2; ++side) {
     const bool in_a = side == 0;
     probe::set_flags(("--probe_dump_to=" + std::string(d / (in_a ? "a" : "b")) + " --probe_dump_as_npy").c_str());
-    std::vector<float> x(k_n), y(k_n), z(k_n);
+    std::vector<float> x(k_realign_n), y(k_realign_n), z(k_realign_n);
     load(x);
     affine("gen", x, y, 3.0f, 0.0f, in_a ? 0.5f : 0.0f);
-    for (int i = 0; i < k_n / 2; ++i) y[static_cast<size_t>(i)] *= 0.5f;  // the same in both runs
+    for (int i = 0; i < k_realign_n / 2; ++i) y[static_cast<size_t>(i)] *= 0.5f;  // the same in both runs
     affine("use", y, z, 1.5f, 0.0f);
     probe::set_flags("");
   }

@@ -23,14 +23,14 @@ namespace {
 using compare_test::compare;
 using compare_test::has_note;
 
-constexpr int k_n = 12, k_tiles = 3, k_rows = k_n / k_tiles;
+constexpr int k_worker_n = 12, k_tiles = 3, k_rows = k_worker_n / k_tiles;
 
 // y = scale * x + shift, computed by k_tiles workers started in `order`, each marking its own
 // op "<name>.tile" over its rows. `bad_tile`: the tile whose first element is off by `bug`.
 void tiled(const char* name, const std::vector<double>& x, std::vector<double>& y, double scale, double shift,
            const int order[k_tiles], int bad_tile = -1, double bug = 0) {
   probe::op op(name, "Affine");
-  op.input("x", probe::view(x.data(), {k_n}));
+  op.input("x", probe::view(x.data(), {k_worker_n}));
   const probe::op_context ctx = probe::current_op_context();
   const std::string tile = std::string(name) + ".tile";
   for (int k = 0; k < k_tiles; ++k) {
@@ -47,14 +47,14 @@ void tiled(const char* name, const std::vector<double>& x, std::vector<double>& 
     });
     worker.join();
   }
-  op.output("y", probe::view(y.data(), {k_n}));
+  op.output("y", probe::view(y.data(), {k_worker_n}));
 }
 
 void plain(const char* name, const std::vector<double>& x, std::vector<double>& y, double scale) {
   probe::op op(name, "Scale");
-  op.input("x", probe::view(x.data(), {k_n}));
-  for (int i = 0; i < k_n; ++i) y[static_cast<size_t>(i)] = scale * x[static_cast<size_t>(i)];
-  op.output("y", probe::view(y.data(), {k_n}));
+  op.input("x", probe::view(x.data(), {k_worker_n}));
+  for (int i = 0; i < k_worker_n; ++i) y[static_cast<size_t>(i)] = scale * x[static_cast<size_t>(i)];
+  op.output("y", probe::view(y.data(), {k_worker_n}));
 }
 
 // input -> layer0 (tiled) -> layer1 (tiled, reads what layer0's tiles wrote) -> shrink -> grow.
@@ -64,17 +64,17 @@ void plain(const char* name, const std::vector<double>& x, std::vector<double>& 
 void run(const std::string& dir, const int order0[k_tiles], const int order1[k_tiles], int bad_tile, double bug,
          bool warm_h = false) {
   probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
-  std::vector<double> x(k_n), h(k_n), y(k_n), s(k_n), g(k_n), elsewhere(k_n);
+  std::vector<double> x(k_worker_n), h(k_worker_n), y(k_worker_n), s(k_worker_n), g(k_worker_n), elsewhere(k_worker_n);
   {
     probe::op op("input", "Load");
-    for (int i = 0; i < k_n; ++i) x[static_cast<size_t>(i)] = 0.5 * i - 2.0;
-    op.output("x", probe::view(x.data(), {k_n}));
+    for (int i = 0; i < k_worker_n; ++i) x[static_cast<size_t>(i)] = 0.5 * i - 2.0;
+    op.output("x", probe::view(x.data(), {k_worker_n}));
   }
   {
     probe::op op("warm", "Fill");
     std::vector<double>& w = warm_h ? h : elsewhere;
     for (double& v : w) v = 7;
-    op.output("y", probe::view(w.data(), {k_n}));
+    op.output("y", probe::view(w.data(), {k_worker_n}));
   }
   tiled("layer0", x, h, 2.0, 1.0, order0, bad_tile, bug);
   tiled("layer1", h, y, -0.5, 3.0, order1);
@@ -140,19 +140,19 @@ TEST_CASE("workers: ops one thread runs in sequence keep their order, even when 
   // one thread reads w1 then w0 in A and w0 then w1 in B (a swapped load): pairing by what
   // they read would hide it; the program's order is the pairing, and the difference shows
   temp_dir d;
-  const std::vector<double> w0(k_n, 1.0), w1(k_n, 2.0);
+  const std::vector<double> w0(k_worker_n, 1.0), w1(k_worker_n, 2.0);
   for (int swapped = 0; swapped < 2; ++swapped) {
     probe::set_flags(("--probe_dump_to=" + std::string(d / (swapped ? "a" : "b")) + " --probe_dump_as_npy").c_str());
-    std::vector<double> y0(k_n), y1(k_n);
+    std::vector<double> y0(k_worker_n), y1(k_worker_n);
     {
       probe::op parent("attn", "Attention");
       const std::vector<double>* ws[2] = {swapped ? &w1 : &w0, swapped ? &w0 : &w1};
       std::vector<double>* ys[2] = {&y0, &y1};
       for (int k = 0; k < 2; ++k) {
         probe::op proj("proj", "Proj");
-        proj.input("w", probe::view(ws[k]->data(), {k_n}));
-        for (int i = 0; i < k_n; ++i) (*ys[k])[static_cast<size_t>(i)] = 3.0 * (*ws[k])[static_cast<size_t>(i)];
-        proj.output("y", probe::view(ys[k]->data(), {k_n}));
+        proj.input("w", probe::view(ws[k]->data(), {k_worker_n}));
+        for (int i = 0; i < k_worker_n; ++i) (*ys[k])[static_cast<size_t>(i)] = 3.0 * (*ws[k])[static_cast<size_t>(i)];
+        proj.output("y", probe::view(ys[k]->data(), {k_worker_n}));
       }
     }
     probe::set_flags("");

@@ -15,14 +15,14 @@ using probe_test::temp_dir;
 namespace {
 
 // An engine's own tensor type and its adapter, found by ADL.
-namespace engine {
+namespace batch_engine {
 struct Batch {
   std::vector<float*> samples;  // each sample: a 2 x 3 row-major matrix
 };
 inline probe::tensor_view probe_view(const Batch& b) {
   return probe::batch_view(b.samples, probe::view(static_cast<const float*>(nullptr), {2, 3}));
 }
-}  // namespace engine
+}  // namespace batch_engine
 
 std::string problem(const probe::tensor_view& v) { return probe::detail::view_problem_text(v); }
 
@@ -54,7 +54,7 @@ TEST_CASE("batch_view: shape [count, sample...], gathered in order, strided samp
 TEST_CASE("batch_view: an op records one array with the batch dimension; dump, print and frames see it") {
   temp_dir d;
   std::vector<float> a{1, 2, 3, 4, 5, 6}, b{7, 8, 9, 10, 11, 12};
-  engine::Batch batch{{a.data(), b.data()}};
+  batch_engine::Batch batch{{a.data(), b.data()}};
   {
     flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_as_npy --probe_breakpoint=prompt");
     probe::op op("attn", "Attention");

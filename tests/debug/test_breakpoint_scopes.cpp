@@ -11,7 +11,7 @@
 
 namespace {
 
-void append(void* ctx, const char* text, size_t n) { static_cast<std::string*>(ctx)->append(text, n); }
+void append_text(void* ctx, const char* text, size_t n) { static_cast<std::string*>(ctx)->append(text, n); }
 
 std::vector<std::string> titles(const probe::detail::stop_info& s) {
   std::vector<std::string> t;
@@ -50,7 +50,7 @@ TEST_CASE("scopes: frames innermost first, interleaved with ops; up, down and wh
   probe::detail::prompt_io io;
   io.in = f;
   io.echo = true;
-  io.write = &append;
+  io.write = &append_text;
   io.ctx = &out;
   probe::detail::run_prompt(s, io);
   std::fclose(f);
