@@ -236,16 +236,6 @@ class op {
 // probe::wrap(name, fn, probe::in("x", x), probe::out("y", y)): runs fn as one op. fn is
 // called with the wrapped values in order when it accepts them, else with no arguments. Each
 // value reaches fn as the caller holds it: a const object stays const.
-namespace detail {
-template <class T>
-struct without_ref {
-  using type = T;
-};
-template <class T>
-struct without_ref<T&> {
-  using type = T;
-};
-}  // namespace detail
 template <class T>
 struct in_arg {
   const char* slot;
@@ -257,11 +247,11 @@ struct out_arg {
   T& value;
 };
 template <class T>
-in_arg<typename detail::without_ref<T>::type> in(const char* slot, T&& value) noexcept {
+in_arg<typename detail::strip_ref<T>::type> in(const char* slot, T&& value) noexcept {
   return {slot, value};
 }
 template <class T>
-out_arg<typename detail::without_ref<T>::type> out(const char* slot, T&& value) noexcept {
+out_arg<typename detail::strip_ref<T>::type> out(const char* slot, T&& value) noexcept {
   return {slot, value};
 }
 
