@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -234,23 +233,8 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
   // samples of all of them, where the first of them stands; a failed rerun next to one with
   // values adds nothing.
   if (!opt.label_re.empty()) {
-    std::vector<run_record> merged;
-    std::map<std::string, size_t> at;
-    size_t folded = 0;
-    for (run_record& r : out.runs) {
-      auto it = at.find(r.label);
-      if (it == at.end()) {
-        at.emplace(r.label, merged.size());
-        merged.push_back(std::move(r));
-        continue;
-      }
-      run_record& first = merged[it->second];
-      ++folded;
-      first.values.insert(first.values.end(), r.values.begin(), r.values.end());
-      if (!first.values.empty()) first.error.clear();
-      first.mtime = std::min(first.mtime, r.mtime);
-    }
-    out.runs = std::move(merged);
+    const size_t folded = detail::merge_same_labels(
+        &out.runs, [](run_record& first, const run_record& r) { first.mtime = std::min(first.mtime, r.mtime); });
     if (folded)
       out.notes.push_back(std::to_string(folded) + " input(s) folded into the run of the same label (--label-re): " +
                           "one run with the samples of all");

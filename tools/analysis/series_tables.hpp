@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <probe/util/config.hpp>
@@ -36,22 +37,34 @@ inline std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
-// Merges rows that share a label into one run, keeping the first row's position.
-inline void merge_same_labels(std::vector<table_row>* rows) {
-  std::vector<table_row> out;
+// Merges rows that share a label (a run measured twice, a night's reruns) into one run with
+// the samples of all, where the first of them stands; a failed row next to one with values
+// adds nothing. `also(first, other)` merges what else the row type carries. Returns how many
+// rows were folded into an earlier one.
+template <class Row, class Also>
+size_t merge_same_labels(std::vector<Row>* rows, Also also) {
+  std::vector<Row> out;
   std::unordered_map<std::string, size_t> seen;
-  for (table_row& r : *rows) {
+  size_t folded = 0;
+  for (Row& r : *rows) {
     auto it = seen.find(r.label);
     if (it == seen.end()) {
       seen.emplace(r.label, out.size());
       out.push_back(std::move(r));
       continue;
     }
-    table_row& same = out[it->second];
-    same.values.insert(same.values.end(), r.values.begin(), r.values.end());
-    if (!same.values.empty()) same.error.clear();
+    Row& first = out[it->second];
+    first.values.insert(first.values.end(), r.values.begin(), r.values.end());
+    if (!first.values.empty()) first.error.clear();
+    also(first, r);
+    ++folded;
   }
   *rows = std::move(out);
+  return folded;
+}
+
+inline void merge_same_labels(std::vector<table_row>* rows) {
+  merge_same_labels(rows, [](table_row&, const table_row&) {});
 }
 
 // Splits one CSV record: commas, double-quoted fields with "" for a quote. Returns false
