@@ -14,6 +14,7 @@
 #include "analysis/first_above.hpp"
 #include "analysis/nonfinite.hpp"
 
+#include "compare_dumps.hpp"
 #include "file_output.hpp"
 #include "options.hpp"
 #include "terminal_text.hpp"
@@ -129,6 +130,11 @@ const command_spec compare_command = {
     operand_kind::words,
 };
 
+probe::analysis::compare_report compare_dumps(const std::string& a, const std::string& b,
+                                              const probe::analysis::compare_settings& settings) {
+  return probe::analysis::compare_paths(a, b, settings);
+}
+
 int run_compare(int argc, char** argv) {
   namespace pa = probe::analysis;
   parsed_options args;
@@ -187,7 +193,7 @@ int run_compare(int argc, char** argv) {
     s.progress = show_progress;
     s.progress_context = &progress;
   }
-  const pa::compare_report r = pa::compare_paths(inputs[0], inputs[1], s);
+  const pa::compare_report r = compare_dumps(inputs[0], inputs[1], s);
   if (progress.shown) fputs("\r\x1b[K", stderr);
   if (!r.error.empty()) return bad_input(r.error);
 

@@ -13,6 +13,7 @@
 
 #include "analysis/jitter.hpp"
 
+#include "compare_dumps.hpp"
 #include "engine_flags.hpp"
 #include "file_output.hpp"
 #include "options.hpp"
@@ -118,7 +119,7 @@ int run_jitter(int argc, char** argv) {
   }
   if (old) setenv("PROBE_FLAGS", old, 1); else unsetenv("PROBE_FLAGS");
   for (size_t k = 1; k < runs && code == 0; ++k) {
-    j.add(pa::compare_paths(root + "/run_" + std::to_string(k), root + "/run_0", s));
+    j.add(compare_dumps(root + "/run_" + std::to_string(k), root + "/run_0", s));
     if (!j.error.empty()) code = bad_input(j.error);
   }
   if (args.given("--keep")) j.notes.push_back("The runs' dumps are kept in " + root + " (run_0 is the first).");
