@@ -2,13 +2,15 @@
 # Compile cost where users pay it: a kernel file that marks one op (input + output), one
 # PROBE_SCOPE and one probe::metric, against the same file unmarked, in each build mode; and
 # a file that only includes probe.hpp. `$CXX -std=c++17 -O2 -c`, median of interleaved runs
-# (one warm-up round first), net of the unmarked file measured in the same run; object code
-# is the size of the .text sections. Baselines compiled in the same run, interleaved: spdlog's
-# header-only mode (a file that logs two lines; Debian's libspdlog-dev with fmt header-only:
-# SPDLOG_HEADER_ONLY and FMT_HEADER_ONLY) and, where doctest is installed, doctest's
-# implementation TU; the header-only marking file is printed as a ratio against spdlog's.
+# (one warm-up round first; none for a single run), net of the unmarked file measured in the
+# same run; object code is the size of the .text sections. Baselines compiled in the same run,
+# interleaved: spdlog's header-only mode (a file that logs two lines; Debian's libspdlog-dev
+# with fmt header-only: SPDLOG_HEADER_ONLY and FMT_HEADER_ONLY) and, where doctest is
+# installed, doctest's implementation TU; the header-only marking file is printed as a ratio
+# against spdlog's.
 #
 # Usage: benchmarks/compile_cost.sh [--quick] [--instructions]    (env: CXX, RUNS, BEFORE)
+#   --quick         one run, no warm-up: a smoke run (the test compile_cost_smoke)
 #   BEFORE=DIR      also compile the header-only rows against the include/ directory DIR (an
 #                   older checkout's), interleaved with the others: before and after in one run
 #   --instructions  also count the compiler's instructions under valgrind (repeatable on a
@@ -98,7 +100,9 @@ instructions() {  # file flags -> millions of compiler instructions
 text_bytes() { size -A "$1" | awk '$1 ~ /^\.text/ {t += $2} END {print t + 0}'; }
 
 n=${#variants[@]}
-for ((v = 0; v < n; v++)); do
+warm=1
+((runs == 1)) && warm=0  # --quick: a smoke run, no median to steady
+for ((v = 0; warm && v < n; v++)); do
   IFS=: read -r _ file flags <<<"${variants[$v]}"
   compile "$file" "$flags" "$tmp/o$v.o" >/dev/null  # warm-up
 done

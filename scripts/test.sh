@@ -2,7 +2,8 @@
 # Runs probe's tests: installs what the tests need (Debian packages) when it is missing,
 # configures, builds, and runs ctest.
 #   scripts/test.sh [extra ctest args]          the quick suite: every test but those labelled
-#       `slow`, which are not even built (PROBE_BUILD_SLOW_TESTS=OFF, no benchmarks)
+#       `slow`, which are not even built (PROBE_BUILD_SLOW_TESTS=OFF, no benchmarks); the CUDA
+#       programs only where a GPU is present (nvcc's compile checks are --all's elsewhere)
 #   scripts/test.sh --all [extra ctest args]    the whole suite (what CI runs, .ci/run): the
 #       quick suite plus packaging every way, the compile-warnings matrix, the ASan/UBSan and
 #       TSan rebuilds, header-only twins of unit tests (one executable), fuzzing, benchmark smoke runs
@@ -60,6 +61,14 @@ else
   suite=(-DPROBE_BUILD_SLOW_TESTS=OFF -DPROBE_BUILD_BENCHMARKS=OFF -DPROBE_INSTALL=OFF)
   select=(-LE slow)
 fi
+# CUDA: the quick suite builds the CUDA programs where they can run (a GPU is here); on a
+# machine without one, nvcc's compile checks (minutes of compiling, nothing to run) are left
+# to --all, which always builds them where CMake finds a CUDA compiler.
+cuda=(-DPROBE_USE_CUDA=ON)
+if ((!all)) && ! [ -e /dev/nvidia0 ] && ! nvidia-smi -L >/dev/null 2>&1; then
+  cuda=(-DPROBE_USE_CUDA=OFF)
+  echo "== no GPU here: the CUDA programs are built by --all only"
+fi
 # Optimized as users ship, with line tables for backtraces (gdb, the sanitizers) but not the
 # full debug info of -g, which costs a third more compile time on probe's template-heavy TUs
 # and which no test reads.
@@ -67,7 +76,7 @@ debug_info=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_
             -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O2 -Xcompiler=-g1 -DNDEBUG")
 echo "== configuring in $build ($( ((all)) && echo "whole suite" || echo "quick suite; --all for the whole suite"))"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${debug_info[@]}" -DPROBE_BUILD_TESTS=ON \
-  -DPROBE_BUILD_EXAMPLES=ON -DPROBE_BUILD_TOOLS=ON "${suite[@]}" "${sanitizer_flags[@]}" >/dev/null
+  -DPROBE_BUILD_EXAMPLES=ON -DPROBE_BUILD_TOOLS=ON "${suite[@]}" "${cuda[@]}" "${sanitizer_flags[@]}" >/dev/null
 echo "== building"
 cmake --build "$build" -j"$jobs"
 echo "== testing"
