@@ -5,6 +5,7 @@
 
 #include <probe/probe.hpp>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -118,4 +119,57 @@ TEST_CASE("realign: an execution only in B is named by B's own key") {
   CHECK(text.find("proj#1/out/y") != std::string::npos);
   CHECK(text.find("proj#3") == std::string::npos);
   CHECK(pa::compare_json(r).find("\"only_b\":[\"proj#1\"]") != std::string::npos);
+}
+
+TEST_CASE("realign: the op a killed run stopped inside pairs with its execution in the finished run") {
+  // Both runs apply stencil four times (an attribute, an input, an output). A is killed
+  // inside stencil#2: its input is recorded; its attributes and output (written at the op's
+  // end) and the end record are not. A's stencil#2 is B's stencil#2, not an op of its own.
+  temp_dir d;
+  for (int side = 0; side < 2; ++side) {
+    probe::set_flags(("--probe_dump_to=" + std::string(d / (side == 0 ? "a" : "b")) +
+                      " --probe_dump_as_npy --probe_dump_threads=0").c_str());
+    std::vector<float> u(k_realign_n), v(k_realign_n);
+    load(u);
+    for (int step = 0; step < 4; ++step) {
+      affine("stencil", u, v, 0.5f, 0.25f);
+      u.swap(v);
+    }
+    probe::set_flags("");
+  }
+  // A as killed: the records before stencil#2's output but for its attributes (records are in
+  // seq order with --probe_dump_threads=0)
+  const std::string path = d / "a" + std::string("/manifest.jsonl");
+  std::string cut;
+  {
+    const std::string manifest = compare_test::read_file(path);
+    size_t at = 0;
+    for (size_t next; at < manifest.size(); at = next) {
+      next = manifest.find('\n', at);
+      next = next == std::string::npos ? manifest.size() : next + 1;
+      const std::string line = manifest.substr(at, next - at);
+      if (line.find("\"key\":\"stencil#2/out/") != std::string::npos) break;
+      if (line.find("\"key\":\"stencil#2\"") != std::string::npos) continue;  // its attributes (where
+      // an engine sets them as the kernel ends, they are never written)
+      cut += line;
+    }
+    REQUIRE(cut.find("\"key\":\"stencil#2/in/x\"") != std::string::npos);
+    FILE* f = std::fopen(path.c_str(), "w");
+    REQUIRE(f);
+    std::fputs(cut.c_str(), f);
+    std::fclose(f);
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const std::string text = pa::compare_text(r);
+  INFO(text);
+  const pa::compared_run& run = r.runs[0];
+  CHECK(run.findings.align.only_a.empty());
+  bool input_paired = false;
+  for (const pa::compared_pair& p : run.pairs) {
+    CHECK_MESSAGE(p.status != pa::pair_status::only_a, p.key);
+    if (p.key == "stencil#2/in/x") input_paired = p.status == pa::pair_status::ok;
+  }
+  CHECK(input_paired);
+  CHECK(text.find("only in A") == std::string::npos);
+  CHECK(run.graph.roots.empty());
 }

@@ -6,7 +6,8 @@
 // computed something else. Where the counts differ, the executions of the name are aligned as
 // two sequences (longest common subsequence) by what each is, independent of the values: its
 // step, its attributes, and for each input the names of the ops that wrote it and where in
-// their outputs, or the content hash of bytes no op wrote. B's executions take the key of the
+// their outputs, or the content hash of bytes no op wrote (of an op a killed run stopped
+// inside, whose attributes were never written, only the step and inputs). B's executions take the key of the
 // A execution they align with; the rest of B take keys A does not use, and show as ops only
 // in one run. Standalone header, plain inline.
 #pragma once
@@ -30,8 +31,31 @@ struct execution {
   std::string key;
   uint64_t occurrence = 0;
   std::vector<std::string> reads;  // per input: "slot=writer name@at+bytes;..." or "slot=#hash"
-  std::string what;                // the whole description, filled once all inputs are seen
+  std::string inputs;              // its step and reads, filled once all inputs are seen
+  std::string what;                // inputs and attributes: the whole description
+  // The last op of a thread in a run that never ended (killed, crashed): it may have stopped
+  // inside, before the attributes written at its end, so only its inputs describe it.
+  bool unfinished = false;
 };
+
+// Two executions are the same computation: the same description, or the same inputs where
+// one of them never finished.
+inline bool same_execution(const execution& x, const execution& y) {
+  return x.unfinished || y.unfinished ? x.inputs == y.inputs : x.what == y.what;
+}
+
+// The op keys a run without an end record may have stopped inside: each thread's last op.
+inline std::unordered_set<std::string> unfinished_keys(const dump_run& run) {
+  std::unordered_set<std::string> keys;
+  if (run.has_end) return keys;
+  std::unordered_map<uint64_t, const dump_tensor*> last;  // lane -> its last tensor record
+  for (const dump_tensor& t : run.tensors) {
+    const dump_tensor*& l = last[t.lane];
+    if (!l || t.seq >= l->seq) l = &t;
+  }
+  for (const auto& l : last) keys.insert(l.second->op_key());
+  return keys;
+}
 
 // The op name of an output key ("L7.add" of "L7.add#0/out/y"): its occurrence changes when
 // the runs' execution counts differ, its name does not.
@@ -81,12 +105,15 @@ inline std::map<std::string, std::vector<execution>> collect(const dump_run& run
   }
   std::unordered_map<std::string, std::string> attrs;
   for (const dump_attrs& x : run.attrs) attrs[x.key] = attrs_text(x.attrs);
+  const std::unordered_set<std::string> unfinished = unfinished_keys(run);
   for (auto& n : by_name) {
     std::sort(n.second.begin(), n.second.end(), [](const execution& x, const execution& y) { return x.occurrence < y.occurrence; });
     for (execution& e : n.second) {
       std::sort(e.reads.begin(), e.reads.end());
-      e.what = std::to_string(step_of[e.key]) + "\n" + attrs[e.key];
-      for (const std::string& r : e.reads) e.what += "\n" + r;
+      e.inputs = std::to_string(step_of[e.key]);
+      for (const std::string& r : e.reads) e.inputs += "\n" + r;
+      e.what = e.inputs + "\n\n" + attrs[e.key];
+      e.unfinished = unfinished.count(e.key) != 0;
     }
   }
   return by_name;
@@ -114,12 +141,12 @@ inline void realign_executions(const dump_run& a, dump_run* b) {
     auto at = [&](size_t i, size_t j) -> uint32_t& { return lcs[i * (m + 1) + j]; };
     for (size_t i = n; i-- > 0;)
       for (size_t j = m; j-- > 0;)
-        at(i, j) = xa[i].what == xb[j].what ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+        at(i, j) = same_execution(xa[i], xb[j]) ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
     if (at(0, 0) == 0) continue;  // nothing in common: no better than key order
     uint64_t fresh = std::max(xa.back().occurrence, xb.back().occurrence) + 1;
     size_t i = 0, j = 0;
     while (j < m) {
-      if (i < n && xa[i].what == xb[j].what && at(i, j) == at(i + 1, j + 1) + 1) {
+      if (i < n && same_execution(xa[i], xb[j]) && at(i, j) == at(i + 1, j + 1) + 1) {
         to[xb[j].key] = xa[i].key;  // aligned (the earliest such pairing)
         ++i, ++j;
       } else if (i < n && at(i + 1, j) >= at(i, j + 1)) {
