@@ -6,7 +6,8 @@
 #       programs only where a GPU is present (nvcc's compile checks are --all's elsewhere)
 #   scripts/test.sh --all [extra ctest args]    the whole suite (what CI runs, .ci/run): the
 #       quick suite plus packaging every way, the compile-warnings matrix, the ASan/UBSan and
-#       TSan rebuilds, header-only twins of unit tests (one executable), fuzzing, benchmark smoke runs
+#       TSan rebuilds, header-only twins of unit tests (one executable), fuzzing, benchmark
+#       smoke runs
 #   scripts/test.sh --sanitize [extra ctest args]   the whole suite built with AddressSanitizer
 #       and UndefinedBehaviorSanitizer (in build/sanitize); any report fails its test
 # The quick suite and --all share build/test: --all after it builds only what it adds.

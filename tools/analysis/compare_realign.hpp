@@ -7,9 +7,9 @@
 // two sequences (longest common subsequence) by what each is, independent of the values: its
 // step, its attributes, and for each input the names of the ops that wrote it and where in
 // their outputs, or the content hash of bytes no op wrote (of an op a killed run stopped
-// inside, whose attributes were never written, only the step and inputs). B's executions take the key of the
-// A execution they align with; the rest of B take keys A does not use, and show as ops only
-// in one run. Standalone header, plain inline.
+// inside, whose attributes were never written, only the step and inputs). B's executions
+// take the key of the A execution they align with; the rest of B take keys A does not use,
+// and show as ops only in one run. Standalone header, plain inline.
 #pragma once
 #include <stdint.h>
 

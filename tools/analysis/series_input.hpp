@@ -229,9 +229,8 @@ inline series_load load_series(const std::vector<std::string>& inputs, const ser
   }
   if (not_matching)
     out.notes.push_back(std::to_string(not_matching) + " input(s) skipped: label does not match --label-re");
-  // Reruns: inputs that --label-re gives one label (a night's two logs) are one run, with the
-  // samples of all of them, where the first of them stands; a failed rerun next to one with
-  // values adds nothing.
+  // Reruns: inputs that --label-re gives one label (a night's two logs) are one run; the
+  // earliest file time stands for it.
   if (!opt.label_re.empty()) {
     const size_t folded = detail::merge_same_labels(
         &out.runs, [](run_record& first, const run_record& r) { first.mtime = std::min(first.mtime, r.mtime); });
