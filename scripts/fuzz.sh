@@ -7,7 +7,8 @@
 #   scripts/fuzz.sh [SECONDS]     (default 60 per harness)
 #   FUZZERS="npy json" scripts/fuzz.sh 300     only those harnesses
 #   FUZZ_RUNS=1000000 scripts/fuzz.sh 600      each harness stops at 1M executions or 600 s
-#   PROBE_FUZZ_BUILD_DIR (default build/fuzz), CXX (default clang++), JOBS (default nproc)
+#   PROBE_FUZZ_BUILD_DIR (default build/fuzz), CXX (default clang++), JOBS (default nproc),
+#   FUZZ_OPT (default -O1: the harnesses' optimization level; the smoke test builds at -O0)
 #
 # Exit: 0 no crash, 1 a crash (its input is kept: the path is printed), 77 no clang++ with
 # libFuzzer here (nothing was run).
@@ -28,7 +29,7 @@ fi
 
 echo "== building the harnesses in $build"
 cmake -S "$src" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPROBE_BUILD_FUZZERS=ON -DPROBE_BUILD_TESTS=ON -DPROBE_BUILD_TOOLS=OFF -DPROBE_BUILD_EXAMPLES=OFF \
+  -DPROBE_BUILD_FUZZERS=ON -DPROBE_FUZZ_OPT="${FUZZ_OPT:--O1}" -DPROBE_BUILD_TESTS=ON -DPROBE_BUILD_TOOLS=OFF -DPROBE_BUILD_EXAMPLES=OFF \
   -DPROBE_BUILD_BENCHMARKS=OFF -DPROBE_INSTALL=OFF -DPROBE_USE_CUDA=OFF >"$build.log" 2>&1 || { cat "$build.log"; exit 1; }
 cmake --build "$build" -j"$jobs" --target probe_fuzzers >>"$build.log" 2>&1 || { tail -50 "$build.log"; exit 1; }
 
