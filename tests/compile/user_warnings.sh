@@ -15,17 +15,25 @@ if ! command -v "$cxx" > /dev/null 2>&1; then
   exit 0
 fi
 flags=("-std=$std" "$opt" -Wall -Wextra -Werror -I"$root/include" -I"$root/tests/compile")
+# Clang emits every warning of -Wall -Wextra from its front end (semantic analysis, templates
+# instantiated included; none comes from its optimizer, unlike GCC's), so a Clang check stops
+# there: the same diagnostics in a third of the time. -O still sets __OPTIMIZE__, as in the
+# user's build.
+case $("$cxx" --version | head -1) in
+  *clang*) check() { "$cxx" "${flags[@]}" "$@" -fsyntax-only; } ;;
+  *) check() { "$cxx" "${flags[@]}" "$@" -c -o /dev/null; } ;;
+esac
 if [ "$mode" = cli ]; then
   for f in "$root"/tools/probe/*.cpp; do
     echo "== $(basename "$f")"
-    "$cxx" "${flags[@]}" -Wshadow -Wnon-virtual-dtor -I"$root/tools" -DPROBE_SEPARATE_IMPLEMENTATION -c "$f" -o /dev/null
+    check -Wshadow -Wnon-virtual-dtor -I"$root/tools" -DPROBE_SEPARATE_IMPLEMENTATION "$f"
   done
   exit 0
 fi
 if [ "$mode" = compiled ]; then
   for f in "$root"/src/*.cpp; do
     echo "== $(basename "$f")"
-    "$cxx" "${flags[@]}" -DPROBE_SEPARATE_IMPLEMENTATION -c "$f" -o /dev/null
+    check -DPROBE_SEPARATE_IMPLEMENTATION "$f"
   done
   exit 0
 fi
@@ -33,9 +41,9 @@ tu=$(mktemp /tmp/probe_user_warnings_XXXXXX.cpp)
 trap 'rm -f "$tu"' EXIT
 echo "== only_probe.cpp with PROBE_IMPLEMENTATION"
 printf '#define PROBE_IMPLEMENTATION\n#include <probe/probe.hpp>\n#include "only_probe.cpp"\n' > "$tu"
-"$cxx" "${flags[@]}" -c "$tu" -o /dev/null
+check "$tu"
 # The marking TU in the two other modes (quick: no implementation in them).
 echo "== only_probe.cpp with PROBE_DISABLE"
-"$cxx" "${flags[@]}" -DPROBE_DISABLE -c "$root/tests/compile/only_probe.cpp" -o /dev/null
+check -DPROBE_DISABLE "$root/tests/compile/only_probe.cpp"
 echo "== only_probe.cpp with PROBE_SEPARATE_IMPLEMENTATION"
-"$cxx" "${flags[@]}" -DPROBE_SEPARATE_IMPLEMENTATION -c "$root/tests/compile/only_probe.cpp" -o /dev/null
+check -DPROBE_SEPARATE_IMPLEMENTATION "$root/tests/compile/only_probe.cpp"
