@@ -25,10 +25,12 @@ void kernel(const std::vector<float>& x, std::vector<float>& y) {
   probe::metric("MLUPS", 1.0);
 }
 CPP
+# cachegrind without its cache simulation counts the instructions callgrind does (within
+# 0.5%), in a third of the time.
 count() {
-  valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null \
+  valgrind --tool=cachegrind --cache-sim=no --trace-children=yes --cachegrind-out-file=/dev/null \
     "$cxx" -std=c++17 -O2 -DPROBE_SEPARATE_IMPLEMENTATION -I"$inc" -c "$work/$1.cpp" -o "$work/$1.o" 2>&1 |
-    awk '/Command: .*cc1plus/ {c = 1; next} c && /Collected/ {printf "%d\n", $4 / 1e6; exit}'
+    awk '/Command: .*cc1plus/ {c = 1; next} c && /I *refs/ {gsub(",", "", $4); printf "%d\n", $4 / 1e6; exit}'
 }
 base=$(count unmarked)
 marked=$(count marked)
