@@ -10,10 +10,10 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake_quiet() { cmake "$@" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }; }
-# The CMake builds check the package's wiring, not the code's optimized build (the -O2
-# build with every warning is the vendored Makefile one below, and tests/compile's matrix
-# builds include/ at every level): no build type, so nothing is optimized, which makes each
-# several times cheaper.
+# These builds check the package's wiring and its forms, not the code's optimized build:
+# probe's own test build compiles src/ at -O2 with every warning an error, and tests/compile's
+# matrix builds include/ at every level. So nothing here is optimized (no build type), which
+# makes each build several times cheaper.
 
 cmake_quiet -S "$src" -B "$work/probe" -DPROBE_BUILD_TESTS=OFF -DPROBE_BUILD_EXAMPLES=OFF \
   -DPROBE_BUILD_BENCHMARKS=OFF -DPROBE_BUILD_TOOLS=OFF -DPROBE_INSTALL=ON
@@ -52,19 +52,26 @@ for how in find_package add_subdirectory fetchcontent; do
   esac
   b="$work/consumer_$how"
   cmake_quiet -S "$src/tests/package/consumer" -B "$b" -DPROBE_CONSUME=$how "${extra[@]}"
-  cmake_quiet --build "$b" -j2
+  # FetchContent builds the header-only program only: the clone is the same sources that
+  # add_subdirectory has just built, and generating the build already checks that each of
+  # probe::compiled's sources is in the repository (a missing one fails the configure).
+  progs=(header_only compiled)
+  [ $how = fetchcontent ] && progs=(header_only)
+  cmake_quiet --build "$b" -j2 --target "${progs[@]}"
   # Vendored probe builds nothing of its own beyond the library targets.
   # (CMakeFiles holds CMake's own checks, such as FindMPI's test_mpi_CXX.bin)
   if [ "$how" != find_package ] && find "$b" -path '*/CMakeFiles' -prune -o -name 'test_*' -type f -perm -u+x -print | grep -q .; then
     echo "$how: probe's tests were built in a consumer build"; exit 1
   fi
-  for prog in header_only compiled; do
+  for prog in "${progs[@]}"; do
     rm -rf "$work/dump"
     out=$(PROBE_FLAGS="--probe_dump_to=$work/dump --probe_dump_stats_only" "$b/$prog")
     echo "$how/$prog: $out"
     grep -q '"record":"tensor"' "$work/dump/manifest.jsonl" || { echo "$how/$prog: no manifest"; exit 1; }
+    if [ $prog = compiled ] && ! grep -q '"op":"other"' "$work/dump/manifest.jsonl"; then
+      echo "$how: the second TU did not dump"; exit 1
+    fi
   done
-  grep -q '"op":"other"' "$work/dump/manifest.jsonl" || { echo "$how: the second TU did not dump"; exit 1; }
 done
 # Vendored without CMake: the headers copied into the project, one TU compiles probe.
 cxx=${CXX:-g++}
@@ -74,7 +81,7 @@ cp -r "$src/include/probe" "$vend/third_party/"
 cp "$src/tests/package/consumer/main.cpp" "$src/tests/package/consumer/other.cpp" "$vend/"
 printf '#define PROBE_IMPLEMENTATION\n#include <probe/probe.hpp>\n' >"$vend/probe_impl.cpp"
 printf '%s\n' \
-  'CXXFLAGS = -std=c++17 -O2 -Wall -Wextra -Werror -Ithird_party -DPROBE_SEPARATE_IMPLEMENTATION -DWITH_OTHER' \
+  'CXXFLAGS = -std=c++17 -Wall -Wextra -Werror -Ithird_party -DPROBE_SEPARATE_IMPLEMENTATION -DWITH_OTHER' \
   'app: main.o other.o probe_impl.o' \
   "$(printf '\t')\$(CXX) -o \$@ \$^ -pthread" >"$vend/Makefile"
 make -s -j2 -C "$vend" CXX="$cxx" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
@@ -84,11 +91,10 @@ echo "makefile/vendored: $out"
 grep -q '"op":"other"' "$work/dump/manifest.jsonl" || { echo "vendored: the second TU did not dump"; exit 1; }
 
 # The single header (single_include/probe/probe.hpp, found as <probe/probe.hpp>), with the
-# strictest warnings in both standards: header-only, and (C++17) compiled once by one TU. The
-# C++20 header-only build compiles the same implementation code as a C++20 probe_impl.cpp.
+# strictest warnings: header-only in C++17 (two TUs, each with the implementation, link) and
+# compiled once by one TU in C++20, so each standard compiles the implementation once.
 # Unoptimized: the single header is include/ concatenated, which the warnings matrix builds
-# optimized; here it is its form that is checked (whole, in two TUs, linked, run), at a
-# third of the compile time.
+# optimized; here it is its form that is checked (whole, in two TUs, linked, run).
 # compile OUT FLAGS... SOURCE: one object, in the background (two at a time on two cores).
 compile_bg() {
   local out=$1
@@ -103,27 +109,26 @@ wait_all() {
 }
 for std in c++17 c++20; do
   flags=(-std=$std -O0 -Wall -Wextra -Werror -I"$src/single_include" -DWITH_OTHER)
-  compile_bg "$work/sh_main_$std.o" "${flags[@]}" "$src/tests/package/consumer/main.cpp"
-  compile_bg "$work/sh_other_$std.o" "${flags[@]}" "$src/tests/package/consumer/other.cpp"
-  wait_all "single header ($std): header-only build fails"
-  "$cxx" -o "$work/single_$std" "$work/sh_main_$std.o" "$work/sh_other_$std.o" -pthread
-  progs=("$work/single_$std")
   if [ $std = c++17 ]; then
+    mode=header_only
+    compile_bg "$work/sh_main.o" "${flags[@]}" "$src/tests/package/consumer/main.cpp"
+    compile_bg "$work/sh_other.o" "${flags[@]}" "$src/tests/package/consumer/other.cpp"
+  else
+    mode=compiled
     for f in main other probe_impl; do
       in="$src/tests/package/consumer/$f.cpp"
       [ $f = probe_impl ] && in="$vend/probe_impl.cpp"
-      compile_bg "$work/si_$f.o" "${flags[@]}" -DPROBE_SEPARATE_IMPLEMENTATION "$in"
+      compile_bg "$work/sh_$f.o" "${flags[@]}" -DPROBE_SEPARATE_IMPLEMENTATION "$in"
     done
-    wait_all "single header ($std): compiled-mode build fails"
-    "$cxx" -o "$work/single_compiled_$std" "$work"/si_*.o -pthread
-    progs+=("$work/single_compiled_$std")
   fi
-  for prog in "${progs[@]}"; do
-    rm -rf "$work/dump"
-    out=$(PROBE_FLAGS="--probe_dump_to=$work/dump --probe_dump_stats_only" "$prog")
-    echo "single header ($std) $(basename "$prog"): $out"
-    grep -q '"op":"other"' "$work/dump/manifest.jsonl" || { echo "$prog: the second TU did not dump"; exit 1; }
-  done
+  wait_all "single header, $mode ($std): the build fails"
+  prog="$work/single_${mode}_$std"
+  "$cxx" -o "$prog" "$work"/sh_*.o -pthread
+  rm -f "$work"/sh_*.o
+  rm -rf "$work/dump"
+  out=$(PROBE_FLAGS="--probe_dump_to=$work/dump --probe_dump_stats_only" "$prog")
+  echo "single header, $mode ($std): $out"
+  grep -q '"op":"other"' "$work/dump/manifest.jsonl" || { echo "$prog: the second TU did not dump"; exit 1; }
 done
 # Compiled out: the single header under PROBE_DISABLE, in C++17 and in a C++11 file.
 "$cxx" -std=c++17 -O2 -Wall -Wextra -Werror -I"$src/single_include" -DPROBE_DISABLE \
