@@ -1,8 +1,11 @@
-// Compiled by nvcc whenever CMake finds CUDA: probe's CUDA paths (device views, the staging
-// backend) must build with the CUDA toolchain. It runs only where a GPU is present.
+// Compiled by nvcc whenever CMake finds CUDA, against probe::compiled_cuda: device views and
+// dumps of device tensors from a .cu file. It runs only where a GPU is present.
 #include <probe/probe.hpp>
 
 #include <cstdio>
+#include <string>
+
+#include <probe/core/tensor_reader.hpp>  // detail::read_tensor: a device tensor copied to the host
 
 __global__ void scale(const float* x, float* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
