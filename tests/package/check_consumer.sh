@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tests/package/consumer against probe three ways: from an install tree with
-# find_package, with add_subdirectory, and with FetchContent from a git repository; runs both
-# of its programs with dumping on and checks each wrote its manifest. Then without CMake: a
+# find_package, with add_subdirectory, and with FetchContent from a git repository; runs its
+# programs (both, or for FetchContent the header-only one) with dumping on and checks each
+# wrote its manifest. Then without CMake: a
 # vendored copy of include/ built by a plain Makefile (one TU compiles the implementation),
 # and the generated single header in both modes. A C project builds against the install too
 # (check_c_consumer.sh).
