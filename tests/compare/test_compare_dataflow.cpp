@@ -3,6 +3,7 @@
 // filters (--tol, --step) that must not invent a diagnosis. Dumps are written by hand.
 #include <doctest/doctest.h>
 
+#include "analysis/compare_json.hpp"
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_text.hpp"
 
@@ -362,4 +363,55 @@ TEST_CASE("dataflow: a root whose inputs pass but differ says by how much") {
   CHECK(root_ops(r.runs[0]) == std::vector<std::string>{"grow#0"});
   CHECK(flat_text(r).find("its inputs match within tolerance (they differ by up to 1.2e-7, input x), and output") !=
         std::string::npos);
+}
+
+namespace {
+
+// p's output copied by code outside any op into a fresh buffer that c reads: c's input has no
+// producer, and holds p's bytes in each run (the manifests' hashes say so). Bug: p.
+void copied_output(fixture_dump& d, bool bug, bool same_bytes) {
+  std::vector<float> y{1, 2, 3, 4};
+  if (bug) y[3] = 4.5f;
+  const std::string hash = std::string(R"("hash":")") + (bug ? "00000000000000b1" : "00000000000000a1") + "\"";
+  d.in(1, "p", "x", {1, 1, 1, 1}, "");
+  d.out(1, "p", "y", y, hash);
+  std::vector<float> copy = y;
+  if (!same_bytes) copy[0] += bug ? 1.f : 0.f;  // not a copy of p's output in the buggy run
+  d.in(2, "c", "x", copy, "", same_bytes ? hash : R"("hash":"00000000000000c1")");
+  d.out(2, "c", "y", {copy[3] * 2});
+  d.finish();
+}
+
+}  // namespace
+
+TEST_CASE("dataflow: an input copied from a differing output outside any op is a hint, not fed data") {
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  copied_output(a, true, true);
+  copied_output(b, false, true);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_ops(run) == std::vector<std::string>{"p#0"});
+  for (const pa::root_cause& root : run.graph.roots) CHECK(root.kind != pa::root_kind::graph_input);
+  REQUIRE(run.graph.hints.size() == 1);
+  const pa::graph_hint& h = run.graph.hints[0];
+  CHECK(h.kind == pa::hint_kind::unlinked_copy);
+  CHECK(h.producer_key == "p#0/out/y");
+  CHECK(h.differing == 1);
+  CHECK(reach_of(run, h.reaches) == std::set<std::string>{"c#0"});
+  const std::string text = flat_text(r);
+  CHECK(text.find("fed different data") == std::string::npos);
+  CHECK(text.find("holds the bytes p#0/out/y wrote, in both runs, but no op wrote them there") != std::string::npos);
+  CHECK(pa::compare_json(r).find("\"kind\":\"unlinked_copy\"") != std::string::npos);
+
+  // Bytes that are not the output's in one run: nothing says they were copied from it.
+  temp_dir d2;
+  fixture_dump a2(d2 / "a"), b2(d2 / "b");
+  copied_output(a2, true, false);
+  copied_output(b2, false, false);
+  const pa::compare_report r2 = compare(d2 / "a", d2 / "b");
+  CHECK(r2.runs[0].graph.hints.empty());
+  bool fed = false;
+  for (const pa::root_cause& root : r2.runs[0].graph.roots) fed = fed || root.kind == pa::root_kind::graph_input;
+  CHECK(fed);
 }

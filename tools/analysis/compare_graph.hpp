@@ -13,7 +13,9 @@
 //   shows outside code gives that hint: an implicit prior state (it may hold the op's own
 //   result), an input seen with another shape or dtype, one judged with another tolerance or
 //   by statistics where its producer was judged by data, or one the manifest's hashes show to
-//   hold its producer's bytes, never does;
+//   hold its producer's bytes, never does. An input no op wrote that holds, in both runs, the
+//   bytes of an earlier output that differs is a copy made outside any op: a hint too, not a
+//   graph input;
 // - for each root and hint, the op executions its error reaches: consumers (of any byte
 //   range, "producers") whose outputs mismatch, and on to enclosing ops.
 // Inputs read their producers per byte range: an input written in parts by several ops
@@ -83,12 +85,14 @@ enum class hint_kind : uint8_t {
   outside_op,         // written by code outside any op between producer and consumer
   outside_step,       // the producer was recorded at another step than --step
   unpaired_producer,  // the producer ran in one run only
+  unlinked_copy,      // no producer, but the bytes of an earlier output in both runs: a copy
 };
 
 inline const char* hint_kind_name(hint_kind k) {
   switch (k) {
     case hint_kind::outside_step: return "outside_step";
     case hint_kind::unpaired_producer: return "unpaired_producer";
+    case hint_kind::unlinked_copy: return "unlinked_copy";
     default: return "outside_op";
   }
 }
@@ -333,6 +337,32 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     }
     return -1L;
   };
+  // The latest output recorded before input `in` whose content hashes equal the input's in
+  // both runs (SIZE_MAX: none). The outputs are indexed on first use: most comparisons have
+  // no input without a producer that differs.
+  std::unordered_map<std::string, std::vector<size_t>> outputs_by_hashes;
+  bool outputs_indexed = false;
+  auto hashes_of = [](const compared_pair& p) {
+    return p.a.present && p.b.present && !p.a.hash.empty() && !p.b.hash.empty() ? p.a.hash + "\n" + p.b.hash
+                                                                                 : std::string();
+  };
+  auto copy_source = [&](const compared_pair& in) {
+    if (!outputs_indexed) {
+      outputs_indexed = true;
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        if (pairs[i].is_input) continue;
+        const std::string h = hashes_of(pairs[i]);
+        if (!h.empty()) outputs_by_hashes[h].push_back(i);
+      }
+    }
+    const std::string h = hashes_of(in);
+    auto it = h.empty() ? outputs_by_hashes.end() : outputs_by_hashes.find(h);
+    size_t best = SIZE_MAX;
+    if (it == outputs_by_hashes.end()) return best;
+    for (size_t i : it->second)
+      if (pairs[i].seq < in.seq && (best == SIZE_MAX || pairs[i].seq > pairs[best].seq)) best = i;
+    return best;
+  };
   auto input_root = [&](root_kind kind, size_t ni, size_t pi) {
     root_cause r;
     r.kind = kind;
@@ -413,7 +443,17 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         // what its producers wrote matched; the bytes read do not: code outside any op wrote them
         add_hint(hint_kind::outside_op, ni, pi, matched_key, true);
       } else if (in.producers.empty() || from.empty()) {
-        input_root(root_kind::graph_input, ni, pi);
+        // Bytes no op wrote, which an earlier output that differs holds in both runs: copied
+        // outside any op (into a fresh buffer, so no stale producer). The difference is that
+        // output's, carried on; the runs were not fed different data.
+        const size_t copied = copy_source(in);
+        if (copied != SIZE_MAX && verdict.of(copied) == 1) {
+          add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
+          const size_t writer = node_of_output[copied];
+          if (writer != SIZE_MAX && carried_from[ni] < 0) carried_from[ni] = carried_from[writer];
+        } else {
+          input_root(root_kind::graph_input, ni, pi);
+        }
       }
     }
     const long upstream = upstream_root(n);
