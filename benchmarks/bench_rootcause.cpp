@@ -6,7 +6,7 @@
 // op of run B is replayed with the engine's kernel, one that computes nothing and one off by
 // one element.
 //
-//   bench_rootcause                  2,080 pairs (160 per pattern), the table and the targets
+//   bench_rootcause                  2,240 pairs (160 per pattern), the table and the targets
 //   bench_rootcause --quick          8 pairs per pattern (the smoke run)
 //   --pairs N  --seed S  --pattern a,b  --show N (failing cases printed, default 5)
 //   --case SEED:PATTERN              one pair in full: its engine, the compare report, the score
@@ -37,11 +37,13 @@ namespace {
 struct tally {
   size_t pairs = 0, exact = 0, false_root = 0, false_hint = 0, crash = 0;
   size_t outside = 0, hinted = 0, rounding = 0, rounding_labelled = 0, bug_rounding = 0, no_mismatch = 0;
+  size_t copies = 0, copies_hinted = 0;
   size_t replay_right = 0, replay_total = 0;
   void add(const tally& t) {
     pairs += t.pairs, exact += t.exact, false_root += t.false_root, false_hint += t.false_hint, crash += t.crash;
     outside += t.outside, hinted += t.hinted, rounding += t.rounding, rounding_labelled += t.rounding_labelled;
     bug_rounding += t.bug_rounding, no_mismatch += t.no_mismatch;
+    copies += t.copies, copies_hinted += t.copies_hinted;
     replay_right += t.replay_right, replay_total += t.replay_total;
   }
 };
@@ -91,7 +93,11 @@ void print_engine(const rc::gen_case& c) {
     std::printf("\n");
   }
   for (const rc::outside_write& w : c.e.outside)
-    std::printf("  outside any op after %d: buf%d[%d:+%d] *= %g\n", w.after, w.r.buf, w.r.off, w.r.len, w.factor);
+    if (w.from.buf >= 0)
+      std::printf("  outside any op after %d: buf%d[%d:+%d] = buf%d[%d:+%d]\n", w.after, w.r.buf, w.r.off, w.r.len,
+                  w.from.buf, w.from.off, w.from.len);
+    else
+      std::printf("  outside any op after %d: buf%d[%d:+%d] *= %g\n", w.after, w.r.buf, w.r.off, w.r.len, w.factor);
   if (c.b.op >= 0 || c.b.outside >= 0)
     std::printf("bug: %s %d tile %d, elements [%d, +%d), %g x tolerance\n", c.b.op >= 0 ? "op" : "outside write",
                 c.b.op >= 0 ? c.b.op : c.b.outside, c.b.tile, c.b.first, c.b.count, c.b.size);
@@ -196,6 +202,8 @@ int main(int argc, char** argv) {
     t.false_hint += v.false_hint;
     t.outside += c.outside_change;
     t.hinted += v.hinted;
+    t.copies += v.copy_differs;
+    t.copies_hinted += v.copy_differs && v.copy_hinted;
     t.rounding += c.rounding_only;
     t.rounding_labelled += v.rounding_labelled;
     t.bug_rounding += v.bug_called_rounding;
@@ -215,8 +223,8 @@ int main(int argc, char** argv) {
   const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;  // this process, every thread
   remove_tree(root);
 
-  std::printf("\n| pattern | pairs | exact single root | false roots | false hints | outside-op hinted | rounding labelled | "
-              "bug called rounding | replay right | crashes |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("\n| pattern | pairs | exact single root | false roots | false hints | outside-op hinted | copies hinted | "
+              "rounding labelled | bug called rounding | replay right | crashes |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   tally all;
   std::string below;
   double worst = 1;
@@ -226,9 +234,11 @@ int main(int argc, char** argv) {
     const tally& t = by[static_cast<size_t>(k)];
     if (!t.pairs) continue;
     all.add(t);
-    std::printf("| %s | %zu | %s | %zu | %zu | %s | %s | %zu | %s | %zu |\n", rc::pattern_name(p), t.pairs,
-                ratio(t.exact, t.pairs).c_str(), t.false_root, t.false_hint, t.outside ? (std::to_string(t.hinted) + " of " + std::to_string(t.outside)).c_str() : "–",
-                t.rounding ? (std::to_string(t.rounding_labelled) + " of " + std::to_string(t.rounding)).c_str() : "–",
+    auto of = [](size_t n, size_t d) { return d ? std::to_string(n) + " of " + std::to_string(d) : std::string("–"); };
+    std::printf("| %s | %zu | %s | %zu | %zu | %s | %s | %s | %zu | %s | %zu |\n", rc::pattern_name(p), t.pairs,
+                ratio(t.exact, t.pairs).c_str(), t.false_root, t.false_hint, of(t.hinted, t.outside).c_str(),
+                of(t.copies_hinted, t.copies).c_str(),
+                of(t.rounding_labelled, t.rounding).c_str(),
                 t.bug_rounding, ratio(t.replay_right, t.replay_total).c_str(), t.crash);
     const double rate = static_cast<double>(t.exact) / static_cast<double>(t.pairs);
     if (rate < 0.99) below += std::string(below.empty() ? "" : ", ") + rc::pattern_name(p);
@@ -237,8 +247,9 @@ int main(int argc, char** argv) {
       worst_name = rc::pattern_name(p);
     }
   }
-  std::printf("| all | %zu | %s | %zu | %zu | %zu of %zu | %zu of %zu | %zu | %s | %zu |\n\n", all.pairs, ratio(all.exact, all.pairs).c_str(),
-              all.false_root, all.false_hint, all.hinted, all.outside, all.rounding_labelled, all.rounding, all.bug_rounding,
+  std::printf("| all | %zu | %s | %zu | %zu | %zu of %zu | %zu of %zu | %zu of %zu | %zu | %s | %zu |\n\n", all.pairs,
+              ratio(all.exact, all.pairs).c_str(), all.false_root, all.false_hint, all.hinted, all.outside, all.copies_hinted,
+              all.copies, all.rounding_labelled, all.rounding, all.bug_rounding,
               ratio(all.replay_right, all.replay_total).c_str(), all.crash);
   const double hint_rate = all.pairs ? static_cast<double>(all.false_hint) / static_cast<double>(all.pairs) : 0;
   const bool met = below.empty() && hint_rate <= 0.005 && all.crash == 0 && all.replay_right == all.replay_total &&

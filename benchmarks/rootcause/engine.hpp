@@ -58,11 +58,13 @@ struct op_desc {
 };
 
 // Code outside any op, right after op `after`: region *= factor (the same in both runs, unless
-// it is the planted change).
+// it is the planted change); or, with `from` set, region = from (a copy no op records, into a
+// buffer no op writes).
 struct outside_write {
   int after = 0;
   region r;
   double factor = 0.5;
+  region from;
 };
 
 // The one planted difference of run A: `count` elements from `first` of the op's output (of

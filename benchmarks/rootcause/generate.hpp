@@ -14,12 +14,13 @@ namespace rc {
 
 enum class pattern : uint8_t {
   basic, partial, inplace, scratch, pingpong, halo, weights, workers, two_nets, outside_op, extra_op, rounding, locals,
-  count
+  copies, count
 };
 
 inline const char* pattern_name(pattern p) {
   static const char* const names[] = {"basic",    "partial",  "inplace",    "scratch",  "pingpong", "halo",  "weights",
-                                      "workers",  "two_nets", "outside_op", "extra_op", "rounding", "locals"};
+                                      "workers",  "two_nets", "outside_op", "extra_op", "rounding", "locals",
+                                      "copies"};
   return names[static_cast<int>(p)];
 }
 

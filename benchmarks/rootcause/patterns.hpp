@@ -58,9 +58,10 @@ inline gen_case generate(uint64_t seed, pattern p) {
     case pattern::locals:
     case pattern::workers:
     case pattern::outside_op:
-    case pattern::extra_op: {
+    case pattern::extra_op:
+    case pattern::copies: {
       const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
-      const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op ? 2 : 1,
+      const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op || p == pattern::copies ? 2 : 1,
                                   layers_for(r, e.steps, 1, 1 + e.steps));
       const std::vector<int> ops = chain(g, L, layers, w, -1);
       if (p == pattern::locals)
@@ -95,6 +96,22 @@ inline gen_case generate(uint64_t seed, pattern p) {
           c.outside_change = true;
           c.b.outside = 0;
           draw_bug_size(r, w2.r.len, &c.b);
+        }
+      }
+      if (p == pattern::copies) {
+        // Every step, plain code copies layer l's output into a buffer no op writes (at its
+        // start or inside it), and layer l + 1 reads the copy: nothing links the two ops.
+        const int l = r.range(0, layers - 2), off = r.chance(0.5) ? 0 : r.range(1, L / 2);
+        const int z = g.buf(off + L + (r.chance(0.5) ? r.range(1, L / 2) : 0));
+        for (int s = 0; s < e.steps; ++s) {
+          const int src = ops[static_cast<size_t>(s * layers + l)], dst = ops[static_cast<size_t>(s * layers + l + 1)];
+          outside_write cp;
+          cp.after = src;
+          cp.from = e.ops[static_cast<size_t>(src)].out;
+          cp.r = builder::part(z, off, L);
+          e.outside.push_back(cp);
+          e.ops[static_cast<size_t>(dst)].in[0] = cp.r;
+          favored.push_back(src);
         }
       }
       if (p == pattern::extra_op) {

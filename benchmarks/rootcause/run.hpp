@@ -6,6 +6,7 @@
 #pragma once
 #include <probe/probe.hpp>
 
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@ struct run_record {
   std::vector<uint64_t> seq;
   std::vector<std::vector<uint64_t>> tile_seq;
   std::vector<std::string> stale_readers;
+  std::vector<std::vector<double>> copied;  // the values of each copy outside any op, in order
   // each op's (and worker op's) output differs from itself shifted by one element, and from
   // zero: an off-by-one kernel, or one that computes nothing, can be told from the right one
   std::vector<char> varied;
@@ -103,7 +105,13 @@ class interpreter {
       const outside_write& o = e_.outside[w];
       if (o.after != static_cast<int>(i)) continue;
       T* p = at(o.r);
-      for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<T>(p[k] * o.factor);
+      if (o.from.buf >= 0) {
+        const T* src = at(o.from);
+        std::copy(src, src + o.r.len, p);
+        rec_.copied.emplace_back(p, p + o.r.len);
+      } else {
+        for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<T>(p[k] * o.factor);
+      }
       if (side_a_ && bug_ && bug_->outside == static_cast<int>(w)) plant(p, o.r.len);
       for (int k = 0; k < o.r.len; ++k) stale_[static_cast<size_t>(o.r.buf)][static_cast<size_t>(o.r.off + k)] = 1;
     }

@@ -4,6 +4,7 @@
 #pragma once
 #include <dirent.h>
 
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -73,6 +74,7 @@ struct verdict {
   std::string error;  // compare or replay could not answer (counted as a crash)
   bool exact = false, false_root = false, false_hint = false, hinted = false;
   bool rounding_labelled = false, bug_called_rounding = false, no_mismatch = false;
+  bool copy_differs = false, copy_hinted = false;  // a copy outside any op carried the difference; hinted
   int replay_right = 0, replay_total = 0;
   std::string expected, reported;  // in words, for a failing case
 };
@@ -144,7 +146,23 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
   // that code is the planted change
   std::set<std::string> stale(ra.stale_readers.begin(), ra.stale_readers.end());
   stale.insert(rb.stale_readers.begin(), rb.stale_readers.end());
+  // a copy outside any op carries the difference when its values differ past the tolerance
+  std::set<std::string> copied_from;
+  for (const outside_write& w : c.e.outside)
+    if (w.from.buf >= 0) copied_from.insert(c.e.ops[static_cast<size_t>(w.after)].name);
+  for (size_t k = 0; k < ra.copied.size() && k < rb.copied.size(); ++k)
+    for (size_t i = 0; i < ra.copied[k].size() && i < rb.copied[k].size(); ++i)
+      if (std::fabs(ra.copied[k][i] - rb.copied[k][i]) > atol_of(c.e.f64) + rtol_of(c.e.f64) * std::fabs(rb.copied[k][i]))
+        v.copy_differs = true;
+  if (v.copy_differs) v.expected += ", an unlinked-copy hint";
   for (const pa::graph_hint& h : g.hints) {
+    if (h.kind == pa::hint_kind::unlinked_copy) {
+      const bool place = stale.count(h.consumer_op) > 0 && copied_from.count(h.producer_op) > 0;
+      v.reported += "; unlinked-copy hint at " + h.consumer_op + "/" + h.slot + " from " + h.producer_op;
+      if (place && h.differing && v.copy_differs) v.copy_hinted = true;
+      else v.false_hint = true;
+      continue;
+    }
     if (h.kind != pa::hint_kind::outside_op) continue;
     const bool place = stale.count(h.consumer_op) > 0;
     v.reported += "; outside-op hint at " + h.consumer_op + "/" + h.slot + (h.differing ? " (differs)" : " (matches)");
@@ -152,7 +170,7 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
     else if (!place || h.differing) v.false_hint = true;
   }
   if (c.outside_change) v.exact = g.roots.empty() && v.hinted;
-  else v.exact = found && g.roots.size() == 1;
+  else v.exact = found && g.roots.size() == 1 && v.copy_hinted == v.copy_differs;
   if (c.rounding_only) v.rounding_labelled = v.exact && g.roots[0].rounding;
   else if (v.exact && !c.outside_change) v.bug_called_rounding = g.roots[0].rounding;
   v.no_mismatch = r.counts.bad() == 0;
