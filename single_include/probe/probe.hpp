@@ -108,11 +108,15 @@ static inline void probe_metric_line(const char* name, double value) {
   }
   n = probe_metric_rank_prefix(line, 32);
   if (n < 0 || n >= 32) n = 0;
+  /* Without casts: the header compiles in C and in C++ builds with -Wold-style-cast. */
   for (i = 0; name && name[i] && n < 400; ++i) {
-    const unsigned char c = (unsigned char)name[i];
-    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+    const int code = name[i] & 0xff;
+    line[n] = name[i];
+    if (code < 0x20 || code == 0x7f) line[n] = '?';
+    ++n;
   }
-  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  /* n <= 400: the rest of the line has room for ": ", the number and the newline */
+  snprintf(line + n, sizeof line - 400, ": %s\n", num);
   fputs(line, stdout);
   fflush(stdout);
 }
@@ -1918,7 +1922,9 @@ struct format_arg {
 template <class T>
 struct is_pointer_type : bool_c<false> {};
 template <class T>
-struct is_pointer_type<T*> : bool_c<true> {};
+struct is_pointer_type<T*> : bool_c<true> {
+  using pointee = T;
+};
 struct not_an_array {};
 template <class T>
 struct array_traits {
@@ -1980,7 +1986,11 @@ format_arg make_format_arg(const T& x) {
     a.p = nullptr;
   } else if constexpr (is_pointer_type<U>::value) {
     a.kind = arg_kind::pointer;
-    a.p = (const void*)(x);  // also function pointers
+    using pointee = typename is_pointer_type<U>::pointee;
+    if constexpr (same_type<const pointee, pointee>::value)  // a function type: const does not apply to it
+      a.p = reinterpret_cast<const void*>(x);
+    else
+      a.p = const_cast<const void*>(static_cast<const volatile void*>(x));
   } else if constexpr (array_traits<U>::is_array && has_dtype<typename array_traits<U>::element>) {
     a.kind = arg_kind::tensor;
     a.view = ::probe::view(&x[0], static_cast<int64_t>(array_traits<U>::size));
@@ -2566,11 +2576,15 @@ static inline void probe_metric_line(const char* name, double value) {
   }
   n = probe_metric_rank_prefix(line, 32);
   if (n < 0 || n >= 32) n = 0;
+  /* Without casts: the header compiles in C and in C++ builds with -Wold-style-cast. */
   for (i = 0; name && name[i] && n < 400; ++i) {
-    const unsigned char c = (unsigned char)name[i];
-    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+    const int code = name[i] & 0xff;
+    line[n] = name[i];
+    if (code < 0x20 || code == 0x7f) line[n] = '?';
+    ++n;
   }
-  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  /* n <= 400: the rest of the line has room for ": ", the number and the newline */
+  snprintf(line + n, sizeof line - 400, ": %s\n", num);
   fputs(line, stdout);
   fflush(stdout);
 }
@@ -3919,7 +3933,7 @@ inline double bf16_bits_to_double(uint16_t b) noexcept {
   const uint32_t w = static_cast<uint32_t>(b) << 16;
   float f;
   memcpy(&f, &w, sizeof f);
-  return f;
+  return static_cast<double>(f);
 }
 
 // Largest precision fixed_text accepts, and a buffer that holds any result of it.
@@ -4047,11 +4061,15 @@ static inline void probe_metric_line(const char* name, double value) {
   }
   n = probe_metric_rank_prefix(line, 32);
   if (n < 0 || n >= 32) n = 0;
+  /* Without casts: the header compiles in C and in C++ builds with -Wold-style-cast. */
   for (i = 0; name && name[i] && n < 400; ++i) {
-    const unsigned char c = (unsigned char)name[i];
-    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+    const int code = name[i] & 0xff;
+    line[n] = name[i];
+    if (code < 0x20 || code == 0x7f) line[n] = '?';
+    ++n;
   }
-  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  /* n <= 400: the rest of the line has room for ": ", the number and the newline */
+  snprintf(line + n, sizeof line - 400, ": %s\n", num);
   fputs(line, stdout);
   fflush(stdout);
 }
@@ -4250,10 +4268,11 @@ PROBE_API size_t write_shortest(char* buf, double v) noexcept {
   return write_decimal(buf, d, prefers_scientific(v));
 }
 PROBE_API size_t write_shortest(char* buf, float v) noexcept {
-  if (!fp_finite(v)) return write_nonfinite(buf, v);
+  const double wide = static_cast<double>(v);  // exact
+  if (!fp_finite(wide)) return write_nonfinite(buf, wide);
   decimal d;
   shortest_decimal(v, d);
-  return write_decimal(buf, d, prefers_scientific(v));
+  return write_decimal(buf, d, prefers_scientific(wide));
 }
 
 PROBE_API size_t write_compact(char* buf, double v) noexcept {
@@ -4558,8 +4577,8 @@ PROBE_API bool is_valid_utf8(std::string_view s) noexcept {
 
 PROBE_API size_t text_columns(std::string_view s) noexcept {
   size_t w = 0;
-  for (unsigned char c : s)
-    if ((c & 0xc0) != 0x80) ++w;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) ++w;
   return w;
 }
 
@@ -6529,7 +6548,7 @@ class string_table {
   };
   static uint64_t hash(const std::string& s) noexcept {
     uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     return h;
   }
   // The slot holding key, or the empty slot where it belongs.
@@ -8778,7 +8797,7 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
         switch (a.elem_size) {
           case 1: { int8_t x; memcpy(&x, p, 1); v = a.elem_signed ? x : static_cast<uint8_t>(x); break; }
           case 2: { int16_t x; memcpy(&x, p, 2); v = a.elem_signed ? x : static_cast<uint16_t>(x); break; }
-          case 4: { int32_t x; memcpy(&x, p, 4); v = a.elem_signed ? x : static_cast<uint32_t>(x); break; }
+          case 4: { int32_t x; memcpy(&x, p, 4); v = a.elem_signed ? int64_t{x} : int64_t{static_cast<uint32_t>(x)}; break; }
           default: memcpy(&v, p, 8); break;
         }
         at.ints[k] = v;
@@ -9107,7 +9126,7 @@ inline void format_one(std::string& out, const format_arg& a, const format_spec&
       return;
     }
     case arg_kind::unsigned_int: format_integer(out, false, a.u, spec); return;
-    case arg_kind::float32: format_float_value(out, a.f, true, spec); return;
+    case arg_kind::float32: format_float_value(out, static_cast<double>(a.f), true, spec); return;
     case arg_kind::float64: format_float_value(out, a.d, false, spec); return;
     case arg_kind::string: {
       size_t n = a.len;
@@ -9549,7 +9568,7 @@ inline fvalue read_float(const unsigned char* p, dtype t) noexcept {
     case dtype::float32: case dtype::complex64: {
       float x;
       memcpy(&x, p, 4);
-      return {x, 0};
+      return {static_cast<double>(x), 0};
     }
     default: {
       double x;
@@ -9973,7 +9992,7 @@ inline void moments_wide(const F* p, size_t n, block_result<F>& r) noexcept {
   int64_t k = 0;
   for (size_t i = 0; i < n; ++i) {
     if (finite_bits(p[i])) {
-      sum += p[i];
+      sum += static_cast<W>(p[i]);
       ++k;
     }
   }
@@ -10090,7 +10109,7 @@ class block_kernel {
     reduce(t, 0, r);
     if (!r.finite) return;
     long double total = 0;
-    for (size_t l = 0; l < L; ++l) total += t.sum[l];
+    for (size_t l = 0; l < L; ++l) total += static_cast<long double>(t.sum[l]);
     const F c = static_cast<F>(total / static_cast<long double>(r.finite));
     if (!moments<true>(c, r)) moments_wide(p_, main_ + rest_, r);
   }
@@ -10236,8 +10255,8 @@ class block_kernel {
     fold();
     long double t1 = 0, t2 = 0;
     for (size_t l = 0; l < L; ++l) {
-      t1 += w1[l];
-      t2 += w2[l];
+      t1 += static_cast<long double>(w1[l]);
+      t2 += static_cast<long double>(w2[l]);
     }
     *S1 = t1;
     *S2 = t2;
@@ -10252,7 +10271,7 @@ class block_kernel {
     const long double k = static_cast<long double>(r.finite);
     if (S1 * S1 / k > S2 / 2) {
       // The centre was far from the mean: once more around the block's own mean.
-      const F better = static_cast<F>(c + S1 / k);
+      const F better = static_cast<F>(static_cast<long double>(c) + S1 / k);
       long double T1, T2;
       if (is_finite(better) && better != c) {
         deviations<Masked>(better, &T1, &T2);
@@ -10308,10 +10327,10 @@ struct totals {
       if (!finite) {
         min = static_cast<double>(b.min);
         max = static_cast<double>(b.max);
-        shift = b.centre;
+        shift = static_cast<long double>(b.centre);
       }
-      if (b.min < min) min = static_cast<double>(b.min);
-      if (b.max > max) max = static_cast<double>(b.max);
+      if (static_cast<double>(b.min) < min) min = static_cast<double>(b.min);
+      if (static_cast<double>(b.max) > max) max = static_cast<double>(b.max);
       const long double na = static_cast<long double>(finite);
       const long double nb = static_cast<long double>(b.finite);
       const long double delta = (static_cast<long double>(b.centre) - shift) + b.offset - mean;
@@ -10421,10 +10440,10 @@ inline u32x4 half_lanes_to_float_bits(u32x4 x) noexcept {
   const u32x4 magnitude = x & 0x7fffu;
   const u32x4 exponent = magnitude & 0x7c00u;
   u32x4 bits = (magnitude << 13) + ((127u - 15u) << 23);
-  const u32x4 special = (u32x4)(exponent == 0x7c00u), tiny = (u32x4)(exponent == 0);
+  const u32x4 special = reinterpret_cast<u32x4>(exponent == 0x7c00u), tiny = reinterpret_cast<u32x4>(exponent == 0);
   bits = (special & ((magnitude << 13) | 0x7f800000u)) | (~special & bits);
-  const f32x4 sub = __builtin_convertvector((i32x4)magnitude, f32x4) * 0x1p-24f;
-  bits = (tiny & (u32x4)sub) | (~tiny & bits);
+  const f32x4 sub = __builtin_convertvector(reinterpret_cast<i32x4>(magnitude), f32x4) * 0x1p-24f;
+  bits = (tiny & reinterpret_cast<u32x4>(sub)) | (~tiny & bits);
   return bits | ((x & 0x8000u) << 16);
 }
 #endif
@@ -11802,7 +11821,7 @@ class writer {
   // A float32 value: its own shortest text ("0.1", not "0.10000000149011612").
   writer& value(float v) {
     before_value();
-    number(v, true);
+    number(static_cast<double>(v), true);
     return *this;
   }
   writer& null() {
@@ -13783,7 +13802,7 @@ namespace detail {
 // FNV-1a: a short, stable tag that keeps truncated names distinct.
 inline uint32_t name_hash(const std::string& s) noexcept {
   uint32_t h = 2166136261u;
-  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
   return h;
 }
 
@@ -15088,10 +15107,10 @@ namespace detail {
 PROBE_API std::string sanitize_name(const std::string& raw, size_t cap) {
   std::string s;
   s.reserve(raw.size() < cap ? raw.size() : cap);
-  for (unsigned char c : raw) {
+  for (char c : raw) {  // bytes past ASCII compare as no letter, signed or not
     const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '_' || c == '-';
-    s += ok ? static_cast<char>(c) : '_';
+    s += ok ? c : '_';
   }
   if (s.empty()) s = "_";
   if (s.size() > cap) {
@@ -20174,8 +20193,8 @@ inline std::string format_duration(double ns) {
 // Terminal columns of UTF-8 text (one per code point: good enough to align most scripts).
 inline size_t display_width(const std::string& s) {
   size_t w = 0;
-  for (unsigned char c : s)
-    if ((c & 0xc0) != 0x80) ++w;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) ++w;
   return w;
 }
 

@@ -79,7 +79,7 @@ static void on_values(void* user, const probe_tensor* t, int n) {
   if (n != 1 || t[0].type != PROBE_FLOAT32 || t[0].ndim != 1) return;
   s->ndim = t[0].ndim;
   s->n = t[0].shape[0];
-  for (i = 0; i < t[0].shape[0]; ++i) s->sum += ((const float*)t[0].data)[i];
+  for (i = 0; i < t[0].shape[0]; ++i) s->sum += (double)((const float*)t[0].data)[i];
 }
 static int callback(void) {
   float v[3] = {1, 2, 3};
@@ -191,7 +191,7 @@ static void scale_kernel(probe_replay* r) {
   const int64_t offset = probe_replay_has_attr(r, "offset") ? probe_replay_attr_int(r, "offset") : 0;
   if (plant && strcmp(plant, "missing") == 0) probe_replay_attr_string(r, "no_such_attr");
   if (probe_replay_failed(r)) return;
-  for (i = 0; i < shape[0]; ++i) y[i] = (float)(x[i] * factor) + (float)offset;
+  for (i = 0; i < shape[0]; ++i) y[i] = (float)((double)x[i] * factor) + (float)offset;
   if (plant && strcmp(plant, "wrong") == 0) y[1] += 1.0f;
 }
 /* The reference form, for --probe_reference: the same result, and a line that says it ran. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # probe.h compiles, with every macro in use (c_features.c), under gcc and clang in C99 and C11
-# with -Wall -Wextra -pedantic -Werror, probe compiled in and compiled out (PROBE_DISABLE,
-# linked without the library); C89 stops with one clear #error.
+# with -Wall -Wextra -pedantic -Werror and the conversion, shadowing and float-promotion
+# warnings, probe compiled in and compiled out (PROBE_DISABLE, linked without the library);
+# C89 stops with one clear #error.
 # Usage: check_headers.sh SOURCE_DIR WORK_DIR
 set -euo pipefail
 src=$1 work=$2
@@ -12,7 +13,8 @@ for cc in gcc clang; do command -v $cc >/dev/null && compilers+=($cc); done
 [ ${#compilers[@]} -gt 0 ] || { echo "no C compiler"; exit 1; }
 for cc in "${compilers[@]}"; do
   for std in c99 c11 gnu99; do
-    flags=(-std=$std -Wall -Wextra -pedantic -Werror -D_POSIX_C_SOURCE=200809L -I"$src/include")
+    flags=(-std=$std -Wall -Wextra -pedantic -Wconversion -Wsign-conversion -Wshadow -Wdouble-promotion -Werror
+           -D_POSIX_C_SOURCE=200809L -I"$src/include")
     "$cc" "${flags[@]}" -fsyntax-only "$prog" || { echo "FAIL: $cc -std=$std"; exit 1; }
     "$cc" "${flags[@]}" -fsyntax-only -fopenmp "$prog" 2>/dev/null ||
       { "$cc" "${flags[@]}" -fsyntax-only -fopenmp "$prog" 2>&1 | grep -q "unsupported option\|openmp" || { echo "FAIL: $cc -std=$std -fopenmp"; exit 1; }; }

@@ -7,6 +7,7 @@
 #   compiled     every src/*.cpp as probe::compiled builds it with the user's flags
 #   cli          every source of the probe command (tools/probe, with the analysis headers),
 #                as a user building the command with their own compiler does
+# The first two add the conversion, cast, float-promotion and shadowing warnings below.
 # usage: user_warnings.sh MODE COMPILER STD OPT PROJECT_DIR
 set -eu
 mode=$1 cxx=$2 std=$3 opt=$4 root=$5
@@ -30,6 +31,10 @@ if [ "$mode" = cli ]; then
   done
   exit 0
 fi
+# What users add to -Wall -Wextra in numeric code (conversions, casts, float promotion,
+# shadowing) holds for what a user's build compiles of probe: its headers and src/ (not the
+# probe command's sources, which users do not compile into their programs).
+flags+=(-Wconversion -Wsign-conversion -Wold-style-cast -Wdouble-promotion -Wshadow)
 if [ "$mode" = compiled ]; then
   for f in "$root"/src/*.cpp; do
     echo "== $(basename "$f")"

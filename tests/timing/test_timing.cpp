@@ -205,6 +205,15 @@ TEST_CASE("timing: metric prints exactly '<name>: <value>' whether timing is on 
   probe::set_flags("");
 }
 
+TEST_CASE("timing: the C metric line of PROBE_DISABLE builds keeps the name's text bytes, marks control bytes, cuts at 400") {
+  probe_test::capture_fd out(1);
+  probe_metric_line("d\xc3\xa9""bit \xc2\xb5", 1e20);
+  probe_metric_line("bad\nname\x7f\x1f", 1);
+  const std::string long_name(1000, 'n');
+  probe_metric_line(long_name.c_str(), 2);
+  CHECK(out.stop() == "d\xc3\xa9""bit \xc2\xb5: 1e+20\nbad?name??: 1\n" + std::string(400, 'n') + ": 2\n");
+}
+
 TEST_CASE("timing: round-trip double text is the shortest that reads back") {
   char buf[40];
   std::mt19937_64 rng(7);

@@ -469,7 +469,7 @@ PROBE_API void op_attr(op_record* r, const char* name, const attr_arg& a) noexce
         switch (a.elem_size) {
           case 1: { int8_t x; memcpy(&x, p, 1); v = a.elem_signed ? x : static_cast<uint8_t>(x); break; }
           case 2: { int16_t x; memcpy(&x, p, 2); v = a.elem_signed ? x : static_cast<uint16_t>(x); break; }
-          case 4: { int32_t x; memcpy(&x, p, 4); v = a.elem_signed ? x : static_cast<uint32_t>(x); break; }
+          case 4: { int32_t x; memcpy(&x, p, 4); v = a.elem_signed ? int64_t{x} : int64_t{static_cast<uint32_t>(x)}; break; }
           default: memcpy(&v, p, 8); break;
         }
         at.ints[k] = v;

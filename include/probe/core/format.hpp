@@ -351,7 +351,9 @@ struct format_arg {
 template <class T>
 struct is_pointer_type : bool_c<false> {};
 template <class T>
-struct is_pointer_type<T*> : bool_c<true> {};
+struct is_pointer_type<T*> : bool_c<true> {
+  using pointee = T;
+};
 struct not_an_array {};
 template <class T>
 struct array_traits {
@@ -413,7 +415,11 @@ format_arg make_format_arg(const T& x) {
     a.p = nullptr;
   } else if constexpr (is_pointer_type<U>::value) {
     a.kind = arg_kind::pointer;
-    a.p = (const void*)(x);  // also function pointers
+    using pointee = typename is_pointer_type<U>::pointee;
+    if constexpr (same_type<const pointee, pointee>::value)  // a function type: const does not apply to it
+      a.p = reinterpret_cast<const void*>(x);
+    else
+      a.p = const_cast<const void*>(static_cast<const volatile void*>(x));
   } else if constexpr (array_traits<U>::is_array && has_dtype<typename array_traits<U>::element>) {
     a.kind = arg_kind::tensor;
     a.view = ::probe::view(&x[0], static_cast<int64_t>(array_traits<U>::size));

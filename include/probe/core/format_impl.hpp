@@ -237,7 +237,7 @@ inline void format_one(std::string& out, const format_arg& a, const format_spec&
       return;
     }
     case arg_kind::unsigned_int: format_integer(out, false, a.u, spec); return;
-    case arg_kind::float32: format_float_value(out, a.f, true, spec); return;
+    case arg_kind::float32: format_float_value(out, static_cast<double>(a.f), true, spec); return;
     case arg_kind::float64: format_float_value(out, a.d, false, spec); return;
     case arg_kind::string: {
       size_t n = a.len;

@@ -26,7 +26,7 @@ inline fvalue read_float(const unsigned char* p, dtype t) noexcept {
     case dtype::float32: case dtype::complex64: {
       float x;
       memcpy(&x, p, 4);
-      return {x, 0};
+      return {static_cast<double>(x), 0};
     }
     default: {
       double x;

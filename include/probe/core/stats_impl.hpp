@@ -92,10 +92,10 @@ inline u32x4 half_lanes_to_float_bits(u32x4 x) noexcept {
   const u32x4 magnitude = x & 0x7fffu;
   const u32x4 exponent = magnitude & 0x7c00u;
   u32x4 bits = (magnitude << 13) + ((127u - 15u) << 23);
-  const u32x4 special = (u32x4)(exponent == 0x7c00u), tiny = (u32x4)(exponent == 0);
+  const u32x4 special = reinterpret_cast<u32x4>(exponent == 0x7c00u), tiny = reinterpret_cast<u32x4>(exponent == 0);
   bits = (special & ((magnitude << 13) | 0x7f800000u)) | (~special & bits);
-  const f32x4 sub = __builtin_convertvector((i32x4)magnitude, f32x4) * 0x1p-24f;
-  bits = (tiny & (u32x4)sub) | (~tiny & bits);
+  const f32x4 sub = __builtin_convertvector(reinterpret_cast<i32x4>(magnitude), f32x4) * 0x1p-24f;
+  bits = (tiny & reinterpret_cast<u32x4>(sub)) | (~tiny & bits);
   return bits | ((x & 0x8000u) << 16);
 }
 #endif

@@ -92,7 +92,7 @@ inline void moments_wide(const F* p, size_t n, block_result<F>& r) noexcept {
   int64_t k = 0;
   for (size_t i = 0; i < n; ++i) {
     if (finite_bits(p[i])) {
-      sum += p[i];
+      sum += static_cast<W>(p[i]);
       ++k;
     }
   }
@@ -209,7 +209,7 @@ class block_kernel {
     reduce(t, 0, r);
     if (!r.finite) return;
     long double total = 0;
-    for (size_t l = 0; l < L; ++l) total += t.sum[l];
+    for (size_t l = 0; l < L; ++l) total += static_cast<long double>(t.sum[l]);
     const F c = static_cast<F>(total / static_cast<long double>(r.finite));
     if (!moments<true>(c, r)) moments_wide(p_, main_ + rest_, r);
   }
@@ -355,8 +355,8 @@ class block_kernel {
     fold();
     long double t1 = 0, t2 = 0;
     for (size_t l = 0; l < L; ++l) {
-      t1 += w1[l];
-      t2 += w2[l];
+      t1 += static_cast<long double>(w1[l]);
+      t2 += static_cast<long double>(w2[l]);
     }
     *S1 = t1;
     *S2 = t2;
@@ -371,7 +371,7 @@ class block_kernel {
     const long double k = static_cast<long double>(r.finite);
     if (S1 * S1 / k > S2 / 2) {
       // The centre was far from the mean: once more around the block's own mean.
-      const F better = static_cast<F>(c + S1 / k);
+      const F better = static_cast<F>(static_cast<long double>(c) + S1 / k);
       long double T1, T2;
       if (is_finite(better) && better != c) {
         deviations<Masked>(better, &T1, &T2);
@@ -427,10 +427,10 @@ struct totals {
       if (!finite) {
         min = static_cast<double>(b.min);
         max = static_cast<double>(b.max);
-        shift = b.centre;
+        shift = static_cast<long double>(b.centre);
       }
-      if (b.min < min) min = static_cast<double>(b.min);
-      if (b.max > max) max = static_cast<double>(b.max);
+      if (static_cast<double>(b.min) < min) min = static_cast<double>(b.min);
+      if (static_cast<double>(b.max) > max) max = static_cast<double>(b.max);
       const long double na = static_cast<long double>(finite);
       const long double nb = static_cast<long double>(b.finite);
       const long double delta = (static_cast<long double>(b.centre) - shift) + b.offset - mean;

@@ -19,7 +19,7 @@ namespace detail {
 // FNV-1a: a short, stable tag that keeps truncated names distinct.
 inline uint32_t name_hash(const std::string& s) noexcept {
   uint32_t h = 2166136261u;
-  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
   return h;
 }
 

@@ -9,10 +9,10 @@ namespace detail {
 PROBE_API std::string sanitize_name(const std::string& raw, size_t cap) {
   std::string s;
   s.reserve(raw.size() < cap ? raw.size() : cap);
-  for (unsigned char c : raw) {
+  for (char c : raw) {  // bytes past ASCII compare as no letter, signed or not
     const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '_' || c == '-';
-    s += ok ? static_cast<char>(c) : '_';
+    s += ok ? c : '_';
   }
   if (s.empty()) s = "_";
   if (s.size() > cap) {

@@ -45,8 +45,8 @@ inline std::string format_duration(double ns) {
 // Terminal columns of UTF-8 text (one per code point: good enough to align most scripts).
 inline size_t display_width(const std::string& s) {
   size_t w = 0;
-  for (unsigned char c : s)
-    if ((c & 0xc0) != 0x80) ++w;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) ++w;
   return w;
 }
 

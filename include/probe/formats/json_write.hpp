@@ -80,7 +80,7 @@ class writer {
   // A float32 value: its own shortest text ("0.1", not "0.10000000149011612").
   writer& value(float v) {
     before_value();
-    number(v, true);
+    number(static_cast<double>(v), true);
     return *this;
   }
   writer& null() {

@@ -74,7 +74,7 @@ inline double bf16_bits_to_double(uint16_t b) noexcept {
   const uint32_t w = static_cast<uint32_t>(b) << 16;
   float f;
   memcpy(&f, &w, sizeof f);
-  return f;
+  return static_cast<double>(f);
 }
 
 // Largest precision fixed_text accepts, and a buffer that holds any result of it.

@@ -196,10 +196,11 @@ PROBE_API size_t write_shortest(char* buf, double v) noexcept {
   return write_decimal(buf, d, prefers_scientific(v));
 }
 PROBE_API size_t write_shortest(char* buf, float v) noexcept {
-  if (!fp_finite(v)) return write_nonfinite(buf, v);
+  const double wide = static_cast<double>(v);  // exact
+  if (!fp_finite(wide)) return write_nonfinite(buf, wide);
   decimal d;
   shortest_decimal(v, d);
-  return write_decimal(buf, d, prefers_scientific(v));
+  return write_decimal(buf, d, prefers_scientific(wide));
 }
 
 PROBE_API size_t write_compact(char* buf, double v) noexcept {

@@ -70,11 +70,15 @@ static inline void probe_metric_line(const char* name, double value) {
   }
   n = probe_metric_rank_prefix(line, 32);
   if (n < 0 || n >= 32) n = 0;
+  /* Without casts: the header compiles in C and in C++ builds with -Wold-style-cast. */
   for (i = 0; name && name[i] && n < 400; ++i) {
-    const unsigned char c = (unsigned char)name[i];
-    line[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+    const int code = name[i] & 0xff;
+    line[n] = name[i];
+    if (code < 0x20 || code == 0x7f) line[n] = '?';
+    ++n;
   }
-  snprintf(line + n, sizeof line - (size_t)n, ": %s\n", num);
+  /* n <= 400: the rest of the line has room for ": ", the number and the newline */
+  snprintf(line + n, sizeof line - 400, ": %s\n", num);
   fputs(line, stdout);
   fflush(stdout);
 }

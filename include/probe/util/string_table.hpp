@@ -47,7 +47,7 @@ class string_table {
   };
   static uint64_t hash(const std::string& s) noexcept {
     uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     return h;
   }
   // The slot holding key, or the empty slot where it belongs.

@@ -212,8 +212,8 @@ PROBE_API bool is_valid_utf8(std::string_view s) noexcept {
 
 PROBE_API size_t text_columns(std::string_view s) noexcept {
   size_t w = 0;
-  for (unsigned char c : s)
-    if ((c & 0xc0) != 0x80) ++w;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) ++w;
   return w;
 }
 
