@@ -6452,9 +6452,6 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
 #define PROBE_SINGLE_CORE_FLAGS_IMPL_HPP
 // flags: definitions (see flags.hpp).
-#include <sys/stat.h>
-#include <unistd.h>
-
 // ---- probe/util/immortal.hpp ----
 #ifndef PROBE_SINGLE_UTIL_IMMORTAL_HPP
 #define PROBE_SINGLE_UTIL_IMMORTAL_HPP
@@ -6770,48 +6767,16 @@ PROBE_API unsigned gate_slow() noexcept;
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_CORE_FLAGS_HPP
+// ---- probe/core/flags_parse_impl.hpp ----
+#ifndef PROBE_SINGLE_CORE_FLAGS_PARSE_IMPL_HPP
+#define PROBE_SINGLE_CORE_FLAGS_PARSE_IMPL_HPP
+// flags: reading flag text into options (tokens, values, flag files; see flags.hpp). The
+// state, publication and entry points are in flags_impl.hpp.
+#include <sys/stat.h>
+#include <unistd.h>
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
-
-PROBE_API flag_state& flags() {
-  static immortal<flag_state> s;  // never destroyed: used from atexit handlers
-  return s.get();
-}
-
-PROBE_API PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  flag_state& st = flags();
-  for (const std::string& m : st.said)
-    if (m == buf) return;
-  st.said.emplace_back(buf);
-  log("%s", buf);
-}
-
-PROBE_API int find_flag(const char* name) {
-  for (int i = 0; i < k_flag_count; ++i)
-    if (strcmp(k_flags[i].name, name) == 0) return i;
-  return -1;
-}
-
-PROBE_API const char* closest_flag(const char* name) {
-  size_t best = static_cast<size_t>(-1);
-  const char* best_name = nullptr;
-  for (const flag_info& f : k_flags) {
-    size_t d = edit_distance(name, f.name);
-    if (d < best) {
-      best = d;
-      best_name = f.name;
-    }
-  }
-  // Suggest only what is plausibly a typo, not an unrelated word.
-  return best <= 3 + strlen(name) / 4 ? best_name : nullptr;
-}
-
 PROBE_API bool tokenize(const char* s, std::vector<std::string>& out, std::string* err) {
   std::string cur;
   bool in_token = false;
@@ -7122,6 +7087,52 @@ PROBE_API void parse_tokens(flag_state& st, const std::vector<std::string>& toks
     }
     st.given[idx] = true;
   }
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_FLAGS_PARSE_IMPL_HPP
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+PROBE_API flag_state& flags() {
+  static immortal<flag_state> s;  // never destroyed: used from atexit handlers
+  return s.get();
+}
+
+PROBE_API PROBE_PRINTF_LIKE(1, 2) void flag_log(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  flag_state& st = flags();
+  for (const std::string& m : st.said)
+    if (m == buf) return;
+  st.said.emplace_back(buf);
+  log("%s", buf);
+}
+
+PROBE_API int find_flag(const char* name) {
+  for (int i = 0; i < k_flag_count; ++i)
+    if (strcmp(k_flags[i].name, name) == 0) return i;
+  return -1;
+}
+
+PROBE_API const char* closest_flag(const char* name) {
+  size_t best = static_cast<size_t>(-1);
+  const char* best_name = nullptr;
+  for (const flag_info& f : k_flags) {
+    size_t d = edit_distance(name, f.name);
+    if (d < best) {
+      best = d;
+      best_name = f.name;
+    }
+  }
+  // Suggest only what is plausibly a typo, not an unrelated word.
+  return best <= 3 + strlen(name) / 4 ? best_name : nullptr;
 }
 
 PROBE_API void print_flag_help(FILE* out) {
