@@ -63,7 +63,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
       const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
       const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op || p == pattern::copies ? 2 : 1,
                                   layers_for(r, e.steps, 1, 1 + e.steps));
-      const std::vector<int> ops = chain(g, L, layers, w, -1);
+      std::vector<int> ops = chain(g, L, layers, w, -1);
       if (p == pattern::locals)
         for (op_desc& d : e.ops)
           if (d.k != kind::load && r.chance(0.8) && d.out.off == 0 && d.out.len == e.buf_len[static_cast<size_t>(d.out.buf)])
@@ -99,10 +99,17 @@ inline gen_case generate(uint64_t seed, pattern p) {
         }
       }
       if (p == pattern::copies) {
-        // Every step, plain code copies layer l's output into a buffer no op writes (at its
-        // start or inside it), and layer l + 1 reads the copy: nothing links the two ops.
+        // Every step, plain code copies layer l's output into another buffer (at its start or
+        // inside it), and layer l + 1 reads the copy: nothing links the two ops. In half the
+        // engines an op filled that buffer once, before the first step (its bytes then stale).
         const int l = r.range(0, layers - 2), off = r.chance(0.5) ? 0 : r.range(1, L / 2);
         const int z = g.buf(off + L + (r.chance(0.5) ? r.range(1, L / 2) : 0));
+        if (r.chance(0.5)) {
+          const int fill = g.op(kind::load, "fill", {}, g.whole(z), 0);
+          e.ops.insert(e.ops.begin(), e.ops[static_cast<size_t>(fill)]);
+          e.ops.pop_back();
+          for (int& o : ops) ++o;
+        }
         for (int s = 0; s < e.steps; ++s) {
           const int src = ops[static_cast<size_t>(s * layers + l)], dst = ops[static_cast<size_t>(s * layers + l + 1)];
           outside_write cp;

@@ -368,17 +368,24 @@ TEST_CASE("dataflow: a root whose inputs pass but differ says by how much") {
 namespace {
 
 // p's output copied by code outside any op into a fresh buffer that c reads: c's input has no
-// producer, and holds p's bytes in each run (the manifests' hashes say so). Bug: p.
-void copied_output(fixture_dump& d, bool bug, bool same_bytes) {
+// producer, and holds p's bytes in each run (the manifests' hashes say so). Bug: p. With
+// `over_fill`, the buffer is one that op fill wrote before: c's input has fill as its stale
+// producer.
+void copied_output(fixture_dump& d, bool bug, bool same_bytes, bool over_fill = false) {
   std::vector<float> y{1, 2, 3, 4};
   if (bug) y[3] = 4.5f;
   const std::string hash = std::string(R"("hash":")") + (bug ? "00000000000000b1" : "00000000000000a1") + "\"";
-  d.in(1, "p", "x", {1, 1, 1, 1}, "");
-  d.out(1, "p", "y", y, hash);
+  if (over_fill) d.out(1, "fill", "buf", {0, 0, 0, 0});
+  d.in(2, "p", "x", {1, 1, 1, 1}, "");
+  d.out(2, "p", "y", y, hash);
   std::vector<float> copy = y;
   if (!same_bytes) copy[0] += bug ? 1.f : 0.f;  // not a copy of p's output in the buggy run
-  d.in(2, "c", "x", copy, "", same_bytes ? hash : R"("hash":"00000000000000c1")");
-  d.out(2, "c", "y", {copy[3] * 2});
+  const std::string copy_hash = same_bytes ? hash : R"("hash":"00000000000000c1")";
+  if (over_fill)
+    d.in(3, "c", "x", copy, "fill#0/out/buf", copy_hash + R"(,"stale":{"producer":"fill#0/out/buf","last_op_before":"p"})");
+  else
+    d.in(3, "c", "x", copy, "", copy_hash);
+  d.out(3, "c", "y", {copy[3] * 2});
   d.finish();
 }
 
@@ -414,4 +421,32 @@ TEST_CASE("dataflow: an input copied from a differing output outside any op is a
   bool fed = false;
   for (const pa::root_cause& root : r2.runs[0].graph.roots) fed = fed || root.kind == pa::root_kind::graph_input;
   CHECK(fed);
+}
+
+TEST_CASE("dataflow: a differing output copied outside any op over bytes an op wrote before is a copy, not changed code") {
+  // c's input is stale (fill's bytes were overwritten); the bytes are p's in both runs, so
+  // the difference is p's, carried by the copy: one root, p, and a copy hint, not a hint that
+  // the code outside any op changed.
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  copied_output(a, true, true, true);
+  copied_output(b, false, true, true);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_ops(run) == std::vector<std::string>{"p#0"});
+  REQUIRE(run.graph.hints.size() == 1);
+  CHECK(run.graph.hints[0].kind == pa::hint_kind::unlinked_copy);
+  CHECK(run.graph.hints[0].producer_key == "p#0/out/y");
+  CHECK(reach_of(run, run.graph.hints[0].reaches) == std::set<std::string>{"c#0"});
+
+  // Bytes that are not p's in the buggy run: the code outside any op changed them.
+  temp_dir d2;
+  fixture_dump a2(d2 / "a"), b2(d2 / "b");
+  copied_output(a2, true, false, true);
+  copied_output(b2, false, false, true);
+  const pa::compare_report r2 = compare(d2 / "a", d2 / "b");
+  bool outside = false;
+  for (const pa::graph_hint& h : r2.runs[0].graph.hints)
+    outside = outside || (h.kind == pa::hint_kind::outside_op && h.differing > 0);
+  CHECK(outside);
 }

@@ -428,7 +428,18 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         }
         continue;
       }
-      if (outside) {
+      // Bytes that no op wrote last (no producer, or one whose bytes were overwritten since),
+      // which an earlier output that differs holds in both runs: copied outside any op. The
+      // difference is that output's, carried on; the runs were not fed different data, nor
+      // did the code outside any op change.
+      const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() ||
+                            (matched && verdict.shows_outside_code(in, from));
+      const size_t copied = unlinked && !outside && unpaired.empty() && !missing ? copy_source(in) : SIZE_MAX;
+      if (copied != SIZE_MAX && verdict.of(copied) == 1) {
+        add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
+        const size_t writer = node_of_output[copied];
+        if (writer != SIZE_MAX && carried_from[ni] < 0) carried_from[ni] = carried_from[writer];
+      } else if (outside) {
         add_hint(hint_kind::outside_step, ni, pi, outside_key, true);
       } else if (!unpaired.empty()) {
         add_hint(hint_kind::unpaired_producer, ni, pi, unpaired, true);
@@ -443,17 +454,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         // what its producers wrote matched; the bytes read do not: code outside any op wrote them
         add_hint(hint_kind::outside_op, ni, pi, matched_key, true);
       } else if (in.producers.empty() || from.empty()) {
-        // Bytes no op wrote, which an earlier output that differs holds in both runs: copied
-        // outside any op (into a fresh buffer, so no stale producer). The difference is that
-        // output's, carried on; the runs were not fed different data.
-        const size_t copied = copy_source(in);
-        if (copied != SIZE_MAX && verdict.of(copied) == 1) {
-          add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
-          const size_t writer = node_of_output[copied];
-          if (writer != SIZE_MAX && carried_from[ni] < 0) carried_from[ni] = carried_from[writer];
-        } else {
-          input_root(root_kind::graph_input, ni, pi);
-        }
+        input_root(root_kind::graph_input, ni, pi);
       }
     }
     const long upstream = upstream_root(n);
