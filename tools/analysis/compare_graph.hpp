@@ -432,8 +432,8 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       // which an earlier output that differs holds in both runs: copied outside any op. The
       // difference is that output's, carried on; the runs were not fed different data, nor
       // did the code outside any op change.
-      const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() ||
-                            (matched && verdict.shows_outside_code(in, from));
+      const bool outside_code = matched && verdict.shows_outside_code(in, from);
+      const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() || outside_code;
       const size_t copied = unlinked && !outside && unpaired.empty() && !missing ? copy_source(in) : SIZE_MAX;
       if (copied != SIZE_MAX && verdict.of(copied) == 1) {
         add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
@@ -450,7 +450,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         input_root(root_kind::graph_input, ni, pi);
       } else if (!stale.empty()) {
         add_hint(hint_kind::outside_op, ni, pi, stale, true);
-      } else if (matched && verdict.shows_outside_code(in, from)) {
+      } else if (outside_code) {
         // what its producers wrote matched; the bytes read do not: code outside any op wrote them
         add_hint(hint_kind::outside_op, ni, pi, matched_key, true);
       } else if (in.producers.empty() || from.empty()) {
