@@ -22632,6 +22632,31 @@ void fill(void* data, int64_t n, Make make) {
   for (int64_t i = 0; i < n; ++i) p[i] = make();
 }
 
+// The values a dtype holds, as doubles: int64 and uint64 end at the largest double below
+// 2^63 and 2^64, floats at their largest finite value.
+inline void limits(dtype t, double* lo, double* hi) noexcept {
+  double top = 1.7976931348623157e308;
+  switch (t) {
+    case dtype::int8: top = 127; break;
+    case dtype::int16: top = 32767; break;
+    case dtype::int32: top = 2147483647.0; break;
+    case dtype::int64: top = 9223372036854774784.0; break;
+    case dtype::uint8: top = 255; break;
+    case dtype::uint16: top = 65535; break;
+    case dtype::uint32: top = 4294967295.0; break;
+    case dtype::uint64: top = 18446744073709549568.0; break;
+    case dtype::float16: top = 65504; break;
+    case dtype::bfloat16: top = 3.3895313892515355e38; break;
+    case dtype::float32:
+    case dtype::complex64: top = 3.4028234663852886e38; break;
+    default: break;
+  }
+  *hi = top;
+  *lo = dtype_is_unsigned_int(t) ? 0 : dtype_is_integer(t) ? -top - 1 : -top;
+}
+
+inline double clamp(double v, double lo, double hi) noexcept { return v < lo ? lo : v > hi ? hi : v; }
+
 }  // namespace fake
 
 PROBE_API tensor fake_tensor(const snapshot::tensor_entry& t, const std::string& op_key, uint64_t seed) {
@@ -22642,14 +22667,23 @@ PROBE_API tensor fake_tensor(const snapshot::tensor_entry& t, const std::string&
   const bool ranged = t.have_stats && t.stats.finite > 0 && __builtin_isfinite(t.stats.min) && __builtin_isfinite(t.stats.max);
   double lo = ranged ? t.stats.min : integer ? (dtype_is_unsigned_int(t.type) ? 0 : -8) : -1;
   double hi = ranged ? t.stats.max : integer ? 8 : 1;
+  // A snapshot written elsewhere may record any range: values past what the dtype holds
+  // would not convert (undefined for integers, infinite for floats), so the range is cut to it.
+  double type_lo = 0, type_hi = 0;
+  fake::limits(t.type, &type_lo, &type_hi);
+  lo = fake::clamp(lo, type_lo, type_hi);
+  hi = fake::clamp(hi, type_lo, type_hi);
   if (integer) {
     lo = __builtin_ceil(lo);
     hi = __builtin_floor(hi);
-    if (hi < lo) hi = lo;
   }
-  const double span = hi - lo;
-  auto real = [&] { return lo + span * g.unit(); };
-  auto whole = [&] { return lo + __builtin_floor((span + 1) * g.unit()); };
+  if (!(hi >= lo)) hi = lo;
+  const double span = hi - lo;  // finite for integers; for floats it may not be, so real() mixes
+  auto real = [&] {
+    const double u = g.unit();
+    return fake::clamp(lo * (1 - u) + hi * u, lo, hi);
+  };
+  auto whole = [&] { return fake::clamp(lo + __builtin_floor((span + 1) * g.unit()), lo, hi); };
   tensor out(t.type, dims(t.shape, static_cast<size_t>(t.ndim)));
   const int64_t n = out.numel();
   void* p = out.data();

@@ -229,6 +229,51 @@ TEST_CASE("fake data: the recorded shape, dtype and range; the same seed gives t
   CHECK(hh.max <= 1);
 }
 
+TEST_CASE("fake data: a recorded range past what the dtype holds is cut to the dtype") {
+  // snapshot.json may come from another build or be damaged: statistics it records are
+  // not trusted to fit the dtype
+  probe::snapshot::tensor_entry t;
+  t.slot = "x";
+  t.ndim = 1;
+  t.shape[0] = 4096;
+  t.have_stats = true;
+  t.stats.finite = 10;
+  t.stats.min = -1.7e308, t.stats.max = 1.7e308;
+  for (probe::dtype d : {probe::dtype::float16, probe::dtype::bfloat16, probe::dtype::float32, probe::dtype::float64}) {
+    t.type = d;
+    const probe::health h = probe::compute_health(probe::detail::fake_tensor(t, "op#0", 3).view());
+    CAPTURE(probe::dtype_name(d));
+    CHECK(h.all_finite());
+    CHECK(h.min < 0);
+    CHECK(h.max > 0);
+  }
+  t.type = probe::dtype::float16;
+  CHECK(probe::compute_health(probe::detail::fake_tensor(t, "op#0", 3).view()).max <= 65504);
+  // integers: inside the dtype (undefined behaviour otherwise: UBSan runs catch it)
+  t.type = probe::dtype::int8;
+  t.stats.min = -1000, t.stats.max = 1000;
+  probe::health h = probe::compute_health(probe::detail::fake_tensor(t, "op#0", 3).view());
+  CHECK(h.min == -128);
+  CHECK(h.max == 127);
+  t.type = probe::dtype::uint64;
+  t.stats.min = 5, t.stats.max = 3e30;
+  h = probe::compute_health(probe::detail::fake_tensor(t, "op#0", 3).view());
+  CHECK(h.min >= 5);
+  CHECK(h.max <= 18446744073709551615.0);
+  // a range wholly past the dtype: its nearest value
+  t.type = probe::dtype::uint8;
+  t.stats.min = 300, t.stats.max = 400;
+  h = probe::compute_health(probe::detail::fake_tensor(t, "op#0", 3).view());
+  CHECK(h.min == 255);
+  CHECK(h.max == 255);
+  // min above max (damaged): one value, not a range turned inside out
+  t.type = probe::dtype::float32;
+  t.stats.min = 2, t.stats.max = -2;
+  h = probe::compute_health(probe::detail::fake_tensor(t, "op#0", 3).view());
+  CHECK(h.min == 2);
+  CHECK(h.max == 2);
+}
+
 TEST_CASE("replay rows: the JSON a child process hands back reads back the same") {
   probe::detail::replay_row r;
   r.key = "norm#0";
