@@ -10,38 +10,16 @@
 #include <vector>
 
 #include "analysis/line_diff.hpp"
+#include "unified_diff_apply.hpp"
 
 namespace pa = probe::analysis;
 
 namespace {
 
-// Applies a unified diff to `a`; "" on a malformed hunk.
 std::string apply(const std::string& a, const std::string& diff, bool* ok) {
-  const std::vector<std::string_view> lines = pa::split_lines(a), d = pa::split_lines(diff);
   std::string out;
-  size_t next = 0;  // lines of a copied so far
-  *ok = true;
-  for (size_t i = 2; i < d.size();) {
-    long from = 0;
-    if (std::sscanf(std::string(d[i]).c_str(), "@@ -%ld", &from) != 1) return *ok = false, "";
-    size_t start = static_cast<size_t>(from > 0 ? from - 1 : 0);
-    if (d[i].find(",0 +") != std::string_view::npos && std::string(d[i]).find("-" + std::to_string(from) + ",0") != std::string::npos)
-      start = static_cast<size_t>(from);  // a range of no lines names the line before it
-    for (; next < start && next < lines.size(); ++next) out.append(lines[next]).append("\n");
-    for (++i; i < d.size() && d[i].compare(0, 2, "@@") != 0; ++i) {
-      const char op = d[i].empty() ? ' ' : d[i][0];
-      const std::string_view text = d[i].substr(1);
-      if (op == '+') {
-        out.append(text).append("\n");
-        continue;
-      }
-      if (next >= lines.size() || lines[next] != text) return *ok = false, "";
-      if (op == ' ') out.append(text).append("\n");
-      ++next;
-    }
-  }
-  for (; next < lines.size(); ++next) out.append(lines[next]).append("\n");
-  return out;
+  *ok = diff_apply::apply(a, diff, &out);
+  return *ok ? out : std::string();
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -86,6 +64,25 @@ TEST_CASE("line diff: a known minimal diff") {
   CHECK(r.text == "--- A\n+++ B\n@@ -1,4 +1,5 @@\n a\n-b\n+x\n c\n d\n+e\n");
   CHECK(r.added == 2);
   CHECK(r.removed == 1);
+}
+
+TEST_CASE("line diff: a last line without its newline, as diff -u marks it") {
+  const pa::line_diff_result r = pa::unified_diff("a\nb", "a\nb\n", "A", "B");
+  CHECK_FALSE(r.same);
+  CHECK(r.text == "--- A\n+++ B\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+  CHECK(r.added == 1);
+  CHECK(r.removed == 1);
+  for (const char* x : {"", "a", "a\n", "a\nb", "b\na", "\n", "\n\n", "a\n\nb"})
+    for (const char* y : {"", "a", "a\n", "a\nb", "b\na", "\n", "\n\n", "a\n\nb"}) {
+      CAPTURE(x);
+      CAPTURE(y);
+      const pa::line_diff_result d = pa::unified_diff(x, y, "x", "y", 1);
+      CHECK(d.same == (std::string(x) == y));
+      if (d.same) continue;
+      bool ok = false;
+      CHECK(apply(x, d.text, &ok) == y);
+      CHECK(ok);
+    }
 }
 
 TEST_CASE("line diff: past the cap it is refused at once") {

@@ -50,6 +50,11 @@ TEST_CASE("trace: a cut trace says so, with the events it left out") {
                                      "totals count only the events kept") != std::string::npos);
 }
 
+TEST_CASE("trace: a count of events left out past 2^64 (another tool's) reads as the most there can be") {
+  const pa::trace_ranks t = read(std::string("{\"traceEvents\":[") + k_events + "],\"otherData\":{\"events_left_out\":1e30}}");
+  CHECK(t.events_left_out == UINT64_MAX);
+}
+
 TEST_CASE("trace: members in another order, or the bare array form, read the same") {
   const pa::trace_ranks first = read(std::string("{\"otherData\":{},\"traceEvents\":[") + k_events + "]}");
   const pa::trace_ranks bare = read(std::string("  [") + k_events + "]");

@@ -19,14 +19,16 @@
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
 
-inline std::vector<std::string_view> split_lines(std::string_view s) {
+// The lines of s, each with its '\n' (the last one lacks it when s does not end in one):
+// "x" and "x\n" are different lines, as diff -u tells them.
+inline std::vector<std::string_view> lines_of(std::string_view s) {
   std::vector<std::string_view> out;
   size_t at = 0;
   while (at < s.size()) {
     size_t end = s.find('\n', at);
-    if (end == std::string_view::npos) end = s.size();
+    end = end == std::string_view::npos ? s.size() : end + 1;
     out.push_back(s.substr(at, end - at));
-    at = end + 1;
+    at = end;
   }
   return out;
 }
@@ -128,7 +130,7 @@ inline line_diff_result unified_diff(std::string_view ta, std::string_view tb, c
   line_diff_result r;
   if (ta == tb) return r;
   r.same = false;
-  const std::vector<std::string_view> a = split_lines(ta), b = split_lines(tb);
+  const std::vector<std::string_view> a = lines_of(ta), b = lines_of(tb);
   size_t head = 0;
   while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
   size_t tail = 0;
@@ -167,7 +169,7 @@ inline line_diff_result unified_diff(std::string_view ta, std::string_view tb, c
       const std::string_view line = e.op == '+' ? b[e.b] : a[e.a];
       r.text += e.op;
       r.text.append(line.data(), line.size());
-      r.text += '\n';
+      if (line.back() != '\n') r.text += "\n\\ No newline at end of file\n";
       r.added += e.op == '+';
       r.removed += e.op == '-';
     }

@@ -82,7 +82,8 @@ inline bool read_trace_ranks(const std::string& text, trace_ranks* out, std::str
   std::sort(out->processes.begin(), out->processes.end());
   out->clock_alignment = doc.get("otherData").get_string("clock_alignment");
   const json::value& left = doc.get("otherData").get("events_left_out");
-  if (left.is_number() && left.as_double() > 0) out->events_left_out = static_cast<uint64_t>(left.as_double());
+  if (left.is_number() && left.as_double() > 0)  // another tool's number may be past 2^64
+    out->events_left_out = left.as_double() < 18446744073709551616.0 ? static_cast<uint64_t>(left.as_double()) : UINT64_MAX;
   std::sort(out->truncated.begin(), out->truncated.end());
   // a name recorded as several kinds (an op and a scope both called "collide"): one row each
   std::map<std::string, int> kinds;
