@@ -389,7 +389,68 @@ void copied_output(fixture_dump& d, bool bug, bool same_bytes, bool over_fill = 
   d.finish();
 }
 
+// p writes y (float32); plain code casts it to float64 for c, into a fresh buffer. Bug in p:
+// y[3]. `same_values` false: the buggy run's cast values are not p's (the cast code changed).
+void converted_output(fixture_dump& d, bool bug, bool same_values) {
+  std::vector<float> y{1.5f, -2.25f, 3.1f, 4.7f};
+  if (bug) y[3] = 5.2f;
+  tensor_spec t;
+  t.seq = 2, t.op = "p", t.slot = "y", t.values = y, t.stats = true;
+  t.extra = std::string(R"("hash":")") + (bug ? "00000000000000b1" : "00000000000000a1") + "\"";
+  d.in(2, "p", "x", {1, 1, 1, 1}, "");
+  d.add(t);
+  std::vector<double> z(y.begin(), y.end());
+  if (!same_values) z[0] += bug ? 1 : 0;
+  std::string err;
+  REQUIRE_MESSAGE(probe::npy::write(d.dir() + "/c_x.npy", probe::view(z.data(), {4}), &err), err);
+  double mn = z[0], mx = z[0], sum = 0;
+  for (double v : z) mn = std::min(mn, v), mx = std::max(mx, v), sum += v;
+  char stats[256];
+  std::snprintf(stats, sizeof stats,
+                R"({"count":4,"finite":4,"min":%.17g,"max":%.17g,"mean":%.17g,"std":1,"nan":0,"posinf":0,"neginf":0,)"
+                R"("zero":0,"subnormal":0,"negative":1,"positive":3})",
+                mn, mx, sum / 4);
+  d.raw(std::string(R"({"record":"tensor","seq":3,"step":0,"op":"c","type":"","occurrence":0,"parent":null,"io":"in",)") +
+        R"("slot":"x","key":"c#0/in/x","dtype":"float64","shape":[4],"file":"c_x.npy","stats":)" + stats +
+        R"(,"producer":null,"hash":")" + (bug ? "00000000000000d1" : "00000000000000c1") + "\"}");
+  d.out(3, "c", "y", {static_cast<float>(z[3] * 2)});
+  d.finish();
+}
+
 }  // namespace
+
+TEST_CASE("dataflow: an input holding a differing output's values cast to another dtype is a copy, not fed data") {
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  converted_output(a, true, true);
+  converted_output(b, false, true);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_ops(run) == std::vector<std::string>{"p#0"});
+  for (const pa::root_cause& root : run.graph.roots) CHECK(root.kind != pa::root_kind::graph_input);
+  REQUIRE(run.graph.hints.size() == 1);
+  const pa::graph_hint& h = run.graph.hints[0];
+  CHECK(h.kind == pa::hint_kind::unlinked_copy);
+  CHECK(h.producer_key == "p#0/out/y");
+  CHECK(h.converted == "float32 -> float64");
+  CHECK(reach_of(run, h.reaches) == std::set<std::string>{"c#0"});
+  const std::string text = flat_text(r);
+  CHECK(text.find("fed different data") == std::string::npos);
+  CHECK(text.find("holds the values p#0/out/y wrote, cast float32 -> float64 (by their statistics), in both runs") !=
+        std::string::npos);
+  CHECK(pa::compare_json(r).find(R"("converted":"float32 -> float64")") != std::string::npos);
+
+  // Values that are not p's in the buggy run: fed data, as before.
+  temp_dir d2;
+  fixture_dump a2(d2 / "a"), b2(d2 / "b");
+  converted_output(a2, true, false);
+  converted_output(b2, false, false);
+  const pa::compare_report r2 = compare(d2 / "a", d2 / "b");
+  CHECK(r2.runs[0].graph.hints.empty());
+  bool fed = false;
+  for (const pa::root_cause& root : r2.runs[0].graph.roots) fed = fed || root.kind == pa::root_kind::graph_input;
+  CHECK(fed);
+}
 
 TEST_CASE("dataflow: an input copied from a differing output outside any op is a hint, not fed data") {
   temp_dir d;

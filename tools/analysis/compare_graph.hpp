@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "compare_converted.hpp"
 #include "compare_inputs.hpp"
 #include "compare_verdicts.hpp"
 
@@ -104,6 +105,7 @@ struct graph_hint {
   std::string producer_key, last_op;           // of the first occurrence
   int64_t producer_step = 0;                   // outside_step: where the producer is
   std::string only_in;                         // unpaired_producer: "A" or "B"
+  std::string converted;                       // unlinked_copy of values cast to another dtype: "float32 -> float64"
   std::vector<size_t> inputs;                  // pair indices, every occurrence
   size_t differing = 0;                        // of them, how many differ
   std::vector<size_t> reaches;
@@ -238,7 +240,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       }
   };
   std::unordered_map<std::string, size_t> hint_of;  // place -> hint index
-  auto add_hint = [&](hint_kind kind, size_t ni, size_t pi, const std::string& producer, bool differs) {
+  auto add_hint = [&](hint_kind kind, size_t ni, size_t pi, const std::string& producer, bool differs) -> graph_hint& {
     const compared_pair& in = pairs[pi];
     const std::string place = std::to_string(static_cast<int>(kind)) + "\n" + graph_impl::op_name_of_key(producer) +
                               "\n" + g.nodes[ni].op + "\n" + in.slot;
@@ -265,6 +267,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       ++h.differing;
       if (g.nodes[ni].mismatch) spread(ni, true, &h.reaches);
     }
+    return h;
   };
   // The root whose difference reaches each node, through any input that differs at all (also
   // within tolerance): -1 for none. One pass with producers first: in sequence order, except
@@ -358,9 +361,16 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     const std::string h = hashes_of(in);
     auto it = h.empty() ? outputs_by_hashes.end() : outputs_by_hashes.find(h);
     size_t best = SIZE_MAX;
-    if (it == outputs_by_hashes.end()) return best;
-    for (size_t i : it->second)
-      if (pairs[i].seq < in.seq && (best == SIZE_MAX || pairs[i].seq > pairs[best].seq)) best = i;
+    if (it != outputs_by_hashes.end())
+      for (size_t i : it->second)
+        if (pairs[i].seq < in.seq && (best == SIZE_MAX || pairs[i].seq > pairs[best].seq)) best = i;
+    if (best != SIZE_MAX) return best;
+    // Values cast to another float dtype on the way: the latest earlier output that differs
+    // and whose statistics the input's match in both runs, within the rounding of the cast.
+    for (size_t i = 0; i < pairs.size(); ++i)
+      if (!pairs[i].is_input && pairs[i].seq < in.seq && (best == SIZE_MAX || pairs[i].seq > pairs[best].seq) &&
+          verdict.of(i) == 1 && holds_converted(in, pairs[i]))
+        best = i;
     return best;
   };
   auto input_root = [&](root_kind kind, size_t ni, size_t pi) {
@@ -436,7 +446,9 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() || outside_code;
       const size_t copied = unlinked && !outside && unpaired.empty() && !missing ? copy_source(in) : SIZE_MAX;
       if (copied != SIZE_MAX && verdict.of(copied) == 1) {
-        add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
+        graph_hint& h = add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
+        if (in.a.type != pairs[copied].a.type)
+          h.converted = std::string(dtype_name(pairs[copied].a.type)) + " -> " + dtype_name(in.a.type);
         const size_t writer = node_of_output[copied];
         if (writer != SIZE_MAX && carried_from[ni] < 0) carried_from[ni] = carried_from[writer];
       } else if (outside) {

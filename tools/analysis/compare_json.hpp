@@ -283,6 +283,7 @@ inline void run(lean& o, const compared_run& r) {
     o("{\"kind\":").v(std::string_view(hint_kind_name(h.kind)))(",\"producer\":").v(h.producer_key);
     o(",\"consumer_op\":").v(h.consumer_op)(",\"slot\":").v(h.slot)(",\"last_op_before\":").v(h.last_op);
     o(",\"producer_step\":").v(static_cast<long long>(h.producer_step))(",\"only_in\":").v(h.only_in);
+    o(",\"converted\":").v(h.converted);
     o(",\"occurrences\":").v(static_cast<ull>(h.inputs.size()));
     o(",\"differing\":").v(static_cast<ull>(h.differing));
     node_keys(o, g, "reaches", h.reaches);

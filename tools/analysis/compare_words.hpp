@@ -432,8 +432,10 @@ inline void hint_words(std::string& out, const std::string& prefix, const compar
       if (!h.last_op.empty()) out += " (the last op before it: " + ::probe::detail::printable(h.last_op) + ")";
       out += ": mark that code as an op.";
     } else if (h.kind == hint_kind::unlinked_copy) {
-      out += "input " + slot + " of " + consumer + times + " holds the bytes " + producer +
-             " wrote, in both runs, but no op wrote them there: a copy outside any op? Mark the copy as an op, or "
+      out += "input " + slot + " of " + consumer + times +
+             (h.converted.empty() ? " holds the bytes " + producer + " wrote"
+                                  : " holds the values " + producer + " wrote, cast " + h.converted + " (by their statistics)") +
+             ", in both runs, but no op wrote them there: a copy outside any op? Mark the copy as an op, or "
              "link the input to " + producer + " (op.link, probe_op_link).";
     } else if (h.kind == hint_kind::outside_step) {
       out += "input " + slot + " of " + consumer + times + " comes from " + producer + ", outside --step (step " +
