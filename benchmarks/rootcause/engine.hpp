@@ -59,7 +59,7 @@ struct op_desc {
 
 // Code outside any op, right after op `after`: region *= factor (the same in both runs, unless
 // it is the planted change); or, with `from` set, region = from (a copy no op records, into a
-// buffer no op writes).
+// buffer no op writes; cast when the buffer holds the other dtype).
 struct outside_write {
   int after = 0;
   region r;
@@ -80,6 +80,9 @@ struct engine {
   bool f64 = false;
   std::vector<int> buf_len;
   std::vector<char> preset;  // per buffer: holds seeded values before any op (weights loaded unmarked)
+  // per buffer: holds the other float dtype (float64 in a float32 engine, and the reverse); a
+  // copy outside any op into it casts, and an op reading or writing it converts at its edge
+  std::vector<char> other_type;
   std::vector<op_desc> ops;
   std::vector<outside_write> outside;
   int steps = 1;

@@ -14,13 +14,13 @@ namespace rc {
 
 enum class pattern : uint8_t {
   basic, partial, inplace, scratch, pingpong, halo, weights, workers, two_nets, outside_op, extra_op, rounding, locals,
-  copies, count
+  copies, casts, count
 };
 
 inline const char* pattern_name(pattern p) {
   static const char* const names[] = {"basic",    "partial",  "inplace",    "scratch",  "pingpong", "halo",  "weights",
                                       "workers",  "two_nets", "outside_op", "extra_op", "rounding", "locals",
-                                      "copies"};
+                                      "copies",   "casts"};
   return names[static_cast<int>(p)];
 }
 
@@ -51,9 +51,10 @@ class builder {
  public:
   builder(rng& r, engine& e) : r_(r), e_(e) {}
 
-  int buf(int n, bool preset = false) {
+  int buf(int n, bool preset = false, bool other_type = false) {
     e_.buf_len.push_back(n);
     e_.preset.push_back(preset ? 1 : 0);
+    e_.other_type.push_back(other_type ? 1 : 0);
     return static_cast<int>(e_.buf_len.size()) - 1;
   }
   region whole(int b, int rows = 0) const { return region{b, 0, e_.buf_len[static_cast<size_t>(b)], rows}; }

@@ -59,9 +59,11 @@ inline gen_case generate(uint64_t seed, pattern p) {
     case pattern::workers:
     case pattern::outside_op:
     case pattern::extra_op:
-    case pattern::copies: {
+    case pattern::copies:
+    case pattern::casts: {
       const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
-      const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op || p == pattern::copies ? 2 : 1,
+      const bool copies = p == pattern::copies || p == pattern::casts;
+      const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op || copies ? 2 : 1,
                                   layers_for(r, e.steps, 1, 1 + e.steps));
       std::vector<int> ops = chain(g, L, layers, w, -1);
       if (p == pattern::locals)
@@ -98,14 +100,17 @@ inline gen_case generate(uint64_t seed, pattern p) {
           draw_bug_size(r, w2.r.len, &c.b);
         }
       }
-      if (p == pattern::copies) {
+      if (copies) {
         // Every step, plain code copies layer l's output into another buffer (at its start or
         // inside it), and layer l + 1 reads the copy: nothing links the two ops. In half the
         // engines an op filled that buffer once, before the first step (its bytes then stale).
+        // casts: the buffer holds the other float dtype, so the copy casts (float32 widened to
+        // float64, or float64 narrowed to float32) and its bytes are no output's.
+        const bool cast = p == pattern::casts;
         const int l = r.range(0, layers - 2), off = r.chance(0.5) ? 0 : r.range(1, L / 2);
-        const int z = g.buf(off + L + (r.chance(0.5) ? r.range(1, L / 2) : 0));
+        const int z = g.buf(off + L + (r.chance(0.5) ? r.range(1, L / 2) : 0), false, cast);
         if (r.chance(0.5)) {
-          const int fill = g.op(kind::load, "fill", {}, g.whole(z), 0);
+          const int fill = g.op(kind::load, "fill", {}, g.whole(z), 0, cast ? static_cast<int>(mark::after) : -1);
           e.ops.insert(e.ops.begin(), e.ops[static_cast<size_t>(fill)]);
           e.ops.pop_back();
           for (int& o : ops) ++o;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "engine.hpp"
@@ -30,11 +31,16 @@ struct run_record {
 
 template <class T>
 class interpreter {
+  // the other float dtype, which buffers marked other_type hold
+  using U = typename std::conditional<std::is_same<T, float>::value, double, float>::type;
+
  public:
   interpreter(const engine& e, const bug* planted, bool side_a) : e_(e), bug_(planted), side_a_(side_a) {
     for (size_t b = 0; b < e.buf_len.size(); ++b) {
       const size_t n = static_cast<size_t>(e.buf_len[b]);
-      bufs_.emplace_back(n, T(0));
+      const bool other = b < e.other_type.size() && e.other_type[b];
+      bufs_.emplace_back(other ? 0 : n, T(0));
+      ubufs_.emplace_back(other ? n : 0, U(0));
       stale_.emplace_back(n, 0);
       if (b < e.preset.size() && e.preset[b])
         for (size_t i = 0; i < n; ++i) bufs_[b][i] = static_cast<T>(0.5 * hash_unit(1000.0 + b, static_cast<int64_t>(i)));
@@ -80,7 +86,10 @@ class interpreter {
 
  private:
   T* at(const region& r) { return bufs_[static_cast<size_t>(r.buf)].data() + r.off; }
-  static probe::tensor_view view_of(const T* p, const region& r) {
+  U* at_other(const region& r) { return ubufs_[static_cast<size_t>(r.buf)].data() + r.off; }
+  bool other(const region& r) const { return !ubufs_[static_cast<size_t>(r.buf)].empty(); }
+  template <class V>
+  static probe::tensor_view view_of(const V* p, const region& r) {
     if (r.rows > 0) return probe::view(p, {static_cast<int64_t>(r.rows), static_cast<int64_t>(r.len / r.rows)});
     return probe::view(p, {static_cast<int64_t>(r.len)});
   }
@@ -104,6 +113,14 @@ class interpreter {
     for (size_t w = 0; w < e_.outside.size(); ++w) {
       const outside_write& o = e_.outside[w];
       if (o.after != static_cast<int>(i)) continue;
+      if (other(o.r)) {  // a cast copy (casts): no bug is planted in it
+        U* p = at_other(o.r);
+        const T* src = at(o.from);
+        for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<U>(src[k]);
+        rec_.copied.emplace_back(p, p + o.r.len);
+        for (int k = 0; k < o.r.len; ++k) stale_[static_cast<size_t>(o.r.buf)][static_cast<size_t>(o.r.off + k)] = 1;
+        continue;
+      }
       T* p = at(o.r);
       if (o.from.buf >= 0) {
         const T* src = at(o.from);
@@ -131,11 +148,20 @@ class interpreter {
     const bool planted = side_a_ && bug_ && bug_->op == static_cast<int>(i);
     note_reads(d);
     probe::op o(d.name.c_str(), kind_type(d.k));
-    o.attr("a", d.a).attr("b", d.b).attr("f64", e_.f64 ? 1 : 0);
+    o.attr("a", d.a).attr("b", d.b).attr("f64", e_.f64 ? 1 : 0).attr("y_other", other(d.out) ? 1 : 0);
     static const char* const slots[] = {"x0", "x1"};
+    // casts: an input or output in a buffer of the other dtype converts at the op's edge (the
+    // kernel computes in T, as a mixed-precision engine's would)
+    std::vector<T> cast_in, cast_out;
     for (size_t j = 0; j < d.in.size() && j < 2; ++j) {
       if (j == 0 && d.m == mark::inout) continue;  // the output region, declared below
-      o.input(slots[j], view_of(at(d.in[j]), d.in[j]));
+      if (other(d.in[j])) {
+        const U* u = at_other(d.in[j]);
+        o.input(slots[j], view_of(u, d.in[j]));
+        if (j == 0) cast_in.assign(u, u + d.in[j].len);
+      } else {
+        o.input(slots[j], view_of(at(d.in[j]), d.in[j]));
+      }
     }
     if (d.m == mark::inout) o.inout("y", view_of(at(d.out), d.out));
     if (d.m == mark::at_end) o.output_at_end("y", view_of(at(d.out), d.out));
@@ -143,12 +169,14 @@ class interpreter {
     // the engine's buffer (the old storage is freed when it goes out of scope, before the op
     // ends, as in a function that returns its result).
     std::vector<T> local;
-    T* y = at(d.out);
+    const bool out_other = other(d.out);  // an op of casts writing the other dtype: marked after, untiled
+    if (out_other) cast_out.assign(static_cast<size_t>(d.out.len), T(0));
+    T* y = out_other ? cast_out.data() : at(d.out);
     if (d.m == mark::local) {
       local = bufs_[static_cast<size_t>(d.out.buf)];
       y = local.data() + d.out.off;
     }
-    const T* x0 = d.in.empty() ? nullptr : at(d.in[0]);
+    const T* x0 = d.in.empty() ? nullptr : !cast_in.empty() ? cast_in.data() : at(d.in[0]);
     const T* x1 = d.in.size() > 1 ? at(d.in[1]) : nullptr;
     const int64_t n0 = d.in.empty() ? 0 : d.in[0].len;
     const int64_t n1 = d.k == kind::load ? (d.out.rows > 0 ? d.out.len / d.out.rows : 0) : d.in.size() > 1 ? d.in[1].len : 0;
@@ -159,7 +187,13 @@ class interpreter {
       compute<T>(d.k, d.a, d.b, x0, n0, x1, n1, y, d.out.len, reassoc);
       if (planted) plant(y, d.out.len);
     }
-    if (d.m == mark::after || d.m == mark::implicit || d.m == mark::local) o.output("y", view_of(y, d.out));
+    if (out_other) {
+      U* u = at_other(d.out);
+      for (int k = 0; k < d.out.len; ++k) u[k] = static_cast<U>(y[k]);
+      o.output("y", view_of(static_cast<const U*>(u), d.out));
+    } else if (d.m == mark::after || d.m == mark::implicit || d.m == mark::local) {
+      o.output("y", view_of(y, d.out));
+    }
     if (d.m == mark::local) bufs_[static_cast<size_t>(d.out.buf)].swap(local);
     rec_.seq[i] = o.sequence();
     rec_.varied[i] = varied(y, d.out.len);
@@ -181,7 +215,7 @@ class interpreter {
         probe::adopt_op_context adopt(ctx);
         const int lo = n * t / tiles, hi = n * (t + 1) / tiles;
         probe::op w(name.c_str(), kind_type(d.k));
-        w.attr("a", d.a).attr("b", d.b).attr("f64", e_.f64 ? 1 : 0);
+        w.attr("a", d.a).attr("b", d.b).attr("f64", e_.f64 ? 1 : 0).attr("y_other", 0);
         region out{-1, 0, hi - lo, 0};
         if (d.k == kind::matvec) {
           w.input("x0", probe::view(x0, {n0}));
@@ -205,6 +239,7 @@ class interpreter {
   const bug* bug_;
   bool side_a_;
   std::vector<std::vector<T>> bufs_;
+  std::vector<std::vector<U>> ubufs_;  // buffers of the other dtype (empty for the rest)
   std::vector<std::vector<char>> stale_;
   run_record rec_;
 };

@@ -28,39 +28,53 @@ inline replay_mode& current_replay_mode() {
   return m;
 }
 
-template <class T>
+// The output, in T or (casts: a buffer of the other dtype) in U; the kernel computes in T.
+template <class T, class U>
 void replay_kernel_as(probe::replay_context& ctx, kind k) {
   const double a = ctx.attr<double>("a"), b = ctx.attr<double>("b");
-  probe::typed_view<T> y = ctx.output<T>("y");
-  const int64_t ny = y.size();
-  const std::vector<T> prior(y.begin(), y.end());  // an inout's state before the op
+  const bool out_other = ctx.attr<int>("y_other") != 0;
+  probe::typed_view<T> y = out_other ? probe::typed_view<T>() : ctx.output<T>("y");
+  probe::typed_view<U> y_other = out_other ? ctx.output<U>("y") : probe::typed_view<U>();
+  const int64_t ny = out_other ? y_other.size() : y.size();
+  const std::vector<T> prior = out_other ? std::vector<T>() : std::vector<T>(y.begin(), y.end());  // an inout's state
   const T* x0 = prior.data();
   int64_t n0 = ny, n1 = 0;
   const T* x1 = nullptr;
+  std::vector<T> x0_cast;  // x0 recorded in U (casts), converted as the engine does
   if (ctx.has_input("x0")) {
-    probe::typed_view<const T> v = ctx.input<T>("x0");
-    x0 = v.data();
-    n0 = v.size();
+    if (ctx.input_view("x0").type == probe::dtype_of<U>::value) {
+      probe::typed_view<const U> v = ctx.input<U>("x0");
+      x0_cast.assign(v.begin(), v.end());
+      x0 = x0_cast.data();
+      n0 = v.size();
+    } else {
+      probe::typed_view<const T> v = ctx.input<T>("x0");
+      x0 = v.data();
+      n0 = v.size();
+    }
   }
   if (ctx.has_input("x1")) {
     probe::typed_view<const T> v = ctx.input<T>("x1");
     x1 = v.data();
     n1 = v.size();
   }
-  if (k == kind::load) n1 = y.ndim() == 2 ? y.shape(1) : 0;
+  if (k == kind::load) n1 = (out_other ? y_other.ndim() : y.ndim()) == 2 ? (out_other ? y_other.shape(1) : y.shape(1)) : 0;
   if (current_replay_mode() == replay_mode::nothing) return;
   std::vector<T> out(static_cast<size_t>(ny));
   compute<T>(k, a, b, x0, n0, x1, n1, out.data(), ny, false);
   const int64_t shift = current_replay_mode() == replay_mode::off_by_one ? 1 : 0;
-  for (int64_t i = 0; i < ny; ++i) y[(i + shift) % ny] = out[static_cast<size_t>(i)];
+  for (int64_t i = 0; i < ny; ++i) {
+    if (out_other) y_other[(i + shift) % ny] = static_cast<U>(out[static_cast<size_t>(i)]);
+    else y[(i + shift) % ny] = out[static_cast<size_t>(i)];
+  }
 }
 
 inline void replay_kernel(probe::replay_context& ctx) {
   const std::string type = ctx.op_type();
   for (int k = 0; k <= static_cast<int>(kind::copy); ++k)
     if (type == kind_type(static_cast<kind>(k))) {
-      if (ctx.attr<int>("f64")) replay_kernel_as<double>(ctx, static_cast<kind>(k));
-      else replay_kernel_as<float>(ctx, static_cast<kind>(k));
+      if (ctx.attr<int>("f64")) replay_kernel_as<double, float>(ctx, static_cast<kind>(k));
+      else replay_kernel_as<float, double>(ctx, static_cast<kind>(k));
       return;
     }
 }
@@ -150,9 +164,14 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
   std::set<std::string> copied_from;
   for (const outside_write& w : c.e.outside)
     if (w.from.buf >= 0) copied_from.insert(c.e.ops[static_cast<size_t>(w.after)].name);
-  for (size_t k = 0; k < ra.copied.size() && k < rb.copied.size(); ++k)
+  // judged at the copy's own dtype's tolerance, as compare judges the buffer (casts: the other one)
+  std::vector<char> copy_f64;
+  for (const outside_write& w : c.e.outside)
+    if (w.from.buf >= 0)
+      copy_f64.push_back(c.e.f64 != (static_cast<size_t>(w.r.buf) < c.e.other_type.size() && c.e.other_type[static_cast<size_t>(w.r.buf)]));
+  for (size_t k = 0; k < ra.copied.size() && k < rb.copied.size() && k < copy_f64.size(); ++k)
     for (size_t i = 0; i < ra.copied[k].size() && i < rb.copied[k].size(); ++i)
-      if (std::fabs(ra.copied[k][i] - rb.copied[k][i]) > atol_of(c.e.f64) + rtol_of(c.e.f64) * std::fabs(rb.copied[k][i]))
+      if (std::fabs(ra.copied[k][i] - rb.copied[k][i]) > atol_of(copy_f64[k]) + rtol_of(copy_f64[k]) * std::fabs(rb.copied[k][i]))
         v.copy_differs = true;
   if (v.copy_differs) v.expected += ", an unlinked-copy hint";
   for (const pa::graph_hint& h : g.hints) {

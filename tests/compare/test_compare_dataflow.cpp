@@ -389,31 +389,55 @@ void copied_output(fixture_dump& d, bool bug, bool same_bytes, bool over_fill = 
   d.finish();
 }
 
+// A tensor record of any float dtype with its .npy file and statistics (the fixture's own
+// helpers write float32).
+template <class T>
+void typed_tensor(fixture_dump& d, uint64_t seq, const std::string& op, bool input, const std::string& slot,
+                  const std::vector<T>& v, const std::string& hash) {
+  const std::string key = op + "#0/" + (input ? "in/" : "out/") + slot, file = op + "_" + (input ? "in_" : "out_") + slot + ".npy";
+  std::string err;
+  REQUIRE_MESSAGE(probe::npy::write(d.dir() + "/" + file, probe::view(v.data(), {static_cast<int64_t>(v.size())}), &err), err);
+  double mn = v[0], mx = v[0], sum = 0;
+  for (T x : v) mn = std::min(mn, static_cast<double>(x)), mx = std::max(mx, static_cast<double>(x)), sum += static_cast<double>(x);
+  char stats[320];
+  std::snprintf(stats, sizeof stats,
+                R"({"count":%zu,"finite":%zu,"min":%.17g,"max":%.17g,"mean":%.17g,"std":1,"nan":0,"posinf":0,"neginf":0,)"
+                R"("zero":0,"subnormal":0,"negative":0,"positive":0})",
+                v.size(), v.size(), mn, mx, sum / static_cast<double>(v.size()));
+  d.raw("{\"record\":\"tensor\",\"seq\":" + std::to_string(seq) + R"(,"step":0,"op":")" + op +
+        R"(","type":"","occurrence":0,"parent":null,"io":")" + (input ? "in" : "out") + R"(","slot":")" + slot +
+        R"(","key":")" + key + R"(","dtype":")" + (sizeof(T) == 8 ? "float64" : "float32") + R"(","shape":[)" +
+        std::to_string(v.size()) + R"(],"file":")" + file + R"(","stats":)" + stats +
+        (input ? R"(,"producer":null)" : "") + R"(,"hash":")" + hash + "\"}");
+}
+
 // p writes y (float32); plain code casts it to float64 for c, into a fresh buffer. Bug in p:
 // y[3]. `same_values` false: the buggy run's cast values are not p's (the cast code changed).
 void converted_output(fixture_dump& d, bool bug, bool same_values) {
   std::vector<float> y{1.5f, -2.25f, 3.1f, 4.7f};
   if (bug) y[3] = 5.2f;
-  tensor_spec t;
-  t.seq = 2, t.op = "p", t.slot = "y", t.values = y, t.stats = true;
-  t.extra = std::string(R"("hash":")") + (bug ? "00000000000000b1" : "00000000000000a1") + "\"";
   d.in(2, "p", "x", {1, 1, 1, 1}, "");
-  d.add(t);
+  typed_tensor(d, 2, "p", false, "y", y, bug ? "00000000000000b1" : "00000000000000a1");
   std::vector<double> z(y.begin(), y.end());
   if (!same_values) z[0] += bug ? 1 : 0;
-  std::string err;
-  REQUIRE_MESSAGE(probe::npy::write(d.dir() + "/c_x.npy", probe::view(z.data(), {4}), &err), err);
-  double mn = z[0], mx = z[0], sum = 0;
-  for (double v : z) mn = std::min(mn, v), mx = std::max(mx, v), sum += v;
-  char stats[256];
-  std::snprintf(stats, sizeof stats,
-                R"({"count":4,"finite":4,"min":%.17g,"max":%.17g,"mean":%.17g,"std":1,"nan":0,"posinf":0,"neginf":0,)"
-                R"("zero":0,"subnormal":0,"negative":1,"positive":3})",
-                mn, mx, sum / 4);
-  d.raw(std::string(R"({"record":"tensor","seq":3,"step":0,"op":"c","type":"","occurrence":0,"parent":null,"io":"in",)") +
-        R"("slot":"x","key":"c#0/in/x","dtype":"float64","shape":[4],"file":"c_x.npy","stats":)" + stats +
-        R"(,"producer":null,"hash":")" + (bug ? "00000000000000d1" : "00000000000000c1") + "\"}");
+  typed_tensor(d, 3, "c", true, "x", z, bug ? "00000000000000d1" : "00000000000000c1");
   d.out(3, "c", "y", {static_cast<float>(z[3] * 2)});
+  d.finish();
+}
+
+// p (float64) writes y; plain code narrows it to float32 for c, which computes in float64.
+// Bug in p: y[3] moves by 1e-6, past float64's tolerance but within float32's, so the cast
+// copy passes while c's output, 1e4 times y, fails.
+void narrowed_output(fixture_dump& d, bool bug) {
+  std::vector<double> y{1.5, -2.25, 3.1, 0.7};
+  if (bug) y[3] += 1e-6;
+  d.in(2, "p", "x", {1, 1, 1, 1}, "");
+  typed_tensor(d, 2, "p", false, "y", y, bug ? "00000000000000b1" : "00000000000000a1");
+  std::vector<float> z(y.begin(), y.end());
+  typed_tensor(d, 3, "c", true, "x", z, bug ? "00000000000000d1" : "00000000000000c1");
+  std::vector<double> w;
+  for (float x : z) w.push_back(1e4 * static_cast<double>(x));
+  typed_tensor(d, 3, "c", false, "y", w, bug ? "00000000000000f1" : "00000000000000e1");
   d.finish();
 }
 
@@ -450,6 +474,18 @@ TEST_CASE("dataflow: an input holding a differing output's values cast to anothe
   bool fed = false;
   for (const pa::root_cause& root : r2.runs[0].graph.roots) fed = fed || root.kind == pa::root_kind::graph_input;
   CHECK(fed);
+}
+
+TEST_CASE("dataflow: a cast copy within the coarser dtype's tolerance carries its root to the op that grows it") {
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  narrowed_output(a, true);
+  narrowed_output(b, false);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_ops(run) == std::vector<std::string>{"p#0"});
+  REQUIRE(run.graph.regrown.size() == 1);
+  CHECK(run.graph.nodes[run.graph.regrown[0].first].op_key == "c#0");
 }
 
 TEST_CASE("dataflow: an input copied from a differing output outside any op is a hint, not fed data") {

@@ -326,20 +326,6 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       }
     }
   }
-  auto upstream_root = [&](const op_node& n) {
-    for (size_t pi : n.inputs) {
-      const compared_pair& in = pairs[pi];
-      const tensor_metrics& m = in.metrics;
-      const bool differs = verdict.of(pi) == 1 || (m.compared && (m.max_abs > 0 || m.nan_mismatch || m.inf_mismatch));
-      if (!differs) continue;
-      for (const std::string& k : verdict.edges(in)) {
-        const size_t op = verdict.output(k);
-        const size_t from = op == SIZE_MAX ? SIZE_MAX : node_of_output[op];
-        if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
-      }
-    }
-    return -1L;
-  };
   // The latest output recorded before input `in` whose content hashes equal the input's in
   // both runs (SIZE_MAX: none). The outputs are indexed on first use: most comparisons have
   // no input without a producer that differs.
@@ -349,7 +335,14 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     return p.a.present && p.b.present && !p.a.hash.empty() && !p.b.hash.empty() ? p.a.hash + "\n" + p.b.hash
                                                                                  : std::string();
   };
-  auto copy_source = [&](const compared_pair& in) {
+  // Whether an output differs between the runs at all, within its tolerance or not.
+  auto differs_at_all = [&](size_t i) {
+    const tensor_metrics& m = pairs[i].metrics;
+    return verdict.of(i) == 1 || (m.compared && (m.max_abs > 0 || m.nan_mismatch || m.inf_mismatch));
+  };
+  // `carried`: cast copies of outputs that differ at all, as a root is carried (else only of
+  // outputs that fail, for the hint).
+  auto copy_source = [&](const compared_pair& in, bool carried) {
     if (!outputs_indexed) {
       outputs_indexed = true;
       for (size_t i = 0; i < pairs.size(); ++i) {
@@ -369,9 +362,42 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     // and whose statistics the input's match in both runs, within the rounding of the cast.
     for (size_t i = 0; i < pairs.size(); ++i)
       if (!pairs[i].is_input && pairs[i].seq < in.seq && (best == SIZE_MAX || pairs[i].seq > pairs[best].seq) &&
-          verdict.of(i) == 1 && holds_converted(in, pairs[i]))
+          (carried ? differs_at_all(i) : verdict.of(i) == 1) && holds_converted(in, pairs[i]))
         best = i;
     return best;
+  };
+  auto upstream_root = [&](const op_node& n) {
+    for (size_t pi : n.inputs) {
+      const compared_pair& in = pairs[pi];
+      const tensor_metrics& m = in.metrics;
+      const bool differs = verdict.of(pi) == 1 || (m.compared && (m.max_abs > 0 || m.nan_mismatch || m.inf_mismatch));
+      if (!differs) continue;
+      for (const std::string& k : verdict.edges(in)) {
+        const size_t op = verdict.output(k);
+        const size_t from = op == SIZE_MAX ? SIZE_MAX : node_of_output[op];
+        if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
+      }
+      // Bytes no op wrote last that hold an earlier output's, copied or cast outside any op:
+      // that output's root is carried on (a cast to a coarser dtype can pass its tolerance
+      // while the op reading it, in a finer one, fails). No op wrote them last: no producer,
+      // stale, or producers whose outputs are the same bytes in both runs while these differ.
+      const std::vector<std::string> from_keys = verdict.edges(in);
+      bool unlinked = in.producers.empty() || from_keys.empty() || !verdict.stale(in).empty();
+      if (!unlinked) {
+        unlinked = true;
+        for (const std::string& k : from_keys) {
+          const size_t o = verdict.output(k);
+          const tensor_metrics& pm = o == SIZE_MAX ? m : pairs[o].metrics;
+          if (o == SIZE_MAX || !pm.compared || pm.max_abs > 0 || pm.nan_mismatch || pm.inf_mismatch) unlinked = false;
+        }
+      }
+      if (!in.implicit && unlinked) {
+        const size_t c = copy_source(in, true);
+        const size_t from = c == SIZE_MAX || !differs_at_all(c) ? SIZE_MAX : node_of_output[c];
+        if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
+      }
+    }
+    return -1L;
   };
   auto input_root = [&](root_kind kind, size_t ni, size_t pi) {
     root_cause r;
@@ -444,7 +470,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       // did the code outside any op change.
       const bool outside_code = matched && verdict.shows_outside_code(in, from);
       const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() || outside_code;
-      const size_t copied = unlinked && !outside && unpaired.empty() && !missing ? copy_source(in) : SIZE_MAX;
+      const size_t copied = unlinked && !outside && unpaired.empty() && !missing ? copy_source(in, false) : SIZE_MAX;
       if (copied != SIZE_MAX && verdict.of(copied) == 1) {
         graph_hint& h = add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
         if (in.a.type != pairs[copied].a.type)
