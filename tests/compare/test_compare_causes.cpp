@@ -340,6 +340,42 @@ TEST_CASE("causes: the answers' work grows with the number of roots, not its squ
   }
 }
 
+TEST_CASE("causes: the lookup for cast copies tries a bounded number of outputs per input") {
+  // n ops, each reading a differing float64 graph input (other weights) and writing a
+  // differing float32 output of as many elements that no input is a cast of
+  for (size_t n : {500, 2000}) {
+    CAPTURE(n);
+    std::vector<pa::compared_pair> pairs;
+    for (size_t i = 0; i < n; ++i)
+      for (int io = 0; io < 2; ++io) {
+        pa::compared_pair p;
+        p.op = "op" + std::to_string(i);
+        p.slot = io ? "y" : "w";
+        p.is_input = io == 0;
+        p.key = p.op + "#0/" + (io ? "out/y" : "in/w");
+        p.seq = i + 1;
+        for (pa::pair_side* s : {&p.a, &p.b}) {
+          s->present = true;
+          s->type = io ? probe::dtype::float32 : probe::dtype::float64;
+          s->have_stats = true;
+          s->stats.count = s->stats.finite = 4;
+          s->stats.min = io ? -1.0 : 10.0 + static_cast<double>(i);
+          s->stats.max = io ? 1.0 : 20.0 + static_cast<double>(i);
+          s->stats.mean = 0.5;
+        }
+        p.status = pa::pair_status::mismatch;
+        p.metrics.compared = true;
+        p.metrics.max_abs = 0.5;
+        p.scale = 2;
+        pairs.push_back(std::move(p));
+      }
+    const pa::graph_answers g = pa::analyze_graph(pairs);
+    CHECK(g.roots.size() >= n);  // each input is fed data
+    CHECK(g.hints.empty());
+    CHECK(g.cast_checks <= 2 * 64 * n);  // not n^2 / 2
+  }
+}
+
 TEST_CASE("causes: an op that grows an earlier root's difference back past the tolerance is not a root") {
   // input x differs at x[0]; a scales it by 1e-5, so its error passes the tolerance; b scales
   // it back by 1e5, so b fails while its input "matches": the difference is input#0's.

@@ -122,6 +122,7 @@ struct graph_answers {
   // of an earlier root: {node, root index}. Not roots: they grow an error they were handed.
   std::vector<std::pair<size_t, size_t>> regrown;
   uint64_t visits = 0;  // nodes visited while following errors: grows with the graph, not its square
+  uint64_t cast_checks = 0;  // outputs whose statistics were held against an input's (cast copies)
 };
 
 // What the graph needs besides the pairs: output keys --step left out (key -> step).
@@ -130,6 +131,9 @@ struct graph_context {
 };
 
 namespace graph_impl {
+
+// How many earlier outputs of an input's size the lookup for a cast copy tries (latest first).
+constexpr size_t k_cast_candidates = 64;
 
 inline std::string op_name_of_key(const std::string& key) {
   const size_t hash = key.find('#');
@@ -342,6 +346,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
   };
   // `carried`: cast copies of outputs that differ at all, as a root is carried (else only of
   // outputs that fail, for the hint).
+  std::unordered_map<int64_t, std::vector<size_t>> outputs_by_count;  // outputs that differ at all, with statistics
   auto copy_source = [&](const compared_pair& in, bool carried) {
     if (!outputs_indexed) {
       outputs_indexed = true;
@@ -349,7 +354,11 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         if (pairs[i].is_input) continue;
         const std::string h = hashes_of(pairs[i]);
         if (!h.empty()) outputs_by_hashes[h].push_back(i);
+        if (pairs[i].a.have_stats && pairs[i].b.have_stats && differs_at_all(i))
+          outputs_by_count[pairs[i].a.stats.count].push_back(i);
       }
+      for (auto& c : outputs_by_count)
+        std::stable_sort(c.second.begin(), c.second.end(), [&](size_t x, size_t y) { return pairs[x].seq < pairs[y].seq; });
     }
     const std::string h = hashes_of(in);
     auto it = h.empty() ? outputs_by_hashes.end() : outputs_by_hashes.find(h);
@@ -360,10 +369,19 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     if (best != SIZE_MAX) return best;
     // Values cast to another float dtype on the way: the latest earlier output that differs
     // and whose statistics the input's match in both runs, within the rounding of the cast.
-    for (size_t i = 0; i < pairs.size(); ++i)
-      if (!pairs[i].is_input && pairs[i].seq < in.seq && (best == SIZE_MAX || pairs[i].seq > pairs[best].seq) &&
-          (carried ? differs_at_all(i) : verdict.of(i) == 1) && holds_converted(in, pairs[i]))
-        best = i;
+    // Among the outputs of as many elements, the k_cast_candidates latest before it: a cast
+    // copy is of a recent output, and a run whose inputs all differ (other weights) must not
+    // scan every output for each of them.
+    if (!in.a.have_stats || !in.b.have_stats) return best;
+    auto at = outputs_by_count.find(in.a.stats.count);
+    if (at == outputs_by_count.end()) return best;
+    const std::vector<size_t>& list = at->second;  // in sequence order
+    auto end = std::lower_bound(list.begin(), list.end(), in.seq, [&](size_t i, uint64_t seq) { return pairs[i].seq < seq; });
+    for (size_t tried = 0; end != list.begin() && tried < graph_impl::k_cast_candidates; ++tried) {
+      const size_t i = *--end;
+      ++g.cast_checks;
+      if ((carried || verdict.of(i) == 1) && holds_converted(in, pairs[i])) return i;
+    }
     return best;
   };
   auto upstream_root = [&](const op_node& n) {
