@@ -389,6 +389,13 @@ void copied_output(fixture_dump& d, bool bug, bool same_bytes, bool over_fill = 
   d.finish();
 }
 
+// Whether some root is a graph input ("the runs were fed different data").
+bool some_graph_input(const pa::compared_run& run) {
+  for (const pa::root_cause& root : run.graph.roots)
+    if (root.kind == pa::root_kind::graph_input) return true;
+  return false;
+}
+
 // A tensor record of any float dtype with its .npy file and statistics (the fixture's own
 // helpers write float32).
 template <class T>
@@ -471,9 +478,7 @@ TEST_CASE("dataflow: an input holding a differing output's values cast to anothe
   converted_output(b2, false, false);
   const pa::compare_report r2 = compare(d2 / "a", d2 / "b");
   CHECK(r2.runs[0].graph.hints.empty());
-  bool fed = false;
-  for (const pa::root_cause& root : r2.runs[0].graph.roots) fed = fed || root.kind == pa::root_kind::graph_input;
-  CHECK(fed);
+  CHECK(some_graph_input(r2.runs[0]));
 }
 
 TEST_CASE("dataflow: a cast copy within the coarser dtype's tolerance carries its root to the op that grows it") {
@@ -515,9 +520,7 @@ TEST_CASE("dataflow: an input copied from a differing output outside any op is a
   copied_output(b2, false, false);
   const pa::compare_report r2 = compare(d2 / "a", d2 / "b");
   CHECK(r2.runs[0].graph.hints.empty());
-  bool fed = false;
-  for (const pa::root_cause& root : r2.runs[0].graph.roots) fed = fed || root.kind == pa::root_kind::graph_input;
-  CHECK(fed);
+  CHECK(some_graph_input(r2.runs[0]));
 }
 
 TEST_CASE("dataflow: a differing output copied outside any op over bytes an op wrote before is a copy, not changed code") {

@@ -387,10 +387,9 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
   auto upstream_root = [&](const op_node& n) {
     for (size_t pi : n.inputs) {
       const compared_pair& in = pairs[pi];
-      const tensor_metrics& m = in.metrics;
-      const bool differs = verdict.of(pi) == 1 || (m.compared && (m.max_abs > 0 || m.nan_mismatch || m.inf_mismatch));
-      if (!differs) continue;
-      for (const std::string& k : verdict.edges(in)) {
+      if (!differs_at_all(pi)) continue;
+      const std::vector<std::string> from_keys = verdict.edges(in);
+      for (const std::string& k : from_keys) {
         const size_t op = verdict.output(k);
         const size_t from = op == SIZE_MAX ? SIZE_MAX : node_of_output[op];
         if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
@@ -399,14 +398,12 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       // that output's root is carried on (a cast to a coarser dtype can pass its tolerance
       // while the op reading it, in a finer one, fails). No op wrote them last: no producer,
       // stale, or producers whose outputs are the same bytes in both runs while these differ.
-      const std::vector<std::string> from_keys = verdict.edges(in);
       bool unlinked = in.producers.empty() || from_keys.empty() || !verdict.stale(in).empty();
       if (!unlinked) {
         unlinked = true;
         for (const std::string& k : from_keys) {
           const size_t o = verdict.output(k);
-          const tensor_metrics& pm = o == SIZE_MAX ? m : pairs[o].metrics;
-          if (o == SIZE_MAX || !pm.compared || pm.max_abs > 0 || pm.nan_mismatch || pm.inf_mismatch) unlinked = false;
+          if (o == SIZE_MAX || !pairs[o].metrics.compared || differs_at_all(o)) unlinked = false;
         }
       }
       if (!in.implicit && unlinked) {
