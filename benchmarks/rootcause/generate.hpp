@@ -14,13 +14,13 @@ namespace rc {
 
 enum class pattern : uint8_t {
   basic, partial, inplace, scratch, pingpong, halo, weights, workers, two_nets, outside_op, extra_op, rounding, locals,
-  copies, casts, count
+  copies, casts, slices, gathers, count
 };
 
 inline const char* pattern_name(pattern p) {
   static const char* const names[] = {"basic",    "partial",  "inplace",    "scratch",  "pingpong", "halo",  "weights",
                                       "workers",  "two_nets", "outside_op", "extra_op", "rounding", "locals",
-                                      "copies",   "casts"};
+                                      "copies",   "casts",    "slices",   "gathers"};
   return names[static_cast<int>(p)];
 }
 

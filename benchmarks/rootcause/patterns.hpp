@@ -144,6 +144,45 @@ inline gen_case generate(uint64_t seed, pattern p) {
       }
       break;
     }
+    case pattern::slices:
+    case pattern::gathers: {
+      // Every step, plain code copies part of layer l's output into another buffer (a head
+      // split from a fused projection), and an op reads that slice; or (gathers) copies the
+      // outputs of layers l and l + 1 side by side into one buffer (a concatenation, a cache a
+      // step appends to), and an op folds the two halves. Nothing links the reader to the
+      // layers, and its bytes are no output's. In half the engines an op filled the buffer
+      // once, before the first step (its bytes then stale).
+      const bool gather = p == pattern::gathers;
+      const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
+      const int layers = std::max(2, layers_for(r, e.steps, 1, 2 + e.steps));
+      std::vector<int> act;
+      for (int l = 0; l <= layers; ++l) act.push_back(g.buf(L));
+      const int l_at = r.range(0, layers - 2);
+      const int len = gather ? L : r.range(4, L / 2), from_off = gather ? 0 : r.range(0, L - len);
+      const int z_off = r.chance(0.5) ? 0 : r.range(1, L / 2);
+      const int z = g.buf(z_off + (gather ? 2 * L : len) + (r.chance(0.5) ? r.range(1, L / 2) : 0));
+      const int h = g.buf(len);
+      if (r.chance(0.5)) g.op(kind::load, "fill", {}, g.whole(z), 0);
+      for (int s = 0; s < e.steps; ++s) {
+        g.op(kind::load, "input", {}, g.whole(act[0]), s);
+        for (int l = 0; l < layers; ++l) {
+          const int o = g.layer(layer_name(l), g.whole(act[static_cast<size_t>(l)]), g.whole(act[static_cast<size_t>(l) + 1]),
+                                g.whole(act[0]), w, s);
+          if (l != l_at && (!gather || l != l_at + 1)) continue;
+          outside_write cp;
+          cp.after = o;
+          cp.from = builder::part(act[static_cast<size_t>(l) + 1], from_off, len);
+          cp.r = builder::part(z, z_off + (l == l_at ? 0 : L), len);
+          e.outside.push_back(cp);
+          favored.push_back(o);
+          if (!gather)
+            g.op(r.chance(0.5) ? kind::affine : kind::tanh_, layer_name(l) + ".head", {cp.r}, g.whole(h), s);
+          else if (l == l_at + 1)
+            g.op(kind::fold, layer_name(l_at) + ".gather", {builder::part(z, z_off, 2 * L)}, g.whole(h), s);
+        }
+      }
+      break;
+    }
     case pattern::rounding: {
       // one op execution sums rows that cancel, in another order in A
       const int layers = std::max(2, layers_for(r, e.steps, 1, 1 + e.steps));

@@ -15,7 +15,8 @@
 //   by statistics where its producer was judged by data, or one the manifest's hashes show to
 //   hold its producer's bytes, never does. An input no op wrote that holds, in both runs, the
 //   bytes of an earlier output that differs is a copy made outside any op: a hint too, not a
-//   graph input;
+//   graph input; so is one holding its values cast to another dtype (by their statistics), or
+//   part of them, or them among others (a slice, a concatenation: by their values);
 // - for each root and hint, the op executions its error reaches: consumers (of any byte
 //   range, "producers") whose outputs mismatch, and on to enclosing ops.
 // Inputs read their producers per byte range: an input written in parts by several ops
@@ -31,109 +32,15 @@
 #include <utility>
 #include <vector>
 
-#include "compare_converted.hpp"
+#include "compare_copy_source.hpp"
+#include "compare_graph_types.hpp"
 #include "compare_inputs.hpp"
 #include "compare_verdicts.hpp"
 
 PROBE_BEGIN_NAMESPACE
 namespace analysis {
 
-// One op execution.
-struct op_node {
-  std::string op_key;  // op#occurrence
-  std::string op_key_b;  // B's own op#occurrence when pairing renamed it ("": op_key)
-  std::string op, type;
-  uint64_t seq = 0, parent = 0, seq_b = 0;  // seq_b: its sequence number in B (0: not in B)
-  uint64_t lane = 0;                         // its thread lineage (compare_lanes.hpp)
-  bool ambiguous = false;                    // its pairing cannot be trusted: it is not judged
-  int64_t step = 0;
-  std::vector<size_t> inputs, outputs;  // pair indices
-  bool in_a = false, in_b = false;      // some tensor of it was recorded in A / in B
-  bool mismatch = false;                // an output out of tolerance
-  bool inner_mismatch = false;          // a nested op execution mismatches
-  bool carries = false;                 // an output differs, or passed by statistics alone while an input differs
-  bool paired() const { return in_a && in_b; }
-};
-
-// The op's key as a user finds it in a dump: B's own for an op only B ran.
-inline const std::string& own_op_key(const op_node& n) { return !n.in_a && !n.op_key_b.empty() ? n.op_key_b : n.op_key; }
-
-enum class root_kind : uint8_t {
-  op,                // an op whose inputs match while an output does not
-  graph_input,       // an input nothing produced differs: the runs were fed different data
-  producer_missing,  // an input differs and its producer was not dumped in either run
-};
-
-inline const char* root_kind_name(root_kind k) {
-  switch (k) {
-    case root_kind::graph_input: return "graph_input";
-    case root_kind::producer_missing: return "producer_missing";
-    default: return "op";
-  }
-}
-
-struct root_cause {
-  root_kind kind = root_kind::op;
-  bool is_input = false;  // kind != op: a differing input (pair `input`) rather than an op
-  size_t node = 0;        // the op (or, for an input, the op consuming it)
-  size_t input = 0;       // pair index, for is_input
-  std::vector<size_t> reaches;  // nodes, in sequence order
-  double severity = 0;    // the largest error relative to the tensor's scale (inf: NaN, shape)
-  bool rounding = false;  // every failure of it is rounding-level (compare_findings.hpp)
-};
-
-enum class hint_kind : uint8_t {
-  outside_op,         // written by code outside any op between producer and consumer
-  outside_step,       // the producer was recorded at another step than --step
-  unpaired_producer,  // the producer ran in one run only
-  unlinked_copy,      // no producer, but the bytes of an earlier output in both runs: a copy
-};
-
-inline const char* hint_kind_name(hint_kind k) {
-  switch (k) {
-    case hint_kind::outside_step: return "outside_step";
-    case hint_kind::unpaired_producer: return "unpaired_producer";
-    case hint_kind::unlinked_copy: return "unlinked_copy";
-    default: return "outside_op";
-  }
-}
-
-// One place (producer op, consumer op, slot) across its occurrences and steps.
-struct graph_hint {
-  hint_kind kind = hint_kind::outside_op;
-  std::string producer_op, consumer_op, slot;  // op names: the place
-  std::string producer_key, last_op;           // of the first occurrence
-  int64_t producer_step = 0;                   // outside_step: where the producer is
-  std::string only_in;                         // unpaired_producer: "A" or "B"
-  std::string converted;                       // unlinked_copy of values cast to another dtype: "float32 -> float64"
-  std::vector<size_t> inputs;                  // pair indices, every occurrence
-  size_t differing = 0;                        // of them, how many differ
-  std::vector<size_t> reaches;
-};
-
-struct graph_answers {
-  bool available = false;  // false for folders of plain .npy files
-  std::vector<op_node> nodes;  // sequence order
-  long first_divergence = -1;  // node index
-  std::vector<root_cause> roots;
-  std::vector<graph_hint> hints;
-  std::vector<size_t> unexplained;  // mismatching nodes no root or hint reaches
-  // Ops whose output fails while their inputs pass, but carry (within tolerance) the difference
-  // of an earlier root: {node, root index}. Not roots: they grow an error they were handed.
-  std::vector<std::pair<size_t, size_t>> regrown;
-  uint64_t visits = 0;  // nodes visited while following errors: grows with the graph, not its square
-  uint64_t cast_checks = 0;  // outputs whose statistics were held against an input's (cast copies)
-};
-
-// What the graph needs besides the pairs: output keys --step left out (key -> step).
-struct graph_context {
-  const std::unordered_map<std::string, int64_t>* outside_step = nullptr;
-};
-
 namespace graph_impl {
-
-// How many earlier outputs of an input's size the lookup for a cast copy tries (latest first).
-constexpr size_t k_cast_candidates = 64;
 
 inline std::string op_name_of_key(const std::string& key) {
   const size_t hash = key.find('#');
@@ -330,60 +237,9 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       }
     }
   }
-  // The latest output recorded before input `in` whose content hashes equal the input's in
-  // both runs (SIZE_MAX: none). The outputs are indexed on first use: most comparisons have
-  // no input without a producer that differs.
-  std::unordered_map<std::string, std::vector<size_t>> outputs_by_hashes;
-  bool outputs_indexed = false;
-  auto hashes_of = [](const compared_pair& p) {
-    return p.a.present && p.b.present && !p.a.hash.empty() && !p.b.hash.empty() ? p.a.hash + "\n" + p.b.hash
-                                                                                 : std::string();
-  };
   // Whether an output differs between the runs at all, within its tolerance or not.
-  auto differs_at_all = [&](size_t i) {
-    const tensor_metrics& m = pairs[i].metrics;
-    return verdict.of(i) == 1 || (m.compared && (m.max_abs > 0 || m.nan_mismatch || m.inf_mismatch));
-  };
-  // `carried`: cast copies of outputs that differ at all, as a root is carried (else only of
-  // outputs that fail, for the hint).
-  std::unordered_map<int64_t, std::vector<size_t>> outputs_by_count;  // outputs that differ at all, with statistics
-  auto copy_source = [&](const compared_pair& in, bool carried) {
-    if (!outputs_indexed) {
-      outputs_indexed = true;
-      for (size_t i = 0; i < pairs.size(); ++i) {
-        if (pairs[i].is_input) continue;
-        const std::string h = hashes_of(pairs[i]);
-        if (!h.empty()) outputs_by_hashes[h].push_back(i);
-        if (pairs[i].a.have_stats && pairs[i].b.have_stats && differs_at_all(i))
-          outputs_by_count[pairs[i].a.stats.count].push_back(i);
-      }
-      for (auto& c : outputs_by_count)
-        std::stable_sort(c.second.begin(), c.second.end(), [&](size_t x, size_t y) { return pairs[x].seq < pairs[y].seq; });
-    }
-    const std::string h = hashes_of(in);
-    auto it = h.empty() ? outputs_by_hashes.end() : outputs_by_hashes.find(h);
-    size_t best = SIZE_MAX;
-    if (it != outputs_by_hashes.end())
-      for (size_t i : it->second)
-        if (pairs[i].seq < in.seq && (best == SIZE_MAX || pairs[i].seq > pairs[best].seq)) best = i;
-    if (best != SIZE_MAX) return best;
-    // Values cast to another float dtype on the way: the latest earlier output that differs
-    // and whose statistics the input's match in both runs, within the rounding of the cast.
-    // Among the outputs of as many elements, the k_cast_candidates latest before it: a cast
-    // copy is of a recent output, and a run whose inputs all differ (other weights) must not
-    // scan every output for each of them.
-    if (!in.a.have_stats || !in.b.have_stats) return best;
-    auto at = outputs_by_count.find(in.a.stats.count);
-    if (at == outputs_by_count.end()) return best;
-    const std::vector<size_t>& list = at->second;  // in sequence order
-    auto end = std::lower_bound(list.begin(), list.end(), in.seq, [&](size_t i, uint64_t seq) { return pairs[i].seq < seq; });
-    for (size_t tried = 0; end != list.begin() && tried < graph_impl::k_cast_candidates; ++tried) {
-      const size_t i = *--end;
-      ++g.cast_checks;
-      if ((carried || verdict.of(i) == 1) && holds_converted(in, pairs[i])) return i;
-    }
-    return best;
-  };
+  auto differs_at_all = [&](size_t i) { return pair_differs_at_all(pairs[i], verdict.of(i)); };
+  copy_lookup copies(pairs, g.nodes, node_of_output, verdict, ctx.open_values, ctx.value_budget);
   auto upstream_root = [&](const op_node& n) {
     for (size_t pi : n.inputs) {
       const compared_pair& in = pairs[pi];
@@ -407,7 +263,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         }
       }
       if (!in.implicit && unlinked) {
-        const size_t c = copy_source(in, true);
+        const size_t c = copies.source(pi, true).output;
         const size_t from = c == SIZE_MAX || !differs_at_all(c) ? SIZE_MAX : node_of_output[c];
         if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
       }
@@ -485,9 +341,12 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       // did the code outside any op change.
       const bool outside_code = matched && verdict.shows_outside_code(in, from);
       const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() || outside_code;
-      const size_t copied = unlinked && !outside && unpaired.empty() && !missing ? copy_source(in, false) : SIZE_MAX;
+      const copy_found source =
+          unlinked && !outside && unpaired.empty() && !missing ? copies.source(pi, false) : copy_found();
+      const size_t copied = source.output;
       if (copied != SIZE_MAX && verdict.of(copied) == 1) {
         graph_hint& h = add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
+        h.part = source.part;
         if (in.a.type != pairs[copied].a.type)
           h.converted = std::string(dtype_name(pairs[copied].a.type)) + " -> " + dtype_name(in.a.type);
         const size_t writer = node_of_output[copied];
@@ -541,6 +400,9 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       g.first_divergence = static_cast<long>(ni);
     if (!reached[ni]) g.unexplained.push_back(ni);
   }
+  g.cast_checks = copies.cast_checks();
+  g.part_checks = copies.part_checks();
+  g.part_values_read = copies.part_values_read();
   for (graph_hint& h : g.hints) {
     std::sort(h.reaches.begin(), h.reaches.end());
     h.reaches.erase(std::unique(h.reaches.begin(), h.reaches.end()), h.reaches.end());

@@ -564,6 +564,12 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
     for (compared_run& run : r.runs) {
       graph_context ctx;
       ctx.outside_step = &run.outside_step;
+      // copies of part of an output are found by value: at most one more read of the data
+      // compared, and 16 Mi elements at least
+      ctx.open_values = open_npy_values;
+      ctx.value_budget = 16u << 20;
+      for (const compared_pair& p : run.pairs)
+        if (p.metrics.compared) ctx.value_budget += 2 * static_cast<uint64_t>(p.metrics.count);
       run.graph = analyze_graph(run.pairs, ctx);
     }
     r.ranks = link_ranks(&r.runs, r.runs_only_a, r.runs_only_b);  // before find_more: it may take roots out
