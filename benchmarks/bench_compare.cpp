@@ -8,7 +8,8 @@
 // both dumps per second) against memcpy bandwidth measured in the same run.
 // The dumps go to $BENCH_DIR (default /tmp); --quick uses 16 MiB dumps. First, the answers'
 // cost when every op is a root cause (compare_roots_case.hpp, and the whole CLI on two
-// manifest-only dumps of 40k such ops); --roots-only stops after it.
+// manifest-only dumps of 40k such ops), and of the lookup for copies by value at its worst
+// (every weight differs); --roots-only stops after them.
 #include <probe/probe.hpp>
 
 #include "analysis/compare_run.hpp"
@@ -133,6 +134,53 @@ void time_cli_roots(size_t n) {
   remove_tree(root);
 }
 
+// The lookup for copies by value at its worst: n ops, each reading weights no op wrote that
+// differ between the runs (other weights) and writing an output that fails, so that every
+// weight is looked up among the outputs before it. compare_paths with the lookup against
+// without it, interleaved, in the same run; false when the answers are not one graph input
+// per op, or the lookup read past its budget.
+bool time_copy_lookup(size_t ops, size_t elements) {
+  namespace pa = probe::analysis;
+  const std::string root = bench_dir() + "/probe_bench_copies_" + std::to_string(getpid());
+  const std::string a = root + "/a", b = root + "/b";
+  std::vector<float> w(elements), y(elements);
+  uint64_t state = 0;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<float>(state >> 40) * (1.0f / 16777216.0f) - 0.5f;
+  };
+  for (int side = 0; side < 2; ++side) {
+    probe::set_flags(("--probe_dump_to=" + (side ? b : a) + " --probe_dump_as_npy").c_str());
+    state = side ? 7 : 11;
+    for (size_t k = 0; k < ops; ++k) {
+      for (size_t i = 0; i < elements; ++i) w[i] = next(), y[i] = 2 * w[i] + next();
+      probe::op op("layer" + std::to_string(k), "Op");
+      op.input("w", probe::view(w.data(), {static_cast<int64_t>(elements)}));
+      op.output("y", probe::view(y.data(), {static_cast<int64_t>(elements)}));
+    }
+    probe::set_flags("");
+  }
+  pa::compare_settings on, off;
+  off.copies_by_value = false;
+  pa::compare_report r_on, r_off;
+  auto [t_on, t_off] = bench::time_pair_ns([&] { r_on = pa::compare_paths(a, b, on); },
+                                           [&] { r_off = pa::compare_paths(a, b, off); }, 1, bench::quick() ? 1 : 5);
+  remove_tree(root);
+  if (r_on.runs.size() != 1 || r_off.runs.size() != 1) return false;
+  const pa::graph_answers& g = r_on.runs[0].graph;
+  size_t inputs = 0;
+  for (const pa::root_cause& c : g.roots) inputs += c.kind == pa::root_kind::graph_input;
+  const uint64_t compared = 2 * ops * 2 * elements, budget = compared + (16u << 20);
+  std::printf("copy lookup by value, %zu ops with weights that differ (%zu floats each): %zu graph inputs, "
+              "%llu checks, %.1f M values read (budget %.1f M)\n",
+              ops, elements, inputs, static_cast<unsigned long long>(g.part_checks), static_cast<double>(g.part_values_read) / 1e6,
+              static_cast<double>(budget) / 1e6);
+  bench::print_row("compare_paths, copies by value (s)", {t_on.median / 1e9, t_on.mad / 1e9, t_on.samples}, "s");
+  bench::print_row("compare_paths, hashes and statistics only (s)", {t_off.median / 1e9, t_off.mad / 1e9, t_off.samples}, "s");
+  std::printf("%-48s %.2f\n", "with the lookup / without", t_on.median / t_off.median);
+  return inputs == ops && g.part_values_read <= budget && r_off.runs[0].graph.part_values_read == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,6 +190,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   time_cli_roots(bench::quick() ? 4000 : 40000);
+  if (!time_copy_lookup(bench::quick() ? 20 : 100, bench::quick() ? 4096 : 65536)) {
+    std::fprintf(stderr, "bench_compare: the copy lookup answered wrong or read past its budget\n");
+    return 1;
+  }
   for (int i = 1; i < argc; ++i)
     if (!std::strcmp(argv[i], "--roots-only")) return 0;
   const size_t total = bench::quick() ? (size_t{4} << 20) : (size_t{1} << 28);  // elements per dump

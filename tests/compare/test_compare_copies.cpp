@@ -418,6 +418,9 @@ TEST_CASE("copies: the lookup by value reads at most its budget, and a few outpu
   CHECK(run.graph.roots.size() == 40);
   CHECK(run.graph.part_checks <= 40 * pa::copy_lookup::k_part_candidates);
   CHECK(run.graph.part_values_read <= run.graph.part_checks * 2 * (64 + 64));
+  // each tensor is read once however many inputs it is held against: 40 outputs of 64 values
+  // and 40 weights of 16, in both runs
+  CHECK(run.graph.part_values_read <= 2 * 40 * (64 + 16));
 
   pa::graph_context ctx;
   ctx.outside_step = &run.outside_step;

@@ -35,6 +35,9 @@ struct compare_settings {
   // Exit 0 when every failure is rounding-level (compare_findings.hpp): a gate that accepts
   // what -O3 or another summation order changes, and nothing more.
   bool accept_rounding = false;
+  // Look for copies of part of an output by reading values again (compare_part_copy.hpp);
+  // off: by hashes and statistics only.
+  bool copies_by_value = true;
   // Called from the calling thread every progress_interval_ms while values are compared
   // (a compare that ends sooner never calls it); done_bytes counts both sides.
   void (*progress)(void* context, uint64_t done_bytes, uint64_t total_bytes) = nullptr;

@@ -4,18 +4,21 @@
 // conversion), copied by code outside any op, in both runs. Its bytes are no output's, so
 // neither the hashes nor the statistics of compare_converted.hpp can tell: the values are read.
 // Evenly spaced samples of the smaller tensor must each occur, as the same value, in the
-// larger one, in both runs. In one run at least the samples must be evidence: distinct, finite,
+// larger one (a sketch of its values, built once per tensor), in both runs. In one run at least the samples must be evidence: distinct, finite,
 // mostly not whole numbers (a mask or a count is found in any tensor that holds 0 and 1). The
 // other run need only agree: a bug may saturate its values to a few. For compare_graph.hpp's copy lookup.
 // Standalone header, plain inline.
 #pragma once
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -68,6 +71,16 @@ namespace part_copy_impl {
 
 constexpr size_t k_samples = 64;
 constexpr size_t k_block = 65536;
+constexpr uint64_t k_sketch_bytes = uint64_t{256} << 20;  // kept at once, and the largest one
+
+inline uint64_t value_hash(double v) {
+  uint64_t x;
+  memcpy(&x, &v, sizeof x);
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
 
 inline bool float_type(dtype t) {
   return t == dtype::float16 || t == dtype::bfloat16 || t == dtype::float32 || t == dtype::float64;
@@ -123,48 +136,123 @@ class part_copy_finder {
   uint64_t values_read() const { return read_; }  // elements read, samples included
 
  private:
-  // Whether evenly spaced samples of `small` each occur in `big`: 0 no (or unread), 1 yes, 2 yes
-  // and the samples are evidence.
+  // Evenly spaced samples of a side, distinct and finite, sorted; `strength` 0: unread, 1:
+  // read, 2: read and evidence.
+  struct samples {
+    std::vector<double> values;
+    int strength = 0;
+  };
+  // Which values a side holds: a Bloom filter of 8 bits per element and 3 probes (a value it
+  // does not hold passes for one with odds of 3%, so 8 samples of another tensor all pass
+  // with odds below 1e-12).
+  struct sketch {
+    std::vector<uint64_t> bits;
+    uint64_t mask = 0;
+    bool holds(double v) const {
+      uint64_t h = part_copy_impl::value_hash(v);
+      const uint64_t step = (h >> 32) | 1;
+      for (int i = 0; i < 3; ++i, h += step)
+        if (!(bits[(h & mask) >> 6] >> (h & 63) & 1)) return false;
+      return true;
+    }
+    void add(double v) {
+      uint64_t h = part_copy_impl::value_hash(v);
+      const uint64_t step = (h >> 32) | 1;
+      for (int i = 0; i < 3; ++i, h += step) bits[(h & mask) >> 6] |= uint64_t{1} << (h & 63);
+    }
+  };
+
+  // Whether the samples of `small` each occur in `big`: 0 no (or unread), 1 yes, 2 yes and the
+  // samples are evidence.
   int contained(const pair_side& small, const pair_side& big) {
+    const samples& want = samples_of(small);
+    if (!want.strength) return 0;
+    const sketch* held = sketch_of(big);
+    if (!held) return 0;
+    for (double v : want.values)
+      if (!held->holds(v)) return 0;
+    return want.strength;
+  }
+
+  // The samples of a side, read once: the whole tensor in one read when it is small, else one
+  // read per sample.
+  const samples& samples_of(const pair_side& side) {
     using namespace part_copy_impl;
-    const int64_t ns = numel(small), nb = numel(big);
-    const size_t k = static_cast<size_t>(std::min<int64_t>(ns, static_cast<int64_t>(k_samples)));
-    if (read_ + k + static_cast<uint64_t>(nb) > budget_) return 0;
-    std::unique_ptr<side_values> s = open_(small), b = open_(big);
-    if (!s || !b) return 0;
-    std::vector<double> want, block;
+    samples& out = samples_[side.file];
+    if (out.strength || tried_samples_.count(side.file)) return out;
+    tried_samples_.insert(side.file);
+    const int64_t n = numel(side);
+    const size_t k = static_cast<size_t>(std::min<int64_t>(n, static_cast<int64_t>(k_samples)));
+    const bool whole = n <= static_cast<int64_t>(k_block);
+    if (read_ + (whole ? static_cast<uint64_t>(n) : k) > budget_) return out;
+    std::unique_ptr<side_values> values = open_(side);
+    if (!values) return out;
+    std::vector<double> block, picked;
+    if (whole) {
+      if (!values->read(0, static_cast<size_t>(n), &block) || block.size() != static_cast<size_t>(n)) return out;
+      read_ += static_cast<uint64_t>(n);
+    }
     for (size_t j = 0; j < k; ++j) {
-      const int64_t at = static_cast<int64_t>(static_cast<uint64_t>(j) * static_cast<uint64_t>(ns) / k);
-      if (!s->read(at, 1, &block) || block.size() != 1) return 0;
-      ++read_;
-      if (isfinite(block[0])) want.push_back(block[0] == 0 ? 0.0 : block[0]);  // -0 finds 0
-    }
-    std::sort(want.begin(), want.end());
-    want.erase(std::unique(want.begin(), want.end()), want.end());
-    size_t fractional = 0;
-    for (double v : want) fractional += v != floor(v);
-    const size_t needed = std::min<size_t>(8, std::max<size_t>(4, k));
-    const int yes = want.size() >= needed && 2 * fractional >= want.size() ? 2 : 1;
-    std::vector<char> found(want.size(), 0);
-    size_t left = want.size();
-    for (int64_t at = 0; at < nb && left; at += static_cast<int64_t>(k_block)) {
-      const size_t n = static_cast<size_t>(std::min<int64_t>(nb - at, static_cast<int64_t>(k_block)));
-      if (!b->read(at, n, &block)) return 0;
-      read_ += n;
-      for (double v : block) {
-        if (!(v >= want.front() && v <= want.back())) continue;
-        const auto it = std::lower_bound(want.begin(), want.end(), v);
-        if (it == want.end() || *it != v) continue;
-        char& f = found[static_cast<size_t>(it - want.begin())];
-        left -= !f;
-        f = 1;
+      const int64_t at = static_cast<int64_t>(static_cast<uint64_t>(j) * static_cast<uint64_t>(n) / k);
+      double v = 0;
+      if (whole) {
+        v = block[static_cast<size_t>(at)];
+      } else {
+        std::vector<double> one;
+        if (!values->read(at, 1, &one) || one.size() != 1) return out;
+        ++read_;
+        v = one[0];
       }
+      if (isfinite(v)) picked.push_back(v == 0 ? 0.0 : v);  // -0 finds 0
     }
-    return left == 0 ? yes : 0;
+    std::sort(picked.begin(), picked.end());
+    picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+    size_t fractional = 0;
+    for (double v : picked) fractional += v != floor(v);
+    const size_t needed = std::min<size_t>(8, std::max<size_t>(4, k));
+    out.strength = picked.size() >= needed && 2 * fractional >= picked.size() ? 2 : 1;
+    out.values = std::move(picked);
+    return out;
+  }
+
+  // The sketch of a side, built once by reading it whole (nullptr: past the budget, too large
+  // to keep, or unreadable). Sketches kept past k_sketch_bytes are dropped, all at once.
+  const sketch* sketch_of(const pair_side& side) {
+    using namespace part_copy_impl;
+    auto known = sketches_.find(side.file);
+    if (known != sketches_.end()) return known->second.bits.empty() ? nullptr : &known->second;
+    const int64_t n = numel(side);
+    uint64_t bits = 64;
+    while (bits < 8 * static_cast<uint64_t>(n)) bits *= 2;
+    if (bits / 8 > k_sketch_bytes || read_ + static_cast<uint64_t>(n) > budget_) return nullptr;
+    if (sketch_bytes_ + bits / 8 > k_sketch_bytes) {
+      sketches_.clear();
+      sketch_bytes_ = 0;
+    }
+    sketch& made = sketches_[side.file];  // empty until built: a failed read is not tried again
+    std::unique_ptr<side_values> values = open_(side);
+    if (!values) return nullptr;
+    sketch s;
+    s.bits.assign(static_cast<size_t>(bits / 64), 0);
+    s.mask = bits - 1;
+    std::vector<double> block;
+    for (int64_t at = 0; at < n; at += static_cast<int64_t>(k_block)) {
+      const size_t m = static_cast<size_t>(std::min<int64_t>(n - at, static_cast<int64_t>(k_block)));
+      if (!values->read(at, m, &block) || block.size() != m) return nullptr;
+      read_ += m;
+      for (double v : block)
+        if (isfinite(v)) s.add(v == 0 ? 0.0 : v);
+    }
+    made = std::move(s);
+    sketch_bytes_ += bits / 8;
+    return &made;
   }
 
   open_side_values open_;
-  uint64_t budget_ = 0, read_ = 0, checks_ = 0;
+  uint64_t budget_ = 0, read_ = 0, checks_ = 0, sketch_bytes_ = 0;
+  std::unordered_map<std::string, samples> samples_;  // by data file
+  std::unordered_set<std::string> tried_samples_;
+  std::unordered_map<std::string, sketch> sketches_;  // by data file
 };
 
 }  // namespace analysis

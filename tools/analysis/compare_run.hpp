@@ -566,7 +566,7 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
       ctx.outside_step = &run.outside_step;
       // copies of part of an output are found by value: at most one more read of the data
       // compared, and 16 Mi elements at least
-      ctx.open_values = open_npy_values;
+      if (r.settings.copies_by_value) ctx.open_values = open_npy_values;
       ctx.value_budget = 16u << 20;
       for (const compared_pair& p : run.pairs)
         if (p.metrics.compared) ctx.value_budget += 2 * static_cast<uint64_t>(p.metrics.count);
