@@ -59,13 +59,21 @@ struct op_desc {
 
 // Code outside any op, right after op `after`: region *= factor (the same in both runs, unless
 // it is the planted change); or, with `from` set, region = from (a copy no op records, into a
-// buffer no op writes; cast when the buffer holds the other dtype).
+// buffer no op writes; cast when the buffer holds the other dtype; reordered with `order`).
 struct outside_write {
   int after = 0;
   region r;
   double factor = 0.5;
   region from;
+  int order = 0;  // a copy: 0 as it is, 1 reversed, 2 transposed from [2, len / 2] (a layout conversion)
 };
+
+// The index of `from` that element k of a copy of n elements reads, in `order`.
+inline int copy_source_index(int order, int k, int n) {
+  if (order == 1) return n - 1 - k;
+  if (order == 2 && n % 2 == 0) return (k % 2) * (n / 2) + k / 2;
+  return k;
+}
 
 // The one planted difference of run A: `count` elements from `first` of the op's output (of
 // tile `tile` when tiled) move by `size` times their tolerance; or, with outside >= 0, the

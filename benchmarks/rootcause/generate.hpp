@@ -14,13 +14,13 @@ namespace rc {
 
 enum class pattern : uint8_t {
   basic, partial, inplace, scratch, pingpong, halo, weights, workers, two_nets, outside_op, extra_op, rounding, locals,
-  copies, casts, slices, gathers, count
+  copies, casts, slices, gathers, layouts, count
 };
 
 inline const char* pattern_name(pattern p) {
   static const char* const names[] = {"basic",    "partial",  "inplace",    "scratch",  "pingpong", "halo",  "weights",
                                       "workers",  "two_nets", "outside_op", "extra_op", "rounding", "locals",
-                                      "copies",   "casts",    "slices",   "gathers"};
+                                      "copies",   "casts",    "slices",   "gathers",  "layouts"};
   return names[static_cast<int>(p)];
 }
 

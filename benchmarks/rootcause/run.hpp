@@ -124,7 +124,7 @@ class interpreter {
       T* p = at(o.r);
       if (o.from.buf >= 0) {
         const T* src = at(o.from);
-        std::copy(src, src + o.r.len, p);
+        for (int k = 0; k < o.r.len; ++k) p[k] = src[copy_source_index(o.order, k, o.r.len)];
         rec_.copied.emplace_back(p, p + o.r.len);
       } else {
         for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<T>(p[k] * o.factor);
