@@ -454,3 +454,38 @@ TEST_CASE("copies: a graph input read in part by an op that copies it is fed dat
   for (const pa::root_cause& root : run.graph.roots) graph_inputs += root.kind == pa::root_kind::graph_input;
   CHECK(graph_inputs == 2);
 }
+
+TEST_CASE("copies: the lookup by value refuses shapes past what it can read, without reading") {
+  // A damaged header's shape (2^40 x 2^40 elements overflows; 2^29 elements is past what a
+  // sketch holds, and 2^61 elements would overflow its size): no relation, and nothing read.
+  struct counting : pa::side_values {
+    explicit counting(size_t* reads) : reads_(reads) {}
+    bool read(int64_t, size_t n, std::vector<double>* out) override {
+      ++*reads_;
+      out->assign(n, 0.5);
+      return true;
+    }
+    size_t* reads_;
+  };
+  size_t reads = 0;
+  pa::part_copy_finder finder([&](const pa::pair_side&) { return std::unique_ptr<pa::side_values>(new counting(&reads)); },
+                              uint64_t{1} << 62);
+  for (int64_t big : {int64_t{1} << 40, int64_t{1} << 29, int64_t{1} << 61}) {
+    CAPTURE(big);
+    pa::compared_pair in, out;
+    for (pa::pair_side* s : {&in.a, &in.b, &out.a, &out.b}) {
+      s->present = true;
+      s->type = probe::dtype::float32;
+      s->file = s == &in.a ? "in_a" : s == &in.b ? "in_b" : s == &out.a ? "out_a" : "out_b";
+      s->ndim = 1;
+      s->shape[0] = 16;
+    }
+    for (pa::pair_side* s : {&out.a, &out.b}) {
+      s->ndim = big == (int64_t{1} << 40) ? 2 : 1;
+      s->shape[0] = big;
+      s->shape[1] = big;
+    }
+    CHECK(finder.relation(in, out) == pa::part_relation::none);
+  }
+  CHECK(finder.values_read() <= 16);  // at most the small side's samples
+}

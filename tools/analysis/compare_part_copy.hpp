@@ -86,10 +86,17 @@ inline bool float_type(dtype t) {
   return t == dtype::float16 || t == dtype::bfloat16 || t == dtype::float32 || t == dtype::float64;
 }
 
+// Elements of a side; -1 for a shape past 2^62 elements or with a negative extent (a
+// damaged header).
 inline int64_t numel(const pair_side& s) {
-  int64_t n = 1;
-  for (int i = 0; i < s.ndim && i < max_dims; ++i) n *= s.shape[i];
-  return n;
+  uint64_t n = 1;
+  for (int i = 0; i < s.ndim && i < max_dims; ++i) {
+    if (s.shape[i] < 0) return -1;
+    const uint64_t d = static_cast<uint64_t>(s.shape[i]);
+    if (d && n > (uint64_t{1} << 62) / d) return -1;
+    n *= d;
+  }
+  return static_cast<int64_t>(n);
 }
 
 // The range of `small`'s finite values lies within `big`'s (from the manifest's statistics;
@@ -193,7 +200,8 @@ class part_copy_finder {
       read_ += static_cast<uint64_t>(n);
     }
     for (size_t j = 0; j < k; ++j) {
-      const int64_t at = static_cast<int64_t>(static_cast<uint64_t>(j) * static_cast<uint64_t>(n) / k);
+      const uint64_t un = static_cast<uint64_t>(n);  // j * n / k, without overflow
+      const int64_t at = static_cast<int64_t>(j * (un / k) + j * (un % k) / k);
       double v = 0;
       if (whole) {
         v = block[static_cast<size_t>(at)];
@@ -222,6 +230,7 @@ class part_copy_finder {
     auto known = sketches_.find(side.file);
     if (known != sketches_.end()) return known->second.bits.empty() ? nullptr : &known->second;
     const int64_t n = numel(side);
+    if (n < 0 || static_cast<uint64_t>(n) > k_sketch_bytes) return nullptr;
     uint64_t bits = 64;
     while (bits < 8 * static_cast<uint64_t>(n)) bits *= 2;
     if (bits / 8 > k_sketch_bytes || read_ + static_cast<uint64_t>(n) > budget_) return nullptr;
