@@ -116,7 +116,7 @@ void narrowed_output(fixture_dump& d, bool bug) {
 
 }  // namespace
 
-TEST_CASE("dataflow: an input holding a differing output's values cast to another dtype is a copy, not fed data") {
+TEST_CASE("copies: an input holding a differing output's values cast to another dtype is a copy, not fed data") {
   temp_dir d;
   fixture_dump a(d / "a"), b(d / "b");
   converted_output(a, true, true);
@@ -147,7 +147,7 @@ TEST_CASE("dataflow: an input holding a differing output's values cast to anothe
   CHECK(some_graph_input(r2.runs[0]));
 }
 
-TEST_CASE("dataflow: a cast copy within the coarser dtype's tolerance carries its root to the op that grows it") {
+TEST_CASE("copies: a cast copy within the coarser dtype's tolerance carries its root to the op that grows it") {
   temp_dir d;
   fixture_dump a(d / "a"), b(d / "b");
   narrowed_output(a, true);
@@ -159,7 +159,7 @@ TEST_CASE("dataflow: a cast copy within the coarser dtype's tolerance carries it
   CHECK(run.graph.nodes[run.graph.regrown[0].first].op_key == "c#0");
 }
 
-TEST_CASE("dataflow: an input copied from a differing output outside any op is a hint, not fed data") {
+TEST_CASE("copies: an input copied from a differing output outside any op is a hint, not fed data") {
   temp_dir d;
   fixture_dump a(d / "a"), b(d / "b");
   copied_output(a, true, true);
@@ -189,7 +189,7 @@ TEST_CASE("dataflow: an input copied from a differing output outside any op is a
   CHECK(some_graph_input(r2.runs[0]));
 }
 
-TEST_CASE("dataflow: a differing output copied outside any op over bytes an op wrote before is a copy, not changed code") {
+TEST_CASE("copies: a differing output copied outside any op over bytes an op wrote before is a copy, not changed code") {
   // c's input is stale (fill's bytes were overwritten); the bytes are p's in both runs, so
   // the difference is p's, carried by the copy: one root, p, and a copy hint, not a hint that
   // the code outside any op changed.
