@@ -6,7 +6,7 @@
 // op of run B is replayed with the engine's kernel, one that computes nothing and one off by
 // one element.
 //
-//   bench_rootcause                  2,880 pairs (160 per pattern), the table and the targets
+//   bench_rootcause                  3,040 pairs (160 per pattern), the table and the targets
 //   bench_rootcause --quick          8 pairs per pattern (the smoke run)
 //   --pairs N  --seed S  --pattern a,b  --show N (failing cases printed, default 5)
 //   --case SEED:PATTERN              one pair in full: its engine, the compare report, the score

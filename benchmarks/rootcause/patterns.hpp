@@ -150,14 +150,16 @@ inline gen_case generate(uint64_t seed, pattern p) {
       break;
     }
     case pattern::slices:
-    case pattern::gathers: {
+    case pattern::gathers:
+    case pattern::cast_slices: {
       // Every step, plain code copies part of layer l's output into another buffer (a head
       // split from a fused projection), and an op reads that slice; or (gathers) copies the
       // outputs of layers l and l + 1 side by side into one buffer (a concatenation, a cache a
       // step appends to), and an op folds the two halves. Nothing links the reader to the
       // layers, and its bytes are no output's. In half the engines an op filled the buffer
-      // once, before the first step (its bytes then stale).
-      const bool gather = p == pattern::gathers;
+      // once, before the first step (its bytes then stale). cast_slices: slices into a buffer
+      // of the other float dtype, so the copy casts.
+      const bool gather = p == pattern::gathers, cast = p == pattern::cast_slices;
       const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
       const int layers = std::max(2, layers_for(r, e.steps, 1, 2 + e.steps));
       std::vector<int> act;
@@ -165,9 +167,9 @@ inline gen_case generate(uint64_t seed, pattern p) {
       const int l_at = r.range(0, layers - 2);
       const int len = gather ? L : r.range(4, L / 2), from_off = gather ? 0 : r.range(0, L - len);
       const int z_off = r.chance(0.5) ? 0 : r.range(1, L / 2);
-      const int z = g.buf(z_off + (gather ? 2 * L : len) + (r.chance(0.5) ? r.range(1, L / 2) : 0));
+      const int z = g.buf(z_off + (gather ? 2 * L : len) + (r.chance(0.5) ? r.range(1, L / 2) : 0), false, cast);
       const int h = g.buf(len);
-      if (r.chance(0.5)) g.op(kind::load, "fill", {}, g.whole(z), 0);
+      if (r.chance(0.5)) g.op(kind::load, "fill", {}, g.whole(z), 0, cast ? static_cast<int>(mark::after) : -1);
       for (int s = 0; s < e.steps; ++s) {
         g.op(kind::load, "input", {}, g.whole(act[0]), s);
         for (int l = 0; l < layers; ++l) {

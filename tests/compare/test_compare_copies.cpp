@@ -489,3 +489,65 @@ TEST_CASE("copies: the lookup by value refuses shapes past what it can read, wit
   }
   CHECK(finder.values_read() <= 16);  // at most the small side's samples
 }
+
+namespace {
+
+// p writes y (16 values, dtype P); plain code copies y[4, 12) cast to dtype C into a fresh
+// buffer that c reads. Bug in p: y[6] moves by bug_size.
+template <class P, class C>
+void sliced_and_cast(fixture_dump& d, bool bug, P bug_size = 1) {
+  std::vector<P> y;
+  for (float v : spread_values(16, 0.9f)) y.push_back(static_cast<P>(v) / 3);
+  if (bug) y[6] += bug_size;
+  typed_tensor(d, 2, "p", false, "y", y, hash_of("1", bug));
+  std::vector<C> part;
+  for (size_t i = 4; i < 12; ++i) part.push_back(static_cast<C>(y[i]));
+  typed_tensor(d, 3, "c", true, "x", part, hash_of("2", bug));
+  typed_tensor(d, 3, "c", false, "y", std::vector<C>{part[2] * 2}, hash_of("3", bug));
+  d.finish();
+}
+
+}  // namespace
+
+TEST_CASE("copies: part of a differing output's values cast to another dtype is a copy, widened or narrowed") {
+  for (bool widened : {true, false}) {
+    CAPTURE(widened);
+    temp_dir d;
+    fixture_dump a(d / "a"), b(d / "b");
+    if (widened) {
+      sliced_and_cast<float, double>(a, true);
+      sliced_and_cast<float, double>(b, false);
+    } else {
+      sliced_and_cast<double, float>(a, true);
+      sliced_and_cast<double, float>(b, false);
+    }
+    const pa::compare_report r = compare(d / "a", d / "b");
+    const pa::compared_run& run = r.runs[0];
+    CHECK(root_ops(run) == std::vector<std::string>{"p#0"});
+    CHECK_FALSE(some_graph_input(run));
+    const pa::graph_hint* h = copy_hint(run);
+    REQUIRE(h);
+    CHECK(h->part == pa::part_relation::part_of);
+    const std::string cast = widened ? "float32 -> float64" : "float64 -> float32";
+    CHECK(h->converted == cast);
+    CHECK(flat_text(r).find("holds part of the values p#0/out/y wrote, cast " + cast + " (by their values)") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("copies: a widened copy that fails where its source passes is a copy, not fed data") {
+  // p's bug (4e-6 on a value near 0.4) is within float32's tolerance, so p passes; the copy,
+  // widened to float64, is judged at float64's and fails, as c does.
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  sliced_and_cast<float, double>(a, true, 4e-6f);
+  sliced_and_cast<float, double>(b, false);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(run.graph.roots.empty());
+  const pa::graph_hint* h = copy_hint(run);
+  REQUIRE(h);
+  CHECK(h->producer_key == "p#0/out/y");
+  CHECK(h->differing == 1);
+  CHECK(copy_reach(run, h->reaches) == std::set<std::string>{"c#0"});
+}

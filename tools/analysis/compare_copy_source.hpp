@@ -49,9 +49,10 @@ class copy_lookup {
       : pairs_(pairs), nodes_(nodes), node_of_output_(node_of_output), verdict_(verdict),
         parts_(std::move(open), value_budget), by_value_(parts_.can_read()) {}
 
-  // Where input `in_index` was copied from. `carried`: from outputs that differ at all, as a
-  // root is carried (else only from outputs that fail, for the hint).
-  copy_found source(size_t in_index, bool carried) {
+  // Where input `in_index` was copied from, among earlier outputs that differ at all: a copy
+  // may fail where its source passes (a cast to a finer dtype is judged at that dtype's
+  // tolerance), and pass where its source fails (to a coarser one).
+  copy_found source(size_t in_index) {
     index();
     const compared_pair& in = pairs_[in_index];
     const std::string h = hashes_of(in);
@@ -76,21 +77,22 @@ class copy_lookup {
       for (size_t tried = 0; end != list.begin() && tried < k_cast_candidates; ++tried) {
         const size_t i = *--end;
         ++cast_checks_;
-        if ((carried || verdict_.of(i) == 1) && !made_from(i, in_index, h, false) && holds_converted(in, pairs_[i])) {
+        if (!made_from(i, in_index, h, false) && holds_converted(in, pairs_[i])) {
           found.output = i;
           return found;
         }
       }
     }
-    // Part of an output's values, them among others, or reordered, in the same dtype: by
-    // value, among the k_part_candidates latest earlier outputs of the input's dtype that differ.
-    if (!by_value_) return found;
+    // Part of an output's values, them among others, or reordered, in the same dtype or cast
+    // to another float dtype: by value, among the k_part_candidates latest earlier outputs of
+    // a float dtype that differ (the values of other dtypes are not looked up).
+    if (!by_value_ || !part_copy_impl::float_type(in.a.type) || in.a.type != in.b.type) return found;
     auto end = std::lower_bound(differing_.begin(), differing_.end(), in.seq, before_in);
     for (size_t tried = 0; end != differing_.begin() && tried < k_part_candidates;) {
       const size_t i = *--end;
-      if (pairs_[i].a.type != in.a.type || pairs_[i].b.type != in.b.type) continue;
+      if (!part_copy_impl::values_comparable(pairs_[i], in)) continue;
       ++tried;
-      if ((!carried && verdict_.of(i) != 1) || made_from(i, in_index, h, false)) continue;
+      if (made_from(i, in_index, h, false)) continue;
       const std::string key = std::to_string(in_index) + "\n" + std::to_string(i);
       auto known = part_seen_.find(key);
       if (known == part_seen_.end()) {

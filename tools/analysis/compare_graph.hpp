@@ -263,7 +263,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         }
       }
       if (!in.implicit && unlinked) {
-        const size_t c = copies.source(pi, true).output;
+        const size_t c = copies.source(pi).output;
         const size_t from = c == SIZE_MAX || !differs_at_all(c) ? SIZE_MAX : node_of_output[c];
         if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
       }
@@ -341,10 +341,12 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       // did the code outside any op change.
       const bool outside_code = matched && verdict.shows_outside_code(in, from);
       const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() || outside_code;
+      // The copy's source may pass where the copy fails: a cast to a finer dtype is judged at
+      // that dtype's tighter tolerance.
       const copy_found source =
-          unlinked && !outside && unpaired.empty() && !missing ? copies.source(pi, false) : copy_found();
+          unlinked && !outside && unpaired.empty() && !missing ? copies.source(pi) : copy_found();
       const size_t copied = source.output;
-      if (copied != SIZE_MAX && verdict.of(copied) == 1) {
+      if (copied != SIZE_MAX && differs_at_all(copied)) {
         graph_hint& h = add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
         h.part = source.part;
         if (in.a.type != pairs[copied].a.type)

@@ -1,7 +1,8 @@
 // Whether an input holds part of an earlier output's values (a slice copied out: a head split
 // from a fused projection, a row of a batch), that output's values among others (outputs
 // concatenated, a cache each step appends to), or its values in another order (a layout
-// conversion), copied by code outside any op, in both runs. Its bytes are no output's, so
+// conversion), copied by code outside any op, in both runs, in its dtype or cast to another
+// float dtype (values compared rounded to the narrower one). Its bytes are no output's, so
 // neither the hashes nor the statistics of compare_converted.hpp can tell: the values are read.
 // Evenly spaced samples of the smaller tensor must each occur, as the same value, in the
 // larger one (a sketch of its values, built once per tensor), in both runs. In one run at least the samples must be evidence: distinct, finite,
@@ -22,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include <probe/core/half.hpp>
+#include "compare_converted.hpp"
 #include "compare_details.hpp"
 #include "compare_inputs.hpp"
 
@@ -86,6 +89,19 @@ inline bool float_type(dtype t) {
   return t == dtype::float16 || t == dtype::bfloat16 || t == dtype::float32 || t == dtype::float64;
 }
 
+// Values of two float dtypes are compared rounded to the narrower one (a copy that casts).
+inline dtype narrower(dtype x, dtype y) {
+  return converted_impl::unit_roundoff(x) >= converted_impl::unit_roundoff(y) ? x : y;
+}
+inline double round_to(dtype t, double v) {
+  if (t == dtype::float64 || v != v) return v;
+  if (!(fabs(v) <= 3.4028234663852886e38)) return v > 0 ? HUGE_VAL : -HUGE_VAL;  // past float: inf
+  const float f = static_cast<float>(v);
+  if (t == dtype::float16) return static_cast<double>(to_float(to_float16(f)));
+  if (t == dtype::bfloat16) return static_cast<double>(to_float(to_bfloat16(f)));
+  return static_cast<double>(f);
+}
+
 // Elements of a side; -1 for a shape past 2^62 elements or with a negative extent (a
 // damaged header).
 inline int64_t numel(const pair_side& s) {
@@ -99,12 +115,21 @@ inline int64_t numel(const pair_side& s) {
   return static_cast<int64_t>(n);
 }
 
-// The range of `small`'s finite values lies within `big`'s (from the manifest's statistics;
-// true when either has none).
-inline bool range_within(const pair_side& small, const pair_side& big) {
+// The range of `small`'s finite values lies within `big`'s, within the rounding to `narrow`
+// (from the manifest's statistics; true when either has none).
+inline bool range_within(const pair_side& small, const pair_side& big, dtype narrow) {
   if (!small.have_stats || !big.have_stats) return true;
   if (small.stats.finite == 0) return true;  // nothing to place: the other run must show it
-  return big.stats.finite > 0 && small.stats.min >= big.stats.min && small.stats.max <= big.stats.max;
+  const double u = converted_impl::unit_roundoff(narrow);
+  auto slack = [&](double x) { return u * fabs(x) + converted_impl::smallest_step(narrow); };
+  return big.stats.finite > 0 && small.stats.min >= big.stats.min - slack(big.stats.min) &&
+         small.stats.max <= big.stats.max + slack(big.stats.max);
+}
+
+// Whether two pairs' values can be held against each other: one dtype, or float dtypes.
+inline bool values_comparable(const compared_pair& x, const compared_pair& y) {
+  if (x.a.type != x.b.type || y.a.type != y.b.type) return false;
+  return float_type(x.a.type) && float_type(y.a.type);
 }
 
 }  // namespace part_copy_impl
@@ -119,18 +144,18 @@ class part_copy_finder {
   part_relation relation(const compared_pair& in, const compared_pair& out) {
     using namespace part_copy_impl;
     if (!open_ || !in.a.present || !in.b.present || !out.a.present || !out.b.present) return part_relation::none;
-    if (in.a.type != out.a.type || in.b.type != out.b.type || !float_type(in.a.type) || !float_type(in.b.type))
-      return part_relation::none;
+    if (!values_comparable(in, out)) return part_relation::none;
+    const dtype narrow = narrower(in.a.type, out.a.type);
     const int64_t ni = numel(in.a), no = numel(out.a);
     if (ni != numel(in.b) || no != numel(out.b) || ni <= 0 || no <= 0) return part_relation::none;
     const bool in_smaller = ni <= no;
     const pair_side* sides[2][2] = {{&in.a, &out.a}, {&in.b, &out.b}};
     for (auto& s : sides)
-      if (!range_within(in_smaller ? *s[0] : *s[1], in_smaller ? *s[1] : *s[0])) return part_relation::none;
+      if (!range_within(in_smaller ? *s[0] : *s[1], in_smaller ? *s[1] : *s[0], narrow)) return part_relation::none;
     ++checks_;
     bool evidence = false;
     for (auto& s : sides) {
-      const int c = contained(in_smaller ? *s[0] : *s[1], in_smaller ? *s[1] : *s[0]);
+      const int c = contained(in_smaller ? *s[0] : *s[1], in_smaller ? *s[1] : *s[0], narrow);
       if (c == 0) return part_relation::none;
       evidence = evidence || c == 2;
     }
@@ -171,10 +196,10 @@ class part_copy_finder {
 
   // Whether the samples of `small` each occur in `big`: 0 no (or unread), 1 yes, 2 yes and the
   // samples are evidence.
-  int contained(const pair_side& small, const pair_side& big) {
-    const samples& want = samples_of(small);
+  int contained(const pair_side& small, const pair_side& big, dtype narrow) {
+    const samples& want = samples_of(small, narrow);
     if (!want.strength) return 0;
-    const sketch* held = sketch_of(big);
+    const sketch* held = sketch_of(big, narrow);
     if (!held) return 0;
     for (double v : want.values)
       if (!held->holds(v)) return 0;
@@ -183,11 +208,12 @@ class part_copy_finder {
 
   // The samples of a side, read once: the whole tensor in one read when it is small, else one
   // read per sample.
-  const samples& samples_of(const pair_side& side) {
+  const samples& samples_of(const pair_side& side, dtype narrow) {
     using namespace part_copy_impl;
-    samples& out = samples_[side.file];
-    if (out.strength || tried_samples_.count(side.file)) return out;
-    tried_samples_.insert(side.file);
+    const std::string key = side.file + "\n" + dtype_name(narrow);
+    samples& out = samples_[key];
+    if (out.strength || tried_samples_.count(key)) return out;
+    tried_samples_.insert(key);
     const int64_t n = numel(side);
     const size_t k = static_cast<size_t>(std::min<int64_t>(n, static_cast<int64_t>(k_samples)));
     const bool whole = n <= static_cast<int64_t>(k_block);
@@ -211,6 +237,7 @@ class part_copy_finder {
         ++read_;
         v = one[0];
       }
+      v = round_to(narrow, v);
       if (isfinite(v)) picked.push_back(v == 0 ? 0.0 : v);  // -0 finds 0
     }
     std::sort(picked.begin(), picked.end());
@@ -225,9 +252,10 @@ class part_copy_finder {
 
   // The sketch of a side, built once by reading it whole (nullptr: past the budget, too large
   // to keep, or unreadable). Sketches kept past k_sketch_bytes are dropped, all at once.
-  const sketch* sketch_of(const pair_side& side) {
+  const sketch* sketch_of(const pair_side& side, dtype narrow) {
     using namespace part_copy_impl;
-    auto known = sketches_.find(side.file);
+    const std::string key = side.file + "\n" + dtype_name(narrow);
+    auto known = sketches_.find(key);
     if (known != sketches_.end()) return known->second.bits.empty() ? nullptr : &known->second;
     const int64_t n = numel(side);
     if (n < 0 || static_cast<uint64_t>(n) > k_sketch_bytes) return nullptr;
@@ -238,7 +266,7 @@ class part_copy_finder {
       sketches_.clear();
       sketch_bytes_ = 0;
     }
-    sketch& made = sketches_[side.file];  // empty until built: a failed read is not tried again
+    sketch& made = sketches_[key];  // empty until built: a failed read is not tried again
     std::unique_ptr<side_values> values = open_(side);
     if (!values) return nullptr;
     sketch s;
@@ -249,8 +277,10 @@ class part_copy_finder {
       const size_t m = static_cast<size_t>(std::min<int64_t>(n - at, static_cast<int64_t>(k_block)));
       if (!values->read(at, m, &block) || block.size() != m) return nullptr;
       read_ += m;
-      for (double v : block)
+      for (double v : block) {
+        v = round_to(narrow, v);
         if (isfinite(v)) s.add(v == 0 ? 0.0 : v);
+      }
     }
     made = std::move(s);
     sketch_bytes_ += bits / 8;
@@ -259,9 +289,9 @@ class part_copy_finder {
 
   open_side_values open_;
   uint64_t budget_ = 0, read_ = 0, checks_ = 0, sketch_bytes_ = 0;
-  std::unordered_map<std::string, samples> samples_;  // by data file
+  std::unordered_map<std::string, samples> samples_;  // by data file and the dtype rounded to
   std::unordered_set<std::string> tried_samples_;
-  std::unordered_map<std::string, sketch> sketches_;  // by data file
+  std::unordered_map<std::string, sketch> sketches_;  // by data file and the dtype rounded to
 };
 
 }  // namespace analysis

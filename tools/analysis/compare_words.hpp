@@ -432,10 +432,11 @@ inline void hint_words(std::string& out, const std::string& prefix, const compar
       if (!h.last_op.empty()) out += " (the last op before it: " + ::probe::detail::printable(h.last_op) + ")";
       out += ": mark that code as an op.";
     } else if (h.kind == hint_kind::unlinked_copy) {
+      const std::string cast = h.converted.empty() ? "" : ", cast " + h.converted;
       out += "input " + slot + " of " + consumer + times +
-             (h.part == part_relation::part_of     ? " holds part of the values " + producer + " wrote (by their values)"
-              : h.part == part_relation::among     ? " holds the values " + producer + " wrote among others (by their values)"
-              : h.part == part_relation::reordered ? " holds the values " + producer + " wrote, reordered (by their values)"
+             (h.part == part_relation::part_of     ? " holds part of the values " + producer + " wrote" + cast + " (by their values)"
+              : h.part == part_relation::among     ? " holds the values " + producer + " wrote among others" + cast + " (by their values)"
+              : h.part == part_relation::reordered ? " holds the values " + producer + " wrote, reordered" + cast + " (by their values)"
               : h.converted.empty()                ? " holds the bytes " + producer + " wrote"
                                    : " holds the values " + producer + " wrote, cast " + h.converted + " (by their statistics)") +
              ", in both runs, but no op wrote them there: a copy outside any op? Mark the copy as an op, or "
