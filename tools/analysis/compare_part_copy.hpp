@@ -19,7 +19,6 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -173,6 +172,7 @@ class part_copy_finder {
   struct samples {
     std::vector<double> values;
     int strength = 0;
+    bool tried = false;  // read once, whatever came of it
   };
   // Which values a side holds: a Bloom filter of 8 bits per element and 3 probes (a value it
   // does not hold passes for one with odds of 3%, so 8 samples of another tensor all pass
@@ -212,8 +212,8 @@ class part_copy_finder {
     using namespace part_copy_impl;
     const std::string key = side.file + "\n" + dtype_name(narrow);
     samples& out = samples_[key];
-    if (out.strength || tried_samples_.count(key)) return out;
-    tried_samples_.insert(key);
+    if (out.tried) return out;
+    out.tried = true;
     const int64_t n = numel(side);
     const size_t k = static_cast<size_t>(std::min<int64_t>(n, static_cast<int64_t>(k_samples)));
     const bool whole = n <= static_cast<int64_t>(k_block);
@@ -290,7 +290,6 @@ class part_copy_finder {
   open_side_values open_;
   uint64_t budget_ = 0, read_ = 0, checks_ = 0, sketch_bytes_ = 0;
   std::unordered_map<std::string, samples> samples_;  // by data file and the dtype rounded to
-  std::unordered_set<std::string> tried_samples_;
   std::unordered_map<std::string, sketch> sketches_;  // by data file and the dtype rounded to
 };
 
