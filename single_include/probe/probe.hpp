@@ -8078,6 +8078,11 @@ struct recorded_tensor {
   tensor kept;
   std::string not_kept;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
+  // A worker's input no op wrote, inside an input of an op enclosing it (that input's key,
+  // and where these bytes start in it): which part of the op's data the worker reads, in
+  // words that do not depend on the values.
+  std::string within;
+  uint64_t within_at = 0;
   tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
   std::vector<const void*> batch_pointers;  // output_at_end of a batch_view: its pointer array, copied at the call
 };
@@ -8128,6 +8133,7 @@ struct op_record {
   bool tracks_outputs = false;  // none does, but data flow is followed: outputs' ranges are kept
   uint64_t kept_bytes = 0;      // bytes of its tensors' `kept` copies (op_context::frame_kept_bytes)
   bool ended = false;           // atomic: op_end ran (the record lives on while ops inside it are open)
+  bool open_reads = false;      // it has entries in op_context::open_reads, removed at its end
   std::string previous_op;   // name of the op that began just before this one (stale inputs)
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
@@ -8178,11 +8184,22 @@ inline int64_t wall_ns() noexcept {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// An input of an open op whose bytes no op wrote (or whose writers' bytes changed since):
+// where the ops nested in it find what part of it they read (recorded_tensor::within).
+struct open_read {
+  uintptr_t lo = 0, hi = 0;
+  int device = -1;
+  uint64_t seq = 0;  // the reading op's
+  std::string key;
+  std::string stale_producer, stale_last_op;  // its recorded_tensor's
+};
+
 struct op_context {
-  mutex m;  // guards occurrences, lane_occurrences, producers, last_name and noted
+  mutex m;  // guards occurrences, lane_occurrences, producers, open_reads, last_name and noted
   string_table occurrences;  // op name -> executions begun
   string_table lane_occurrences;  // op name '\0' lane -> executions begun in that lane
   producer_map producers;
+  std::vector<open_read> open_reads;  // few: the unwritten inputs of the ops open now
   std::string last_name;  // the op that began last (with track_edges)
   uint64_t next_seq = 0;  // atomic
   bool track_edges = false;  // atomic
@@ -8382,6 +8399,7 @@ PROBE_API void reset_op_counters() noexcept {
   c.occurrences.clear();
   c.lane_occurrences.clear();
   c.producers.clear();
+  c.open_reads.clear();
 }
 
 // Each thread keeps the records of its last ended ops for its next ones: an op recorded only
@@ -8604,6 +8622,45 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
 
 inline int device_index_of(const tensor_view& v) noexcept { return v.where.is_host() ? -1 : v.where.index; }
 
+// Inputs no op wrote (none, or every writer's bytes changed since): an op's are kept while it
+// is open, and an op nested in it (a worker over its rows) that reads part of them reads that
+// input, not what the memory held before it: its bytes' writers, stale ones included, are
+// that input's, and where it lies in it is recorded. A writer's hash covers its whole output,
+// so a worker reading part of it could not tell the bytes changed.
+inline bool read_within_enclosing(op_context& c, const op_record& r, recorded_tensor& t) {
+  uintptr_t lo = 0, hi = 0;
+  if (!r.parent || !producer_map::byte_range(t.view, &lo, &hi)) return false;
+  const int device = device_index_of(t.view);
+  uint64_t enclosing[64];
+  size_t depth = 0;
+  for (const op_record* p = r.parent; p && depth < 64; p = p->parent) enclosing[depth++] = p->seq;
+  lock_guard<mutex> g(c.m);
+  for (size_t i = c.open_reads.size(); i-- > 0;) {
+    const open_read& o = c.open_reads[i];
+    bool encloses = false;
+    for (size_t k = 0; k < depth && !encloses; ++k) encloses = enclosing[k] == o.seq;
+    if (!encloses || o.device != device || o.lo > lo || hi > o.hi) continue;
+    t.within = o.key;
+    t.within_at = lo - o.lo;
+    t.stale_producer = o.stale_producer;
+    t.stale_last_op = o.stale_last_op;
+    return true;
+  }
+  return false;
+}
+
+inline void keep_unwritten_read(op_context& c, op_record& r, const recorded_tensor& t) {
+  constexpr size_t k_most_open_reads = 4096;  // ops a C caller never ended must not grow it
+  uintptr_t lo = 0, hi = 0;
+  if (!producer_map::byte_range(t.view, &lo, &hi)) return;
+  open_read mine{lo, hi, device_index_of(t.view), r.seq, r.key(io::in, t.slot.c_str()), t.stale_producer,
+                 t.stale_last_op};
+  lock_guard<mutex> g(c.m);
+  if (c.open_reads.size() >= k_most_open_reads) return;
+  c.open_reads.push_back(std::move(mine));
+  r.open_reads = true;
+}
+
 // Whether an input already given to the op covers any byte of v.
 inline bool declared_as_input(const op_record& r, const tensor_view& v) {
   uintptr_t lo, hi, a, b;
@@ -8617,7 +8674,9 @@ inline bool declared_as_input(const op_record& r, const tensor_view& v) {
 
 // Whether output v updates in place bytes another op produced earlier in the same step,
 // without the op declaring them as input. A buffer rewritten by the op that wrote it before
-// (the same name), or reused across steps, is taken as overwritten, not updated.
+// (the same name), or reused across steps, is taken as overwritten, not updated. Bytes an op
+// begun after this one produced (a kernel it encloses, a worker of it) are its own work:
+// a block declaring as its output what its last kernel wrote updates nothing.
 inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view& v) {
   if (declared_as_input(r, v)) return false;
   std::vector<producer_map::piece> pieces;
@@ -8629,7 +8688,7 @@ inline bool writes_in_place(op_context& c, const op_record& r, const tensor_view
   for (const producer_map::piece& p : pieces) {
     const bool same_name = p.key.size() > r.name.size() && p.key.compare(0, r.name.size(), r.name) == 0 &&
                            p.key[r.name.size()] == '#';
-    if (p.step == r.step && !same_name && !p.read) return true;
+    if (p.step == r.step && !same_name && !p.read && p.seq < r.seq) return true;
   }
   return false;
 }
@@ -8702,7 +8761,9 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
           t.producers.push_back(producer_ref{l.producer, v.valid() ? v.nbytes() : 0, 0, 0});
         }
       // An implicit input is not checked against its producers: its producers are its value.
-      if (t.producer.empty() && edges) find_producers(c, *r, t, !implicit);
+      const bool within = t.producer.empty() && edges && !implicit && read_within_enclosing(c, *r, t);
+      if (t.producer.empty() && edges && !within) find_producers(c, *r, t, !implicit);
+      if (edges && !implicit && !within && t.producers.empty() && t.view.valid() && t.view.data) keep_unwritten_read(c, *r, t);
       // Found after the kernel: the bytes are the op's result, and no listener may read them.
       if (unread) t.view.data = nullptr;
     } else if (edges) {
@@ -8834,6 +8895,18 @@ PROBE_API void op_end(op_record* r) noexcept {
   }
   for (const recorded_tensor& d : r->deferred) emit_tensor(r, io::out, d.slot.c_str(), d.view, d.inout, false);
   for_each_listener(*r, [&](op_listener& l, uint64_t& state) { l.on_end(*r, state); });
+  if (r->open_reads) {
+    op_context& c = context();
+    lock_guard<mutex> g(c.m);
+    size_t kept = 0;
+    for (size_t i = 0; i < c.open_reads.size(); ++i)
+      if (c.open_reads[i].seq != r->seq) {
+        if (kept != i) c.open_reads[kept] = std::move(c.open_reads[i]);
+        ++kept;
+      }
+    c.open_reads.resize(kept);
+    r->open_reads = false;
+  }
   if (r->kept_bytes) __atomic_fetch_sub(&context().frame_kept_bytes, r->kept_bytes, __ATOMIC_RELAXED);
   r->kept_bytes = 0;
   __atomic_store_n(&r->ended, true, __ATOMIC_RELEASE);
@@ -13895,6 +13968,8 @@ struct tensor_record {
   std::string slot, key, producer;
   std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes
   std::string stale_producer, stale_last_op;
+  std::string within;  // recorded_tensor::within
+  uint64_t within_at = 0;
   bool have_hash = false;
   uint64_t hash = 0;     // content hash of the row-major bytes
   std::string same_as;   // an earlier file holding the same bytes (then `file` is empty)
@@ -15272,6 +15347,8 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   }
   rec.stale_producer = t.stale_producer;
   rec.stale_last_op = t.stale_last_op;
+  rec.within = t.within;
+  rec.within_at = t.within_at;
   rec.have_hash = t.have_hash;
   rec.hash = t.hash;
   rec.elem_type = t.view.type;
@@ -15360,6 +15437,11 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   if (rec.is_input && !rec.stale_producer.empty()) {
     lit(o, ",\"stale\":{\"producer\":"), str(o, rec.stale_producer);
     lit(o, ",\"last_op_before\":"), opt_str(o, rec.stale_last_op);
+    o += '}';
+  }
+  if (rec.is_input && !rec.within.empty()) {
+    lit(o, ",\"within\":{\"key\":"), str(o, rec.within);
+    lit(o, ",\"at\":"), unum(o, rec.within_at);
     o += '}';
   }
   lit(o, ",\"dtype\":\""), o += dtype_name(rec.elem_type), o += '"';
@@ -15596,6 +15678,7 @@ PROBE_API std::string render_text_tensor(const tensor_record& rec, const health&
     } else {
       s += rec.producer.empty() ? "  (graph input)" : "  from " + printable(rec.producer);
     }
+    if (!rec.within.empty()) s += "  (within " + printable(rec.within) + " at byte " + std::to_string(rec.within_at) + ")";
     if (!rec.stale_producer.empty())
       s += "  (stale: " + printable(rec.stale_producer) + " changed since, last op before: " +
            printable(rec.stale_last_op) + ")";

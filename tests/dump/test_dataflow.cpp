@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <map>
+#include <thread>
 
 #include "dump_fixture.hpp"
 
@@ -449,4 +450,83 @@ TEST_CASE("dataflow: a view given to output() is not read after the call (the bu
   CHECK(producer_keys(prior) == "fill#0/out/cells");
   CHECK(prior.get("stats").is_null());
   CHECK(prior.find("hash") == nullptr);
+}
+
+TEST_CASE("dataflow: an op declaring as output what the ops it encloses wrote does not write it in place") {
+  temp_dir d;
+  std::vector<float> x(8, 1.f), y(8, 0.f), z(8, 0.f);
+  {
+    flags_scope fl("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    {
+      probe::op block("layer", "Block");  // a module around its kernel
+      block.input("x", x);
+      {
+        probe::op k("kernel", "Scale");
+        k.input("x", x);
+        for (size_t i = 0; i < y.size(); ++i) y[i] = 2 * x[i];
+        k.output("y", y);
+      }
+      block.output("y", y);
+    }
+    {
+      probe::op parent("tiled", "Scale");  // an op split over a worker
+      parent.input("y", y);
+      const probe::op_context ctx = probe::current_op_context();
+      std::thread t([&] {
+        probe::adopt_op_context adopt(ctx);
+        probe::op w("tiled.part", "Scale");
+        w.input("y", y);
+        for (size_t i = 0; i < z.size(); ++i) z[i] = 3 * y[i];
+        w.output("z", z);
+      });
+      t.join();
+      parent.output("z", z);
+    }
+  }
+  const manifest m(d.path());
+  CHECK(m.tensors.count("layer#0/in/y") == 0);
+  CHECK(m.tensors.count("tiled#0/in/z") == 0);
+  CHECK(m.notes.empty());
+  CHECK(m.at("tiled#0/in/y").get_string("producer") == "layer#0/out/y");
+}
+
+TEST_CASE("dataflow: a worker's input no op wrote says where it lies in the input of the op it works for") {
+  temp_dir d;
+  std::vector<float> w(16), x(8, 1.f), out(8);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.5f * static_cast<float>(i);
+  {
+    flags_scope fl("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    {
+      probe::op fill("fill", "Fill");
+      fill.output("x", x);
+    }
+    {
+      probe::op parent("mm", "MatVec");
+      parent.input("w", w);  // weights no op wrote
+      parent.input("x", x);
+      const probe::op_context ctx = probe::current_op_context();
+      std::thread t([&] {
+        probe::adopt_op_context adopt(ctx);
+        probe::op part("mm.part", "MatVec");
+        part.input("w", probe::view(w.data() + 8, {8}));  // the second row
+        part.input("x", x);                               // an op wrote it: its producer says where
+        out[0] = 1;
+        part.output("y", probe::view(out.data(), {1}));
+      });
+      t.join();
+      parent.output("y", out);
+    }
+    {
+      probe::op later("later", "Sum");  // not nested: the ended op's input is not its
+      later.input("w", probe::view(w.data() + 8, {8}));
+    }
+  }
+  const manifest m(d.path());
+  const probe::json::value& part = m.at("mm.part#0/in/w");
+  CHECK(part.get("within").get_string("key") == "mm#0/in/w");
+  CHECK(part.get("within").get("at").as_int() == 8 * 4);
+  CHECK(m.at("mm.part#0/in/x").get("within").is_null());
+  CHECK(m.at("mm#0/in/w").get("within").is_null());
+  CHECK(m.at("later#0/in/w").get("within").is_null());
+  CHECK(check_with_numpy(d.path()) == 0);
 }

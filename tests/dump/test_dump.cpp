@@ -520,8 +520,9 @@ TEST_CASE("dump: nested ops name their parent; threads, steps and wrap's tensors
   CHECK(count_containing(lines, "\"seq\":1,\"step\":5,\"op\":\"outer\",\"type\":\"Block\",\"occurrence\":0,\"parent\":null,"
                                 "\"thread\":0") == 1);
   CHECK(count_containing(lines, "\"op\":\"inner\",\"type\":\"Leaf\",\"occurrence\":0,\"parent\":1,") == 2);
-  CHECK(count_containing(lines, "\"key\":\"inner#0/in/s\",\"producer\":null,\"dtype\":\"float32\",\"shape\":[3,2],"
-                                "\"strides\":[4,2]") == 1);
+  // x has no producer: the nested op's view of it says where it lies in outer's input
+  CHECK(count_containing(lines, "\"key\":\"inner#0/in/s\",\"producer\":null,\"within\":{\"key\":\"outer#0/in/x\",\"at\":0},"
+                                "\"dtype\":\"float32\",\"shape\":[3,2],\"strides\":[4,2]") == 1);
   CHECK(count_containing(lines, "\"step\":6,\"op\":\"copy\"") == 2);
   CHECK(count_containing(lines, "\"key\":\"copy#0/in/a\",\"producer\":\"inner#0/out/y\"") == 1);
   CHECK(count_containing(lines, "\"slot\":\"b\",\"key\":\"copy#0/out/b\"") == 1);

@@ -49,6 +49,11 @@ struct recorded_tensor {
   tensor kept;
   std::string not_kept;
   std::string stale_producer, stale_last_op;  // inputs: a producer whose bytes changed since (see docs/dump.md)
+  // A worker's input no op wrote, inside an input of an op enclosing it (that input's key,
+  // and where these bytes start in it): which part of the op's data the worker reads, in
+  // words that do not depend on the values.
+  std::string within;
+  uint64_t within_at = 0;
   tensor gathered;       // a batch_view's samples, gathered: `view` shows this copy
   std::vector<const void*> batch_pointers;  // output_at_end of a batch_view: its pointer array, copied at the call
 };
@@ -99,6 +104,7 @@ struct op_record {
   bool tracks_outputs = false;  // none does, but data flow is followed: outputs' ranges are kept
   uint64_t kept_bytes = 0;      // bytes of its tensors' `kept` copies (op_context::frame_kept_bytes)
   bool ended = false;           // atomic: op_end ran (the record lives on while ops inside it are open)
+  bool open_reads = false;      // it has entries in op_context::open_reads, removed at its end
   std::string previous_op;   // name of the op that began just before this one (stale inputs)
 
   // "<op>#<occurrence>/<io>/<slot>": stable across runs that execute the same ops.
@@ -149,11 +155,22 @@ inline int64_t wall_ns() noexcept {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// An input of an open op whose bytes no op wrote (or whose writers' bytes changed since):
+// where the ops nested in it find what part of it they read (recorded_tensor::within).
+struct open_read {
+  uintptr_t lo = 0, hi = 0;
+  int device = -1;
+  uint64_t seq = 0;  // the reading op's
+  std::string key;
+  std::string stale_producer, stale_last_op;  // its recorded_tensor's
+};
+
 struct op_context {
-  mutex m;  // guards occurrences, lane_occurrences, producers, last_name and noted
+  mutex m;  // guards occurrences, lane_occurrences, producers, open_reads, last_name and noted
   string_table occurrences;  // op name -> executions begun
   string_table lane_occurrences;  // op name '\0' lane -> executions begun in that lane
   producer_map producers;
+  std::vector<open_read> open_reads;  // few: the unwritten inputs of the ops open now
   std::string last_name;  // the op that began last (with track_edges)
   uint64_t next_seq = 0;  // atomic
   bool track_edges = false;  // atomic

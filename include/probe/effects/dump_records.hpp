@@ -40,6 +40,8 @@ struct tensor_record {
   std::string slot, key, producer;
   std::vector<producer_ref> producers;  // inputs: every latest writer of its bytes
   std::string stale_producer, stale_last_op;
+  std::string within;  // recorded_tensor::within
+  uint64_t within_at = 0;
   bool have_hash = false;
   uint64_t hash = 0;     // content hash of the row-major bytes
   std::string same_as;   // an earlier file holding the same bytes (then `file` is empty)

@@ -44,6 +44,8 @@ PROBE_API tensor_record make_record(const op_record& r, const recorded_tensor& t
   }
   rec.stale_producer = t.stale_producer;
   rec.stale_last_op = t.stale_last_op;
+  rec.within = t.within;
+  rec.within_at = t.within_at;
   rec.have_hash = t.have_hash;
   rec.hash = t.hash;
   rec.elem_type = t.view.type;
@@ -132,6 +134,11 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
   if (rec.is_input && !rec.stale_producer.empty()) {
     lit(o, ",\"stale\":{\"producer\":"), str(o, rec.stale_producer);
     lit(o, ",\"last_op_before\":"), opt_str(o, rec.stale_last_op);
+    o += '}';
+  }
+  if (rec.is_input && !rec.within.empty()) {
+    lit(o, ",\"within\":{\"key\":"), str(o, rec.within);
+    lit(o, ",\"at\":"), unum(o, rec.within_at);
     o += '}';
   }
   lit(o, ",\"dtype\":\""), o += dtype_name(rec.elem_type), o += '"';
@@ -368,6 +375,7 @@ PROBE_API std::string render_text_tensor(const tensor_record& rec, const health&
     } else {
       s += rec.producer.empty() ? "  (graph input)" : "  from " + printable(rec.producer);
     }
+    if (!rec.within.empty()) s += "  (within " + printable(rec.within) + " at byte " + std::to_string(rec.within_at) + ")";
     if (!rec.stale_producer.empty())
       s += "  (stale: " + printable(rec.stale_producer) + " changed since, last op before: " +
            printable(rec.stale_last_op) + ")";
