@@ -176,7 +176,7 @@ TEST_CASE("copies: an input copied from a differing output outside any op is a h
   CHECK(copy_reach(run, h.reaches) == std::set<std::string>{"c#0"});
   const std::string text = flat_text(r);
   CHECK(text.find("fed different data") == std::string::npos);
-  CHECK(text.find("holds the bytes p#0/out/y wrote, in both runs, but no op wrote them there") != std::string::npos);
+  CHECK(text.find("holds the bytes p#0/out/y wrote, in both runs, but no op declared them there") != std::string::npos);
   CHECK(pa::compare_json(r).find("\"kind\":\"unlinked_copy\"") != std::string::npos);
 
   // Bytes that are not the output's in one run: nothing says they were copied from it.

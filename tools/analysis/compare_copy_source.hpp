@@ -1,5 +1,6 @@
-// The earlier output an input no op wrote was copied from by code outside any op, for
-// compare_graph.hpp: the latest that holds the input's bytes (the manifest's hashes, in both
+// The earlier output an input no op wrote was copied from (by code outside any op, or by an
+// op that declared its result elsewhere), for compare_graph.hpp: the latest that holds the
+// input's bytes (the manifest's hashes, in both
 // runs), else its values cast to another float dtype (statistics, compare_converted.hpp),
 // else part of its values, them among others or reordered (values, compare_part_copy.hpp).
 // An output its op made from the input's own bytes is never their source. Outputs are indexed
@@ -53,16 +54,9 @@ class copy_lookup {
   // may fail where its source passes (a cast to a finer dtype is judged at that dtype's
   // tolerance), and pass where its source fails (to a coarser one).
   copy_found source(size_t in_index) {
-    index();
     const compared_pair& in = pairs_[in_index];
     const std::string h = hashes_of(in);
-    copy_found found;
-    auto it = h.empty() ? by_hashes_.end() : by_hashes_.find(h);
-    if (it != by_hashes_.end())
-      for (size_t i : it->second)
-        if (pairs_[i].seq < in.seq && (found.output == SIZE_MAX || pairs_[i].seq > pairs_[found.output].seq) &&
-            !made_from(i, in_index, h, false))
-          found.output = i;
+    copy_found found = with_bytes(in_index, h);
     if (found.output != SIZE_MAX) return found;
     // Values cast to another float dtype on the way: the latest earlier output that differs
     // and whose statistics the input's match in both runs, within the rounding of the cast.
@@ -109,6 +103,16 @@ class copy_lookup {
     return found;
   }
 
+  // The latest earlier output whose bytes input `in_index` holds in both runs, whether or not
+  // they differ, when its values vary in both (bytes of one repeated value, zeros, match by
+  // chance): for an input that matches, what was copied into bytes no op wrote last.
+  copy_found same_bytes(size_t in_index) {
+    const compared_pair& in = pairs_[in_index];
+    auto varies = [](const pair_side& s) { return s.have_stats && s.stats.finite > 1 && s.stats.max > s.stats.min; };
+    if (!varies(in.a) || !varies(in.b)) return copy_found();
+    return with_bytes(in_index, hashes_of(in));
+  }
+
   uint64_t cast_checks() const { return cast_checks_; }
   uint64_t part_checks() const { return parts_.checks(); }
   uint64_t part_values_read() const { return parts_.values_read(); }
@@ -119,6 +123,19 @@ class copy_lookup {
                                                                                  : std::string();
   }
   bool differs_at_all(size_t i) { return pair_differs_at_all(pairs_[i], verdict_.of(i)); }
+
+  // The latest earlier output holding the bytes of hashes `h` in both runs, not made from them.
+  copy_found with_bytes(size_t in_index, const std::string& h) {
+    index();
+    copy_found found;
+    auto it = h.empty() ? by_hashes_.end() : by_hashes_.find(h);
+    if (it != by_hashes_.end())
+      for (size_t i : it->second)
+        if (pairs_[i].seq < pairs_[in_index].seq && (found.output == SIZE_MAX || pairs_[i].seq > pairs_[found.output].seq) &&
+            !made_from(i, in_index, h, false))
+          found.output = i;
+    return found;
+  }
 
   void index() {
     if (indexed_) return;

@@ -109,6 +109,17 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       if (!stale.empty()) consumers[stale].push_back(ni);
     }
 
+  // A worker's input inside an input of an op enclosing it (enclosing_inputs): the workers
+  // reading inside each node's inputs are downstream of what those inputs carry.
+  const std::vector<size_t> enclosing_of = enclosing_inputs(pairs);
+  std::vector<size_t> node_of_input(pairs.size(), SIZE_MAX);
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni)
+    for (size_t pi : g.nodes[ni].inputs) node_of_input[pi] = ni;
+  std::unordered_map<size_t, std::vector<size_t>> inside_of;  // node -> nodes reading inside its inputs
+  for (size_t pi = 0; pi < pairs.size(); ++pi)
+    if (enclosing_of[pi] != SIZE_MAX && node_of_input[pi] != SIZE_MAX && node_of_input[enclosing_of[pi]] != SIZE_MAX)
+      inside_of[node_of_input[enclosing_of[pi]]].push_back(node_of_input[pi]);
+
   // Mismatching nodes downstream of `start` (itself excluded unless include_start), following
   // outputs that differ (or carry a difference under statistics that passed). Each call visits
   // only what it reaches: a stamp per node, no pass over every node.
@@ -141,6 +152,11 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       if (n.parent) {
         auto it = node_by_seq.find(n.parent);
         if (it != node_by_seq.end()) visit(it->second);
+      }
+      if (!inside_of.empty()) {
+        auto it = inside_of.find(ni);
+        if (it != inside_of.end())
+          for (size_t c : it->second) visit(c);
       }
     }
     std::sort(seen.begin(), seen.end());
@@ -241,7 +257,8 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
   auto differs_at_all = [&](size_t i) { return pair_differs_at_all(pairs[i], verdict.of(i)); };
   copy_lookup copies(pairs, g.nodes, node_of_output, verdict, ctx.open_values, ctx.value_budget);
   auto upstream_root = [&](const op_node& n) {
-    for (size_t pi : n.inputs) {
+    for (size_t own : n.inputs) {
+      const size_t pi = enclosing_of[own] != SIZE_MAX ? enclosing_of[own] : own;
       const compared_pair& in = pairs[pi];
       if (!differs_at_all(pi)) continue;
       const std::vector<std::string> from_keys = verdict.edges(in);
@@ -270,6 +287,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     }
     return -1L;
   };
+  std::vector<long> input_root_of(pairs.size(), -1);  // the root an input is, once judged so
   auto input_root = [&](root_kind kind, size_t ni, size_t pi) {
     root_cause r;
     r.kind = kind;
@@ -278,9 +296,92 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     r.input = pi;
     if (g.nodes[ni].mismatch) spread(ni, true, &r.reaches);
     g.roots.push_back(std::move(r));
-    if (carried_from[ni] < 0) carried_from[ni] = static_cast<long>(g.roots.size() - 1);
+    input_root_of[pi] = static_cast<long>(g.roots.size() - 1);
+    if (carried_from[ni] < 0) carried_from[ni] = input_root_of[pi];
   };
 
+  // Judges input `pi` of node `ni`, which differs: a hint at its place, an input root, or
+  // nothing (its producers differ). Once per input: a worker's input inside an input of an op
+  // it works for is judged as that input, which its op, ending after its workers, meets later.
+  std::vector<char> judged(pairs.size(), 0);
+  auto judge_input = [&](size_t ni, size_t pi) {
+    if (judged[pi]) return;
+    judged[pi] = 1;
+    const compared_pair& in = pairs[pi];
+    const std::string stale = in.implicit ? std::string() : verdict.stale(in);
+    const std::vector<std::string> from = verdict.edges(in);
+    bool producer_differs = false, outside = false, missing = false, matched = false;
+    std::string unpaired, outside_key, matched_key;
+    for (const std::string& k : from) {
+      const size_t op = verdict.output(k);
+      const int pv = op == SIZE_MAX ? -1 : verdict.of(op);
+      if (pv == 1) {
+        producer_differs = true;
+      } else if (op == SIZE_MAX) {
+        if (ctx.outside_step && ctx.outside_step->count(k)) {
+          outside = true;
+          outside_key = k;
+        } else {
+          missing = true;
+        }
+      } else if (pairs[op].status == pair_status::only_a || pairs[op].status == pair_status::only_b) {
+        unpaired = k;
+      } else if (pv == 0) {
+        matched = true;
+        matched_key = k;
+      } else {
+        missing = true;  // paired, but neither data nor statistics on both sides
+      }
+    }
+    // The op whose bytes the outside code overwrote already wrote them differently: the
+    // difference may be that op's, carried through the outside code; its place is named,
+    // the code is not blamed.
+    const size_t stale_out = stale.empty() ? SIZE_MAX : verdict.output(stale);
+    const bool stale_differs = stale_out != SIZE_MAX && verdict.of(stale_out) == 1;
+    if (producer_differs || stale_differs) {
+      if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
+      if (stale_differs && !producer_differs && carried_from[ni] < 0) {
+        const size_t writer = node_of_output[stale_out];
+        if (writer != SIZE_MAX) carried_from[ni] = carried_from[writer];
+      }
+      return;
+    }
+    // Bytes that no op wrote last (no producer, or one whose bytes were overwritten since),
+    // which an earlier output that differs holds in both runs: copied outside any op. The
+    // difference is that output's, carried on; the runs were not fed different data, nor
+    // did the code outside any op change.
+    const bool outside_code = matched && verdict.shows_outside_code(in, from);
+    const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() || outside_code;
+    // The copy's source may pass where the copy fails: a cast to a finer dtype is judged at
+    // that dtype's tighter tolerance.
+    const copy_found source =
+        unlinked && !outside && unpaired.empty() && !missing ? copies.source(pi) : copy_found();
+    const size_t copied = source.output;
+    if (copied != SIZE_MAX && differs_at_all(copied)) {
+      graph_hint& h = add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
+      h.part = source.part;
+      if (in.a.type != pairs[copied].a.type)
+        h.converted = std::string(dtype_name(pairs[copied].a.type)) + " -> " + dtype_name(in.a.type);
+      const size_t writer = node_of_output[copied];
+      if (writer != SIZE_MAX && carried_from[ni] < 0) carried_from[ni] = carried_from[writer];
+    } else if (outside) {
+      add_hint(hint_kind::outside_step, ni, pi, outside_key, true);
+    } else if (!unpaired.empty()) {
+      add_hint(hint_kind::unpaired_producer, ni, pi, unpaired, true);
+    } else if (missing) {
+      input_root(root_kind::producer_missing, ni, pi);
+    } else if (stale.empty() && matched && pair_verdicts::partly_unproduced(in)) {
+      // the producers wrote only part of it and what they wrote matched: the rest was fed
+      input_root(root_kind::graph_input, ni, pi);
+    } else if (!stale.empty()) {
+      add_hint(hint_kind::outside_op, ni, pi, stale, true);
+    } else if (outside_code) {
+      // what its producers wrote matched; the bytes read do not: code outside any op wrote them
+      add_hint(hint_kind::outside_op, ni, pi, matched_key, true);
+    } else if (in.producers.empty() || from.empty()) {
+      input_root(root_kind::graph_input, ni, pi);
+    }
+  };
   for (size_t ni : order) {
     const op_node& n = g.nodes[ni];
     if (!n.paired() || n.ambiguous) continue;  // only ops present in both runs, surely paired, are judged
@@ -290,86 +391,32 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       const int v = verdict.of(pi);
       // bytes written outside any op: a hint at its place, whether or not they differ
       const std::string stale = in.implicit ? std::string() : verdict.stale(in);
+      // A worker's input that no op wrote last, inside an input of an op it works for: that
+      // input's bytes, judged (and hinted at) there, not a graph input or a copy of its own.
+      const bool unlinked = !in.implicit && (in.producers.empty() || verdict.edges(in).empty() || !stale.empty());
+      const bool maybe_inside = unlinked && n.parent && (v == 1 || !stale.empty());
+      const size_t outer = maybe_inside ? enclosing_of[pi] : SIZE_MAX;
       if (v != 1) {
-        if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
+        if (outer != SIZE_MAX) continue;
+        // bytes an earlier output holds: copied there, by code outside any op or by an op
+        // that declared its result elsewhere (a scratch copied into place), which the dump
+        // cannot tell apart; "outside any op" would blame the wrong code
+        const size_t copied = stale.empty() ? SIZE_MAX : copies.same_bytes(pi).output;
+        if (copied != SIZE_MAX) add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, false);
+        else if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
         continue;
       }
       // An implicit prior state that differs is an input that differs, as an inout one: any
       // output element may depend on any element read (a collision mixes a cell's
       // populations, a row-wise update reads the whole row), so the op carries it on.
       inputs_match = false;
-      const std::vector<std::string> from = verdict.edges(in);
-      bool producer_differs = false, outside = false, missing = false, matched = false;
-      std::string unpaired, outside_key, matched_key;
-      for (const std::string& k : from) {
-        const size_t op = verdict.output(k);
-        const int pv = op == SIZE_MAX ? -1 : verdict.of(op);
-        if (pv == 1) {
-          producer_differs = true;
-        } else if (op == SIZE_MAX) {
-          if (ctx.outside_step && ctx.outside_step->count(k)) {
-            outside = true;
-            outside_key = k;
-          } else {
-            missing = true;
-          }
-        } else if (pairs[op].status == pair_status::only_a || pairs[op].status == pair_status::only_b) {
-          unpaired = k;
-        } else if (pv == 0) {
-          matched = true;
-          matched_key = k;
-        } else {
-          missing = true;  // paired, but neither data nor statistics on both sides
-        }
-      }
-      // The op whose bytes the outside code overwrote already wrote them differently: the
-      // difference may be that op's, carried through the outside code; its place is named,
-      // the code is not blamed.
-      const size_t stale_out = stale.empty() ? SIZE_MAX : verdict.output(stale);
-      const bool stale_differs = stale_out != SIZE_MAX && verdict.of(stale_out) == 1;
-      if (producer_differs || stale_differs) {
-        if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
-        if (stale_differs && !producer_differs && carried_from[ni] < 0) {
-          const size_t writer = node_of_output[stale_out];
-          if (writer != SIZE_MAX) carried_from[ni] = carried_from[writer];
-        }
+      if (outer == SIZE_MAX) {
+        judge_input(ni, pi);
         continue;
       }
-      // Bytes that no op wrote last (no producer, or one whose bytes were overwritten since),
-      // which an earlier output that differs holds in both runs: copied outside any op. The
-      // difference is that output's, carried on; the runs were not fed different data, nor
-      // did the code outside any op change.
-      const bool outside_code = matched && verdict.shows_outside_code(in, from);
-      const bool unlinked = in.producers.empty() || from.empty() || !stale.empty() || outside_code;
-      // The copy's source may pass where the copy fails: a cast to a finer dtype is judged at
-      // that dtype's tighter tolerance.
-      const copy_found source =
-          unlinked && !outside && unpaired.empty() && !missing ? copies.source(pi) : copy_found();
-      const size_t copied = source.output;
-      if (copied != SIZE_MAX && differs_at_all(copied)) {
-        graph_hint& h = add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
-        h.part = source.part;
-        if (in.a.type != pairs[copied].a.type)
-          h.converted = std::string(dtype_name(pairs[copied].a.type)) + " -> " + dtype_name(in.a.type);
-        const size_t writer = node_of_output[copied];
-        if (writer != SIZE_MAX && carried_from[ni] < 0) carried_from[ni] = carried_from[writer];
-      } else if (outside) {
-        add_hint(hint_kind::outside_step, ni, pi, outside_key, true);
-      } else if (!unpaired.empty()) {
-        add_hint(hint_kind::unpaired_producer, ni, pi, unpaired, true);
-      } else if (missing) {
-        input_root(root_kind::producer_missing, ni, pi);
-      } else if (stale.empty() && matched && pair_verdicts::partly_unproduced(in)) {
-        // the producers wrote only part of it and what they wrote matched: the rest was fed
-        input_root(root_kind::graph_input, ni, pi);
-      } else if (!stale.empty()) {
-        add_hint(hint_kind::outside_op, ni, pi, stale, true);
-      } else if (outside_code) {
-        // what its producers wrote matched; the bytes read do not: code outside any op wrote them
-        add_hint(hint_kind::outside_op, ni, pi, matched_key, true);
-      } else if (in.producers.empty() || from.empty()) {
-        input_root(root_kind::graph_input, ni, pi);
-      }
+      const size_t on = node_of_input[outer];
+      if (verdict.of(outer) == 1) judge_input(on, outer);
+      if (carried_from[ni] < 0 && input_root_of[outer] >= 0) carried_from[ni] = input_root_of[outer];
     }
     const long upstream = upstream_root(n);
     if (n.mismatch && inputs_match && !n.inner_mismatch) {

@@ -97,6 +97,8 @@ struct pair_side {
   uint64_t seq = 0;
   std::string hash;  // content hash from the manifest ("" when absent)
   std::string stale_producer, stale_last_op;  // written outside any op after this producer
+  std::string within;  // a worker's input no op wrote: the enclosing op's input holding it
+  uint64_t within_at = 0;
   std::string prior;  // implicit inputs recorded after the kernel: "producers" or "unknown"
   bool have_stats = false;
   health stats;  // from the manifest
@@ -153,6 +155,8 @@ inline void fill_side(const dump_tensor& t, pair_side* s) {
   s->hash = t.hash;
   s->stale_producer = t.stale_producer;
   s->stale_last_op = t.stale_last_op;
+  s->within = t.within;
+  s->within_at = t.within_at;
   s->prior = t.prior;
   s->have_stats = t.have_stats;
   s->stats = t.stats;
@@ -344,5 +348,23 @@ inline void judge_by_producers(std::vector<compared_pair>* pairs) {
 }
 
 }  // namespace compare_inputs
+// For each input pair, the input of an op enclosing its op that holds its bytes (a worker
+// reading its rows of the input of the op it works for), as both runs' manifests say
+// ("within"); SIZE_MAX: none.
+inline std::vector<size_t> enclosing_inputs(const std::vector<compared_pair>& pairs) {
+  std::vector<size_t> out(pairs.size(), SIZE_MAX);
+  std::unordered_map<std::string, size_t> input_by_key;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const compared_pair& p = pairs[i];
+    if (!p.is_input || p.a.within.empty() || p.a.within != p.b.within || p.a.within_at != p.b.within_at) continue;
+    if (input_by_key.empty())
+      for (size_t j = 0; j < pairs.size(); ++j)
+        if (pairs[j].is_input) input_by_key.emplace(pairs[j].key, j);
+    auto it = input_by_key.find(p.a.within);
+    if (it != input_by_key.end() && it->second != i) out[i] = it->second;
+  }
+  return out;
+}
+
 }  // namespace analysis
 PROBE_END_NAMESPACE

@@ -55,7 +55,9 @@ inline size_t op_part_length(const std::string& key) {
 template <class Writer>
 inline std::string read_signature(const dump_tensor& t, Writer writer, bool with_offset) {
   std::string s = t.slot + "=";
-  if (t.producers.empty()) s += "#" + t.hash;
+  // bytes no op wrote: where they lie in an enclosing op's input, else their content
+  if (t.producers.empty() && !t.within.empty()) s += "<" + writer(t.within) + "@" + std::to_string(t.within_at) + ";";
+  else if (t.producers.empty()) s += "#" + t.hash;
   for (const dump_producer& p : t.producers) {
     s += writer(p.key) + "@" + std::to_string(p.at) + "+" + std::to_string(p.bytes);
     if (with_offset) s += "/" + std::to_string(p.offset);
@@ -287,6 +289,7 @@ inline void rename_ops(dump_run* b, const std::unordered_map<std::string, std::s
     t.producer = renamed(t.producer, to);
     for (dump_producer& p : t.producers) p.key = renamed(p.key, to);
     t.stale_producer = renamed(t.stale_producer, to);
+    t.within = renamed(t.within, to);
   }
   for (dump_attrs& x : b->attrs) x.key = rename_op(x.key);
 }

@@ -69,6 +69,9 @@ struct dump_tensor {
   std::string prior;
   std::vector<dump_producer> producers;  // inputs: the latest writer of each byte range
   std::string stale_producer, stale_last_op;  // inputs: written outside any op after this producer
+  // a worker's input no op wrote: the input of an enclosing op holding its bytes, and where
+  std::string within;
+  uint64_t within_at = 0;
   bool have_stats = false;
   health stats;
   std::string note;
@@ -219,11 +222,11 @@ inline bool read_shape(json_tape::ref shape, dump_tensor* t, std::string* why) {
 inline bool read_tensor(json_tape::ref v, const std::string& dir, dump_tensor* t, std::string* why) {
   // In the order the library writes them (the lookup is quickest so).
   enum : size_t { seq, step, op, type, occurrence, parent, thread, lane, lane_occurrence, io, inout, implicit, prior,
-                  slot, key, producer, producers, stale, dtype_text, shape, same_as, file, hash, stats, note,
-                  wall_time, field_count };
+                  slot, key, producer, producers, stale, within, dtype_text, shape, same_as, file, hash, stats,
+                  note, wall_time, field_count };
   static constexpr std::string_view names[field_count] = {
       "seq", "step", "op", "type", "occurrence", "parent", "thread", "lane",
-      "lane_occurrence", "io", "inout", "implicit", "prior", "slot", "key", "producer", "producers", "stale", "dtype",
+      "lane_occurrence", "io", "inout", "implicit", "prior", "slot", "key", "producer", "producers", "stale", "within", "dtype",
       "shape", "same_as", "file", "hash", "stats", "note", "wall_time"};
   json_tape::ref m[field_count];
   v.pick(names, m);
@@ -277,6 +280,10 @@ inline bool read_tensor(json_tape::ref v, const std::string& dir, dump_tensor* t
   if (m[stale].is_object()) {
     t->stale_producer = m[stale].get_string("producer");
     t->stale_last_op = m[stale].get_string("last_op_before");
+  }
+  if (m[within].is_object() && !m[within].get_string("key").empty()) {
+    t->within = m[within].get_string("key");
+    t->within_at = static_cast<uint64_t>(m[within].get_int("at"));
   }
   t->have_stats = read_stats(m[stats], &t->stats);
   if (t->have_stats) t->stats.type = t->elem_type;
