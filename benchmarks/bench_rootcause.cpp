@@ -90,6 +90,8 @@ void print_engine(const rc::gen_case& c) {
     if (d.net >= 0) std::printf(" net=%d", d.net);
     if (d.only_a) std::printf(" A-only");
     if (d.reassoc_a) std::printf(" reassociated-in-A");
+    if (d.c_api) std::printf(" C");
+    if (d.encloses) std::printf(" block of the next %d", d.encloses);
     std::printf("\n");
   }
   for (const rc::outside_write& w : c.e.outside)

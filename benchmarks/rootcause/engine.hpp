@@ -55,6 +55,13 @@ struct op_desc {
   int net = -1;            // two copies: which copy (its ops run on that copy's thread)
   bool only_a = false;     // runs in A only (the op sequences differ)
   bool reassoc_a = false;  // reduce: reassociated in A (a rounding-only difference)
+  // marked through the C API (probe.h), as a C solver marks: probe_op_begin with the layer
+  // index, probe_op_output / _output_at_end / _inout, probe_op_adopt on worker threads; a
+  // local is a malloc'd buffer declared, copied into the engine's buffer and freed inside the op
+  bool c_api = false;
+  // > 0: a block op (a module, a layer) enclosing the next `encloses` ops on its thread: it
+  // declares in[0] before them and `out` (written by them) after; it computes nothing itself
+  int encloses = 0;
 };
 
 // Code outside any op, right after op `after`: region *= factor (the same in both runs, unless

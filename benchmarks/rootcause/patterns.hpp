@@ -61,7 +61,8 @@ inline gen_case generate(uint64_t seed, pattern p) {
     case pattern::extra_op:
     case pattern::copies:
     case pattern::casts:
-    case pattern::layouts: {
+    case pattern::layouts:
+    case pattern::c_callers: {
       const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
       const bool copies = p == pattern::copies || p == pattern::casts || p == pattern::layouts;
       const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op || copies ? 2 : 1,
@@ -81,6 +82,21 @@ inline gen_case generate(uint64_t seed, pattern p) {
           if (d.m == mark::local) d.m = mark::after;
           favored.push_back(o);
         }
+      if (p == pattern::c_callers) {
+        // most ops marked through the C API (the rest through C++, as in a C solver with a
+        // C++ part); a third of the layers split over worker threads (probe_op_adopt)
+        for (op_desc& d : e.ops) d.c_api = r.chance(0.8);
+        for (int o : ops) {
+          op_desc& d = e.ops[static_cast<size_t>(o)];
+          if (!r.chance(0.3)) continue;
+          d.tiles = r.range(2, 4);
+          for (int t = 0; t < d.tiles; ++t) d.tile_order_a.push_back(t);
+          for (int t = d.tiles - 1; t > 0; --t) std::swap(d.tile_order_a[static_cast<size_t>(t)], d.tile_order_a[static_cast<size_t>(r.range(0, t))]);
+          if (d.m == mark::local) d.m = mark::after;
+        }
+        for (int o : ops)
+          if (e.ops[static_cast<size_t>(o)].c_api) favored.push_back(o);
+      }
       if (p == pattern::outside_op) {
         // after a layer op whose output the next layer reads
         std::vector<int> fed;
@@ -186,6 +202,36 @@ inline gen_case generate(uint64_t seed, pattern p) {
             g.op(r.chance(0.5) ? kind::affine : kind::tanh_, layer_name(l) + ".head", {cp.r}, g.whole(h), s);
           else if (l == l_at + 1)
             g.op(kind::fold, layer_name(l_at) + ".gather", {builder::part(z, z_off, 2 * L)}, g.whole(h), s);
+        }
+      }
+      break;
+    }
+    case pattern::nested: {
+      // Each layer is a block op (a module) enclosing its kernels on the same thread: one into
+      // a scratch buffer, one from it into the layer's output, and in some layers an update of
+      // that output in place. The block declares the layer's input before its kernels and its
+      // output after them, or before them to be read at its end; some blocks are marked
+      // through the C API. A bug is in a kernel: the block that encloses it must yield to it.
+      const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
+      const int layers = layers_for(r, e.steps, 3, e.steps);
+      std::vector<int> act;
+      for (int l = 0; l <= layers; ++l) act.push_back(g.buf(L));
+      const int sc = g.buf(L);
+      for (int s = 0; s < e.steps; ++s) {
+        g.op(kind::load, "input", {}, g.whole(act[0]), s);
+        for (int l = 0; l < layers; ++l) {
+          const region x = g.whole(act[static_cast<size_t>(l)]), y = g.whole(act[static_cast<size_t>(l) + 1]);
+          const int blk = g.op(kind::copy, layer_name(l), {x}, y, s, static_cast<int>(r.chance(0.7) ? mark::after : mark::at_end));
+          e.ops[static_cast<size_t>(blk)].c_api = r.chance(0.3);
+          favored.push_back(g.layer(layer_name(l) + ".pre", x, g.whole(sc), x, w, s));
+          favored.push_back(g.layer(layer_name(l) + ".post", g.whole(sc), y, x, -1, s));
+          // a block that declared its output before its kernels holds a view of the buffer: a
+          // kernel moving a local into that buffer would free the memory the view reads
+          if (e.ops[static_cast<size_t>(blk)].m == mark::at_end && e.ops.back().m == mark::local) e.ops.back().m = mark::after;
+          if (r.chance(0.3))
+            favored.push_back(g.op(kind::affine, layer_name(l) + ".scale", {y}, y, s,
+                                   static_cast<int>(r.chance(0.5) ? mark::inout : mark::implicit)));
+          e.ops[static_cast<size_t>(blk)].encloses = static_cast<int>(e.ops.size()) - 1 - blk;
         }
       }
       break;
@@ -345,7 +391,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
   if (!c.rounding_only && !c.outside_change) {
     std::vector<int> pool;
     for (size_t i = 0; i < e.ops.size(); ++i)
-      if (!e.ops[i].only_a) pool.push_back(static_cast<int>(i));
+      if (!e.ops[i].only_a && !e.ops[i].encloses) pool.push_back(static_cast<int>(i));
     const std::vector<int>& from = !favored.empty() && r.chance(favor) ? favored : pool;
     c.b.op = from[static_cast<size_t>(r.range(0, static_cast<int>(from.size()) - 1))];
     const op_desc& d = e.ops[static_cast<size_t>(c.b.op)];
@@ -366,7 +412,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
     } else {
       std::vector<int> pool;
       for (size_t i = 0; i < e.ops.size(); ++i)
-        if (!e.ops[i].only_a && e.ops[i].out.len >= 2) pool.push_back(static_cast<int>(i));
+        if (!e.ops[i].only_a && !e.ops[i].encloses && e.ops[i].out.len >= 2) pool.push_back(static_cast<int>(i));
       c.replay_op = pool[static_cast<size_t>(r.range(0, static_cast<int>(pool.size()) - 1))];
       if (e.ops[static_cast<size_t>(c.replay_op)].tiles > 0) c.replay_tile = 0;
     }

@@ -4,9 +4,12 @@
 // worker threads adopting the op context, copies of a network on their own threads, and
 // code outside any op. The dump is whatever the flags ask for (probe writes it).
 #pragma once
+#include <probe/probe.h>
 #include <probe/probe.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -22,11 +25,80 @@ struct run_record {
   std::vector<uint64_t> seq;
   std::vector<std::vector<uint64_t>> tile_seq;
   std::vector<std::string> stale_readers;
-  std::vector<std::vector<double>> copied;  // the values of each copy outside any op, in order
+  std::vector<std::string> outside_readers;  // of those, the ops that read bytes code outside any op wrote
+  // the values of each copy no op declared (outside any op, or a C local copied into place),
+  // in order, with the dtype the copy holds and the op whose result it copies
+  std::vector<std::vector<double>> copied;
+  std::vector<char> copied_f64;
+  std::vector<std::string> copied_from;
+  std::vector<char> copy_read;     // an op read some of the copy's bytes
+  std::vector<char> copy_outside;  // made by code outside any op (else by an op, into place)
   // each op's (and worker op's) output differs from itself shifted by one element, and from
   // zero: an off-by-one kernel, or one that computes nothing, can be told from the right one
   std::vector<char> varied;
   std::vector<std::vector<char>> tile_varied;
+};
+
+// One op execution marked through the C++ API (probe::op) or, for an op_desc marked c_api,
+// through the C API (probe.h), as a C solver marks it: "L<l>.<name>" begun as <name> with
+// the layer index l.
+class marker {
+ public:
+  marker(bool c_api, const std::string& name, const char* type) {
+    if (!c_api) {
+      cxx_.emplace(name.c_str(), type);
+      return;
+    }
+    int64_t index = -1;
+    size_t dot = std::string::npos;
+    if (name.size() > 2 && name[0] == 'L' && name[1] >= '0' && name[1] <= '9') {
+      dot = name.find('.');
+      if (dot != std::string::npos) index = std::strtoll(name.c_str() + 1, nullptr, 10);
+    }
+    c_ = probe_op_begin(index >= 0 ? name.c_str() + dot + 1 : name.c_str(), type, index);
+    c_begun_ = true;
+  }
+  ~marker() {
+    if (c_begun_) probe_op_end(c_);
+  }
+  marker(const marker&) = delete;
+  marker& operator=(const marker&) = delete;
+
+  void attrs(double a, double b, bool f64, bool y_other) {
+    if (cxx_) {
+      cxx_->attr("a", a).attr("b", b).attr("f64", f64 ? 1 : 0).attr("y_other", y_other ? 1 : 0);
+      return;
+    }
+    probe_op_attr_double(c_, "a", a);
+    probe_op_attr_double(c_, "b", b);
+    probe_op_attr_int(c_, "f64", f64 ? 1 : 0);
+    probe_op_attr_int(c_, "y_other", y_other ? 1 : 0);
+  }
+  enum class io { in, out, inout, out_at_end };
+  template <class V>
+  void tensor(io which, const char* slot, const V* p, const region& r) {
+    const int64_t shape[2] = {r.rows > 0 ? r.rows : r.len, r.rows > 0 ? r.len / r.rows : 1};
+    const int ndim = r.rows > 0 ? 2 : 1;
+    if (cxx_) {
+      const probe::tensor_view v = ndim == 2 ? probe::view(p, {shape[0], shape[1]}) : probe::view(p, {shape[0]});
+      if (which == io::in) cxx_->input(slot, v);
+      else if (which == io::out) cxx_->output(slot, v);
+      else if (which == io::inout) cxx_->inout(slot, v);
+      else cxx_->output_at_end(slot, v);
+      return;
+    }
+    const probe_dtype t = sizeof(V) == 8 ? PROBE_FLOAT64 : PROBE_FLOAT32;
+    if (which == io::in) probe_op_input(c_, slot, p, t, ndim, shape);
+    else if (which == io::out) probe_op_output(c_, slot, p, t, ndim, shape);
+    else if (which == io::inout) probe_op_inout(c_, slot, p, t, ndim, shape);
+    else probe_op_output_at_end(c_, slot, p, t, ndim, shape);
+  }
+  uint64_t sequence() const { return cxx_ ? cxx_->sequence() : probe_op_sequence(c_); }
+
+ private:
+  std::optional<probe::op> cxx_;
+  probe_op* c_ = nullptr;
+  bool c_begun_ = false;
 };
 
 template <class T>
@@ -60,9 +132,9 @@ class interpreter {
         probe::set_step(step);
       }
       if (d.net < 0) {
-        if (!d.only_a || side_a_) exec(i);
-        after_op(i);
-        ++i;
+        if (!d.only_a || side_a_) exec(i);  // a block runs the ops it encloses
+        const size_t end = i + 1 + static_cast<size_t>(d.encloses);
+        for (; i < end; ++i) after_op(i);
         continue;
       }
       // a block of ops of the network copies: each copy's ops on its own thread, the threads
@@ -88,11 +160,6 @@ class interpreter {
   T* at(const region& r) { return bufs_[static_cast<size_t>(r.buf)].data() + r.off; }
   U* at_other(const region& r) { return ubufs_[static_cast<size_t>(r.buf)].data() + r.off; }
   bool other(const region& r) const { return !ubufs_[static_cast<size_t>(r.buf)].empty(); }
-  template <class V>
-  static probe::tensor_view view_of(const V* p, const region& r) {
-    if (r.rows > 0) return probe::view(p, {static_cast<int64_t>(r.rows), static_cast<int64_t>(r.len / r.rows)});
-    return probe::view(p, {static_cast<int64_t>(r.len)});
-  }
   double tol(double v) const { return atol_of(e_.f64) + rtol_of(e_.f64) * std::fabs(v); }
   bool varied(const T* y, int len) const {
     bool shifted = false, nonzero = false;
@@ -117,38 +184,72 @@ class interpreter {
         U* p = at_other(o.r);
         const T* src = at(o.from);
         for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<U>(src[k]);
-        rec_.copied.emplace_back(p, p + o.r.len);
-        for (int k = 0; k < o.r.len; ++k) stale_[static_cast<size_t>(o.r.buf)][static_cast<size_t>(o.r.off + k)] = 1;
+        mark_stale(o.r, note_copy(p, o.r.len, !e_.f64, e_.ops[i].name, true));
         continue;
       }
       T* p = at(o.r);
+      int copy = -1;
       if (o.from.buf >= 0) {
         const T* src = at(o.from);
         for (int k = 0; k < o.r.len; ++k) p[k] = src[copy_source_index(o.order, k, o.r.len)];
-        rec_.copied.emplace_back(p, p + o.r.len);
+        copy = note_copy(p, o.r.len, e_.f64, e_.ops[i].name, true);
       } else {
         for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<T>(p[k] * o.factor);
       }
       if (side_a_ && bug_ && bug_->outside == static_cast<int>(w)) plant(p, o.r.len);
-      for (int k = 0; k < o.r.len; ++k) stale_[static_cast<size_t>(o.r.buf)][static_cast<size_t>(o.r.off + k)] = 1;
+      mark_stale(o.r, copy);
     }
   }
 
+  // Returns the copy's index.
+  template <class V>
+  int note_copy(const V* p, int len, bool f64, const std::string& from, bool outside) {
+    rec_.copied.emplace_back(p, p + len);
+    rec_.copied_f64.push_back(f64 ? 1 : 0);
+    rec_.copied_from.push_back(from);
+    rec_.copy_read.push_back(0);
+    rec_.copy_outside.push_back(outside ? 1 : 0);
+    return static_cast<int>(rec_.copied.size()) - 1;
+  }
+  // Bytes no op declared: written by copy `copy` (-1: not a copy), 0 once an op declares them.
+  void mark_stale(const region& r, int copy, bool clear = false) {
+    const int v = clear ? 0 : copy >= 0 ? copy + 1 : -1;
+    for (int k = 0; k < r.len; ++k) stale_[static_cast<size_t>(r.buf)][static_cast<size_t>(r.off + k)] = v;
+  }
+
   void note_reads(const op_desc& d) {
+    bool stale = false, outside = false;
     for (const region& r : d.in)
-      for (int k = 0; k < r.len; ++k)
-        if (stale_[static_cast<size_t>(r.buf)][static_cast<size_t>(r.off + k)]) {
-          rec_.stale_readers.push_back(d.name);
-          return;
-        }
+      for (int k = 0; k < r.len; ++k) {
+        const int s = stale_[static_cast<size_t>(r.buf)][static_cast<size_t>(r.off + k)];
+        stale = stale || s != 0;
+        outside = outside || s < 0 || (s > 0 && rec_.copy_outside[static_cast<size_t>(s - 1)]);
+        if (s > 0) rec_.copy_read[static_cast<size_t>(s - 1)] = 1;
+      }
+    auto note = [&](std::vector<std::string>& readers) {
+      readers.push_back(d.name);
+      if (d.tiles > 0) readers.push_back(d.name + ".tile");  // its workers read parts of it
+    };
+    if (stale) note(rec_.stale_readers);
+    if (outside) note(rec_.outside_readers);
   }
 
   void exec(size_t i) {
     const op_desc& d = e_.ops[i];
     const bool planted = side_a_ && bug_ && bug_->op == static_cast<int>(i);
+    using io = marker::io;
     note_reads(d);
-    probe::op o(d.name.c_str(), kind_type(d.k));
-    o.attr("a", d.a).attr("b", d.b).attr("f64", e_.f64 ? 1 : 0).attr("y_other", other(d.out) ? 1 : 0);
+    marker o(d.c_api, d.name, d.encloses > 0 ? "Block" : kind_type(d.k));
+    o.attrs(d.a, d.b, e_.f64, other(d.out));
+    if (d.encloses > 0) {  // a block: its input, the ops it encloses, then its output
+      o.tensor(io::in, "x0", at(d.in[0]), d.in[0]);
+      if (d.m == mark::at_end) o.tensor(io::out_at_end, "y", at(d.out), d.out);
+      for (size_t j = i + 1; j <= i + static_cast<size_t>(d.encloses); ++j) exec(j);
+      if (d.m != mark::at_end) o.tensor(io::out, "y", at(d.out), d.out);
+      rec_.seq[i] = o.sequence();
+      rec_.varied[i] = varied(at(d.out), d.out.len);
+      return;
+    }
     static const char* const slots[] = {"x0", "x1"};
     // casts: an input or output in a buffer of the other dtype converts at the op's edge (the
     // kernel computes in T, as a mixed-precision engine's would)
@@ -157,24 +258,26 @@ class interpreter {
       if (j == 0 && d.m == mark::inout) continue;  // the output region, declared below
       if (other(d.in[j])) {
         const U* u = at_other(d.in[j]);
-        o.input(slots[j], view_of(u, d.in[j]));
+        o.tensor(io::in, slots[j], u, d.in[j]);
         if (j == 0) cast_in.assign(u, u + d.in[j].len);
       } else {
-        o.input(slots[j], view_of(at(d.in[j]), d.in[j]));
+        o.tensor(io::in, slots[j], at(d.in[j]), d.in[j]);
       }
     }
-    if (d.m == mark::inout) o.inout("y", view_of(at(d.out), d.out));
-    if (d.m == mark::at_end) o.output_at_end("y", view_of(at(d.out), d.out));
+    if (d.m == mark::inout) o.tensor(io::inout, "y", at(d.out), d.out);
+    if (d.m == mark::at_end) o.tensor(io::out_at_end, "y", at(d.out), d.out);
     // A local declared after the op: the kernel writes it, it is declared, then it becomes
     // the engine's buffer (the old storage is freed when it goes out of scope, before the op
-    // ends, as in a function that returns its result).
+    // ends, as in a function that returns its result). Through the C API: a buffer of its
+    // own, declared, copied into the engine's buffer and freed before the op ends.
     std::vector<T> local;
     const bool out_other = other(d.out);  // an op of casts writing the other dtype: marked after, untiled
     if (out_other) cast_out.assign(static_cast<size_t>(d.out.len), T(0));
     T* y = out_other ? cast_out.data() : at(d.out);
     if (d.m == mark::local) {
-      local = bufs_[static_cast<size_t>(d.out.buf)];
-      y = local.data() + d.out.off;
+      if (d.c_api) local.assign(static_cast<size_t>(d.out.len), T(0));
+      else local = bufs_[static_cast<size_t>(d.out.buf)];
+      y = local.data() + (d.c_api ? 0 : d.out.off);
     }
     const T* x0 = d.in.empty() ? nullptr : !cast_in.empty() ? cast_in.data() : at(d.in[0]);
     const T* x1 = d.in.size() > 1 ? at(d.in[1]) : nullptr;
@@ -187,49 +290,65 @@ class interpreter {
       compute<T>(d.k, d.a, d.b, x0, n0, x1, n1, y, d.out.len, reassoc);
       if (planted) plant(y, d.out.len);
     }
+    rec_.varied[i] = varied(y, d.out.len);
     if (out_other) {
       U* u = at_other(d.out);
       for (int k = 0; k < d.out.len; ++k) u[k] = static_cast<U>(y[k]);
-      o.output("y", view_of(static_cast<const U*>(u), d.out));
+      o.tensor(io::out, "y", static_cast<const U*>(u), d.out);
     } else if (d.m == mark::after || d.m == mark::implicit || d.m == mark::local) {
-      o.output("y", view_of(y, d.out));
+      o.tensor(io::out, "y", static_cast<const T*>(y), d.out);
     }
-    if (d.m == mark::local) bufs_[static_cast<size_t>(d.out.buf)].swap(local);
+    const bool copied_into_place = d.m == mark::local && d.c_api;  // bytes no op declares
+    if (copied_into_place) {
+      std::copy(local.begin(), local.end(), at(d.out));
+      std::vector<T>().swap(local);
+      mark_stale(d.out, note_copy(at(d.out), d.out.len, e_.f64, d.name, false));
+    } else {
+      if (d.m == mark::local) bufs_[static_cast<size_t>(d.out.buf)].swap(local);
+      mark_stale(d.out, -1, true);
+    }
     rec_.seq[i] = o.sequence();
-    rec_.varied[i] = varied(y, d.out.len);
-    for (int k = 0; k < d.out.len; ++k) stale_[static_cast<size_t>(d.out.buf)][static_cast<size_t>(d.out.off + k)] = 0;
   }
 
-  // Worker ops: each computes rows [lo, hi) of the output on its own thread, inside the op.
+  // Worker ops: each computes rows [lo, hi) of the output on its own thread, inside the op
+  // (through the C API: probe_op_adopt of the op current on the spawning thread).
   void run_tiles(size_t i, const op_desc& d, const T* x0, int64_t n0, const T* x1, T* y) {
     const probe::op_context ctx = probe::current_op_context();
+    probe_op* const c_parent = d.c_api ? probe_op_current() : nullptr;
     const int n = d.out.len, tiles = d.tiles;
     rec_.tile_seq[i].assign(static_cast<size_t>(tiles), 0);
     rec_.tile_varied[i].assign(static_cast<size_t>(tiles), 0);
     // One worker at a time, in an order drawn for run A: a seed reproduces its pair, and the
     // two runs still start the same computations in different orders.
     const std::string name = d.name + ".tile";
+    using io = marker::io;
     for (int k = 0; k < tiles; ++k) {
       const int t = side_a_ && k < static_cast<int>(d.tile_order_a.size()) ? d.tile_order_a[static_cast<size_t>(k)] : k;
       std::thread worker([&, t] {
-        probe::adopt_op_context adopt(ctx);
-        const int lo = n * t / tiles, hi = n * (t + 1) / tiles;
-        probe::op w(name.c_str(), kind_type(d.k));
-        w.attr("a", d.a).attr("b", d.b).attr("f64", e_.f64 ? 1 : 0).attr("y_other", 0);
-        region out{-1, 0, hi - lo, 0};
-        if (d.k == kind::matvec) {
-          w.input("x0", probe::view(x0, {n0}));
-          w.input("x1", probe::view(x1 + static_cast<int64_t>(lo) * n0, {static_cast<int64_t>(hi - lo), n0}));
-          compute<T>(d.k, d.a, d.b, x0, n0, x1 + static_cast<int64_t>(lo) * n0, (hi - lo) * n0, y + lo, hi - lo, false);
-        } else {
-          w.input("x0", probe::view(x0 + lo, {static_cast<int64_t>(hi - lo)}));
-          if (x1) w.input("x1", probe::view(x1 + lo, {static_cast<int64_t>(hi - lo)}));
-          compute<T>(d.k, d.a, d.b, x0 + lo, hi - lo, x1 ? x1 + lo : nullptr, hi - lo, y + lo, hi - lo, false);
+        std::optional<probe::adopt_op_context> adopt;
+        probe_op* adopted = nullptr;
+        if (d.c_api) adopted = probe_op_adopt(c_parent);
+        else adopt.emplace(ctx);
+        {
+          const int lo = n * t / tiles, hi = n * (t + 1) / tiles;
+          marker w(d.c_api, name, kind_type(d.k));
+          w.attrs(d.a, d.b, e_.f64, false);
+          region out{-1, 0, hi - lo, 0};
+          if (d.k == kind::matvec) {
+            w.tensor(io::in, "x0", x0, region{-1, 0, static_cast<int>(n0), 0});
+            w.tensor(io::in, "x1", x1 + static_cast<int64_t>(lo) * n0, region{-1, 0, (hi - lo) * static_cast<int>(n0), hi - lo});
+            compute<T>(d.k, d.a, d.b, x0, n0, x1 + static_cast<int64_t>(lo) * n0, (hi - lo) * n0, y + lo, hi - lo, false);
+          } else {
+            w.tensor(io::in, "x0", x0 + lo, out);
+            if (x1) w.tensor(io::in, "x1", x1 + lo, out);
+            compute<T>(d.k, d.a, d.b, x0 + lo, hi - lo, x1 ? x1 + lo : nullptr, hi - lo, y + lo, hi - lo, false);
+          }
+          if (side_a_ && bug_ && bug_->op == static_cast<int>(i) && bug_->tile == t) plant(y + lo, hi - lo);
+          w.tensor(io::out, "y", static_cast<const T*>(y + lo), out);
+          rec_.tile_seq[i][static_cast<size_t>(t)] = w.sequence();
+          rec_.tile_varied[i][static_cast<size_t>(t)] = varied(y + lo, hi - lo);
         }
-        if (side_a_ && bug_ && bug_->op == static_cast<int>(i) && bug_->tile == t) plant(y + lo, hi - lo);
-        w.output("y", view_of(y + lo, out));
-        rec_.tile_seq[i][static_cast<size_t>(t)] = w.sequence();
-        rec_.tile_varied[i][static_cast<size_t>(t)] = varied(y + lo, hi - lo);
+        if (d.c_api) probe_op_unadopt(adopted);
       });
       worker.join();
     }
@@ -240,7 +359,7 @@ class interpreter {
   bool side_a_;
   std::vector<std::vector<T>> bufs_;
   std::vector<std::vector<U>> ubufs_;  // buffers of the other dtype (empty for the rest)
-  std::vector<std::vector<char>> stale_;
+  std::vector<std::vector<int>> stale_;  // per element: 0, -1 (written outside any op) or 1 + the copy that wrote it
   run_record rec_;
 };
 

@@ -160,34 +160,51 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
   // that code is the planted change
   std::set<std::string> stale(ra.stale_readers.begin(), ra.stale_readers.end());
   stale.insert(rb.stale_readers.begin(), rb.stale_readers.end());
-  // a copy outside any op carries the difference when its values differ past the tolerance
-  std::set<std::string> copied_from;
-  for (const outside_write& w : c.e.outside)
-    if (w.from.buf >= 0) copied_from.insert(c.e.ops[static_cast<size_t>(w.after)].name);
-  // judged at the copy's own dtype's tolerance, as compare judges the buffer (casts: the other one)
-  std::vector<char> copy_f64;
-  for (const outside_write& w : c.e.outside)
-    if (w.from.buf >= 0)
-      copy_f64.push_back(c.e.f64 != (static_cast<size_t>(w.r.buf) < c.e.other_type.size() && c.e.other_type[static_cast<size_t>(w.r.buf)]));
-  for (size_t k = 0; k < ra.copied.size() && k < rb.copied.size() && k < copy_f64.size(); ++k)
+  // an outside-op hint is true only where code outside any op wrote (not an op's copy into place)
+  std::set<std::string> outside(ra.outside_readers.begin(), ra.outside_readers.end());
+  outside.insert(rb.outside_readers.begin(), rb.outside_readers.end());
+  // a copy no op declared (outside any op, or a C local copied into place) carries the
+  // difference when its values differ past the tolerance of the dtype it holds, as compare
+  // judges the buffer (casts: the other one)
+  std::set<std::string> copied_from(ra.copied_from.begin(), ra.copied_from.end());
+  copied_from.insert(rb.copied_from.begin(), rb.copied_from.end());
+  for (size_t k = 0; k < ra.copied.size() && k < rb.copied.size() && k < rb.copied_f64.size(); ++k) {
+    if (!ra.copy_read[k] && !rb.copy_read[k]) continue;  // no op read it: nothing to hint at
+    const bool f64 = rb.copied_f64[k] != 0;
     for (size_t i = 0; i < ra.copied[k].size() && i < rb.copied[k].size(); ++i)
-      if (std::fabs(ra.copied[k][i] - rb.copied[k][i]) > atol_of(copy_f64[k]) + rtol_of(copy_f64[k]) * std::fabs(rb.copied[k][i]))
+      if (std::fabs(ra.copied[k][i] - rb.copied[k][i]) > atol_of(f64) + rtol_of(f64) * std::fabs(rb.copied[k][i]))
         v.copy_differs = true;
+  }
   if (v.copy_differs) v.expected += ", an unlinked-copy hint";
   for (const pa::graph_hint& h : g.hints) {
     if (h.kind == pa::hint_kind::unlinked_copy) {
       const bool place = stale.count(h.consumer_op) > 0 && copied_from.count(h.producer_op) > 0;
-      v.reported += "; unlinked-copy hint at " + h.consumer_op + "/" + h.slot + " from " + h.producer_op;
-      if (place && h.differing && v.copy_differs) v.copy_hinted = true;
-      else v.false_hint = true;
+      v.reported += "; unlinked-copy hint at " + h.consumer_op + "/" + h.slot + " from " + h.producer_op +
+                    (h.differing ? " (differs)" : " (matches)");
+      // at its place: one that differs where the copy carried the difference; one that
+      // matches names a copy, which is true wherever the copy matched
+      if (!place || (h.differing && !v.copy_differs)) v.false_hint = true;
+      else if (h.differing) v.copy_hinted = true;
       continue;
     }
     if (h.kind != pa::hint_kind::outside_op) continue;
-    const bool place = stale.count(h.consumer_op) > 0;
+    const bool place = outside.count(h.consumer_op) > 0;
     v.reported += "; outside-op hint at " + h.consumer_op + "/" + h.slot + (h.differing ? " (differs)" : " (matches)");
     if (place && h.differing && c.outside_change) v.hinted = true;
     else if (!place || h.differing) v.false_hint = true;
   }
+  // The dump says an op writes in place what it did not declare as input (an implicit prior
+  // state): never true of a block or of an op split over workers, whose outputs the ops they
+  // enclose wrote.
+  std::set<uint64_t> enclosing;  // their executions in A, by sequence number
+  for (size_t i = 0; i < c.e.ops.size(); ++i)
+    if ((c.e.ops[i].encloses > 0 || c.e.ops[i].tiles > 0) && ra.seq[i]) enclosing.insert(ra.seq[i]);
+  for (const pa::compared_pair& p : r.runs[0].pairs)
+    if (p.implicit && p.a.present && enclosing.count(p.seq)) {
+      v.false_hint = true;
+      v.reported += "; the dump says " + p.op + " writes '" + p.slot + "' in place";
+      break;
+    }
   if (c.outside_change) v.exact = g.roots.empty() && v.hinted;
   else v.exact = found && g.roots.size() == 1 && v.copy_hinted == v.copy_differs;
   if (c.rounding_only) v.rounding_labelled = v.exact && g.roots[0].rounding;
@@ -199,7 +216,7 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
   size_t rop = static_cast<size_t>(c.replay_op);
   int rtile = c.replay_tile;
   auto tells = [&](size_t op, int tile) {
-    return c.e.ops[op].out.len >= 2 && !c.e.ops[op].only_a &&
+    return c.e.ops[op].out.len >= 2 && !c.e.ops[op].only_a && !c.e.ops[op].encloses &&
            (tile >= 0 ? rb.tile_varied[op][static_cast<size_t>(tile)] != 0 : rb.varied[op] != 0);
   };
   for (size_t op = 0; !tells(rop, rtile) && op < c.e.ops.size(); ++op) {
