@@ -32,6 +32,15 @@ inline std::vector<int> chain(builder& g, int L, int layers, int w, int net, std
   return ops;
 }
 
+// 2-4 worker ops compute the op's rows, started in an order drawn for run A; its output is
+// then declared after them (a local would free what they wrote).
+inline void split_over_workers(rng& r, op_desc& d) {
+  d.tiles = r.range(2, 4);
+  for (int t = 0; t < d.tiles; ++t) d.tile_order_a.push_back(t);
+  for (int t = d.tiles - 1; t > 0; --t) std::swap(d.tile_order_a[static_cast<size_t>(t)], d.tile_order_a[static_cast<size_t>(r.range(0, t))]);
+  if (d.m == mark::local) d.m = mark::after;
+}
+
 inline int weights(builder& g, int L, bool produced) {
   const int w = g.buf(L * L, !produced);
   if (produced) g.op(kind::load, "load_weights", {}, g.whole(w, L), 0);
@@ -76,10 +85,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
         for (int o : ops) {
           op_desc& d = e.ops[static_cast<size_t>(o)];
           if (!r.chance(0.5)) continue;
-          d.tiles = r.range(2, 4);
-          for (int t = 0; t < d.tiles; ++t) d.tile_order_a.push_back(t);
-          for (int t = d.tiles - 1; t > 0; --t) std::swap(d.tile_order_a[static_cast<size_t>(t)], d.tile_order_a[static_cast<size_t>(r.range(0, t))]);
-          if (d.m == mark::local) d.m = mark::after;
+          split_over_workers(r, d);
           favored.push_back(o);
         }
       if (p == pattern::c_callers) {
@@ -88,11 +94,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
         for (op_desc& d : e.ops) d.c_api = r.chance(0.8);
         for (int o : ops) {
           op_desc& d = e.ops[static_cast<size_t>(o)];
-          if (!r.chance(0.3)) continue;
-          d.tiles = r.range(2, 4);
-          for (int t = 0; t < d.tiles; ++t) d.tile_order_a.push_back(t);
-          for (int t = d.tiles - 1; t > 0; --t) std::swap(d.tile_order_a[static_cast<size_t>(t)], d.tile_order_a[static_cast<size_t>(r.range(0, t))]);
-          if (d.m == mark::local) d.m = mark::after;
+          if (r.chance(0.3)) split_over_workers(r, d);
         }
         for (int o : ops)
           if (e.ops[static_cast<size_t>(o)].c_api) favored.push_back(o);

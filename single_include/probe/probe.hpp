@@ -8624,29 +8624,38 @@ inline int device_index_of(const tensor_view& v) noexcept { return v.where.is_ho
 
 // Inputs no op wrote (none, or every writer's bytes changed since): an op's are kept while it
 // is open, and an op nested in it (a worker over its rows) that reads part of them reads that
-// input, not what the memory held before it: its bytes' writers, stale ones included, are
-// that input's, and where it lies in it is recorded. A writer's hash covers its whole output,
-// so a worker reading part of it could not tell the bytes changed.
-inline bool read_within_enclosing(op_context& c, const op_record& r, recorded_tensor& t) {
+// input: writers older than the enclosing op are that input's (it found them missing or
+// stale; a writer's hash covers its whole output, so a part of it could not show the bytes
+// changed), and where it lies in it is recorded. Writers inside the enclosing op (a kernel of
+// a block updating its input in place) stay this input's producers.
+inline void place_in_enclosing_read(op_context& c, const op_record& r, recorded_tensor& t) {
   uintptr_t lo = 0, hi = 0;
-  if (!r.parent || !producer_map::byte_range(t.view, &lo, &hi)) return false;
+  if (!r.parent || !producer_map::byte_range(t.view, &lo, &hi)) return;
   const int device = device_index_of(t.view);
   uint64_t enclosing[64];
   size_t depth = 0;
   for (const op_record* p = r.parent; p && depth < 64; p = p->parent) enclosing[depth++] = p->seq;
-  lock_guard<mutex> g(c.m);
-  for (size_t i = c.open_reads.size(); i-- > 0;) {
-    const open_read& o = c.open_reads[i];
-    bool encloses = false;
-    for (size_t k = 0; k < depth && !encloses; ++k) encloses = enclosing[k] == o.seq;
-    if (!encloses || o.device != device || o.lo > lo || hi > o.hi) continue;
-    t.within = o.key;
-    t.within_at = lo - o.lo;
-    t.stale_producer = o.stale_producer;
-    t.stale_last_op = o.stale_last_op;
-    return true;
+  open_read found;
+  {
+    lock_guard<mutex> g(c.m);
+    const open_read* hit = nullptr;
+    for (size_t i = c.open_reads.size(); i-- > 0 && !hit;) {
+      const open_read& o = c.open_reads[i];
+      bool encloses = false;
+      for (size_t k = 0; k < depth && !encloses; ++k) encloses = enclosing[k] == o.seq;
+      if (encloses && o.device == device && o.lo <= lo && hi <= o.hi) hit = &o;
+    }
+    if (!hit) return;
+    found = *hit;
   }
-  return false;
+  for (const producer_ref& p : t.producers)
+    if (p.seq > found.seq) return;  // written inside the enclosing op: an edge of its own
+  t.producers.clear();
+  t.producer.clear();
+  t.within = found.key;
+  t.within_at = lo - found.lo;
+  t.stale_producer = found.stale_producer;
+  t.stale_last_op = found.stale_last_op;
 }
 
 inline void keep_unwritten_read(op_context& c, op_record& r, const recorded_tensor& t) {
@@ -8761,9 +8770,11 @@ PROBE_API void emit_tensor(op_record* r, io which, const char* slot, const tenso
           t.producers.push_back(producer_ref{l.producer, v.valid() ? v.nbytes() : 0, 0, 0});
         }
       // An implicit input is not checked against its producers: its producers are its value.
-      const bool within = t.producer.empty() && edges && !implicit && read_within_enclosing(c, *r, t);
-      if (t.producer.empty() && edges && !within) find_producers(c, *r, t, !implicit);
-      if (edges && !implicit && !within && t.producers.empty() && t.view.valid() && t.view.data) keep_unwritten_read(c, *r, t);
+      const bool linked = !t.producer.empty();  // op.link named its producer
+      if (!linked && edges) find_producers(c, *r, t, !implicit);
+      if (!linked && edges && !implicit) place_in_enclosing_read(c, *r, t);
+      if (edges && !implicit && t.within.empty() && t.producers.empty() && t.view.valid() && t.view.data)
+        keep_unwritten_read(c, *r, t);
       // Found after the kernel: the bytes are the op's result, and no listener may read them.
       if (unread) t.view.data = nullptr;
     } else if (edges) {

@@ -530,3 +530,28 @@ TEST_CASE("dataflow: a worker's input no op wrote says where it lies in the inpu
   CHECK(m.at("later#0/in/w").get("within").is_null());
   CHECK(check_with_numpy(d.path()) == 0);
 }
+
+TEST_CASE("dataflow: inside a block, bytes of its unwritten input that a kernel rewrote come from that kernel") {
+  temp_dir d;
+  std::vector<float> x(8, 2.f), y(4);
+  {
+    flags_scope fl("--probe_dump_to=" + d.path() + " --probe_dump_as_npy");
+    probe::op block("layer", "Block");
+    block.input("x", x);  // no op wrote it
+    {
+      probe::op norm("norm", "Scale");
+      norm.inout("x", x);
+      for (float& v : x) v *= 0.5f;
+    }
+    {
+      probe::op mm("mm", "MatVec");
+      mm.input("x", probe::view(x.data() + 4, {4}));
+      mm.output("y", y);
+    }
+    block.output("y", y);
+  }
+  const manifest m(d.path());
+  CHECK(m.at("norm#0/in/x").get("within").get_string("key") == "layer#0/in/x");  // its prior state: the block's
+  CHECK(m.at("mm#0/in/x").get_string("producer") == "norm#0/out/x");
+  CHECK(m.at("mm#0/in/x").get("within").is_null());
+}
