@@ -391,11 +391,10 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       const int v = verdict.of(pi);
       // bytes written outside any op: a hint at its place, whether or not they differ
       const std::string stale = in.implicit ? std::string() : verdict.stale(in);
-      // A worker's input that no op wrote last, inside an input of an op it works for: that
-      // input's bytes, judged (and hinted at) there, not a graph input or a copy of its own.
-      const bool unlinked = !in.implicit && (in.producers.empty() || verdict.edges(in).empty() || !stale.empty());
-      const bool maybe_inside = unlinked && n.parent && (v == 1 || !stale.empty());
-      const size_t outer = maybe_inside ? enclosing_of[pi] : SIZE_MAX;
+      // A worker's input that no op wrote last, inside an input of an op it works for (the
+      // library says so only for such bytes): that input's bytes, judged (and hinted at)
+      // there, not a graph input or a copy of its own.
+      const size_t outer = n.parent && (v == 1 || !stale.empty()) ? enclosing_of[pi] : SIZE_MAX;
       if (v != 1) {
         if (outer != SIZE_MAX) continue;
         // bytes an earlier output holds: copied there, by code outside any op or by an op
