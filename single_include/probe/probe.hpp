@@ -8189,8 +8189,9 @@ inline int64_t wall_ns() noexcept {
 struct open_read {
   uintptr_t lo = 0, hi = 0;
   int device = -1;
-  uint64_t seq = 0;  // the reading op's
-  std::string key;
+  uint64_t seq = 0;                 // the reading op's
+  const op_record* op = nullptr;    // open while this entry exists: its key is built on a hit only
+  std::string slot;                 // short: no allocation for most slot names
   std::string stale_producer, stale_last_op;  // its recorded_tensor's
 };
 
@@ -8635,7 +8636,7 @@ inline void place_in_enclosing_read(op_context& c, const op_record& r, recorded_
   uint64_t enclosing[64];
   size_t depth = 0;
   for (const op_record* p = r.parent; p && depth < 64; p = p->parent) enclosing[depth++] = p->seq;
-  open_read found;
+  uintptr_t outer_lo = 0;
   {
     lock_guard<mutex> g(c.m);
     const open_read* hit = nullptr;
@@ -8646,24 +8647,23 @@ inline void place_in_enclosing_read(op_context& c, const op_record& r, recorded_
       if (encloses && o.device == device && o.lo <= lo && hi <= o.hi) hit = &o;
     }
     if (!hit) return;
-    found = *hit;
+    for (const producer_ref& p : t.producers)
+      if (p.seq > hit->seq) return;  // written inside the enclosing op: an edge of its own
+    outer_lo = hit->lo;
+    t.within = hit->op->key(io::in, hit->slot.c_str());  // its op is open while the entry is kept
+    t.stale_producer = hit->stale_producer;
+    t.stale_last_op = hit->stale_last_op;
   }
-  for (const producer_ref& p : t.producers)
-    if (p.seq > found.seq) return;  // written inside the enclosing op: an edge of its own
   t.producers.clear();
   t.producer.clear();
-  t.within = found.key;
-  t.within_at = lo - found.lo;
-  t.stale_producer = found.stale_producer;
-  t.stale_last_op = found.stale_last_op;
+  t.within_at = lo - outer_lo;
 }
 
 inline void keep_unwritten_read(op_context& c, op_record& r, const recorded_tensor& t) {
   constexpr size_t k_most_open_reads = 4096;  // ops a C caller never ended must not grow it
   uintptr_t lo = 0, hi = 0;
   if (!producer_map::byte_range(t.view, &lo, &hi)) return;
-  open_read mine{lo, hi, device_index_of(t.view), r.seq, r.key(io::in, t.slot.c_str()), t.stale_producer,
-                 t.stale_last_op};
+  open_read mine{lo, hi, device_index_of(t.view), r.seq, &r, t.slot, t.stale_producer, t.stale_last_op};
   lock_guard<mutex> g(c.m);
   if (c.open_reads.size() >= k_most_open_reads) return;
   c.open_reads.push_back(std::move(mine));

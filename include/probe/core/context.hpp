@@ -160,8 +160,9 @@ inline int64_t wall_ns() noexcept {
 struct open_read {
   uintptr_t lo = 0, hi = 0;
   int device = -1;
-  uint64_t seq = 0;  // the reading op's
-  std::string key;
+  uint64_t seq = 0;                 // the reading op's
+  const op_record* op = nullptr;    // open while this entry exists: its key is built on a hit only
+  std::string slot;                 // short: no allocation for most slot names
   std::string stale_producer, stale_last_op;  // its recorded_tensor's
 };
 
