@@ -90,6 +90,7 @@ struct verdict {
   bool rounding_labelled = false, bug_called_rounding = false, no_mismatch = false;
   bool copy_differs = false, copy_hinted = false;  // a copy outside any op carried the difference; hinted
   int replay_right = 0, replay_total = 0;
+  int implicit_wrong = 0;  // executions A's dump gave an implicit prior state that only overwrite
   std::string expected, reported;  // in words, for a failing case
 };
 
@@ -205,6 +206,17 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
       v.reported += "; the dump says " + p.op + " writes '" + p.slot + "' in place";
       break;
     }
+  // Any other op given an implicit prior state that only overwrites the bytes: counted, not a
+  // false hint (the dump cannot see reads, and its note does not say the op reads them)
+  std::set<uint64_t> updates;  // executions in A that update their output in place undeclared
+  for (size_t i = 0; i < c.e.ops.size(); ++i)
+    if (c.e.ops[i].m == mark::implicit && ra.seq[i]) updates.insert(ra.seq[i]);
+  std::set<uint64_t> wrong;
+  for (const pa::compared_pair& p : r.runs[0].pairs)
+    if (p.implicit && p.a.present && !updates.count(p.seq) && wrong.insert(p.seq).second)
+      v.reported += "; an implicit prior state at " + p.op + " (seq " + std::to_string(p.seq) + "), which overwrites '" +
+                    p.slot + "'";
+  v.implicit_wrong = static_cast<int>(wrong.size());
   if (c.outside_change) v.exact = g.roots.empty() && v.hinted;
   else v.exact = found && g.roots.size() == 1 && v.copy_hinted == v.copy_differs;
   if (c.rounding_only) v.rounding_labelled = v.exact && g.roots[0].rounding;

@@ -14980,11 +14980,10 @@ PROBE_END_NAMESPACE
 #ifndef PROBE_SINGLE_EFFECTS_DUMP_DATAFLOW_IMPL_HPP
 #define PROBE_SINGLE_EFFECTS_DUMP_DATAFLOW_IMPL_HPP
 // The dump's data-flow records (member functions of dump_effect): the note naming an op that
-// writes in place what it did not declare as input, the record of such an implicit input
-// found after the kernel (never read: its producers' records are its prior state), and
-// inputs dumped once ("same_as": an
-// input whose bytes did not change since an earlier input file names that file instead of a
-// copy). Internal header.
+// writes over another op's unread bytes without declaring them as input, the record of such
+// an implicit input found after the kernel (never read: its producers' records are its prior
+// state), and inputs dumped once ("same_as": an input whose bytes did not change since an
+// earlier input file names that file instead of a copy). Internal header.
 
 PROBE_BEGIN_NAMESPACE
 namespace detail {
@@ -14996,9 +14995,17 @@ inline void dump_effect::note_implicit(const op_record& r, op_dump& d, const rec
     first = current(d) && memory_.first_note(r.name);
   }
   if (!first) return;
-  write_manifest_line(d, render_note_record(r, r.name + " writes '" + t.slot +
-                                                   "' in place without declaring it as input: recorded as "
-                                                   "read-modify-write (its prior state is an implicit input)"));
+  // Whether the op reads those bytes is not known: the words must hold for an update in place
+  // and for an overwrite alike (a buffer filled by an init op and then computed into, a block
+  // the allocator gave again).
+  const std::string by = t.producer.empty() ? std::string("another op") : t.producer;
+  write_manifest_line(d, render_note_record(r, r.name + " writes '" + t.slot + "' over bytes " + by +
+                                                   " wrote earlier in this step that no op has read since, without "
+                                                   "declaring them as input: recorded as read-modify-write in case it "
+                                                   "updates them (its prior state is an implicit input). If it reads "
+                                                   "them, declare them with inout(); if it only overwrites them (a "
+                                                   "buffer reused, memory freed and allocated again), the implicit "
+                                                   "input is what they held before and replay starts from it"));
 }
 
 // No file, statistics or hash: the bytes hold the op's result by now. The manifest says where

@@ -157,7 +157,12 @@ TEST_CASE("dataflow: an output written in place without being declared as input 
   REQUIRE(m.notes.size() == 1);
   CHECK(m.notes[0].get_string("op") == "bounce");
   CHECK(m.notes[0].get_string("key_prefix") == "bounce#0/");
-  CHECK(m.notes[0].get_string("text").find("read-modify-write") != std::string::npos);
+  const std::string note = m.notes[0].get_string("text");
+  CHECK(note.find("read-modify-write") != std::string::npos);
+  // It names the bytes' writer, and claims no update in place: the library did not see the
+  // op read them (an op that overwrites a buffer an init op filled gets the same note).
+  CHECK(note.find("over bytes collide#0/out/f wrote") != std::string::npos);
+  CHECK(note.find("in place") == std::string::npos);
   // collide declares f as input: not implicit; a buffer its own writer rewrites is not either.
   CHECK(m.tensors.count("collide#1/in/f") == 1);
   CHECK_FALSE(m.at("collide#1/in/f").get("implicit").as_bool());
