@@ -2,12 +2,14 @@
 // from a fused projection, a row of a batch), that output's values among others (outputs
 // concatenated, a cache each step appends to), or its values in another order (a layout
 // conversion), copied by code outside any op, in both runs, in its dtype or cast to another
-// float dtype (values compared rounded to the narrower one). Its bytes are no output's, so
-// neither the hashes nor the statistics of compare_converted.hpp can tell: the values are read.
-// Evenly spaced samples of the smaller tensor must each occur, as the same value, in the
-// larger one (a sketch of its values, built once per tensor), in both runs. In one run at least the samples must be evidence: distinct, finite,
-// mostly not whole numbers (a mask or a count is found in any tensor that holds 0 and 1). The
-// other run need only agree: a bug may saturate its values to a few. For compare_graph.hpp's copy lookup.
+// float dtype (values compared rounded to the narrower one); or each of its values a x + b of
+// the output's at the same index (a scaling or a normalisation computed outside any op). Its
+// bytes are no output's, so neither the hashes nor the statistics of compare_converted.hpp can
+// tell: the values are read. Evenly spaced samples of the smaller tensor must each occur, as
+// the same value, in the larger one (a sketch of its values, built once per tensor), in both
+// runs. In one run at least the samples must be evidence: distinct, finite, mostly not whole
+// numbers (a mask or a count is found in any tensor that holds 0 and 1). The other run need
+// only agree: a bug may saturate its values to a few. For compare_graph.hpp's copy lookup.
 // Standalone header, plain inline.
 #pragma once
 #include <math.h>
@@ -58,6 +60,7 @@ enum class part_relation : uint8_t {
   part_of,    // the input holds part of the output's values
   among,      // the input holds the output's values among others
   reordered,  // as many elements, the same values in another order
+  affine,     // as many elements, each a x + b of the output's at its index (a scaling, a normalisation)
 };
 
 inline const char* part_relation_name(part_relation r) {
@@ -65,6 +68,7 @@ inline const char* part_relation_name(part_relation r) {
     case part_relation::part_of: return "part";
     case part_relation::among: return "among";
     case part_relation::reordered: return "reordered";
+    case part_relation::affine: return "affine";
     default: return "";
   }
 }
@@ -162,6 +166,32 @@ class part_copy_finder {
     return ni == no ? part_relation::reordered : in_smaller ? part_relation::part_of : part_relation::among;
   }
 
+  // Whether input `in` holds, element by element, a x + b of output `out`'s values, in both
+  // runs (a and b fitted to each run: a normalisation by the tensor's own statistics differs
+  // between runs), within the rounding of the narrower dtype. Evenly spaced samples at the same
+  // indices; in one run at least they must be evidence, as for a part (8 distinct values,
+  // mostly not whole numbers, in each tensor): two ramps of whole numbers fit any line.
+  bool affine(const compared_pair& in, const compared_pair& out) {
+    using namespace part_copy_impl;
+    if (!open_ || !in.a.present || !in.b.present || !out.a.present || !out.b.present) return false;
+    if (!values_comparable(in, out)) return false;
+    const int64_t n = numel(in.a);
+    if (n <= 0 || n != numel(in.b) || n != numel(out.a) || n != numel(out.b)) return false;
+    const double u = std::max(converted_impl::unit_roundoff(in.a.type), converted_impl::unit_roundoff(out.a.type));
+    const double step = converted_impl::smallest_step(narrower(in.a.type, out.a.type));
+    ++checks_;
+    bool evidence = false;
+    for (int run = 0; run < 2; ++run) {
+      const std::vector<double>& y = indexed_samples(run ? in.b : in.a);
+      const std::vector<double>& x = indexed_samples(run ? out.b : out.a);
+      if (y.empty() || y.size() != x.size()) return false;
+      const int fit = fits_line(x, y, u, step);
+      if (fit == 0) return false;
+      evidence = evidence || fit == 2;
+    }
+    return evidence;
+  }
+
   bool can_read() const { return static_cast<bool>(open_); }
   uint64_t checks() const { return checks_; }     // pairs of tensors whose values were read
   uint64_t values_read() const { return read_; }  // elements read, samples included
@@ -214,10 +244,41 @@ class part_copy_finder {
     samples& out = samples_[key];
     if (out.tried) return out;
     out.tried = true;
+    const std::vector<double>& raw = indexed_samples(side);
+    if (raw.empty()) return out;
+    std::vector<double> picked;
+    for (double v : raw) {
+      v = round_to(narrow, v);
+      if (isfinite(v)) picked.push_back(v == 0 ? 0.0 : v);  // -0 finds 0
+    }
+    std::sort(picked.begin(), picked.end());
+    picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+    size_t fractional = 0;
+    for (double v : picked) fractional += v != floor(v);
+    const size_t needed = std::min<size_t>(8, std::max<size_t>(4, raw.size()));
+    out.strength = picked.size() >= needed && 2 * fractional >= picked.size() ? 2 : 1;
+    out.values = std::move(picked);
+    return out;
+  }
+
+  // Where sample j of k lies among n elements: j * n / k, without overflow.
+  static int64_t sample_index(size_t j, size_t k, int64_t n) {
+    const uint64_t un = static_cast<uint64_t>(n);
+    return static_cast<int64_t>(j * (un / k) + j * (un % k) / k);
+  }
+
+  // Evenly spaced samples of a side at fixed indices, unsorted, non-finite ones kept (empty:
+  // unread, past the budget or unreadable). Read once per file: the sorted samples of a part
+  // and the sketch's read take them too.
+  const std::vector<double>& indexed_samples(const pair_side& side) {
+    using namespace part_copy_impl;
+    auto known = indexed_.find(side.file);
+    if (known != indexed_.end()) return known->second;
+    std::vector<double>& out = indexed_[side.file];
     const int64_t n = numel(side);
     const size_t k = static_cast<size_t>(std::min<int64_t>(n, static_cast<int64_t>(k_samples)));
     const bool whole = n <= static_cast<int64_t>(k_block);
-    if (read_ + (whole ? static_cast<uint64_t>(n) : k) > budget_) return out;
+    if (n <= 0 || read_ + (whole ? static_cast<uint64_t>(n) : k) > budget_) return out;
     std::unique_ptr<side_values> values = open_(side);
     if (!values) return out;
     std::vector<double> block, picked;
@@ -226,28 +287,63 @@ class part_copy_finder {
       read_ += static_cast<uint64_t>(n);
     }
     for (size_t j = 0; j < k; ++j) {
-      const uint64_t un = static_cast<uint64_t>(n);  // j * n / k, without overflow
-      const int64_t at = static_cast<int64_t>(j * (un / k) + j * (un % k) / k);
-      double v = 0;
+      const int64_t at = sample_index(j, k, n);
       if (whole) {
-        v = block[static_cast<size_t>(at)];
-      } else {
-        std::vector<double> one;
-        if (!values->read(at, 1, &one) || one.size() != 1) return out;
-        ++read_;
-        v = one[0];
+        picked.push_back(block[static_cast<size_t>(at)]);
+        continue;
       }
-      v = round_to(narrow, v);
-      if (isfinite(v)) picked.push_back(v == 0 ? 0.0 : v);  // -0 finds 0
+      std::vector<double> one;
+      if (!values->read(at, 1, &one) || one.size() != 1) return out;
+      ++read_;
+      picked.push_back(one[0]);
     }
-    std::sort(picked.begin(), picked.end());
-    picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
-    size_t fractional = 0;
-    for (double v : picked) fractional += v != floor(v);
-    const size_t needed = std::min<size_t>(8, std::max<size_t>(4, k));
-    out.strength = picked.size() >= needed && 2 * fractional >= picked.size() ? 2 : 1;
-    out.values = std::move(picked);
+    out = std::move(picked);
     return out;
+  }
+
+  // Whether y[i] = a x[i] + b for every sample (least squares, then each residual within 64
+  // roundings of its terms: the fitted a and b carry rounding of their own): 0 no, 1 yes, 2
+  // yes and the samples are evidence. A run whose x
+  // holds one value need only have y hold one too (a bug may saturate a run).
+  static int fits_line(const std::vector<double>& x, const std::vector<double>& y, double u, double step) {
+    size_t m = 0;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!isfinite(x[i]) || !isfinite(y[i])) {
+        if (!(x[i] != x[i] && y[i] != y[i]) && !(isinf(x[i]) && isinf(y[i]))) return 0;  // NaN to NaN, Inf to Inf
+        continue;
+      }
+      ++m;
+      mx += x[i];
+      my += y[i];
+    }
+    if (m == 0) return 0;
+    mx /= static_cast<double>(m);
+    my /= static_cast<double>(m);
+    double sxx = 0, sxy = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (isfinite(x[i]) && isfinite(y[i])) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+      }
+    const double a = sxx > 0 ? sxy / sxx : 0, b = my - a * mx;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (isfinite(x[i]) && isfinite(y[i]) &&
+          !(fabs(y[i] - (a * x[i] + b)) <= 64 * u * (fabs(y[i]) + fabs(a * x[i]) + fabs(b)) + step))
+        return 0;
+    if (a == 0) return sxx > 0 ? 0 : 1;  // y constant while x varies: no map of x; both constant: agrees
+    auto evidence = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      size_t fractional = 0, finite = 0;
+      for (double t : v)
+        if (isfinite(t)) {
+          ++finite;
+          fractional += t != floor(t);
+        }
+      return finite >= 8 && 2 * fractional >= finite;
+    };
+    return evidence(x) && evidence(y) ? 2 : 1;
   }
 
   // The sketch of a side, built once by reading it whole (nullptr: past the budget, too large
@@ -272,11 +368,16 @@ class part_copy_finder {
     sketch s;
     s.bits.assign(static_cast<size_t>(bits / 64), 0);
     s.mask = bits - 1;
-    std::vector<double> block;
+    std::vector<double> block, picked;
+    const size_t k = static_cast<size_t>(std::min<int64_t>(n, static_cast<int64_t>(k_samples)));
+    const bool pick = indexed_.find(side.file) == indexed_.end();  // the samples, on the way
+    size_t next = 0;
     for (int64_t at = 0; at < n; at += static_cast<int64_t>(k_block)) {
       const size_t m = static_cast<size_t>(std::min<int64_t>(n - at, static_cast<int64_t>(k_block)));
       if (!values->read(at, m, &block) || block.size() != m) return nullptr;
       read_ += m;
+      for (; pick && next < k && sample_index(next, k, n) < at + static_cast<int64_t>(m); ++next)
+        picked.push_back(block[static_cast<size_t>(sample_index(next, k, n) - at)]);
       for (double v : block) {
         v = round_to(narrow, v);
         if (isfinite(v)) s.add(v == 0 ? 0.0 : v);
@@ -284,6 +385,7 @@ class part_copy_finder {
     }
     made = std::move(s);
     sketch_bytes_ += bits / 8;
+    if (pick && picked.size() == k) indexed_[side.file] = std::move(picked);
     return &made;
   }
 
@@ -291,6 +393,7 @@ class part_copy_finder {
   uint64_t budget_ = 0, read_ = 0, checks_ = 0, sketch_bytes_ = 0;
   std::unordered_map<std::string, samples> samples_;  // by data file and the dtype rounded to
   std::unordered_map<std::string, sketch> sketches_;  // by data file and the dtype rounded to
+  std::unordered_map<std::string, std::vector<double>> indexed_;  // by data file
 };
 
 }  // namespace analysis

@@ -437,11 +437,16 @@ inline void hint_words(std::string& out, const std::string& prefix, const compar
              (h.part == part_relation::part_of     ? " holds part of the values " + producer + " wrote" + cast + " (by their values)"
               : h.part == part_relation::among     ? " holds the values " + producer + " wrote among others" + cast + " (by their values)"
               : h.part == part_relation::reordered ? " holds the values " + producer + " wrote, reordered" + cast + " (by their values)"
+              : h.part == part_relation::affine    ? " holds values computed from those " + producer +
+                                                      " wrote, each a x + b of the one at its index" + cast + " (by their values)"
               : h.converted.empty()                ? " holds the bytes " + producer + " wrote"
                                    : " holds the values " + producer + " wrote, cast " + h.converted + " (by their statistics)") +
-             ", in both runs, but no op declared them there: copied outside any op, or by an op that declared "
-             "its result elsewhere (a scratch copied into place)? Mark the copy as an op, declare the bytes the result "
-             "ends in as the op's output, or link the input to " + producer + " (op.link, probe_op_link).";
+             (h.part == part_relation::affine
+                  ? ", in both runs, but no op declared them there: computed outside any op? Mark that code as an op, "
+                    "or link the input to " + producer + " (op.link, probe_op_link)."
+                  : ", in both runs, but no op declared them there: copied outside any op, or by an op that declared "
+                    "its result elsewhere (a scratch copied into place)? Mark the copy as an op, declare the bytes the "
+                    "result ends in as the op's output, or link the input to " + producer + " (op.link, probe_op_link).");
     } else if (h.kind == hint_kind::outside_step) {
       out += "input " + slot + " of " + consumer + times + " comes from " + producer + ", outside --step (step " +
              std::to_string(h.producer_step) + "): compare without --step to follow it.";

@@ -1,0 +1,160 @@
+// probe compare on values plain code computes between kernels (a scaling, a normalisation)
+// into a buffer no op writes: their bytes and statistics are no output's, but each is a x + b
+// of an earlier output's value at its index, in both runs. Found by their values, they are a
+// hint naming that output, not data the runs were fed; what they carry reaches on. Dumped by
+// the library.
+#include <doctest/doctest.h>
+
+#include <probe/probe.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analysis/compare_run.hpp"
+#include "analysis/compare_text.hpp"
+#include "../support/capture.hpp"
+#include "compare_checked.hpp"
+
+namespace pa = probe::analysis;
+using probe_test::temp_dir;
+
+namespace {
+
+using compare_test::compare;
+using compare_test::flat_text;
+
+constexpr int k_scaled_n = 16;
+
+struct scaled_bugs {
+  double first = 0;     // added to one element of `first`'s output
+  double fed = 0;       // added to one element of the scaled buffer (as if the program was given it)
+  bool filled = false;  // an op wrote the scaled buffer once, before (its bytes then stale)
+  bool whole = false;   // x holds whole numbers (a ramp): no evidence of a map
+};
+
+// first: y = x + 1; plain code: s = 0.5 y + 0.25 (into a buffer no op writes, or one `fill`
+// wrote before); second: z = k s; third: w = z / k. With k = 1e-3 (`shrink`), a difference
+// in s shrinks below float64's absolute tolerance in z and third grows it past it again.
+void scaled_engine(const std::string& dir, const scaled_bugs& bug, bool shrink = false) {
+  const double k = shrink ? 1e-3 : 2;
+  probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
+  std::vector<double> x(k_scaled_n), y(k_scaled_n), s(k_scaled_n, 0.0), z(k_scaled_n), w(k_scaled_n);
+  for (int i = 0; i < k_scaled_n; ++i) x[static_cast<size_t>(i)] = bug.whole ? i : 0.3 * i - 2;
+  if (bug.filled) {
+    probe::op op("fill", "Fill");
+    op.output("s", probe::view(s.data(), {k_scaled_n}));
+  }
+  {
+    probe::op op("first", "Add");
+    op.input("x", probe::view(x.data(), {k_scaled_n}));
+    for (int i = 0; i < k_scaled_n; ++i) y[static_cast<size_t>(i)] = x[static_cast<size_t>(i)] + 1;
+    y[3] += bug.first;
+    op.output("y", probe::view(y.data(), {k_scaled_n}));
+  }
+  const double shift = bug.whole ? 1 : 0.25;
+  for (int i = 0; i < k_scaled_n; ++i) s[static_cast<size_t>(i)] = (bug.whole ? 2 : 0.5) * y[static_cast<size_t>(i)] + shift;
+  s[7] += bug.fed;
+  {
+    probe::op op("second", "Scale");
+    op.input("s", probe::view(s.data(), {k_scaled_n}));
+    for (int i = 0; i < k_scaled_n; ++i) z[static_cast<size_t>(i)] = k * s[static_cast<size_t>(i)];
+    op.output("z", probe::view(z.data(), {k_scaled_n}));
+  }
+  {
+    probe::op op("third", "Scale");
+    op.input("z", probe::view(z.data(), {k_scaled_n}));
+    for (int i = 0; i < k_scaled_n; ++i) w[static_cast<size_t>(i)] = z[static_cast<size_t>(i)] / k;
+    op.output("w", probe::view(w.data(), {k_scaled_n}));
+  }
+  probe::set_flags("");
+}
+
+std::vector<std::string> root_words(const pa::compared_run& run) {
+  std::vector<std::string> out;
+  for (const pa::root_cause& r : run.graph.roots)
+    out.push_back((r.is_input ? "input of " : "") + run.graph.nodes[r.node].op_key);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("computed outside: values plain code computed from an output that fails are a hint, not fed data") {
+  temp_dir d;
+  scaled_bugs bug;
+  bug.first = 0.5;
+  scaled_engine(d / "a", bug);
+  scaled_engine(d / "b", scaled_bugs());
+  const pa::compare_report r = compare(d / "a", d / "b");
+  REQUIRE(r.runs.size() == 1);
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_words(run) == std::vector<std::string>{"first#0"});
+  REQUIRE(run.graph.hints.size() == 1);
+  const pa::graph_hint& h = run.graph.hints[0];
+  CHECK(h.kind == pa::hint_kind::unlinked_copy);
+  CHECK(h.part == pa::part_relation::affine);
+  CHECK(h.consumer_op == "second");
+  CHECK(h.slot == "s");
+  CHECK(h.producer_key == "first#0/out/y");
+  CHECK(h.differing == 1);
+  CHECK(run.graph.unexplained.empty());
+  const std::string text = flat_text(r);
+  CHECK(text.find("input s of second (it differs) holds values computed from those first#0/out/y wrote, each a x + b "
+                  "of the one at its index (by their values), in both runs, but no op declared them there: computed "
+                  "outside any op?") != std::string::npos);
+  CHECK(text.find("copied outside any op") == std::string::npos);
+  CHECK(text.find("the runs were fed different data:") == std::string::npos);  // no graph-input root
+}
+
+TEST_CASE("computed outside: the same buffer differing with no output differing before it is a graph input") {
+  temp_dir d;
+  scaled_bugs bug;
+  bug.fed = 0.5;
+  scaled_engine(d / "a", bug);
+  scaled_engine(d / "b", scaled_bugs());
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_words(run) == std::vector<std::string>{"input of second#0"});
+  REQUIRE(run.graph.roots.size() == 1);
+  CHECK(run.graph.roots[0].kind == pa::root_kind::graph_input);
+  CHECK(run.graph.hints.empty());
+  CHECK(flat_text(r).find("the runs were fed different data: s of second") != std::string::npos);
+}
+
+TEST_CASE("computed outside: whole numbers mapped to whole numbers are no evidence of a map") {
+  // x a ramp 0, 1, 2...: y = x + 1 and s = 2 y + 1 lie on a line as any two ramps do
+  temp_dir d;
+  scaled_bugs bug, ref;
+  bug.first = 1;
+  bug.whole = ref.whole = true;
+  scaled_engine(d / "a", bug);
+  scaled_engine(d / "b", ref);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  for (const pa::graph_hint& h : run.graph.hints) CHECK(h.part != pa::part_relation::affine);
+  CHECK(root_words(run) == std::vector<std::string>{"first#0", "input of second#0"});
+}
+
+TEST_CASE("computed outside: an op downstream that grows the carried difference past its tolerance is not a root") {
+  // first fails by 1e-5; s, computed from it outside any op, differs; second's output passes
+  // (the difference shrunk below float64's absolute tolerance); third grows it past the
+  // tolerance again: first's difference, carried through the plain code, not a root of its
+  // own. So whether or not an op filled s before (its bytes then stale).
+  for (const bool filled : {false, true}) {
+    CAPTURE(filled);
+    temp_dir d;
+    scaled_bugs bug, ref;
+    bug.first = 1e-5;
+    bug.filled = ref.filled = filled;
+    scaled_engine(d / "a", bug, true);
+    scaled_engine(d / "b", ref, true);
+    const pa::compare_report r = compare(d / "a", d / "b");
+    const pa::compared_run& run = r.runs[0];
+    CHECK(root_words(run) == std::vector<std::string>{"first#0"});
+    REQUIRE(run.graph.hints.size() == 1);
+    CHECK(run.graph.hints[0].part == pa::part_relation::affine);
+    REQUIRE(run.graph.regrown.size() == 1);
+    CHECK(run.graph.nodes[run.graph.regrown[0].first].op == "third");
+    CHECK(run.graph.unexplained.empty());
+  }
+}
