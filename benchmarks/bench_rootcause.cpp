@@ -37,7 +37,7 @@ namespace {
 struct tally {
   size_t pairs = 0, exact = 0, false_root = 0, false_hint = 0, crash = 0;
   size_t outside = 0, hinted = 0, rounding = 0, rounding_labelled = 0, bug_rounding = 0, no_mismatch = 0;
-  size_t copies = 0, copies_hinted = 0, implicit_wrong = 0, implicit_pairs = 0;
+  size_t copies = 0, copies_hinted = 0, implicit_wrong = 0, implicit_pairs = 0, derived = 0, derived_hinted = 0;
   size_t replay_right = 0, replay_total = 0;
   void add(const tally& t) {
     pairs += t.pairs, exact += t.exact, false_root += t.false_root, false_hint += t.false_hint, crash += t.crash;
@@ -45,6 +45,7 @@ struct tally {
     bug_rounding += t.bug_rounding, no_mismatch += t.no_mismatch;
     copies += t.copies, copies_hinted += t.copies_hinted;
     implicit_wrong += t.implicit_wrong, implicit_pairs += t.implicit_pairs;
+    derived += t.derived, derived_hinted += t.derived_hinted;
     replay_right += t.replay_right, replay_total += t.replay_total;
   }
 };
@@ -209,6 +210,8 @@ int main(int argc, char** argv) {
     t.implicit_wrong += static_cast<size_t>(v.implicit_wrong);
     t.implicit_pairs += v.implicit_wrong > 0;
     t.copies_hinted += v.copy_differs && v.copy_hinted;
+    t.derived += v.derived_differs;
+    t.derived_hinted += v.derived_differs && v.derived_hinted;
     t.rounding += c.rounding_only;
     t.rounding_labelled += v.rounding_labelled;
     t.bug_rounding += v.bug_called_rounding;
@@ -229,8 +232,8 @@ int main(int argc, char** argv) {
   remove_tree(root);
 
   std::printf("\n| pattern | pairs | exact single root | false roots | false hints | overwrites given a prior state | "
-              "outside-op hinted | copies hinted | rounding labelled | bug called rounding | replay right | crashes |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              "outside-op hinted | copies hinted | computed outside hinted | rounding labelled | bug called rounding | "
+              "replay right | crashes |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   // Op executions the dump gave an implicit prior state (the library cannot see whether an op
   // reads the bytes it writes over) that only overwrite them; the note says both may be.
   auto overwrites = [](const tally& t) {
@@ -247,10 +250,10 @@ int main(int argc, char** argv) {
     if (!t.pairs) continue;
     all.add(t);
     auto of = [](size_t n, size_t d) { return d ? std::to_string(n) + " of " + std::to_string(d) : std::string("–"); };
-    std::printf("| %s | %zu | %s | %zu | %zu | %s | %s | %s | %s | %zu | %s | %zu |\n", rc::pattern_name(p), t.pairs,
+    std::printf("| %s | %zu | %s | %zu | %zu | %s | %s | %s | %s | %s | %zu | %s | %zu |\n", rc::pattern_name(p), t.pairs,
                 ratio(t.exact, t.pairs).c_str(), t.false_root, t.false_hint, overwrites(t).c_str(),
                 of(t.hinted, t.outside).c_str(),
-                of(t.copies_hinted, t.copies).c_str(),
+                of(t.copies_hinted, t.copies).c_str(), of(t.derived_hinted, t.derived).c_str(),
                 of(t.rounding_labelled, t.rounding).c_str(),
                 t.bug_rounding, ratio(t.replay_right, t.replay_total).c_str(), t.crash);
     const double rate = static_cast<double>(t.exact) / static_cast<double>(t.pairs);
@@ -260,10 +263,9 @@ int main(int argc, char** argv) {
       worst_name = rc::pattern_name(p);
     }
   }
-  std::printf("| all | %zu | %s | %zu | %zu | %s | %zu of %zu | %zu of %zu | %zu of %zu | %zu | %s | %zu |\n\n", all.pairs,
-              ratio(all.exact, all.pairs).c_str(), all.false_root, all.false_hint, overwrites(all).c_str(), all.hinted,
-              all.outside, all.copies_hinted,
-              all.copies, all.rounding_labelled, all.rounding, all.bug_rounding,
+  std::printf("| all | %zu | %s | %zu | %zu | %s | %zu of %zu | %zu of %zu | %zu of %zu | %zu of %zu | %zu | %s | %zu |\n\n",
+              all.pairs, ratio(all.exact, all.pairs).c_str(), all.false_root, all.false_hint, overwrites(all).c_str(),
+              all.hinted, all.outside, all.copies_hinted, all.copies, all.derived_hinted, all.derived, all.rounding_labelled, all.rounding, all.bug_rounding,
               ratio(all.replay_right, all.replay_total).c_str(), all.crash);
   const double hint_rate = all.pairs ? static_cast<double>(all.false_hint) / static_cast<double>(all.pairs) : 0;
   const bool met = below.empty() && hint_rate <= 0.005 && all.crash == 0 && all.replay_right == all.replay_total &&

@@ -72,8 +72,15 @@ struct outside_write {
   region r;
   double factor = 0.5;
   region from;
-  int order = 0;  // a copy: 0 as it is, 1 reversed, 2 transposed from [2, len / 2] (a layout conversion)
+  // a copy: 0 as it is, 1 reversed, 2 transposed from [2, len / 2] (a layout conversion);
+  // k_derived: no copy, values computed from `from`: factor x + shift, or with `normalize`
+  // (x - mean) / std over `from` in the run
+  int order = 0;
+  double shift = 0;
+  bool normalize = false;
 };
+
+constexpr int k_derived = 3;
 
 // The index of `from` that element k of a copy of n elements reads, in `order`.
 inline int copy_source_index(int order, int k, int n) {

@@ -14,14 +14,14 @@ namespace rc {
 
 enum class pattern : uint8_t {
   basic, partial, inplace, scratch, pingpong, halo, weights, workers, two_nets, outside_op, extra_op, rounding, locals,
-  copies, casts, slices, gathers, layouts, cast_slices, c_callers, nested, count
+  copies, casts, slices, gathers, layouts, cast_slices, c_callers, nested, derived, count
 };
 
 inline const char* pattern_name(pattern p) {
   static const char* const names[] = {"basic",    "partial",  "inplace",    "scratch",  "pingpong", "halo",  "weights",
                                       "workers",  "two_nets", "outside_op", "extra_op", "rounding", "locals",
                                       "copies",   "casts",    "slices",   "gathers",  "layouts",
-                                      "cast_slices", "c_callers", "nested"};
+                                      "cast_slices", "c_callers", "nested", "derived"};
   return names[static_cast<int>(p)];
 }
 

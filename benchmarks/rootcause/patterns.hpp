@@ -71,9 +71,10 @@ inline gen_case generate(uint64_t seed, pattern p) {
     case pattern::copies:
     case pattern::casts:
     case pattern::layouts:
+    case pattern::derived:
     case pattern::c_callers: {
       const int w = r.chance(0.5) ? weights(g, L, r.chance(0.7)) : -1;
-      const bool copies = p == pattern::copies || p == pattern::casts || p == pattern::layouts;
+      const bool copies = p == pattern::copies || p == pattern::casts || p == pattern::layouts || p == pattern::derived;
       const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op || copies ? 2 : 1,
                                   layers_for(r, e.steps, 1, 1 + e.steps));
       std::vector<int> ops = chain(g, L, layers, w, -1);
@@ -126,11 +127,14 @@ inline gen_case generate(uint64_t seed, pattern p) {
         // casts: the buffer holds the other float dtype, so the copy casts (float32 widened to
         // float64, or float64 narrowed to float32) and its bytes are no output's.
         // layouts: the copy reorders the values (reversed, or transposed from [2, L / 2]), so
-        // its bytes are no output's either.
+        // its bytes are no output's either. derived: the plain code computes from the output
+        // (a x + b, or a normalisation by the output's own mean and deviation, done between
+        // kernels): no copy at all.
         const bool cast = p == pattern::casts;
         const int l = r.range(0, layers - 2), off = r.chance(0.5) ? 0 : r.range(1, L / 2);
         const int z = g.buf(off + L + (r.chance(0.5) ? r.range(1, L / 2) : 0), false, cast);
-        const int order = p == pattern::layouts ? r.range(1, 2) : 0;  // drawn only here: the other patterns keep their engines
+        // drawn only here: the other patterns keep their engines
+        const int order = p == pattern::layouts ? r.range(1, 2) : p == pattern::derived ? k_derived : 0;
         if (r.chance(0.5)) {
           const int fill = g.op(kind::load, "fill", {}, g.whole(z), 0, cast ? static_cast<int>(mark::after) : -1);
           e.ops.insert(e.ops.begin(), e.ops[static_cast<size_t>(fill)]);
@@ -144,6 +148,11 @@ inline gen_case generate(uint64_t seed, pattern p) {
           cp.from = e.ops[static_cast<size_t>(src)].out;
           cp.r = builder::part(z, off, L);
           cp.order = order;
+          if (order == k_derived) {  // drawn only here: the other patterns keep their engines
+            cp.normalize = r.chance(0.3);
+            cp.factor = r.sign() * r.uniform(0.25, 2);
+            cp.shift = r.uniform(-1, 1);
+          }
           e.outside.push_back(cp);
           e.ops[static_cast<size_t>(dst)].in[0] = cp.r;
           favored.push_back(src);

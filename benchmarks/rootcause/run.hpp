@@ -8,6 +8,7 @@
 #include <probe/probe.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -33,6 +34,10 @@ struct run_record {
   std::vector<std::string> copied_from;
   std::vector<char> copy_read;     // an op read some of the copy's bytes
   std::vector<char> copy_outside;  // made by code outside any op (else by an op, into place)
+  // the values code outside any op computed from an output (not a copy), in order, the op
+  // whose output they were computed from, and the op that read them
+  std::vector<std::vector<double>> derived;
+  std::vector<std::string> derived_from, derived_reader;
   // each op's (and worker op's) output differs from itself shifted by one element, and from
   // zero: an off-by-one kernel, or one that computes nothing, can be told from the right one
   std::vector<char> varied;
@@ -189,7 +194,23 @@ class interpreter {
       }
       T* p = at(o.r);
       int copy = -1;
-      if (o.from.buf >= 0) {
+      if (o.from.buf >= 0 && o.order == k_derived) {
+        const T* src = at(o.from);
+        double a = o.factor, b = o.shift;
+        if (o.normalize) {  // by the statistics of this run's values
+          double mean = 0, var = 0;
+          for (int k = 0; k < o.r.len; ++k) mean += static_cast<double>(src[k]) / o.r.len;
+          for (int k = 0; k < o.r.len; ++k) var += (static_cast<double>(src[k]) - mean) * (static_cast<double>(src[k]) - mean) / o.r.len;
+          a = 1 / std::sqrt(var + 1e-5);
+          b = -mean * a;
+        }
+        for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<T>(a * static_cast<double>(src[k]) + b);
+        rec_.derived.emplace_back(p, p + o.r.len);
+        rec_.derived_from.push_back(e_.ops[i].name);
+        rec_.derived_reader.push_back(std::string());  // the op that reads it: set by note_reads
+        derived_at_ = static_cast<int>(rec_.derived.size()) - 1;
+        derived_region_ = o.r;
+      } else if (o.from.buf >= 0) {
         const T* src = at(o.from);
         for (int k = 0; k < o.r.len; ++k) p[k] = src[copy_source_index(o.order, k, o.r.len)];
         copy = note_copy(p, o.r.len, e_.f64, e_.ops[i].name, true);
@@ -218,6 +239,11 @@ class interpreter {
   }
 
   void note_reads(const op_desc& d) {
+    if (derived_at_ >= 0)
+      for (const region& r : d.in)
+        if (r.buf == derived_region_.buf && r.off < derived_region_.off + derived_region_.len &&
+            derived_region_.off < r.off + r.len && rec_.derived_reader[static_cast<size_t>(derived_at_)].empty())
+          rec_.derived_reader[static_cast<size_t>(derived_at_)] = d.name;
     bool stale = false, outside = false;
     for (const region& r : d.in)
       for (int k = 0; k < r.len; ++k) {
@@ -360,6 +386,8 @@ class interpreter {
   std::vector<std::vector<T>> bufs_;
   std::vector<std::vector<U>> ubufs_;  // buffers of the other dtype (empty for the rest)
   std::vector<std::vector<int>> stale_;  // per element: 0, -1 (written outside any op) or 1 + the copy that wrote it
+  int derived_at_ = -1;     // the latest values computed outside any op (rec_.derived), and where
+  region derived_region_;
   run_record rec_;
 };
 

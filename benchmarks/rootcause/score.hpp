@@ -89,6 +89,7 @@ struct verdict {
   bool exact = false, false_root = false, false_hint = false, hinted = false;
   bool rounding_labelled = false, bug_called_rounding = false, no_mismatch = false;
   bool copy_differs = false, copy_hinted = false;  // a copy outside any op carried the difference; hinted
+  bool derived_differs = false, derived_hinted = false;  // so did values computed outside any op
   int replay_right = 0, replay_total = 0;
   int implicit_wrong = 0;  // executions A's dump gave an implicit prior state that only overwrite
   std::string expected, reported;  // in words, for a failing case
@@ -177,7 +178,26 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
         v.copy_differs = true;
   }
   if (v.copy_differs) v.expected += ", an unlinked-copy hint";
+  // values code outside any op computed from an output carry the difference when they differ
+  // past the tolerance; a hint at their reader is then right (none is a root)
+  std::set<std::string> derived_readers, derived_from(rb.derived_from.begin(), rb.derived_from.end());
+  for (size_t k = 0; k < ra.derived.size() && k < rb.derived.size(); ++k) {
+    if (!rb.derived_reader[k].empty()) derived_readers.insert(rb.derived_reader[k]);
+    for (size_t i = 0; i < ra.derived[k].size() && i < rb.derived[k].size(); ++i)
+      if (std::fabs(ra.derived[k][i] - rb.derived[k][i]) > atol_of(c.e.f64) + rtol_of(c.e.f64) * std::fabs(rb.derived[k][i]))
+        v.derived_differs = true;
+  }
+  if (v.derived_differs) v.expected += ", a hint at the reader of values computed outside any op";
   for (const pa::graph_hint& h : g.hints) {
+    if (h.kind == pa::hint_kind::unlinked_copy && h.part == pa::part_relation::affine) {
+      // values computed from an output: right at their reader, naming that output's op
+      const bool place = derived_readers.count(h.consumer_op) > 0 && derived_from.count(h.producer_op) > 0;
+      v.reported += "; computed-outside hint at " + h.consumer_op + "/" + h.slot + " from " + h.producer_op +
+                    (h.differing ? " (differs)" : " (matches)");
+      if (!place || (h.differing && !v.derived_differs)) v.false_hint = true;
+      else if (h.differing) v.derived_hinted = true;
+      continue;
+    }
     if (h.kind == pa::hint_kind::unlinked_copy) {
       const bool place = stale.count(h.consumer_op) > 0 && copied_from.count(h.producer_op) > 0;
       v.reported += "; unlinked-copy hint at " + h.consumer_op + "/" + h.slot + " from " + h.producer_op +
@@ -192,6 +212,7 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
     const bool place = outside.count(h.consumer_op) > 0;
     v.reported += "; outside-op hint at " + h.consumer_op + "/" + h.slot + (h.differing ? " (differs)" : " (matches)");
     if (place && h.differing && c.outside_change) v.hinted = true;
+    else if (place && h.differing && v.derived_differs && derived_readers.count(h.consumer_op)) v.derived_hinted = true;
     else if (!place || h.differing) v.false_hint = true;
   }
   // The dump says an op writes in place what it did not declare as input (an implicit prior
@@ -218,7 +239,7 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
                     p.slot + "'";
   v.implicit_wrong = static_cast<int>(wrong.size());
   if (c.outside_change) v.exact = g.roots.empty() && v.hinted;
-  else v.exact = found && g.roots.size() == 1 && v.copy_hinted == v.copy_differs;
+  else v.exact = found && g.roots.size() == 1 && v.copy_hinted == v.copy_differs && v.derived_hinted == v.derived_differs;
   if (c.rounding_only) v.rounding_labelled = v.exact && g.roots[0].rounding;
   else if (v.exact && !c.outside_change) v.bug_called_rounding = g.roots[0].rounding;
   v.no_mismatch = r.counts.bad() == 0;
