@@ -63,14 +63,18 @@ inline op_record* c_record(probe_op* op) noexcept { return reinterpret_cast<op_r
 inline probe_op* c_handle(op_record* r) noexcept { return reinterpret_cast<probe_op*>(r); }
 
 // "L<index>.<sub><sub_index>.<name>" in the caller's stack buffer when it fits (op_begin
-// copies it into the op's reused record: no allocation in a steady state).
+// copies it into the op's reused record: no allocation in a steady state). index < 0: no
+// layer, "<sub><sub_index>.<name>", as probe_op_begin names an op without one; "L0." would
+// make it layer 0's.
 inline op_record* c_begin_sub(const char* name, const char* type, int64_t index, const char* sub,
                               int64_t sub_index) noexcept {
   char head[64];
   char* e = head;
-  *e++ = 'L';
-  e = put_int(e, index < 0 ? 0 : index);
-  *e++ = '.';
+  if (index >= 0) {
+    *e++ = 'L';
+    e = put_int(e, index);
+    *e++ = '.';
+  }
   const char* s = sub ? sub : "";
   const size_t sub_len = strlen(s), name_len = strlen(name ? name : "");
   char buf[256];

@@ -175,8 +175,8 @@ void probe_set_step(int64_t step) PROBE_C_NOEXCEPT;
  * Returns NULL when nothing records ops: every probe_op_* accepts NULL. */
 probe_op* probe_op_begin(const char* name, const char* type, int64_t index) PROBE_C_NOEXCEPT;
 /* Two index levels: "L<index>.<sub><sub_index>.<name>" ("L3.h5.attn" for 3, "h", 5), built
- * in the library only when the op is recorded, without allocating. sub_index < 0: as
- * probe_op_begin. */
+ * in the library only when the op is recorded, without allocating. index < 0: no layer
+ * ("h5.attn"); sub_index < 0: as probe_op_begin. */
 probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub, int64_t sub_index) PROBE_C_NOEXCEPT;
 /* A tensor of the op: contiguous, row-major, `ndim` dimensions of `shape` (ndim 0: a scalar). */
 void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
@@ -320,7 +320,8 @@ static inline void probe_metric(const char* name, double value) { probe_metric_l
 
 /* ---- The engine's IR at compiler passes (docs/ir.md) ------------------------------------
  * A compiled graph is a module, each rewrite of it a pass; the IR is printed by the engine's
- * own function, called only when --probe_dump_module_re / --probe_dump_pass_re select it:
+ * own function, called only when the dump goes to a folder and --probe_dump_module_re /
+ * --probe_dump_pass_re select it (without them every module, at its entry and exit):
  *   probe_ir_module* m = probe_ir_module_open("mlp", n_ops);      NULL when not dumped
  *   probe_ir_pass_begin(m, "fusion", print_fn, graph);  fuse(graph);  probe_ir_pass_end(m, print_fn, graph);
  *   probe_ir_module_close(m, print_fn, graph);                     the exit stage; frees m

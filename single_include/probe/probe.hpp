@@ -6833,6 +6833,10 @@ PROBE_API bool parse_size(const std::string& v, uint64_t* out) {
   char* end = nullptr;
   const double num = strtod(v.c_str(), &end);
   if (end == v.c_str() || errno != 0 || !(num >= 0)) return false;
+  // Decimal digits and one point only: strtod also reads "0x10", "1e6" and "inf"
+  int points = 0;
+  for (const char* c = v.c_str(); c != end; ++c)
+    if (*c == '.' ? ++points > 1 : (*c < '0' || *c > '9')) return false;
   std::string suf(end);
   for (char& c : suf) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
   double mul = 1;
@@ -6845,8 +6849,8 @@ PROBE_API bool parse_size(const std::string& v, uint64_t* out) {
       case 'B': mul = 1; break;
       default: return false;
     }
-    std::string rest = suf[0] == 'B' ? suf.substr(1) : suf.substr(1);
-    if (!(rest.empty() || rest == "B" || rest == "IB")) return false;
+    const std::string rest = suf.substr(1);  // "B" alone, or K, M, G, T then "", "B" or "iB"
+    if (!(rest.empty() || (suf[0] != 'B' && (rest == "B" || rest == "IB")))) return false;
   }
   const double bytes = num * mul;
   if (bytes > 1.8e19 || bytes != static_cast<double>(static_cast<uint64_t>(bytes))) return false;
@@ -6895,7 +6899,7 @@ PROBE_API bool set_flag(options& o, int index, const std::string& v, std::string
       break;
     case flag_kind::size:
       if (!parse_size(v, &sz)) {
-        *err = "expects a byte count such as 4096, 512K, 64M or 2G";
+        *err = "expects a byte count such as 4096, 512K, 64M, 1.5G or 2GiB (a fraction must come to whole bytes)";
         return false;
       }
       break;
@@ -24717,8 +24721,8 @@ void probe_set_step(int64_t step) PROBE_C_NOEXCEPT;
  * Returns NULL when nothing records ops: every probe_op_* accepts NULL. */
 probe_op* probe_op_begin(const char* name, const char* type, int64_t index) PROBE_C_NOEXCEPT;
 /* Two index levels: "L<index>.<sub><sub_index>.<name>" ("L3.h5.attn" for 3, "h", 5), built
- * in the library only when the op is recorded, without allocating. sub_index < 0: as
- * probe_op_begin. */
+ * in the library only when the op is recorded, without allocating. index < 0: no layer
+ * ("h5.attn"); sub_index < 0: as probe_op_begin. */
 probe_op* probe_op_begin_sub(const char* name, const char* type, int64_t index, const char* sub, int64_t sub_index) PROBE_C_NOEXCEPT;
 /* A tensor of the op: contiguous, row-major, `ndim` dimensions of `shape` (ndim 0: a scalar). */
 void probe_op_input(probe_op* op, const char* slot, const void* data, probe_dtype type, int ndim,
@@ -24862,7 +24866,8 @@ static inline void probe_metric(const char* name, double value) { probe_metric_l
 
 /* ---- The engine's IR at compiler passes (docs/ir.md) ------------------------------------
  * A compiled graph is a module, each rewrite of it a pass; the IR is printed by the engine's
- * own function, called only when --probe_dump_module_re / --probe_dump_pass_re select it:
+ * own function, called only when the dump goes to a folder and --probe_dump_module_re /
+ * --probe_dump_pass_re select it (without them every module, at its entry and exit):
  *   probe_ir_module* m = probe_ir_module_open("mlp", n_ops);      NULL when not dumped
  *   probe_ir_pass_begin(m, "fusion", print_fn, graph);  fuse(graph);  probe_ir_pass_end(m, print_fn, graph);
  *   probe_ir_module_close(m, print_fn, graph);                     the exit stage; frees m
@@ -25029,6 +25034,11 @@ static inline int probe_break_if_nonfinite_at(const char* name, probe_tensor ten
   (void)name, (void)tensor, (void)file, (void)line, (void)function;
   return 0;
 }
+static inline int(probe_break_if_nonfinite)(const char* name, const void* data, probe_dtype type, int ndim,
+                                            const int64_t* shape) {
+  (void)name, (void)data, (void)type, (void)ndim, (void)shape;
+  return 0;
+}
 
 #endif /* PROBE_DISABLE */
 
@@ -25094,11 +25104,13 @@ void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn
 /* Input `slot`, recorded as `type` (else a failure); NULL on failure. ndim and shape (room
  * for PROBE_MAX_DIMS), when not NULL, receive its shape. */
 const void* probe_replay_input(probe_replay* replay, const char* slot, probe_dtype type, int* ndim, int64_t* shape) PROBE_C_NOEXCEPT;
-/* Output `slot`, allocated by probe and zero-filled: with the recorded shape when ndim < 0,
- * else with `shape` (which must match the recorded one, when there is one). NULL on failure. */
+/* Output `slot`, allocated by probe: with the recorded shape when ndim < 0, else with `shape`
+ * (which must match the recorded one, when there is one); zeros, or the recorded prior state
+ * of an output that is also an input (inout, implicit read-modify-write). NULL on failure. */
 void* probe_replay_output(probe_replay* replay, const char* slot, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT;
 /* Attribute `name` (probe_op_attr_*): absent, or of another kind, is a failure (0, "" or
- * NULL). probe_replay_has_attr tells first when it is optional. */
+ * NULL), except that _int reads a boolean (0, 1) and _double an integer.
+ * probe_replay_has_attr tells first when it is optional. */
 int64_t probe_replay_attr_int(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
 double probe_replay_attr_double(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
 const char* probe_replay_attr_string(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
@@ -25224,14 +25236,18 @@ inline op_record* c_record(probe_op* op) noexcept { return reinterpret_cast<op_r
 inline probe_op* c_handle(op_record* r) noexcept { return reinterpret_cast<probe_op*>(r); }
 
 // "L<index>.<sub><sub_index>.<name>" in the caller's stack buffer when it fits (op_begin
-// copies it into the op's reused record: no allocation in a steady state).
+// copies it into the op's reused record: no allocation in a steady state). index < 0: no
+// layer, "<sub><sub_index>.<name>", as probe_op_begin names an op without one; "L0." would
+// make it layer 0's.
 inline op_record* c_begin_sub(const char* name, const char* type, int64_t index, const char* sub,
                               int64_t sub_index) noexcept {
   char head[64];
   char* e = head;
-  *e++ = 'L';
-  e = put_int(e, index < 0 ? 0 : index);
-  *e++ = '.';
+  if (index >= 0) {
+    *e++ = 'L';
+    e = put_int(e, index);
+    *e++ = '.';
+  }
   const char* s = sub ? sub : "";
   const size_t sub_len = strlen(s), name_len = strlen(name ? name : "");
   char buf[256];

@@ -45,6 +45,11 @@ static int views(void) {
     probe_op_tensor(op, PROBE_IN, "k", probe_tensor_strided(cache + h * D, PROBE_FLOAT32, 2, head_shape, head_strides));
     probe_op_end(op);
   }
+  {  /* no layer: "h1.attn", never layer 0's */
+    probe_op* op = probe_op_begin_sub("attn", "Attention", -1, "h", 1);
+    probe_op_tensor(op, PROBE_IN, "k", probe_tensor_strided(cache + D, PROBE_FLOAT32, 2, head_shape, head_strides));
+    probe_op_end(op);
+  }
   samples[0] = s0;
   samples[1] = s1;
   {
@@ -109,6 +114,8 @@ static int breakpoint(void) {
 static int nonfinite(void) {
   float u[3] = {1, 0, 2};
   const int64_t shape[1] = {3};
+  /* the function form, without the caller's place (also under PROBE_DISABLE): finite, no stop */
+  if ((probe_break_if_nonfinite)("u", u, PROBE_FLOAT32, 1, shape) != 0) return 1;
   u[1] = (float)NAN;
   return probe_break_if_nonfinite("u", u, PROBE_FLOAT32, 1, shape) == 1 ? 0 : 1; /* NONFINITE */
 }

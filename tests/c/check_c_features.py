@@ -83,6 +83,9 @@ elif mode == "views":
         got = np.load(os.path.join(work, "dump", t["file"]))
         need(got.nbytes == 6 * 2 * 4, f"{key}: {got.nbytes} bytes, the head alone is 48")
         need(np.array_equal(got, cache[:, h, :]), f"{key}: {got} is not head {h} of the cache")
+    # index -1: no layer (not "L0.h1.attn", layer 0's name)
+    need("h1.attn#0/in/k" in tensors, f"no h1.attn#0/in/k: {sorted(tensors)}")
+    need(not any(k.startswith("L0.") for k in tensors), f"an op named as layer 0's: {sorted(tensors)}")
     t = tensors.get("gather#0/in/rows")
     need(t and t["shape"] == [2, 3], f"batch tensor: {t}")
     need(np.array_equal(np.load(os.path.join(work, "dump", t["file"])), np.array([[1, 2, 3], [4, 5, 6]], np.float32)),

@@ -88,7 +88,15 @@ TEST_CASE("flags: sizes and integers") {
   CHECK(with("--probe_dump_max_bytes=64M").dump_max_bytes == 64u * 1024 * 1024);
   CHECK(with("--probe_dump_max_bytes=2g").dump_max_bytes == 2ull * 1024 * 1024 * 1024);
   CHECK(with("--probe_dump_max_bytes=1.5KiB").dump_max_bytes == 1536u);
+  CHECK(with("--probe_dump_max_bytes=100B").dump_max_bytes == 100u);
   CHECK(with("--probe_dump_max_ops=12").dump_max_ops == 12);
+  // decimal only, one suffix: what strtod or a loose suffix would also take is refused
+  for (const char* bad : {"0x10", "1e6", "inf", "100BB", "100BiB", "1.2.3K", "1.3K"}) {
+    std::string err;
+    CAPTURE(bad);
+    CHECK(with((std::string("--probe_dump_max_bytes=") + bad).c_str(), &err).dump_max_bytes == 0u);
+    CHECK(err.find("a fraction must come to whole bytes") != std::string::npos);
+  }
 }
 
 TEST_CASE("flags: bad values name the flag and the value, and keep the default") {

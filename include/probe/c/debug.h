@@ -117,6 +117,11 @@ static inline int probe_break_if_nonfinite_at(const char* name, probe_tensor ten
   (void)name, (void)tensor, (void)file, (void)line, (void)function;
   return 0;
 }
+static inline int(probe_break_if_nonfinite)(const char* name, const void* data, probe_dtype type, int ndim,
+                                            const int64_t* shape) {
+  (void)name, (void)data, (void)type, (void)ndim, (void)shape;
+  return 0;
+}
 
 #endif /* PROBE_DISABLE */
 

@@ -39,11 +39,13 @@ void probe_register_kernel(const char* name, probe_kernel_fn fn, probe_kernel_fn
 /* Input `slot`, recorded as `type` (else a failure); NULL on failure. ndim and shape (room
  * for PROBE_MAX_DIMS), when not NULL, receive its shape. */
 const void* probe_replay_input(probe_replay* replay, const char* slot, probe_dtype type, int* ndim, int64_t* shape) PROBE_C_NOEXCEPT;
-/* Output `slot`, allocated by probe and zero-filled: with the recorded shape when ndim < 0,
- * else with `shape` (which must match the recorded one, when there is one). NULL on failure. */
+/* Output `slot`, allocated by probe: with the recorded shape when ndim < 0, else with `shape`
+ * (which must match the recorded one, when there is one); zeros, or the recorded prior state
+ * of an output that is also an input (inout, implicit read-modify-write). NULL on failure. */
 void* probe_replay_output(probe_replay* replay, const char* slot, probe_dtype type, int ndim, const int64_t* shape) PROBE_C_NOEXCEPT;
 /* Attribute `name` (probe_op_attr_*): absent, or of another kind, is a failure (0, "" or
- * NULL). probe_replay_has_attr tells first when it is optional. */
+ * NULL), except that _int reads a boolean (0, 1) and _double an integer.
+ * probe_replay_has_attr tells first when it is optional. */
 int64_t probe_replay_attr_int(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
 double probe_replay_attr_double(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;
 const char* probe_replay_attr_string(probe_replay* replay, const char* name) PROBE_C_NOEXCEPT;

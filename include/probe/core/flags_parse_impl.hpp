@@ -64,6 +64,10 @@ PROBE_API bool parse_size(const std::string& v, uint64_t* out) {
   char* end = nullptr;
   const double num = strtod(v.c_str(), &end);
   if (end == v.c_str() || errno != 0 || !(num >= 0)) return false;
+  // Decimal digits and one point only: strtod also reads "0x10", "1e6" and "inf"
+  int points = 0;
+  for (const char* c = v.c_str(); c != end; ++c)
+    if (*c == '.' ? ++points > 1 : (*c < '0' || *c > '9')) return false;
   std::string suf(end);
   for (char& c : suf) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
   double mul = 1;
@@ -76,8 +80,8 @@ PROBE_API bool parse_size(const std::string& v, uint64_t* out) {
       case 'B': mul = 1; break;
       default: return false;
     }
-    std::string rest = suf[0] == 'B' ? suf.substr(1) : suf.substr(1);
-    if (!(rest.empty() || rest == "B" || rest == "IB")) return false;
+    const std::string rest = suf.substr(1);  // "B" alone, or K, M, G, T then "", "B" or "iB"
+    if (!(rest.empty() || (suf[0] != 'B' && (rest == "B" || rest == "IB")))) return false;
   }
   const double bytes = num * mul;
   if (bytes > 1.8e19 || bytes != static_cast<double>(static_cast<uint64_t>(bytes))) return false;
@@ -126,7 +130,7 @@ PROBE_API bool set_flag(options& o, int index, const std::string& v, std::string
       break;
     case flag_kind::size:
       if (!parse_size(v, &sz)) {
-        *err = "expects a byte count such as 4096, 512K, 64M or 2G";
+        *err = "expects a byte count such as 4096, 512K, 64M, 1.5G or 2GiB (a fraction must come to whole bytes)";
         return false;
       }
       break;
