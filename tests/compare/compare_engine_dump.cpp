@@ -1,6 +1,6 @@
 // Writes a dump of the reference engine, for the CLI test:
 //   compare_engine_dump DIR [--reference] [--plant wrong_norm|nan_act] [--f16] [--extra]
-//                           [--reshape] [--steps N] [--snapshots]
+//                           [--reshape] [--steps N] [--snapshots] [--max-ops N]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     else if (a == "--reshape") o.reshape_pool = true;
     else if (a == "--snapshots") flags += " --probe_dump_snapshots";
     else if (a == "--steps" && i + 1 < argc) steps = std::atoi(argv[++i]);
+    else if (a == "--max-ops" && i + 1 < argc) flags += std::string(" --probe_dump_max_ops=") + argv[++i];
     else if (a == "--plant" && i + 1 < argc) {
       const std::string p = argv[++i];
       o.planted = p == "wrong_norm" ? plant::wrong_norm : p == "nan_act" ? plant::nan_act : plant::none;

@@ -268,6 +268,8 @@ inline run_findings find_more(const std::vector<compared_pair>& pairs, graph_ans
   std::map<std::string, std::pair<size_t, size_t>> counts;  // op name -> executions in A, in B
   for (size_t ni = 0; ni < g->nodes.size(); ++ni) {
     const op_node& n = g->nodes[ni];
+    // an op one run did not record because its dump stopped ran, as far as anyone knows, in both
+    if (!n.paired() && n.cut) continue;
     if (n.in_a) ++counts[n.op].first;
     if (n.in_b) ++counts[n.op].second;
     if (n.paired()) paired.push_back(ni);

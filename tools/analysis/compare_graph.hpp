@@ -74,6 +74,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     op_node& n = g.nodes[it->second];
     n.in_a = n.in_a || p.a.present;
     n.in_b = n.in_b || p.b.present;
+    n.cut = n.cut || !p.past_budget.empty();
     n.ambiguous = n.ambiguous || p.ambiguous;
     if (p.b.present && !n.seq_b) n.seq_b = p.b.seq;
     if (p.b.present && n.op_key_b.empty() && !p.b.own_key.empty())

@@ -24,6 +24,7 @@ struct op_node {
   int64_t step = 0;
   std::vector<size_t> inputs, outputs;  // pair indices
   bool in_a = false, in_b = false;      // some tensor of it was recorded in A / in B
+  bool cut = false;                     // a run did not record some of it: its dump stopped (a budget)
   bool mismatch = false;                // an output out of tolerance
   bool inner_mismatch = false;          // a nested op execution mismatches
   bool carries = false;                 // an output differs, or passed by statistics alone while an input differs

@@ -95,6 +95,7 @@ struct pair_side {
   int ndim = 0;
   int64_t shape[max_dims] = {};
   uint64_t seq = 0;
+  size_t line = 0;   // its manifest line (0: not from a manifest)
   std::string hash;  // content hash from the manifest ("" when absent)
   std::string stale_producer, stale_last_op;  // written outside any op after this producer
   std::string within;  // a worker's input no op wrote: the enclosing op's input holding it
@@ -122,6 +123,10 @@ struct compared_pair {
   pair_side a, b;
   pair_status status = pair_status::ok;
   std::string why;  // shape, dtype, no_data
+  // One-sided because the other run's dump stopped at a budget before it (compare_budget.hpp):
+  // no data, not a difference. Says whose budget, and which ("past A's dump budget
+  // (--probe_dump_max_ops=2 reached)"); "" if not.
+  std::string past_budget;
   tensor_metrics metrics;
   bool by_stats = false;  // no data on a side: judged by the manifest's statistics
   bool by_producers = false;  // an implicit prior state without data: its producers' verdict
@@ -152,6 +157,7 @@ inline void fill_side(const dump_tensor& t, pair_side* s) {
   s->ndim = t.ndim;
   for (int i = 0; i < t.ndim; ++i) s->shape[i] = t.shape[i];
   s->seq = t.seq;
+  s->line = t.line;
   s->hash = t.hash;
   s->stale_producer = t.stale_producer;
   s->stale_last_op = t.stale_last_op;
@@ -279,12 +285,41 @@ inline bool find_npy(const std::string& dir, std::vector<std::string>* out, std:
   return true;
 }
 
+// The data files a dump's manifests name (a record's "file", or the snapshot file that holds
+// a record's data), as paths relative to the dump folder, sorted: what belongs to the run, not
+// whatever else lies in the folder (snapshots beside .npy files, an earlier run's files).
+// False with *error when a manifest cannot be read; the runs' notes go to *notes.
+inline bool manifest_files(const std::string& dir, std::vector<std::string>* out, std::vector<std::string>* notes,
+                           std::string* error) {
+  std::vector<dump_run> runs;
+  if (!read_dump(dir, &runs, error)) return false;
+  out->clear();
+  for (const dump_run& run : runs) {
+    notes->insert(notes->end(), run.notes.begin(), run.notes.end());
+    const std::string prefix = join(run.dir, "");
+    for (const dump_tensor& t : run.tensors)
+      // same_as: a constant dumped once, its file is the earlier record's (listed there)
+      if (!t.file.empty() && t.same_as.empty() && t.file.compare(0, prefix.size(), prefix) == 0)
+        out->push_back((run.name.empty() ? std::string() : run.name + "/") + t.file.substr(prefix.size()));
+  }
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+  return true;
+}
+
 // Pairs two folders of .npy files by relative path; the order is the paths' (dump file
-// names start with the op's sequence number, so that is execution order for dumps).
+// names start with the op's sequence number, so that is execution order for dumps). A side
+// given its files (named_a, named_b: a dump's, manifest_files) pairs those alone, and its
+// links are not followed (a dump's files are read as compare reads a dump's); the other
+// side's are every .npy file under its folder.
 inline bool pair_folders(const std::string& da, const std::string& db, std::vector<compared_pair>* pairs,
-                         std::string* error) {
+                         std::string* error, const std::vector<std::string>* named_a = nullptr,
+                         const std::vector<std::string>* named_b = nullptr) {
   std::vector<std::string> fa, fb;
-  if (!find_npy(da, &fa, error) || !find_npy(db, &fb, error)) return false;
+  if (named_a) fa = *named_a;
+  else if (!find_npy(da, &fa, error)) return false;
+  if (named_b) fb = *named_b;
+  else if (!find_npy(db, &fb, error)) return false;
   std::vector<std::string> all = fa;
   all.insert(all.end(), fb.begin(), fb.end());
   std::sort(all.begin(), all.end());
@@ -299,14 +334,41 @@ inline bool pair_folders(const std::string& da, const std::string& db, std::vect
     if (std::binary_search(fa.begin(), fa.end(), rel)) {
       p.a.present = true;
       p.a.file = join(da, rel);
-      p.a.at_last = links::follow;
+      p.a.at_last = named_a ? links::refuse : links::follow;
     }
     if (std::binary_search(fb.begin(), fb.end(), rel)) {
       p.b.present = true;
       p.b.file = join(db, rel);
-      p.b.at_last = links::follow;
+      p.b.at_last = named_b ? links::refuse : links::follow;
     }
     pairs->push_back(std::move(p));
+  }
+  return true;
+}
+
+// Pairs two folders without a manifest on both sides (compare_paths' "npy folders"). A dump
+// against a folder of .npy files: the dump's side is the files its manifest names
+// (docs/dump.md: a folder may hold more than the run), paired by path with the others. False
+// with *error when a manifest cannot be read or a side has no file.
+inline bool pair_folder_sides(const std::string& a, const std::string& b, std::vector<compared_pair>* pairs,
+                              std::vector<std::string>* notes, std::string* error) {
+  const bool dump_side[2] = {has_manifest(a), has_manifest(b)};
+  std::vector<std::string> named[2];
+  for (int side = 0; side < 2; ++side)
+    if (dump_side[side] && !manifest_files(side ? b : a, &named[side], notes, error)) return false;
+  if (dump_side[0] || dump_side[1])
+    notes->push_back("only one side has a manifest: the files it names are paired by path with the other "
+                     "folder's .npy files, without graph answers");
+  if (!pair_folders(a, b, pairs, error, dump_side[0] ? &named[0] : nullptr, dump_side[1] ? &named[1] : nullptr))
+    return false;
+  for (int side = 0; side < 2; ++side) {
+    bool any = false;
+    for (const compared_pair& p : *pairs) any = any || (side ? p.b.present : p.a.present);
+    if (!any) {
+      *error = (side ? b : a) + (dump_side[side] ? ": its manifest names no data file"
+                                                 : ": no manifest.jsonl and no .npy files in it");
+      return false;
+    }
   }
   return true;
 }

@@ -27,6 +27,7 @@
 
 #include <probe/formats/npy.hpp>
 #include <probe/util/text.hpp>
+#include "compare_budget.hpp"
 #include "compare_details.hpp"
 #include "compare_findings.hpp"
 #include "compare_graph.hpp"
@@ -276,13 +277,25 @@ inline bool compare_pairs(compare_report* r) {
       compared_pair& p = r->runs[ri].pairs[pi];
       if (!p.a.present || !p.b.present) {
         p.status = p.a.present ? pair_status::only_a : pair_status::only_b;
-        if (p.implicit) {
+        if (!p.past_budget.empty()) {  // the other run stopped dumping before it: not a difference
+          p.status = pair_status::no_data;
+          p.why = p.past_budget;
+        } else if (p.implicit) {
           // Inferred from what the memory held before (an output over another op's output
           // nothing read): where the allocator reused a block in one run only, one run has
           // it. The op's outputs are judged all the same.
           p.status = pair_status::no_data;
           p.why = std::string("an implicit prior state in ") + (p.a.present ? "A" : "B") +
                   " only (its memory held another op's unread output there: a block the allocator reused)";
+        }
+        // A file one folder of .npy files has alone: no manifest gives its dtype and shape,
+        // its header does (for the row; one that cannot be read stays unknown, as it is not
+        // compared).
+        pair_side& alone = p.a.present ? p.a : p.b;
+        if (alone.type == dtype::invalid && !alone.file.empty()) {
+          pair_side read = alone;
+          std::string ignored;
+          if (read_side_header(&read, &ignored)) alone = read;
         }
         continue;
       }
@@ -440,6 +453,7 @@ inline bool pair_dumps(compare_report* r) {
     realign_executions(x, y);
     pair_workers(&x, y, &r->notes, prefix);
     run.pairs = compare_inputs::pair_runs(x, *y, r->settings, &r->notes, &run.outside_step);
+    mark_past_budget(x, *y, &run.pairs);
     // the library's notes about ops: once when both runs wrote one, else with the run named
     {
       const std::set<std::string> in_a(x.op_notes.begin(), x.op_notes.end()), in_b(y->op_notes.begin(), y->op_notes.end());
@@ -524,18 +538,8 @@ inline compare_report compare_paths(const std::string& a, const std::string& b, 
     if (!pair_dumps(&r)) return r;
   } else {
     r.kind = "npy folders";
-    if (has_manifest(a) || has_manifest(b))
-      r.notes.push_back("only one side has a manifest: files are paired by path, without graph answers");
     compared_run run;
-    if (!compare_inputs::pair_folders(a, b, &run.pairs, &r.error)) return r;
-    for (int side = 0; side < 2; ++side) {
-      bool any = false;
-      for (const compared_pair& p : run.pairs) any = any || (side ? p.b.present : p.a.present);
-      if (!any) {
-        r.error = (side ? b : a) + ": no manifest.jsonl and no .npy files in it";
-        return r;
-      }
-    }
+    if (!compare_inputs::pair_folder_sides(a, b, &run.pairs, &r.notes, &r.error)) return r;
     r.runs.push_back(std::move(run));
   }
   if (!compare_pairs(&r)) return r;

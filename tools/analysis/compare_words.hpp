@@ -91,7 +91,10 @@ inline std::string status_text(const compared_pair& p) {
     case pair_status::dtype: return "DTYPE " + p.why.substr(p.why.find(' ') + 1);
     case pair_status::only_a: return "only in A";
     case pair_status::only_b: return "only in B";
-    default: return "no data (" + ::probe::detail::printable(p.why) + ")";
+    default:
+      // past a budget: which budget the notes say, the JSON too; the row keeps to its column
+      return "no data (" +
+             ::probe::detail::printable(p.past_budget.empty() ? p.why : p.why.substr(0, p.why.find(" ("))) + ")";
   }
 }
 

@@ -114,6 +114,11 @@ struct dump_run {
   std::vector<dump_tensor> tensors;
   std::vector<dump_attrs> attrs;
   std::vector<std::string> notes;  // budget records, a dropped partial last line
+  // A "budget" record: dumping stopped early, at op budget_seq (0: not said), for this reason.
+  // What the run did from then on was not recorded: compare calls it no data, not a difference.
+  bool stopped_early = false;
+  uint64_t budget_seq = 0;
+  std::string budget_reason;
   std::vector<std::string> op_notes;  // "note" records: one line about an op
   int rank = -1, world = 0;  // the run record's MPI rank and world size (-1, 0: not under MPI)
   double start_time = 0;     // the run record's, seconds since the epoch (0: none)
@@ -327,6 +332,9 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
         run->notes.push_back(path + ": line " + std::to_string(line_no) + " is incomplete (the run was cut short); ignored");
         break;
       }
+      // The parser counts lines within the one it was given: its "line 1, " would read as a
+      // second line number beside the manifest's.
+      if (why.compare(0, 8, "line 1, ") == 0) why.erase(0, 8);
       *error = path + ":" + std::to_string(line_no) + ": " + (why.empty() ? "not a JSON object" : why);
       return false;
     }
@@ -368,6 +376,11 @@ inline bool parse_manifest(const std::string& text, const std::string& dir, cons
       run->op_notes.push_back(v.get_string("op") + ": " + v.get_string("text"));
     } else if (kind == "budget") {
       run->notes.push_back("dumping stopped early: " + v.get_string("reason"));
+      if (!run->stopped_early) {  // the first stop is the one that counts
+        run->stopped_early = true;
+        run->budget_reason = v.get_string("reason");
+        if (v.get("seq").is_integer() && v.get_int("seq") > 0) run->budget_seq = static_cast<uint64_t>(v.get_int("seq"));
+      }
     }
   }
   if (!run->has_run_record && run->tensors.empty()) {

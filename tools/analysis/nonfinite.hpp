@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct nonfinite_tensor {
   int64_t count = 0, nan = 0, pos_inf = 0, neg_inf = 0;
   bool known = false;     // stats or data were available
   bool verified = false;  // counted from the data file
+  // An input whose producer was dumped at another step than --step asked: that output's key
+  // and step (then "not dumped" would be wrong: compare without --step follows it).
+  std::string outside_producer;
+  int64_t outside_step = 0;
   int64_t nonfinite() const { return nan + pos_inf + neg_inf; }
 };
 
@@ -155,10 +160,22 @@ inline bool scan(const dump_run& run, bool has_step, int64_t step, nonfinite_run
     break;
   }
   if (!out->found) return true;
+  std::unordered_map<std::string, int64_t> output_step;  // with --step: every output of the run, by key
+  if (has_step)
+    for (const dump_tensor& t : run.tensors)
+      if (!t.is_input) output_step.emplace(t.key, t.step);
   for (const dump_tensor* t : order) {
     if (!t->is_input || t->op_key() != out->op_key) continue;
     nonfinite_tensor n = from_stats(*t);
     if (!t->file.empty() && !measure(*t, &n, error)) return false;
+    for (const dump_producer& p : t->producers) {
+      auto it = output_step.find(p.key);
+      if (it != output_step.end() && it->second != step) {
+        n.outside_producer = p.key;
+        n.outside_step = it->second;
+        break;
+      }
+    }
     out->inputs.push_back(n);
   }
   return true;
@@ -203,15 +220,23 @@ inline std::string nonfinite_text(const nonfinite_report& r) {
     for (const nonfinite_tensor& t : run.outputs)
       out += prefix + "  output " + ::probe::detail::printable(t.key) + ": " + nonfinite_counts(t) + (t.verified ? " (counted from the data)" : " (manifest stats)") + "\n";
     bool inputs_finite = true;
+    const nonfinite_tensor* outside = nullptr;  // a non-finite input whose producer --step left out
     for (const nonfinite_tensor& t : run.inputs) {
       out += prefix + "  input " + ::probe::detail::printable(t.key) + ": " +
              (t.known ? (t.nonfinite() ? nonfinite_counts(t) : "all finite") : std::string("not known")) +
              (t.producer.empty() ? " (graph input)" : " (from " + ::probe::detail::printable(t.producer) + ")") + "\n";
       inputs_finite = inputs_finite && t.known && !t.nonfinite();
+      if (!outside && t.nonfinite() && !t.outside_producer.empty()) outside = &t;
     }
+    // As compare's hints say it: a producer --step left out was dumped, it is not "not dumped".
+    const std::string already =
+        outside ? "  An input already holds NaN/Inf: " + ::probe::detail::printable(outside->key) + " comes from " +
+                      ::probe::detail::printable(outside->outside_producer) + ",\n" + prefix + "  outside --step (step " +
+                      std::to_string(outside->outside_step) + "): compare without --step to follow it."
+                : "  An input already holds NaN/Inf (a graph input, or an op that was not dumped).";
     out += prefix + (run.inputs.empty() ? "  The op has no recorded inputs."
                      : inputs_finite ? "  Its inputs are all finite: this op made the NaN/Inf."
-                                     : "  An input already holds NaN/Inf (a graph input, or an op that was not dumped).") +
+                                     : already) +
            "\n";
     out += prefix + "  " + std::to_string(run.outputs_nonfinite) + " of " + std::to_string(run.outputs_scanned) +
            " op outputs hold NaN/Inf.\n";
@@ -234,6 +259,8 @@ inline std::string nonfinite_json(const nonfinite_report& r) {
       w.member("posinf", static_cast<long long>(t.pos_inf)).member("neginf", static_cast<long long>(t.neg_inf));
       w.key("producer");
       if (t.producer.empty()) w.null(); else w.value(t.producer);
+      w.key("producer_outside_step");  // the producer's step when --step left it out
+      if (t.outside_producer.empty()) w.null(); else w.value(static_cast<long long>(t.outside_step));
       w.end_object();
     }
     w.end_array();

@@ -48,10 +48,29 @@ const option_spec k_options[] = {
          "every row in the table and every root cause in full; without it, rows within tolerance are left out above "
          "200 tensors, and root causes past the first 50 of a run are named in one line"),
     flag("--quiet", "no text report"),
-    flag("--nonfinite", "one dump: the first op whose output holds NaN or Inf"),
+    flag("--nonfinite", "one dump: the first op whose output holds NaN or Inf; takes only --step, --json and --quiet"),
     number("--first-above", "X", 0, 1e300,
-           "one or two dumps: the first op (in sequence order) whose output holds |value| > X in either run"),
+           "one or two dumps: the first op (in sequence order) whose output holds |value| > X in either run; takes "
+           "only --step, --json and --quiet"),
 };
+
+// What the one-dump checks take besides their own option: they read no tolerances and write
+// no page, so any other option given with them would be dropped without a word.
+const char* const k_check_options[] = {"--step", "--json", "--quiet"};
+
+// "" when the options given fit the mode; else the usage error, naming the first that does not.
+std::string mode_problem(const parsed_options& args) {
+  const char* mode = args.given("--nonfinite") ? "--nonfinite" : args.given("--first-above") ? "--first-above" : nullptr;
+  if (!mode) return std::string();
+  for (const option_spec& o : k_options) {
+    if (!args.given(o.name) || !strcmp(o.name, mode)) continue;
+    bool taken = false;
+    for (const char* t : k_check_options) taken = taken || !strcmp(o.name, t);
+    if (!taken)
+      return std::string(o.name) + " does not apply to " + mode + ", which takes only --step, --json and --quiet";
+  }
+  return std::string();
+}
 
 int bad_input(const std::string& message) {
   print_error("compare", message);
@@ -111,8 +130,8 @@ const command_spec compare_command = {
     "compare",
     "compare two dumps: per-tensor errors, first divergent op, root causes",
     "probe compare [options] A B\n"
-    "probe compare --nonfinite [--step N] [--json FILE] DIR\n"
-    "probe compare --first-above X [--step N] [--json FILE] A [B]",
+    "probe compare --nonfinite [--step N] [--json FILE] [--quiet] DIR\n"
+    "probe compare --first-above X [--step N] [--json FILE] [--quiet] A [B]",
     "Compares a run A with a reference B: two dump folders (manifest.jsonl; rank folders are\n"
     "paired by name), two folders of .npy files (paired by relative path) or two .npy files.\n"
     "Reports per-tensor errors in execution order, the first divergent op, and the root causes:\n"
@@ -120,7 +139,10 @@ const command_spec compare_command = {
     "\n"
     "An element fails when |a - b| > atol + rtol * |b| (b: the reference). Default tolerances by\n"
     "the coarser dtype of each pair: float64 atol 1e-8 rtol 1e-7, float32 1e-5 1e-5, float16\n"
-    "1e-2 1e-2, bfloat16 5e-2 5e-2, integers 0 0.\n",
+    "1e-2 1e-2, bfloat16 5e-2 5e-2, integers 0 0.\n"
+    "\n"
+    "--nonfinite and --first-above take only --step, --json and --quiet; another option given\n"
+    "with them (tolerances, --html, the other check) is refused.\n",
     k_options,
     sizeof k_options / sizeof k_options[0],
     "exit: 0 within tolerance (with --accept-rounding, also when every failure is rounding-level;\n"
@@ -140,6 +162,8 @@ int run_compare(int argc, char** argv) {
   parsed_options args;
   int exit_code = 0;
   if (!read_command_line(compare_command, argc, argv, &args, &exit_code)) return exit_code;
+  const std::string misfit = mode_problem(args);
+  if (!misfit.empty()) return usage_error(compare_command, misfit);
 
   pa::compare_settings s;
   pa::compare_text_options text;
