@@ -103,6 +103,27 @@ code, _, err = probe("bisect-run", "--metric", "X", "--baseline", "10", "--thres
 check(code == 0, f"bisect-run --threshold 0: exit {code}, {err!r}")
 code, _, err = probe("bisect-run", "--metric", "X", "--good-value", "10", "--bad-value", "5", "--alpha", "0", "--", "true")
 check(code == 128, f"bisect-run --alpha 0 is refused: exit {code}, {err!r}")
+# --max-runs caps the runs "in all": below the --repeat runs made first it cannot hold, and is
+# refused before CMD runs (CMD here would leave a file per run).
+with tempfile.TemporaryDirectory() as tmp:
+    runs = os.path.join(tmp, "runs")
+    count = f"echo x >> {runs}; echo X: 576"
+    for extra in (["--repeat", "5", "--max-runs", "2"], ["--max-runs", "2"]):
+        code, out, err = probe("bisect-run", "--metric", "X", "--good-value", "577", "--bad-value", "520", *extra,
+                               "--", "sh", "-c", count)
+        check(code == 128 and err.count("\n") == 1 and "--max-runs 2 is below --repeat" in err and not os.path.exists(runs),
+              f"bisect-run {' '.join(extra)}: exit {code}, {err!r}")
+    code, _, err = probe("bisect-run", "--metric", "X", "--good-value", "577", "--bad-value", "520", "--repeat", "2",
+                         "--max-runs", "2", "--", "sh", "-c", count)
+    check(code == 0 and open(runs).read().count("x") == 2, f"bisect-run --repeat 2 --max-runs 2: exit {code}, {err!r}")
+    # crash mode decides on the exit status alone: the metric-mode options are refused, not ignored
+    for extra in (["--metric", "X"], ["--good-value", "1", "--bad-value", "2"], ["--max-runs", "4"], ["--ignore-exit-status"]):
+        code, _, err = probe("bisect-run", "--crash", *extra, "--", "sh", "-c", count)
+        check(code == 128 and err.count("\n") == 1 and "no meaning with --crash" in err and
+              all(w in err for w in extra if w.startswith("--")), f"bisect-run --crash {' '.join(extra)}: exit {code}, {err!r}")
+    check(open(runs).read().count("x") == 2, "no refused bisect-run ran CMD")
+    code, _, err = probe("bisect-run", "--crash", "--repeat", "2", "--timeout", "30", "--", "true")
+    check(code == 0, f"bisect-run --crash with both-mode options: exit {code}, {err!r}")
 
 # contradictory directions are a usage error, not the last one winning
 with tempfile.TemporaryDirectory() as tmp:

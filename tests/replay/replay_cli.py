@@ -10,6 +10,7 @@ usage: replay_cli.py PATH/TO/probe PATH/TO/replay_engine
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -91,6 +92,23 @@ try:
     code, out, err = run([PROBE, "replay", "--list", naive])
     check(code == 0 and re.search(r"op_000002\.norm\s+norm#0\s+LayerNorm\s+complete\s+x float32\[8,64\] -> y float32\[8,64\]"
                                   r"\s+eps=1e-05 axis=1 mode=\"rows\" normalized_shape=\[64\]", out), f"--list\n{out}{err}")
+    # --list shows what --op-re selects, as the replay would (a partial match on op#occurrence).
+    code, out, err = run([PROBE, "replay", "--list", "--op-re", "norm", naive])
+    check(code == 0 and re.search(r"/op_000002\.norm\s+norm#0\s", out) and "scale#0" not in out and
+          "gate#0" not in out and "mix#0" not in out and out.endswith("\n1 snapshot\n"), f"--list --op-re\n{out}{err}")
+    code, out, err = run([PROBE, "replay", "--list", "--op-re", "^nosuch", naive])
+    check(code == 2 and out == "" and err == "probe replay: no snapshot's op#occurrence matches --op-re '^nosuch'\n",
+          f"--list --op-re matching nothing: {code} {out!r} {err!r}")
+    code, out, err = run([PROBE, "replay", "--op-re", "^nosuch", naive, "--", ENGINE])
+    check(code == 2 and out == "" and err == "probe replay: no snapshot's op#occurrence matches --op-re '^nosuch'\n",
+          f"--op-re matching nothing, before the engine runs: {code} {out!r} {err!r}")
+    # A bad pattern is told before anything runs, naming the CLI's option: no table header, no
+    # engine (it would have told it under --probe_replay_op_re).
+    for cmd in (["--op-re", "(", naive, "--", ENGINE], ["--list", "--op-re", "(", naive]):
+        code, out, err = run([PROBE, "replay", *cmd])
+        check(code == 2 and out == "" and err.count("\n") == 1 and
+              err.startswith("probe replay: --op-re '(' is not a valid regular expression") and "--probe_" not in err,
+              f"bad --op-re ({' '.join(cmd[:2])}): {code} {out!r} {err!r}")
     code, out, err = run([PROBE, "replay", naive, "--", "true"])
     check(code == 2 and "without replaying" in err, f"an engine that does not replay: {code} {err!r}")
     # An engine stopped by SIGPIPE (its reader quit: | head) did not crash on a kernel.
@@ -218,6 +236,41 @@ try:
     here = run([PROBE, "replay", "--op-re", "norm", naive, "--", ENGINE, "--bug"])
     there = run([PROBE, "replay", "probe-bundle-norm-0", "--", ENGINE, "--bug"], cwd=elsewhere)
     check(here[0] == there[0] == 1 and table_only(here[1]) == table_only(there[1]), f"bundle replay\n{here[1]}\n{there[1]}")
+    # The next step it prints names the program the run record holds (the naive dump ran ENGINE
+    # alone), quoted for a shell.
+    check(out.splitlines()[1:] == [f"  tar -xf {shlex.quote(tarball)} && probe replay probe-bundle-norm-0 -- "
+                                   f"{shlex.quote(ENGINE)}"], f"bundle hint: {out!r}")
+    # With arguments: they are kept and quoted, the run's probe flags left out (the replay adds its
+    # own; --probe_dump_to would dump again); the line, run as it is, replays the op.
+    argdump = os.path.join(tmp, "arg dump")
+    code, out, err = run([ENGINE, "--probe_dump_to", argdump, "--bug", "--probe_dump_snapshots", "--hostile",
+                          "it's op", "-probe_reference"])
+    check(code == 0 and os.path.isdir(os.path.join(argdump, "snapshots")), f"dump with flags on argv: {code} {err}")
+    there = os.path.join(tmp, "hint")
+    os.mkdir(there)
+    code, out, err = run([PROBE, "bundle", argdump, "--op", "norm#0", "-o", "it's.tar"], cwd=there)
+    hint = out.splitlines()[1] if code == 0 and len(out.splitlines()) == 2 else ""
+    try:
+        hint_words = shlex.split(hint)
+    except ValueError:  # an unquoted ' (as in it's.tar)
+        hint_words = None
+    check(hint_words == ["tar", "-xf", "it's.tar", "&&", "probe", "replay", "probe-bundle-norm-0", "--", ENGINE,
+                                "--bug", "--hostile", "it's op"], f"bundle hint with arguments: {code} {out!r} {err!r}")
+    env_path = os.path.dirname(PROBE) + os.pathsep + os.environ.get("PATH", "")
+    p = subprocess.run(["sh", "-c", hint], capture_output=True, text=True, cwd=there, env=dict(os.environ, PATH=env_path))
+    check(p.returncode == 1 and rows(p.stdout) == {"norm#0": "MISMATCH"}, f"the hint run as printed: {p.returncode}\n{p.stdout}{p.stderr}")
+    # No program recorded (a manifest without argv): a placeholder no one takes for a program.
+    noargv = os.path.join(tmp, "noargv")
+    shutil.copytree(naive, noargv)
+    lines = open(os.path.join(noargv, "manifest.jsonl")).read().splitlines()
+    with open(os.path.join(noargv, "manifest.jsonl"), "w") as f:
+        for l in lines:
+            rec = json.loads(l)
+            rec.pop("argv", None)
+            f.write(json.dumps(rec) + "\n")
+    code, out, err = run([PROBE, "bundle", noargv, "--op", "norm#0", "-o", tarball])
+    check(code == 0 and out.splitlines()[1:] == [f"  tar -xf {shlex.quote(tarball)} && probe replay probe-bundle-norm-0 -- "
+                                                 "<your program> [its arguments]"], f"bundle hint without argv: {out!r}")
     code, out, err = run([PROBE, "bundle", naive, "--op", "norm", "--folder", "../bug 1234", "--output", tarball])
     names = tarfile.open(tarball).getnames()
     check(code == 0 and all(n.split("/")[0] == ".._bug_1234" for n in names), f"--folder: {code} {names} {err}")

@@ -146,11 +146,30 @@ int run_bisect_run(int argc, char** argv) {
   args.get("--timeout", &timeout);
   args.get("--build-timeout", &build_timeout);
   const bool repeat_given = args.get("--repeat", &repeat);
-  args.get("--max-runs", &s.max_runs);
+  const bool max_runs_given = args.get("--max-runs", &s.max_runs);
   const std::vector<std::string>& cmd = args.command();
   if (error.empty() && cmd.empty())
     error = "no command: give it after --, as in probe bisect-run [options] -- ./bench";
   s.repeat = crash && !repeat_given ? 1 : repeat;
+  // Crash mode decides on CMD's exit status alone: a metric-mode option given with --crash
+  // would be ignored without a word, and a bisect that looks measured would not be.
+  if (error.empty() && crash) {
+    std::string unused;
+    size_t count = 0;
+    for (const option_spec& o : k_options)
+      if (strcmp(o.section, k_metric) == 0 && args.given(o.name)) {
+        unused += (count++ ? ", " : "") + std::string(o.name);
+      }
+    if (count)
+      error = unused + (count == 1 ? " has" : " have") +
+              " no meaning with --crash, which decides on CMD's exit status alone; leave " +
+              (count == 1 ? "it" : "them") + " out (or leave out --crash to bisect on a metric)";
+  }
+  // "Up to M in all" cannot hold below the --repeat runs that come before the first decision.
+  if (error.empty() && !crash && max_runs_given && s.max_runs < s.repeat)
+    error = "--max-runs " + std::to_string(s.max_runs) + " is below --repeat " + std::to_string(s.repeat) +
+            (repeat_given ? "" : " (its default)") + ", the runs made before the first decision; give --max-runs " +
+            std::to_string(s.repeat) + " or more, or a smaller --repeat";
   s.metric_name = !metric.empty() ? metric : pa::pattern_words(pattern);
 
   pa::metric_matcher matcher(metric);

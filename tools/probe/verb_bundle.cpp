@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <probe/core/options.hpp>
 #include <probe/formats/json.hpp>
 #include <probe/formats/snapshot.hpp>
 #include <probe/util/text.hpp>
@@ -81,6 +82,59 @@ bool read_text(const std::string& path, std::string* out) {
   }
   ::close(fd);
   return ok;
+}
+
+// One word for a POSIX shell: as it is when made of characters no shell treats specially,
+// else in single quotes.
+std::string shell_word(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") ==
+                        std::string::npos)
+    return w;
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Whether a probe flag takes the next word as its value ("--probe_dump_to DIR"), as
+// probe::init reads argv: only a known flag that is not a boolean does.
+bool flag_takes_next_word(const std::string& name) {
+#define PROBE_BUNDLE_FLAG_TAKES(kind, flag, def, help) \
+  if (name == #flag) return std::string(#kind) != "boolean";
+  PROBE_FLAG_LIST(PROBE_BUNDLE_FLAG_TAKES)
+#undef PROBE_BUNDLE_FLAG_TAKES
+  return false;
+}
+
+// The command that re-runs the bundled op: the program the run record names, with its
+// arguments, for the hint printed and the archive's README. The run's probe flags are left
+// out: replay adds its own, and the recorded --probe_dump_to would dump again, over the run
+// the bundle came from. A word that cannot be shown as it is (a control character, invalid
+// UTF-8: it could forge or split the line) or a command too long for a hint leaves the
+// arguments to bundle.json; no recorded program (a dump from before argv was recorded, or
+// no manifest) gives a placeholder no one will take for a real program.
+std::string replay_command_of(const probe::json::value& argv) {
+  const std::string placeholder = "<your program> [its arguments]";
+  if (!argv.is_array() || argv.size() == 0 || !argv.at(0).is_string()) return placeholder;
+  const std::string program = argv.at(0).as_string();
+  if (program.empty() || probe::detail::printable(program) != program) return placeholder;
+  std::string command = shell_word(program);
+  bool whole = true;
+  for (size_t i = 1; i < argv.size() && whole; ++i) {
+    const std::string w = argv.at(i).is_string() ? argv.at(i).as_string() : std::string();
+    const char* body = w[0] == '-' ? (w[1] == '-' ? w.c_str() + 2 : w.c_str() + 1) : nullptr;
+    if (body && strncmp(body, "probe_", 6) == 0) {
+      const std::string name = body + 6;
+      if (name.find('=') == std::string::npos && flag_takes_next_word(name) && i + 1 < argv.size() &&
+          argv.at(i + 1).is_string() && argv.at(i + 1).as_string().compare(0, 2, "--") != 0)
+        ++i;
+      continue;
+    }
+    whole = argv.at(i).is_string() && probe::detail::printable(w) == w;
+    command += " " + shell_word(w);
+  }
+  constexpr size_t k_longest = 200;  // columns of a hint one copies from a terminal
+  if (!whole || command.size() > k_longest) return shell_word(program) + " [its arguments: run.argv in bundle.json]";
+  return command;
 }
 
 struct manifest_part {
@@ -234,6 +288,7 @@ int run_bundle(int argc, char** argv) {
   w.member("bundled_by", "probe " PROBE_VERSION_STRING);
   w.end_object();
   info += "\n";
+  const std::string engine = replay_command_of(m.run.get("argv"));
   const std::string readme =
       "A probe bundle: op " + probe::detail::printable(snap.key()) + " [" + probe::detail::printable(snap.type) +
       "], recorded with status " + snap.status +
@@ -242,8 +297,8 @@ int run_bundle(int argc, char** argv) {
       "  manifest.jsonl   the run record and this op's records\n"
       "  " + folder + "/   snapshot.json and its tensors (.npy)\n\n"
       "Re-run the op alone with the engine's registered kernels:\n"
-      "  probe replay " + top + " -- ./engine [args]\n"
-      "  probe replay --reference " + top + " -- ./engine [args]   (its reference kernel)\n"
+      "  probe replay " + top + " -- " + engine + "\n"
+      "  probe replay --reference " + top + " -- " + engine + "   (its reference kernel)\n"
       "Show it:\n"
       "  probe show " + top + "/" + folder + "\n";
 
@@ -283,7 +338,10 @@ int run_bundle(int argc, char** argv) {
   printf("probe bundle: wrote %s: %s [%s], status %s, %zu files under %s/\n", out.c_str(),
          probe::detail::printable(snap.key()).c_str(), probe::detail::printable(snap.type).c_str(), snap.status.c_str(),
          files, top.c_str());
-  printf("  tar -xf %s && probe replay %s -- ./engine\n", out.c_str(), top.c_str());
+  // The next step, to copy: the output name quoted as the shell needs, the folder made of
+  // safe characters already.
+  const std::string tar_word = probe::detail::printable(out) == out ? shell_word(out) : "FILE.tar";
+  printf("  tar -xf %s && probe replay %s -- %s\n", tar_word.c_str(), top.c_str(), engine.c_str());
   return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <probe/util/text.hpp>
 
 #include "analysis/dump_manifest.hpp"
+#include "analysis/option_regex.hpp"
 #include "engine_flags.hpp"
 #include "options.hpp"
 #include "verbs.hpp"
@@ -55,7 +56,21 @@ std::string io_text(const std::vector<probe::snapshot::tensor_entry>& list) {
   return s.empty() ? "-" : s;
 }
 
-int list_snapshots(const std::vector<std::string>& operands) {
+// What --op-re is matched against, as the engine selects (replay_all): 'op#occurrence', or
+// the folder's name when the snapshot cannot be read (it is still listed, and replayed as an
+// error, when that matches).
+std::string folder_name(const std::string& dir) {
+  const size_t slash = dir.rfind('/');
+  return slash == std::string::npos ? dir : dir.substr(slash + 1);
+}
+
+std::string no_match(const std::string& pattern) {
+  return "no snapshot's op#occurrence matches --op-re " + probe::analysis::quoted_pattern(pattern);
+}
+
+// --list shows what a replay with the same --op-re would run. op_re is null without --op-re.
+int list_snapshots(const std::vector<std::string>& operands, const probe::detail::regex* op_re,
+                   const std::string& pattern) {
   struct line {
     std::string folder, key, type, status, io, attrs;
   };
@@ -68,15 +83,19 @@ int list_snapshots(const std::vector<std::string>& operands) {
     for (const std::string& d : dirs) {
       probe::snapshot::info s;
       if (!probe::snapshot::read(d, &s, &error)) {
+        if (op_re && !op_re->search(folder_name(d))) continue;
         lines.push_back({probe::detail::printable(d), "?", "?", "unreadable", probe::detail::printable(error), ""});
         code = 2;
         continue;
       }
+      if (op_re && !op_re->search(s.key())) continue;
       lines.push_back({probe::detail::printable(d), probe::detail::printable(s.key()), probe::detail::printable(s.type),
                        s.status, io_text(s.inputs) + " -> " + io_text(s.outputs),
                        s.attrs.size() ? "  " + probe::analysis::attrs_text(s.attrs) : std::string()});
     }
   }
+  // As the replay would: a pattern that selects nothing is an error, not an empty table.
+  if (op_re && lines.empty()) return bad_input(no_match(pattern));
   size_t w[4] = {8, 6, 4, 8};
   for (const line& l : lines) {
     w[0] = std::max(w[0], probe::detail::text_columns(l.folder));
@@ -224,21 +243,36 @@ int run_replay(int argc, char** argv) {
   if (!read_command_line(replay_command, argc, argv, &args, &exit_code)) return exit_code;
   const std::vector<std::string>& snapshots = args.operands();
   if (snapshots.empty()) return usage_error(replay_command, "needs at least one SNAPSHOT; see --help");
+  // The pattern is checked here, before anything runs, so that a mistake is told naming the
+  // option typed, with the exit code of bad input, and not later by the engine under its flag.
+  std::string op_re_text, error;
+  probe::detail::regex op_re;
+  const bool has_op_re = args.get("--op-re", &op_re_text);
+  if (has_op_re && !probe::analysis::compile_option_regex("--op-re", op_re_text, &op_re, &error))
+    return usage_error(replay_command, error);
   if (args.given("--list")) {
     if (!args.command().empty()) return usage_error(replay_command, "--list runs no engine: leave out '-- ENGINE'");
-    return list_snapshots(snapshots);
+    return list_snapshots(snapshots, has_op_re ? &op_re : nullptr, op_re_text);
   }
   if (args.command().empty()) return usage_error(replay_command, "needs the engine to run: -- ENGINE [ARGS...]");
-  std::string paths, error;
+  std::string paths;
   for (const std::string& s : snapshots) {
     if (s.find('\n') != std::string::npos) return bad_input("a SNAPSHOT path holds a newline");
     paths += (paths.empty() ? "" : "\n") + s;
   }
   std::vector<std::string> dirs;
   if (!probe::snapshot::find(paths, &dirs, &error)) return bad_input(error);  // before starting the engine
+  // A pattern that selects nothing, told here as --list tells it, before the engine prints
+  // its table's header.
+  if (has_op_re && std::none_of(dirs.begin(), dirs.end(), [&](const std::string& d) {
+        probe::snapshot::info s;
+        std::string unreadable;  // such a folder is matched by its name, as the engine does
+        return op_re.search(probe::snapshot::read(d, &s, &unreadable) ? s.key() : folder_name(d));
+      }))
+    return bad_input(no_match(op_re_text));
 
-  std::string common, value;  // every flag but the snapshots
-  if (args.get("--op-re", &value)) common += " " + flag_word("replay_op_re", value);
+  std::string common;  // every flag but the snapshots
+  if (has_op_re) common += " " + flag_word("replay_op_re", op_re_text);
   if (args.given("--reference")) common += " --probe_reference";
   if (args.given("--fake-data")) common += " --probe_replay_fake_data";
   long long n = 0;
