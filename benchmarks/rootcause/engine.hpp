@@ -73,11 +73,11 @@ struct outside_write {
   double factor = 0.5;
   region from;
   // a copy: 0 as it is, 1 reversed, 2 transposed from [2, len / 2] (a layout conversion);
-  // k_derived: no copy, values computed from `from`: factor x + shift, or with `normalize`
-  // (x - mean) / std over `from` in the run
+  // k_derived: no copy, values computed from `from`: factor x + shift, with `normalize`
+  // (x - mean) / std over `from` in the run, with `squash` tanh(factor x + shift)
   int order = 0;
   double shift = 0;
-  bool normalize = false;
+  bool normalize = false, squash = false;
 };
 
 constexpr int k_derived = 3;

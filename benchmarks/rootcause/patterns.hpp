@@ -128,8 +128,8 @@ inline gen_case generate(uint64_t seed, pattern p) {
         // float64, or float64 narrowed to float32) and its bytes are no output's.
         // layouts: the copy reorders the values (reversed, or transposed from [2, L / 2]), so
         // its bytes are no output's either. derived: the plain code computes from the output
-        // (a x + b, or a normalisation by the output's own mean and deviation, done between
-        // kernels): no copy at all.
+        // (a x + b, a normalisation by the output's own mean and deviation, or a tanh, done
+        // between kernels): no copy at all.
         const bool cast = p == pattern::casts;
         const int l = r.range(0, layers - 2), off = r.chance(0.5) ? 0 : r.range(1, L / 2);
         const int z = g.buf(off + L + (r.chance(0.5) ? r.range(1, L / 2) : 0), false, cast);
@@ -150,6 +150,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
           cp.order = order;
           if (order == k_derived) {  // drawn only here: the other patterns keep their engines
             cp.normalize = r.chance(0.3);
+            cp.squash = !cp.normalize && r.chance(0.4);
             cp.factor = r.sign() * r.uniform(0.25, 2);
             cp.shift = r.uniform(-1, 1);
           }

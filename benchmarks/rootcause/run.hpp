@@ -204,7 +204,10 @@ class interpreter {
           a = 1 / std::sqrt(var + 1e-5);
           b = -mean * a;
         }
-        for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<T>(a * static_cast<double>(src[k]) + b);
+        for (int k = 0; k < o.r.len; ++k) {
+          const double v = a * static_cast<double>(src[k]) + b;
+          p[k] = static_cast<T>(o.squash ? std::tanh(v) : v);
+        }
         rec_.derived.emplace_back(p, p + o.r.len);
         rec_.derived_from.push_back(e_.ops[i].name);
         rec_.derived_reader.push_back(std::string());  // the op that reads it: set by note_reads

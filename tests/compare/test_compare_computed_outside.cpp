@@ -1,12 +1,13 @@
-// probe compare on values plain code computes between kernels (a scaling, a normalisation)
-// into a buffer no op writes: their bytes and statistics are no output's, but each is a x + b
-// of an earlier output's value at its index, in both runs. Found by their values, they are a
+// probe compare on values plain code computes between kernels (a scaling, a normalisation, a
+// tanh) into a buffer no op writes: their bytes and statistics are no output's, but each is a
+// x + b, or a monotone function, of an earlier output's value at its index, in both runs. Found by their values, they are a
 // hint naming that output, not data the runs were fed; what they carry reaches on. Dumped by
 // the library.
 #include <doctest/doctest.h>
 
 #include <probe/probe.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ struct scaled_bugs {
   double fed = 0;       // added to one element of the scaled buffer (as if the program was given it)
   bool filled = false;  // an op wrote the scaled buffer once, before (its bytes then stale)
   bool whole = false;   // x holds whole numbers (a ramp): no evidence of a map
+  bool squash = false;  // s = tanh(y): a monotone map, no line
+  bool wavy = false;    // x goes up and down along its indices (else it rises)
 };
 
 // first: y = x + 1; plain code: s = 0.5 y + 0.25 (into a buffer no op writes, or one `fill`
@@ -40,7 +43,8 @@ void scaled_engine(const std::string& dir, const scaled_bugs& bug, bool shrink =
   const double k = shrink ? 1e-3 : 2;
   probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
   std::vector<double> x(k_scaled_n), y(k_scaled_n), s(k_scaled_n, 0.0), z(k_scaled_n), w(k_scaled_n);
-  for (int i = 0; i < k_scaled_n; ++i) x[static_cast<size_t>(i)] = bug.whole ? i : 0.3 * i - 2;
+  for (int i = 0; i < k_scaled_n; ++i)
+    x[static_cast<size_t>(i)] = bug.whole ? i : bug.wavy ? 2 * std::sin(1.7 * i) + 0.1 * i : 0.3 * i - 2;
   if (bug.filled) {
     probe::op op("fill", "Fill");
     op.output("s", probe::view(s.data(), {k_scaled_n}));
@@ -53,7 +57,10 @@ void scaled_engine(const std::string& dir, const scaled_bugs& bug, bool shrink =
     op.output("y", probe::view(y.data(), {k_scaled_n}));
   }
   const double shift = bug.whole ? 1 : 0.25;
-  for (int i = 0; i < k_scaled_n; ++i) s[static_cast<size_t>(i)] = (bug.whole ? 2 : 0.5) * y[static_cast<size_t>(i)] + shift;
+  for (int i = 0; i < k_scaled_n; ++i) {
+    const double v = (bug.whole ? 2 : 0.5) * y[static_cast<size_t>(i)] + shift;
+    s[static_cast<size_t>(i)] = bug.squash ? std::tanh(v) : v;
+  }
   s[7] += bug.fed;
   {
     probe::op op("second", "Scale");
@@ -133,6 +140,33 @@ TEST_CASE("computed outside: whole numbers mapped to whole numbers are no eviden
   const pa::compared_run& run = r.runs[0];
   for (const pa::graph_hint& h : run.graph.hints) CHECK(h.part != pa::part_relation::affine);
   CHECK(root_words(run) == std::vector<std::string>{"first#0", "input of second#0"});
+}
+
+TEST_CASE("computed outside: values a monotone function of an output's are found where the output turns") {
+  for (const bool wavy : {true, false}) {
+    CAPTURE(wavy);
+    temp_dir d;
+    scaled_bugs bug, ref;
+    bug.first = 0.5;
+    bug.squash = ref.squash = true;
+    bug.wavy = ref.wavy = wavy;
+    scaled_engine(d / "a", bug);
+    scaled_engine(d / "b", ref);
+    const pa::compare_report r = compare(d / "a", d / "b");
+    const pa::compared_run& run = r.runs[0];
+    if (wavy) {  // tanh of a tensor that goes up and down: the same order is evidence
+      CHECK(root_words(run) == std::vector<std::string>{"first#0"});
+      REQUIRE(run.graph.hints.size() == 1);
+      CHECK(run.graph.hints[0].part == pa::part_relation::monotone);
+      CHECK(flat_text(r).find("holds values computed from those first#0/out/y wrote, each a monotone function of "
+                              "the one at its index (by their values)") != std::string::npos);
+    } else {  // a rising tensor shares its order with any other rising one: no evidence
+      for (const pa::graph_hint& h : run.graph.hints) CHECK(h.part != pa::part_relation::monotone);
+      std::vector<std::string> roots = root_words(run);
+      std::sort(roots.begin(), roots.end());
+      CHECK(roots == std::vector<std::string>{"first#0", "input of second#0"});
+    }
+  }
 }
 
 TEST_CASE("computed outside: an op downstream that grows the carried difference past its tolerance is not a root") {

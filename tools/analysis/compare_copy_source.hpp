@@ -2,8 +2,8 @@
 // op that declared its result elsewhere), for compare_graph.hpp: the latest that holds the
 // input's bytes (the manifest's hashes, in both
 // runs), else its values cast to another float dtype (statistics, compare_converted.hpp),
-// else part of its values, them among others, reordered, or a x + b of each (values,
-// compare_part_copy.hpp).
+// else part of its values, them among others, reordered, or a function of each (a x + b, or
+// a monotone one: values, compare_part_copy.hpp).
 // An output its op made from the input's own bytes is never their source. Outputs are indexed
 // on first use: most comparisons have no input without a producer that differs. Standalone
 // header, plain inline.
@@ -78,8 +78,8 @@ class copy_lookup {
         }
       }
     }
-    // Part of an output's values, them among others, reordered, or a x + b of each (computed
-    // outside any op), in the same dtype or cast to another float dtype: by value, among the
+    // Part of an output's values, them among others, reordered, or a function of each (a x + b
+    // or a monotone one, computed outside any op), in the same dtype or cast to another float dtype: by value, among the
     // k_part_candidates latest earlier outputs of a float dtype that differ (the values of
     // other dtypes are not looked up).
     if (!by_value_ || !part_copy_impl::float_type(in.a.type) || in.a.type != in.b.type) return found;
@@ -93,7 +93,7 @@ class copy_lookup {
       auto known = part_seen_.find(key);
       if (known == part_seen_.end()) {
         part_relation rel = parts_.relation(in, pairs_[i]);
-        if (rel == part_relation::none && parts_.affine(in, pairs_[i])) rel = part_relation::affine;
+        if (rel == part_relation::none) rel = parts_.elementwise(in, pairs_[i]);
         if (rel != part_relation::none && made_from(i, in_index, h, true)) rel = part_relation::none;
         known = part_seen_.emplace(key, rel).first;
       }

@@ -61,6 +61,7 @@ enum class part_relation : uint8_t {
   among,      // the input holds the output's values among others
   reordered,  // as many elements, the same values in another order
   affine,     // as many elements, each a x + b of the output's at its index (a scaling, a normalisation)
+  monotone,   // as many elements, each a monotone function of the output's at its index (a tanh, an exp)
 };
 
 inline const char* part_relation_name(part_relation r) {
@@ -69,6 +70,7 @@ inline const char* part_relation_name(part_relation r) {
     case part_relation::among: return "among";
     case part_relation::reordered: return "reordered";
     case part_relation::affine: return "affine";
+    case part_relation::monotone: return "monotone";
     default: return "";
   }
 }
@@ -166,30 +168,36 @@ class part_copy_finder {
     return ni == no ? part_relation::reordered : in_smaller ? part_relation::part_of : part_relation::among;
   }
 
-  // Whether input `in` holds, element by element, a x + b of output `out`'s values, in both
-  // runs (a and b fitted to each run: a normalisation by the tensor's own statistics differs
-  // between runs), within the rounding of the narrower dtype. Evenly spaced samples at the same
-  // indices; in one run at least they must be evidence, as for a part (8 distinct values,
-  // mostly not whole numbers, in each tensor): two ramps of whole numbers fit any line.
-  bool affine(const compared_pair& in, const compared_pair& out) {
+  // Whether input `in` holds, element by element, a function of output `out`'s values, in
+  // both runs, at evenly spaced samples at the same indices: `affine`, a x + b within the
+  // rounding of the coarser dtype (a and b fitted to each run: a normalisation by the tensor's
+  // own statistics differs between runs); else `monotone`, the samples in the same order (or
+  // the reverse) as the output's (a tanh, an exp, a softmax). In one run at least the samples
+  // must be evidence: for a line, 8 distinct values, mostly not whole numbers, in each tensor
+  // (two ramps of whole numbers fit any line); for an order, 8 distinct values in each and an
+  // output that turns up and down at least 4 times along its indices (two sorted tensors
+  // share any order).
+  part_relation elementwise(const compared_pair& in, const compared_pair& out) {
     using namespace part_copy_impl;
-    if (!open_ || !in.a.present || !in.b.present || !out.a.present || !out.b.present) return false;
-    if (!values_comparable(in, out)) return false;
+    if (!open_ || !in.a.present || !in.b.present || !out.a.present || !out.b.present) return part_relation::none;
+    if (!values_comparable(in, out)) return part_relation::none;
     const int64_t n = numel(in.a);
-    if (n <= 0 || n != numel(in.b) || n != numel(out.a) || n != numel(out.b)) return false;
+    if (n <= 0 || n != numel(in.b) || n != numel(out.a) || n != numel(out.b)) return part_relation::none;
     const double u = std::max(converted_impl::unit_roundoff(in.a.type), converted_impl::unit_roundoff(out.a.type));
     const double step = converted_impl::smallest_step(narrower(in.a.type, out.a.type));
     ++checks_;
-    bool evidence = false;
+    int line[2], order[2];
     for (int run = 0; run < 2; ++run) {
       const std::vector<double>& y = indexed_samples(run ? in.b : in.a);
       const std::vector<double>& x = indexed_samples(run ? out.b : out.a);
-      if (y.empty() || y.size() != x.size()) return false;
-      const int fit = fits_line(x, y, u, step);
-      if (fit == 0) return false;
-      evidence = evidence || fit == 2;
+      if (y.empty() || y.size() != x.size()) return part_relation::none;
+      line[run] = fits_line(x, y, u, step);
+      order[run] = line[run] ? std::max(line[run], same_order(x, y, u)) : same_order(x, y, u);
+      if (!order[run]) return part_relation::none;  // the other run's values are not read
     }
-    return evidence;
+    if (line[0] && line[1] && (line[0] == 2 || line[1] == 2)) return part_relation::affine;
+    if (order[0] && order[1] && (order[0] == 2 || order[1] == 2)) return part_relation::monotone;
+    return part_relation::none;
   }
 
   bool can_read() const { return static_cast<bool>(open_); }
@@ -344,6 +352,41 @@ class part_copy_finder {
       return finite >= 8 && 2 * fractional >= finite;
     };
     return evidence(x) && evidence(y) ? 2 : 1;
+  }
+
+  // Whether y's samples are in x's order, or in its reverse, within 4 roundings (a function
+  // computed in floating point may step back by an ulp): 0 no, 1 yes, 2 yes and the samples
+  // are evidence. Non-finite values must sit at the same samples.
+  static int same_order(const std::vector<double>& x, const std::vector<double>& y, double u) {
+    std::vector<std::pair<double, double>> xy;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (isfinite(x[i]) != isfinite(y[i])) return 0;
+      if (isfinite(x[i])) xy.emplace_back(x[i], y[i]);
+    }
+    if (xy.size() < 2) return 0;
+    std::sort(xy.begin(), xy.end());
+    bool up = true, down = true;
+    for (size_t i = 1; i < xy.size(); ++i) {
+      const double slack = 4 * u * std::max(fabs(xy[i].second), fabs(xy[i - 1].second));
+      if (xy[i].first == xy[i - 1].first && xy[i].second != xy[i - 1].second) return 0;  // a function
+      up = up && xy[i].second >= xy[i - 1].second - slack;
+      down = down && xy[i].second <= xy[i - 1].second + slack;
+    }
+    if (!up && !down) return 0;
+    auto distinct = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return static_cast<size_t>(std::unique(v.begin(), v.end()) - v.begin());
+    };
+    std::vector<double> xs, ys;
+    for (const auto& p : xy) xs.push_back(p.first), ys.push_back(p.second);
+    int turns = 0, last = 0;  // changes of direction of x along its indices
+    for (size_t i = 1; i < x.size(); ++i) {
+      if (!isfinite(x[i]) || !isfinite(x[i - 1]) || x[i] == x[i - 1]) continue;
+      const int dir = x[i] > x[i - 1] ? 1 : -1;
+      turns += last != 0 && dir != last;
+      last = dir;
+    }
+    return distinct(xs) >= 8 && distinct(ys) >= 8 && turns >= 4 ? 2 : 1;
   }
 
   // The sketch of a side, built once by reading it whole (nullptr: past the budget, too large
