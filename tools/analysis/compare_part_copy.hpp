@@ -340,18 +340,24 @@ class part_copy_finder {
           !(fabs(y[i] - (a * x[i] + b)) <= 64 * u * (fabs(y[i]) + fabs(a * x[i]) + fabs(b)) + step))
         return 0;
     if (a == 0) return sxx > 0 ? 0 : 1;  // y constant while x varies: no map of x; both constant: agrees
-    auto evidence = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
-      size_t fractional = 0, finite = 0;
-      for (double t : v)
-        if (isfinite(t)) {
-          ++finite;
-          fractional += t != floor(t);
-        }
-      return finite >= 8 && 2 * fractional >= finite;
-    };
-    return evidence(x) && evidence(y) ? 2 : 1;
+    size_t fx = 0, fy = 0;
+    const size_t nx = distinct_finite(x, &fx), ny = distinct_finite(y, &fy);
+    return nx >= 8 && 2 * fx >= nx && ny >= 8 && 2 * fy >= ny ? 2 : 1;
+  }
+
+  // How many distinct finite values v holds; *fractional (when given): how many of them are
+  // not whole numbers. Non-finite values are left out before sorting (a NaN has no order).
+  static size_t distinct_finite(const std::vector<double>& v, size_t* fractional) {
+    std::vector<double> f;
+    for (double t : v)
+      if (isfinite(t)) f.push_back(t);
+    std::sort(f.begin(), f.end());
+    f.erase(std::unique(f.begin(), f.end()), f.end());
+    if (fractional) {
+      *fractional = 0;
+      for (double t : f) *fractional += t != floor(t);
+    }
+    return f.size();
   }
 
   // Whether y's samples are in x's order, or in its reverse, within 4 roundings (a function
@@ -373,12 +379,6 @@ class part_copy_finder {
       down = down && xy[i].second <= xy[i - 1].second + slack;
     }
     if (!up && !down) return 0;
-    auto distinct = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return static_cast<size_t>(std::unique(v.begin(), v.end()) - v.begin());
-    };
-    std::vector<double> xs, ys;
-    for (const auto& p : xy) xs.push_back(p.first), ys.push_back(p.second);
     int turns = 0, last = 0;  // changes of direction of x along its indices
     for (size_t i = 1; i < x.size(); ++i) {
       if (!isfinite(x[i]) || !isfinite(x[i - 1]) || x[i] == x[i - 1]) continue;
@@ -386,7 +386,8 @@ class part_copy_finder {
       turns += last != 0 && dir != last;
       last = dir;
     }
-    return distinct(xs) >= 8 && distinct(ys) >= 8 && turns >= 4 ? 2 : 1;
+    // x and y are finite at the same samples (above)
+    return distinct_finite(x, nullptr) >= 8 && distinct_finite(y, nullptr) >= 8 && turns >= 4 ? 2 : 1;
   }
 
   // The sketch of a side, built once by reading it whole (nullptr: past the budget, too large
