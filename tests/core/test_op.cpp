@@ -51,14 +51,14 @@ TEST_CASE("op: sequence numbers grow; wrap calls fn with the values or none") {
 
 namespace {
 // The newest writer of any byte of v ("" when none).
-std::string newest(const probe::detail::producer_map& m, const probe::tensor_view& v) {
+std::string newest(probe::detail::producer_map& m, const probe::tensor_view& v) {
   std::string key;
   uint64_t seq = 0;
   for (const auto& p : m.find(v))
     if (p.seq >= seq) key = p.key, seq = p.seq;
   return key;
 }
-std::string keys(const probe::detail::producer_map& m, const probe::tensor_view& v) {
+std::string keys(probe::detail::producer_map& m, const probe::tensor_view& v) {
   std::string s;
   for (const auto& p : m.find(v)) s += (s.empty() ? "" : " ") + p.key;
   return s;
@@ -110,6 +110,82 @@ TEST_CASE("producer map: every writer of a reader's bytes, in address order, wit
   REQUIRE(again.size() == 4);
   CHECK(again[3].hashed);
   CHECK(again[3].hash == 43);
+}
+
+namespace {
+// A view's runs as "offset+bytes" from `base`, in order.
+std::string runs_text(const probe::tensor_view& v, const void* base) {
+  std::vector<probe::detail::producer_map::span> runs;
+  if (!probe::detail::producer_map::runs_of(v, &runs)) return "none";
+  std::string s;
+  for (const auto& r : runs)
+    s += (s.empty() ? "" : " ") + std::to_string(r.lo - reinterpret_cast<uintptr_t>(base)) + "+" +
+         std::to_string(r.hi - r.lo);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("producer map: a strided view is its runs of contiguous bytes") {
+  float b[64] = {};
+  CHECK(runs_text(probe::view(b, {4, 4}), b) == "0+64");
+  CHECK(runs_text(probe::view(b, {2, 4}, {8, 1}), b) == "0+16 32+16");              // every other row
+  CHECK(runs_text(probe::view(b + 4, {2, 2, 4}, {16, 4, 1}), b) == "16+32 80+32");   // [Q, rows, nx] tile
+  CHECK(runs_text(probe::view(b + 4, {2, 2, 2}, {16, 4, 1}), b) == "16+8 32+8 80+8 96+8");
+  CHECK(runs_text(probe::view(b, {3}, {8}), b) == "0+4 32+4 64+4");                  // a column
+  CHECK(runs_text(probe::view(b + 3, {4}, {-1}), b) == "0+16");                      // reversed: one run
+  CHECK(runs_text(probe::view(b, {4, 2}, {1, 4}), b) == "0+32");                     // transposed, dense
+  CHECK(runs_text(probe::view(b, {3, 4}, {2, 1}), b) == "0+32");                     // overlapping windows
+  CHECK(runs_text(probe::view(b, {2, 3}, {1, 8}), b) == "0+8 32+8 64+8");            // columns 0-1 of 3 rows
+  CHECK(runs_text(probe::view(b, {5}, {0}), b) == "0+4");                            // broadcast
+  CHECK(runs_text(probe::view(b, {0}), b) == "none");
+  // More runs than the map keeps apart: the span.
+  std::vector<float> big(2 * (probe::detail::producer_map::k_most_runs + 1));
+  CHECK(runs_text(probe::view(big.data(), {static_cast<int64_t>(probe::detail::producer_map::k_most_runs) + 1}, {2}),
+                  big.data()) == "0+" + std::to_string(4 * 2 * probe::detail::producer_map::k_most_runs + 4));
+}
+
+TEST_CASE("producer map: workers writing interleaved rows each own their rows") {
+  probe::detail::producer_map m;
+  float g[8 * 4] = {};  // 8 rows of 4
+  m.record(probe::view(g, {32}), "init#0/out/g", 1, true, 7);
+  m.record(probe::view(g, {4, 4}, {8, 1}), "L0.tile#0/out/g", 2);      // rows 0, 2, 4, 6
+  m.record(probe::view(g + 4, {4, 4}, {8, 1}), "L1.tile#0/out/g", 3);  // rows 1, 3, 5, 7
+  CHECK(keys(m, probe::view(g, {4, 4}, {8, 1})) == "L0.tile#0/out/g L0.tile#0/out/g L0.tile#0/out/g L0.tile#0/out/g");
+  CHECK(keys(m, probe::view(g + 4, {4, 4}, {8, 1})) == "L1.tile#0/out/g L1.tile#0/out/g L1.tile#0/out/g L1.tile#0/out/g");
+  const auto all = m.find(probe::view(g, {32}));
+  REQUIRE(all.size() == 8);
+  for (size_t i = 0; i < all.size(); ++i) {
+    CHECK(all[i].key == (i % 2 ? "L1.tile#0/out/g" : "L0.tile#0/out/g"));
+    CHECK(all[i].hi - all[i].lo == 16);
+    CHECK_FALSE(all[i].hashed);
+    // where the piece lies in its writer's output, from the writer's lowest byte
+    CHECK(all[i].lo - all[i].origin == (i / 2) * 32);
+  }
+  // A contiguous writer of rows 2-3 splits both.
+  m.record(probe::view(g + 8, {8}), "fix#0/out/g", 4, true, 9);
+  CHECK(keys(m, probe::view(g, {16})) == "L0.tile#0/out/g L1.tile#0/out/g fix#0/out/g");
+  const auto fix = m.find(probe::view(g + 8, {8}));
+  REQUIRE(fix.size() == 1);
+  CHECK(fix[0].hashed);
+  CHECK(fix[0].hash == 9);
+  // Reading rows 0 and 2 marks only them read.
+  m.mark_read(probe::view(g, {2, 4}, {8, 1}));
+  const auto after = m.find(probe::view(g, {32}));
+  REQUIRE(after.size() == 7);
+  CHECK(after[0].read);
+  CHECK_FALSE(after[1].read);
+  CHECK(after[2].read);
+  CHECK_FALSE(after[3].read);
+  // A strided writer over a hashed range it skips leaves that range whole, its hash kept.
+  probe::detail::producer_map h;
+  h.record(probe::view(g + 4, {4}), "row1#0/out/g", 1, true, 5);
+  h.record(probe::view(g, {2, 4}, {8, 1}), "even#0/out/g", 2);  // rows 0 and 2
+  const auto kept = h.find(probe::view(g, {12}));
+  REQUIRE(kept.size() == 3);
+  CHECK(kept[1].key == "row1#0/out/g");
+  CHECK(kept[1].hashed);
+  CHECK(kept[1].hash == 5);
+  CHECK(h.ranges() == 3);
 }
 
 TEST_CASE("string table: counts, grows, finds") {

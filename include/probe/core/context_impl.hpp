@@ -251,9 +251,10 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
         continue;
       }
     }
-    if (!t.producers.empty() && t.producers.back().key == p.key &&
-        t.producers.back().offset + t.producers.back().bytes == p.lo - lo) {
-      t.producers.back().bytes += p.hi - p.lo;  // adjacent pieces of one output
+    if (!t.producers.empty() && t.producers.back().key == p.key) {
+      // Pieces of one output one after the other: adjacent, or the runs of a strided view
+      // (no other writer's bytes between them, so the reference says the same in one entry).
+      t.producers.back().bytes += p.hi - p.lo;
     } else {
       t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq, p.lo - p.origin});
     }
