@@ -4,9 +4,12 @@
 // library (the dumps written by probe): clean (run B, with snapshots) and with one planted
 // difference (run A). probe compare's structured answer is scored against the truth, and one
 // op of run B is replayed with the engine's kernel, one that computes nothing and one off by
-// one element.
+// one element. An op split over worker threads (workers, c_callers) gives each worker a
+// contiguous block of its output or, in half the splits, the interleaved rows t, t + tiles, ...
+// declared as strided views; in half, drawn apart, each worker op is begun with its index
+// ("L<t>.<name>.tile"), so the workers' names differ (rootcause/patterns.hpp).
 //
-//   bench_rootcause                  3,040 pairs (160 per pattern), the table and the targets
+//   bench_rootcause                  3,520 pairs (160 per pattern), the table and the targets
 //   bench_rootcause --quick          8 pairs per pattern (the smoke run)
 //   --pairs N  --seed S  --pattern a,b  --show N (failing cases printed, default 5)
 //   --case SEED:PATTERN              one pair in full: its engine, the compare report, the score
@@ -88,7 +91,8 @@ void print_engine(const rc::gen_case& c) {
     std::printf("  %3zu step %d %-16s %-7s y=buf%d[%d:+%d] %s", i, d.step, d.name.c_str(), rc::kind_type(d.k), d.out.buf,
                 d.out.off, d.out.len, marks[static_cast<int>(d.m)]);
     for (const rc::region& r : d.in) std::printf(" in buf%d[%d:+%d]", r.buf, r.off, r.len);
-    if (d.tiles) std::printf(" tiles=%d", d.tiles);
+    if (d.tiles)
+      std::printf(" tiles=%d%s%s", d.tiles, d.interleaved ? " interleaved" : "", d.tile_indexed ? " indexed" : "");
     if (d.net >= 0) std::printf(" net=%d", d.net);
     if (d.only_a) std::printf(" A-only");
     if (d.reassoc_a) std::printf(" reassociated-in-A");

@@ -40,6 +40,9 @@ struct region {
   int buf = -1;
   int off = 0, len = 0;
   int rows = 0;  // > 0: a 2-D view [rows, len / rows]
+  // > 0: declared strided, `stride` elements from one element (a 2-D view: one row) to the
+  // next (a worker's interleaved rows); the region then spans more than `len` elements
+  int stride = 0;
 };
 
 struct op_desc {
@@ -52,6 +55,13 @@ struct op_desc {
   int step = 0;
   int tiles = 0;           // > 0: computed by worker ops on threads adopting this op's context
   std::vector<int> tile_order_a;  // the order A starts the workers in (B: 0, 1, ...)
+  // tiles: worker t computes elements (matvec: rows) t, t + tiles, t + 2 tiles, ... of the
+  // output and declares strided views of them, as an OpenMP loop with a static schedule of
+  // chunk 1 does (else the contiguous block [n t / tiles, n (t + 1) / tiles))
+  bool interleaved = false;
+  // tiles: worker t's op is begun with the index t (C++ probe::op(name, type, t), C
+  // probe_op_begin(name, type, t)), so each worker has a name of its own, "L<t>.<name>.tile"
+  bool tile_indexed = false;
   int net = -1;            // two copies: which copy (its ops run on that copy's thread)
   bool only_a = false;     // runs in A only (the op sequences differ)
   bool reassoc_a = false;  // reduce: reassociated in A (a rounding-only difference)
@@ -63,6 +73,30 @@ struct op_desc {
   // declares in[0] before them and `out` (written by them) after; it computes nothing itself
   int encloses = 0;
 };
+
+// The elements of an op's output that its worker t computes: `count` from `first`, `stride`
+// apart.
+struct tile_span {
+  int first = 0, count = 0, stride = 1;
+  int at(int k) const { return first + k * stride; }  // the index of the worker's k-th element
+};
+inline tile_span tile_of(const op_desc& d, int t) {
+  const int n = d.out.len, tiles = d.tiles;
+  tile_span s;
+  if (d.interleaved) {
+    s.first = t;
+    s.count = t < n ? (n - t + tiles - 1) / tiles : 0;
+    s.stride = tiles;
+  } else {
+    s.first = n * t / tiles;
+    s.count = n * (t + 1) / tiles - s.first;
+  }
+  return s;
+}
+// The name of worker t's op.
+inline std::string tile_name(const op_desc& d, int t) {
+  return d.tile_indexed ? "L" + std::to_string(t) + "." + d.name + ".tile" : d.name + ".tile";
+}
 
 // Code outside any op, right after op `after`: region *= factor (the same in both runs, unless
 // it is the planted change); or, with `from` set, region = from (a copy no op records, into a

@@ -33,12 +33,17 @@ inline std::vector<int> chain(builder& g, int L, int layers, int w, int net, std
 }
 
 // 2-4 worker ops compute the op's rows, started in an order drawn for run A; its output is
-// then declared after them (a local would free what they wrote).
-inline void split_over_workers(rng& r, op_desc& d) {
+// then declared after them (a local would free what they wrote). Half the splits give each
+// worker interleaved rows (t, t + tiles, ...: strided views), and, drawn apart, half name each
+// worker op with its index; both drawn from `layout`, a stream of their own, so that the
+// rest of the engine is what it was before they were drawn.
+inline void split_over_workers(rng& r, rng& layout, op_desc& d) {
   d.tiles = r.range(2, 4);
   for (int t = 0; t < d.tiles; ++t) d.tile_order_a.push_back(t);
   for (int t = d.tiles - 1; t > 0; --t) std::swap(d.tile_order_a[static_cast<size_t>(t)], d.tile_order_a[static_cast<size_t>(r.range(0, t))]);
   if (d.m == mark::local) d.m = mark::after;
+  d.interleaved = layout.chance(0.5);
+  d.tile_indexed = layout.chance(0.5);
 }
 
 inline int weights(builder& g, int L, bool produced) {
@@ -55,6 +60,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
   c.seed = seed;
   c.pat = p;
   rng r(seed * 64 + static_cast<uint64_t>(p));
+  rng layout(mix64(seed * 64 + static_cast<uint64_t>(p)) ^ 0x1A7E41EAull);  // the workers' layout and names
   engine& e = c.e;
   e.f64 = r.chance(0.5);
   e.steps = r.range(1, 4);
@@ -86,7 +92,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
         for (int o : ops) {
           op_desc& d = e.ops[static_cast<size_t>(o)];
           if (!r.chance(0.5)) continue;
-          split_over_workers(r, d);
+          split_over_workers(r, layout, d);
           favored.push_back(o);
         }
       if (p == pattern::c_callers) {
@@ -95,7 +101,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
         for (op_desc& d : e.ops) d.c_api = r.chance(0.8);
         for (int o : ops) {
           op_desc& d = e.ops[static_cast<size_t>(o)];
-          if (r.chance(0.3)) split_over_workers(r, d);
+          if (r.chance(0.3)) split_over_workers(r, layout, d);
         }
         for (int o : ops)
           if (e.ops[static_cast<size_t>(o)].c_api) favored.push_back(o);
@@ -410,7 +416,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
     int len = d.out.len;
     if (d.tiles > 0) {
       c.b.tile = r.range(0, d.tiles - 1);
-      len = L * (c.b.tile + 1) / d.tiles - L * c.b.tile / d.tiles;
+      len = tile_of(d, c.b.tile).count;  // first and count: of the tile's own elements
     }
     draw_bug_size(r, len, &c.b);
     c.root_op = c.b.op;

@@ -46,10 +46,18 @@ struct run_record {
 
 // One op execution marked through the C++ API (probe::op) or, for an op_desc marked c_api,
 // through the C API (probe.h), as a C solver marks it: "L<l>.<name>" begun as <name> with
-// the layer index l.
+// the layer index l. With `index` >= 0 (a worker's own index), `name` is begun whole with
+// that index (probe::op(name, type, index), probe_op_begin(name, type, index)): the op is
+// named "L<index>.<name>".
 class marker {
  public:
-  marker(bool c_api, const std::string& name, const char* type) {
+  marker(bool c_api, const std::string& name, const char* type, int64_t worker_index = -1) {
+    if (worker_index >= 0) {
+      if (!c_api) cxx_.emplace(name.c_str(), type, worker_index);
+      else c_ = probe_op_begin(name.c_str(), type, worker_index);
+      c_begun_ = c_api;
+      return;
+    }
     if (!c_api) {
       cxx_.emplace(name.c_str(), type);
       return;
@@ -80,12 +88,18 @@ class marker {
     probe_op_attr_int(c_, "y_other", y_other ? 1 : 0);
   }
   enum class io { in, out, inout, out_at_end };
+  // `r` from `p` (its buf and off unused); r.stride > 0: a strided view (strides
+  // [r.stride] or [r.stride, 1]), through probe::view with strides or probe_tensor_strided.
   template <class V>
   void tensor(io which, const char* slot, const V* p, const region& r) {
     const int64_t shape[2] = {r.rows > 0 ? r.rows : r.len, r.rows > 0 ? r.len / r.rows : 1};
     const int ndim = r.rows > 0 ? 2 : 1;
+    const int64_t strides[2] = {r.stride, 1};
     if (cxx_) {
-      const probe::tensor_view v = ndim == 2 ? probe::view(p, {shape[0], shape[1]}) : probe::view(p, {shape[0]});
+      const probe::tensor_view v =
+          r.stride > 0 ? (ndim == 2 ? probe::view(p, {shape[0], shape[1]}, {strides[0], strides[1]})
+                                    : probe::view(p, {shape[0]}, {strides[0]}))
+                       : ndim == 2 ? probe::view(p, {shape[0], shape[1]}) : probe::view(p, {shape[0]});
       if (which == io::in) cxx_->input(slot, v);
       else if (which == io::out) cxx_->output(slot, v);
       else if (which == io::inout) cxx_->inout(slot, v);
@@ -93,6 +107,11 @@ class marker {
       return;
     }
     const probe_dtype t = sizeof(V) == 8 ? PROBE_FLOAT64 : PROBE_FLOAT32;
+    if (r.stride > 0) {
+      static const probe_io ios[] = {PROBE_IN, PROBE_OUT, PROBE_INOUT, PROBE_OUT_AT_END};
+      probe_op_tensor(c_, ios[static_cast<int>(which)], slot, probe_tensor_strided(p, t, ndim, shape, strides));
+      return;
+    }
     if (which == io::in) probe_op_input(c_, slot, p, t, ndim, shape);
     else if (which == io::out) probe_op_output(c_, slot, p, t, ndim, shape);
     else if (which == io::inout) probe_op_inout(c_, slot, p, t, ndim, shape);
@@ -175,9 +194,13 @@ class interpreter {
     }
     return shifted && nonzero;
   }
-  void plant(T* y, int len) {
-    for (int i = bug_->first; i < bug_->first + bug_->count && i < len; ++i)
-      y[i] = static_cast<T>(y[i] + bug_->size * tol(static_cast<double>(y[i])));
+  // Elements `first` to first + count of the `len` from y, `stride` apart (a worker's
+  // interleaved rows: the bug's elements are of the worker's own).
+  void plant(T* y, int len, int stride = 1) {
+    for (int i = bug_->first; i < bug_->first + bug_->count && i < len; ++i) {
+      T& v = y[static_cast<int64_t>(i) * stride];
+      v = static_cast<T>(v + bug_->size * tol(static_cast<double>(v)));
+    }
   }
 
   // Code outside any op after op i.
@@ -257,7 +280,8 @@ class interpreter {
       }
     auto note = [&](std::vector<std::string>& readers) {
       readers.push_back(d.name);
-      if (d.tiles > 0) readers.push_back(d.name + ".tile");  // its workers read parts of it
+      for (int t = 0; t < d.tiles; ++t)  // its workers read parts of it
+        if (t == 0 || d.tile_indexed) readers.push_back(tile_name(d, t));
     };
     if (stale) note(rec_.stale_readers);
     if (outside) note(rec_.outside_readers);
@@ -339,17 +363,17 @@ class interpreter {
     rec_.seq[i] = o.sequence();
   }
 
-  // Worker ops: each computes rows [lo, hi) of the output on its own thread, inside the op
-  // (through the C API: probe_op_adopt of the op current on the spawning thread).
+  // Worker ops: each computes its rows of the output (tile_of: a block [lo, hi), or every
+  // tiles-th row from t, declared as strided views) on its own thread, inside the op (through
+  // the C API: probe_op_adopt of the op current on the spawning thread).
   void run_tiles(size_t i, const op_desc& d, const T* x0, int64_t n0, const T* x1, T* y) {
     const probe::op_context ctx = probe::current_op_context();
     probe_op* const c_parent = d.c_api ? probe_op_current() : nullptr;
-    const int n = d.out.len, tiles = d.tiles;
+    const int tiles = d.tiles;
     rec_.tile_seq[i].assign(static_cast<size_t>(tiles), 0);
     rec_.tile_varied[i].assign(static_cast<size_t>(tiles), 0);
     // One worker at a time, in an order drawn for run A: a seed reproduces its pair, and the
     // two runs still start the same computations in different orders.
-    const std::string name = d.name + ".tile";
     using io = marker::io;
     for (int k = 0; k < tiles; ++k) {
       const int t = side_a_ && k < static_cast<int>(d.tile_order_a.size()) ? d.tile_order_a[static_cast<size_t>(k)] : k;
@@ -359,23 +383,41 @@ class interpreter {
         if (d.c_api) adopted = probe_op_adopt(c_parent);
         else adopt.emplace(ctx);
         {
-          const int lo = n * t / tiles, hi = n * (t + 1) / tiles;
-          marker w(d.c_api, name, kind_type(d.k));
+          const tile_span s = tile_of(d, t);
+          const int64_t lo = s.first, rows = s.count, step = s.stride;
+          // the name of today's workers, or begun whole with the worker's index
+          marker w(d.c_api, d.tile_indexed ? d.name + ".tile" : tile_name(d, t), kind_type(d.k), d.tile_indexed ? t : -1);
           w.attrs(d.a, d.b, e_.f64, false);
-          region out{-1, 0, hi - lo, 0};
+          const region out{-1, 0, s.count, 0, s.stride > 1 ? s.stride : 0};
           if (d.k == kind::matvec) {
-            w.tensor(io::in, "x0", x0, region{-1, 0, static_cast<int>(n0), 0});
-            w.tensor(io::in, "x1", x1 + static_cast<int64_t>(lo) * n0, region{-1, 0, (hi - lo) * static_cast<int>(n0), hi - lo});
-            compute<T>(d.k, d.a, d.b, x0, n0, x1 + static_cast<int64_t>(lo) * n0, (hi - lo) * n0, y + lo, hi - lo, false);
+            // W's rows of the worker: [rows, n0], rows step * n0 elements apart
+            const int nc = static_cast<int>(n0);
+            w.tensor(io::in, "x0", x0, region{-1, 0, nc, 0});
+            w.tensor(io::in, "x1", x1 + lo * n0, region{-1, 0, s.count * nc, s.count, s.stride > 1 ? s.stride * nc : 0});
+            if (step == 1) {
+              compute<T>(d.k, d.a, d.b, x0, n0, x1 + lo * n0, rows * n0, y + lo, rows, false);
+            } else {  // row by row: each row's value depends on that row of W and x0 only
+              for (int64_t q = 0; q < rows; ++q)
+                compute<T>(d.k, d.a, d.b, x0, n0, x1 + (lo + q * step) * n0, n0, y + lo + q * step, 1, false);
+            }
           } else {
             w.tensor(io::in, "x0", x0 + lo, out);
             if (x1) w.tensor(io::in, "x1", x1 + lo, out);
-            compute<T>(d.k, d.a, d.b, x0 + lo, hi - lo, x1 ? x1 + lo : nullptr, hi - lo, y + lo, hi - lo, false);
+            if (step == 1) {
+              compute<T>(d.k, d.a, d.b, x0 + lo, rows, x1 ? x1 + lo : nullptr, rows, y + lo, rows, false);
+            } else {  // element by element (the kernels of split ops are elementwise)
+              for (int64_t q = 0; q < rows; ++q) {
+                const int64_t at = lo + q * step;
+                compute<T>(d.k, d.a, d.b, x0 + at, 1, x1 ? x1 + at : nullptr, 1, y + at, 1, false);
+              }
+            }
           }
-          if (side_a_ && bug_ && bug_->op == static_cast<int>(i) && bug_->tile == t) plant(y + lo, hi - lo);
+          if (side_a_ && bug_ && bug_->op == static_cast<int>(i) && bug_->tile == t) plant(y + lo, s.count, s.stride);
           w.tensor(io::out, "y", static_cast<const T*>(y + lo), out);
           rec_.tile_seq[i][static_cast<size_t>(t)] = w.sequence();
-          rec_.tile_varied[i][static_cast<size_t>(t)] = varied(y + lo, hi - lo);
+          std::vector<T> mine(static_cast<size_t>(s.count));
+          for (int q = 0; q < s.count; ++q) mine[static_cast<size_t>(q)] = y[s.at(q)];
+          rec_.tile_varied[i][static_cast<size_t>(t)] = varied(mine.data(), s.count);
         }
         if (d.c_api) probe_op_unadopt(adopted);
       });

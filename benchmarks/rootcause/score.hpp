@@ -141,8 +141,10 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
   if (c.root_op >= 0) {
     const size_t op = static_cast<size_t>(c.root_op);
     want = c.root_tile >= 0 ? ra.tile_seq[op][static_cast<size_t>(c.root_tile)] : ra.seq[op];
-    v.expected = "one root: " + c.e.ops[op].name + (c.root_tile >= 0 ? ".tile " + std::to_string(c.root_tile) : "") +
-                 " at step " + std::to_string(c.e.ops[op].step) + " (seq " + std::to_string(want) + " in A)";
+    const std::string who = c.root_tile >= 0
+                                ? tile_name(c.e.ops[op], c.root_tile) + " (worker " + std::to_string(c.root_tile) + ")"
+                                : c.e.ops[op].name;
+    v.expected = "one root: " + who + " at step " + std::to_string(c.e.ops[op].step) + " (seq " + std::to_string(want) + " in A)";
   } else {
     v.expected = "no root; a hint at the code outside any op";
   }
