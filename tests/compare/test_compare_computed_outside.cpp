@@ -1,8 +1,9 @@
 // probe compare on values plain code computes between kernels (a scaling, a normalisation, a
-// tanh) into a buffer no op writes: their bytes and statistics are no output's, but each is a
-// x + b, or a monotone function, of an earlier output's value at its index, in both runs. Found by their values, they are a
-// hint naming that output, not data the runs were fed; what they carry reaches on. Dumped by
-// the library.
+// tanh, a residual sum) into a buffer no op writes: their bytes and statistics are no
+// output's, but each is a x + b, or a monotone function, of an earlier output's value at its
+// index, or a x + b y + c of it and another tensor's, in both runs. Found by their values,
+// they are a hint naming that output, not data the runs were fed; what they carry reaches on.
+// Dumped by the library.
 #include <doctest/doctest.h>
 
 #include <probe/probe.hpp>
@@ -34,6 +35,7 @@ struct scaled_bugs {
   bool whole = false;   // x holds whole numbers (a ramp): no evidence of a map
   bool squash = false;  // s = tanh(y): a monotone map, no line
   bool wavy = false;    // x goes up and down along its indices (else it rises)
+  bool relu = false;    // y = max(x + 1, 0) and s = 0.3 y: zeros mapped to zeros
 };
 
 // first: y = x + 1; plain code: s = 0.5 y + 0.25 (into a buffer no op writes, or one `fill`
@@ -52,13 +54,14 @@ void scaled_engine(const std::string& dir, const scaled_bugs& bug, bool shrink =
   {
     probe::op op("first", "Add");
     op.input("x", probe::view(x.data(), {k_scaled_n}));
-    for (int i = 0; i < k_scaled_n; ++i) y[static_cast<size_t>(i)] = x[static_cast<size_t>(i)] + 1;
+    for (int i = 0; i < k_scaled_n; ++i)
+      y[static_cast<size_t>(i)] = bug.relu ? std::max(x[static_cast<size_t>(i)] + 1, 0.0) : x[static_cast<size_t>(i)] + 1;
     y[3] += bug.first;
     op.output("y", probe::view(y.data(), {k_scaled_n}));
   }
-  const double shift = bug.whole ? 1 : 0.25;
+  const double shift = bug.whole ? 1 : bug.relu ? 0 : 0.25;
   for (int i = 0; i < k_scaled_n; ++i) {
-    const double v = (bug.whole ? 2 : 0.5) * y[static_cast<size_t>(i)] + shift;
+    const double v = (bug.whole ? 2 : bug.relu ? 0.3 : 0.5) * y[static_cast<size_t>(i)] + shift;
     s[static_cast<size_t>(i)] = bug.squash ? std::tanh(v) : v;
   }
   s[7] += bug.fed;
@@ -73,6 +76,45 @@ void scaled_engine(const std::string& dir, const scaled_bugs& bug, bool shrink =
     op.input("z", probe::view(z.data(), {k_scaled_n}));
     for (int i = 0; i < k_scaled_n; ++i) w[static_cast<size_t>(i)] = z[static_cast<size_t>(i)] / k;
     op.output("w", probe::view(w.data(), {k_scaled_n}));
+  }
+  probe::set_flags("");
+}
+
+struct residual_bugs {
+  double f = 0;         // added to one element of mlp's output
+  double fed = 0;       // added to one element of the sum (as if the program was given it)
+  bool whole = false;   // h and f hold whole numbers: no evidence of a plane
+  bool scaled = false;  // h2 = h - 0.5 f + 0.125 (a blend), else h + f
+};
+
+// embed: h; mlp: f from h; plain code: h2 = h + f (the residual, into a buffer no op writes);
+// norm: reads h2.
+void residual_engine(const std::string& dir, const residual_bugs& bug) {
+  constexpr int n = 40;
+  probe::set_flags(("--probe_dump_to=" + dir + " --probe_dump_as_npy").c_str());
+  std::vector<float> h(n), f(n), h2(n), out(n);
+  {
+    probe::op op("embed", "Embed");
+    for (int i = 0; i < n; ++i) h[static_cast<size_t>(i)] = bug.whole ? static_cast<float>(i % 7) : std::sin(0.37f * i + 0.1f);
+    op.output("h", h);
+  }
+  {
+    probe::op op("mlp", "MLP");
+    op.input("h", h);
+    for (int i = 0; i < n; ++i)
+      f[static_cast<size_t>(i)] = bug.whole ? static_cast<float>((i * 3) % 5) : std::tanh(0.8f * h[static_cast<size_t>((i + 3) % n)] - 0.2f * h[static_cast<size_t>(i)]);
+    f[5] += static_cast<float>(bug.f);
+    op.output("f", f);
+  }
+  for (int i = 0; i < n; ++i)
+    h2[static_cast<size_t>(i)] = bug.scaled ? h[static_cast<size_t>(i)] - 0.5f * f[static_cast<size_t>(i)] + 0.125f
+                                            : h[static_cast<size_t>(i)] + f[static_cast<size_t>(i)];
+  h2[9] += static_cast<float>(bug.fed);
+  {
+    probe::op op("norm", "Norm");
+    op.input("x", h2);
+    for (int i = 0; i < n; ++i) out[static_cast<size_t>(i)] = 2 * h2[static_cast<size_t>(i)];
+    op.output("y", out);
   }
   probe::set_flags("");
 }
@@ -191,4 +233,68 @@ TEST_CASE("computed outside: an op downstream that grows the carried difference 
     CHECK(run.graph.nodes[run.graph.regrown[0].first].op == "third");
     CHECK(run.graph.unexplained.empty());
   }
+}
+
+TEST_CASE("computed outside: a residual added by plain code (a x + b y + c of an output and another tensor) is a hint") {
+  for (const bool scaled : {false, true}) {
+    CAPTURE(scaled);
+    temp_dir d;
+    residual_bugs bug, ref;
+    bug.f = 0.25;
+    bug.scaled = ref.scaled = scaled;
+    residual_engine(d / "a", bug);
+    residual_engine(d / "b", ref);
+    const pa::compare_report r = compare(d / "a", d / "b");
+    const pa::compared_run& run = r.runs[0];
+    CHECK(root_words(run) == std::vector<std::string>{"mlp#0"});
+    REQUIRE(run.graph.hints.size() == 1);
+    const pa::graph_hint& h = run.graph.hints[0];
+    CHECK(h.part == pa::part_relation::combined);
+    CHECK(h.producer_key == "mlp#0/out/f");
+    CHECK(h.with_key == "mlp#0/in/h");  // the latest tensor holding h's bytes
+    CHECK(flat_text(r).find("input x of norm (it differs) holds values computed from those mlp#0/out/f wrote and those "
+                            "of mlp#0/in/h, each a x + b y + c of the two at its index (by their values)") !=
+          std::string::npos);
+    CHECK(flat_text(r).find("the runs were fed different data") == std::string::npos);
+  }
+}
+
+TEST_CASE("computed outside: a residual differing with no output differing before it is a graph input") {
+  temp_dir d;
+  residual_bugs bug;
+  bug.fed = 0.25;
+  residual_engine(d / "a", bug);
+  residual_engine(d / "b", residual_bugs());
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_words(run) == std::vector<std::string>{"input of norm#0"});
+  CHECK(run.graph.hints.empty());
+}
+
+TEST_CASE("computed outside: a sum of whole numbers is no evidence of a residual") {
+  temp_dir d;
+  residual_bugs bug, ref;
+  bug.f = 1;
+  bug.whole = ref.whole = true;
+  residual_engine(d / "a", bug);
+  residual_engine(d / "b", ref);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  for (const pa::graph_hint& h : run.graph.hints) CHECK(h.part != pa::part_relation::combined);
+  CHECK(root_words(run) == std::vector<std::string>{"mlp#0", "input of norm#0"});
+}
+
+TEST_CASE("computed outside: a scaling of an output with exact zeros is found (the fit's rounding is the means')") {
+  temp_dir d;
+  scaled_bugs bug, ref;
+  bug.first = 0.5;
+  bug.relu = ref.relu = true;
+  bug.wavy = ref.wavy = true;
+  scaled_engine(d / "a", bug);
+  scaled_engine(d / "b", ref);
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(root_words(run) == std::vector<std::string>{"first#0"});
+  REQUIRE(run.graph.hints.size() == 1);
+  CHECK(run.graph.hints[0].part == pa::part_relation::affine);
 }

@@ -3,7 +3,8 @@
 // input's bytes (the manifest's hashes, in both
 // runs), else its values cast to another float dtype (statistics, compare_converted.hpp),
 // else part of its values, them among others, reordered, or a function of each (a x + b, or
-// a monotone one: values, compare_part_copy.hpp).
+// a monotone one), or a x + b y + c of its values and another tensor's (a residual added
+// outside any op: values, compare_part_copy.hpp).
 // An output its op made from the input's own bytes is never their source. Outputs are indexed
 // on first use: most comparisons have no input without a producer that differs. Standalone
 // header, plain inline.
@@ -36,6 +37,7 @@ inline bool pair_differs_at_all(const compared_pair& p, int verdict) {
 struct copy_found {
   size_t output = SIZE_MAX;
   part_relation part = part_relation::none;
+  size_t with = SIZE_MAX;  // combined: the other tensor's pair index (an output, or an input read earlier)
 };
 
 class copy_lookup {
@@ -84,11 +86,13 @@ class copy_lookup {
     // other dtypes are not looked up).
     if (!by_value_ || !part_copy_impl::float_type(in.a.type) || in.a.type != in.b.type) return found;
     auto end = std::lower_bound(differing_.begin(), differing_.end(), in.seq, before_in);
+    std::vector<size_t> same_size;  // candidates as large as the input, for a combination
     for (size_t tried = 0; end != differing_.begin() && tried < k_part_candidates;) {
       const size_t i = *--end;
       if (!part_copy_impl::values_comparable(pairs_[i], in)) continue;
       ++tried;
       if (made_from(i, in_index, h, false)) continue;
+      if (part_copy_impl::numel(pairs_[i].a) == part_copy_impl::numel(in.a)) same_size.push_back(i);
       const std::string key = std::to_string(in_index) + "\n" + std::to_string(i);
       auto known = part_seen_.find(key);
       if (known == part_seen_.end()) {
@@ -103,7 +107,7 @@ class copy_lookup {
         return found;
       }
     }
-    return found;
+    return combination(in_index, h, same_size);
   }
 
   // The latest earlier output whose bytes input `in_index` holds in both runs, whether or not
@@ -127,6 +131,42 @@ class copy_lookup {
   }
   bool differs_at_all(size_t i) { return pair_differs_at_all(pairs_[i], verdict_.of(i)); }
 
+  // Input `in_index` as a x + b y + c of an output that differs (`outputs`, latest first) and
+  // another tensor as large read or written before it (an output or an input, whether or not
+  // it differs: the residual stream a layer's result is added to): among the
+  // k_part_candidates latest tensors of each, tensors of the same bytes tried once.
+  copy_found combination(size_t in_index, const std::string& h, const std::vector<size_t>& outputs) {
+    copy_found found;
+    if (outputs.empty()) return found;
+    const compared_pair& in = pairs_[in_index];
+    const int64_t n = part_copy_impl::numel(in.a);
+    auto at = by_numel_.find(n);
+    if (at == by_numel_.end()) return found;
+    const std::vector<size_t>& list = at->second;  // in sequence order
+    auto end = std::lower_bound(list.begin(), list.end(), in.seq,
+                                [&](size_t i, uint64_t seq) { return pairs_[i].seq < seq; });
+    std::vector<size_t> others;
+    std::vector<std::string> seen{h};
+    while (end != list.begin() && others.size() < k_part_candidates) {
+      const size_t j = *--end;
+      const std::string hj = hashes_of(pairs_[j]);
+      if (!hj.empty() && std::find(seen.begin(), seen.end(), hj) != seen.end()) continue;
+      if (!hj.empty()) seen.push_back(hj);
+      if (part_copy_impl::values_comparable(pairs_[j], in) && (pairs_[j].is_input || !made_from(j, in_index, h, false)))
+        others.push_back(j);
+    }
+    for (size_t i : outputs)
+      for (size_t j : others) {
+        if (j == i || (!hashes_of(pairs_[i]).empty() && hashes_of(pairs_[i]) == hashes_of(pairs_[j]))) continue;
+        if (!parts_.combined(in, pairs_[i], pairs_[j])) continue;
+        found.output = i;
+        found.part = part_relation::combined;
+        found.with = j;
+        return found;
+      }
+    return found;
+  }
+
   // The latest earlier output holding the bytes of hashes `h` in both runs, not made from them.
   copy_found with_bytes(size_t in_index, const std::string& h) {
     index();
@@ -144,6 +184,10 @@ class copy_lookup {
     if (indexed_) return;
     indexed_ = true;
     for (size_t i = 0; i < pairs_.size(); ++i) {
+      const compared_pair& p = pairs_[i];
+      if (by_value_ && p.a.present && p.b.present && p.a.type == p.b.type && part_copy_impl::float_type(p.a.type) &&
+          part_copy_impl::numel(p.a) > 0 && part_copy_impl::numel(p.a) == part_copy_impl::numel(p.b))
+        by_numel_[part_copy_impl::numel(p.a)].push_back(i);
       if (pairs_[i].is_input) continue;
       const std::string h = hashes_of(pairs_[i]);
       if (!h.empty()) by_hashes_[h].push_back(i);
@@ -153,6 +197,7 @@ class copy_lookup {
     }
     auto by_seq = [&](size_t x, size_t y) { return pairs_[x].seq < pairs_[y].seq; };
     for (auto& c : by_count_) std::stable_sort(c.second.begin(), c.second.end(), by_seq);
+    for (auto& c : by_numel_) std::stable_sort(c.second.begin(), c.second.end(), by_seq);
     std::stable_sort(differing_.begin(), differing_.end(), by_seq);
   }
 
@@ -182,6 +227,7 @@ class copy_lookup {
   std::unordered_map<std::string, std::vector<size_t>> by_hashes_;
   std::unordered_map<int64_t, std::vector<size_t>> by_count_;  // outputs that differ at all, with statistics
   std::vector<size_t> differing_;                              // outputs that differ at all, in sequence order
+  std::unordered_map<int64_t, std::vector<size_t>> by_numel_;  // float tensors by elements, in sequence order
   std::unordered_map<std::string, part_relation> part_seen_;   // "input\noutput" pair indices -> relation
   uint64_t cast_checks_ = 0;
 };

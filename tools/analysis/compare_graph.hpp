@@ -361,6 +361,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     if (copied != SIZE_MAX && differs_at_all(copied)) {
       graph_hint& h = add_hint(hint_kind::unlinked_copy, ni, pi, pairs[copied].key, true);
       h.part = source.part;
+      if (source.with != SIZE_MAX) h.with_key = pairs[source.with].key;
       if (in.a.type != pairs[copied].a.type)
         h.converted = std::string(dtype_name(pairs[copied].a.type)) + " -> " + dtype_name(in.a.type);
       const size_t writer = node_of_output[copied];

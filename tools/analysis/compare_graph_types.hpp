@@ -83,6 +83,7 @@ struct graph_hint {
   std::string only_in;                         // unpaired_producer: "A" or "B"
   std::string converted;                       // unlinked_copy of values cast to another dtype: "float32 -> float64"
   part_relation part = part_relation::none;    // unlinked_copy of part of the values, or of them among others
+  std::string with_key;                        // part combined: the other tensor's key (an output or an input)
   std::vector<size_t> inputs;                  // pair indices, every occurrence
   size_t differing = 0;                        // of them, how many differ
   std::vector<size_t> reaches;

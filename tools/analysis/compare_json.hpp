@@ -285,6 +285,7 @@ inline void run(lean& o, const compared_run& r) {
     o(",\"producer_step\":").v(static_cast<long long>(h.producer_step))(",\"only_in\":").v(h.only_in);
     o(",\"converted\":").v(h.converted);
     o(",\"part\":").v(std::string_view(part_relation_name(h.part)));
+    if (!h.with_key.empty()) o(",\"with\":").v(h.with_key);
     o(",\"occurrences\":").v(static_cast<ull>(h.inputs.size()));
     o(",\"differing\":").v(static_cast<ull>(h.differing));
     node_keys(o, g, "reaches", h.reaches);

@@ -62,6 +62,7 @@ enum class part_relation : uint8_t {
   reordered,  // as many elements, the same values in another order
   affine,     // as many elements, each a x + b of the output's at its index (a scaling, a normalisation)
   monotone,   // as many elements, each a monotone function of the output's at its index (a tanh, an exp)
+  combined,   // as many elements, each a x + b y + c of the output's and another tensor's at its index (a residual)
 };
 
 inline const char* part_relation_name(part_relation r) {
@@ -71,6 +72,7 @@ inline const char* part_relation_name(part_relation r) {
     case part_relation::reordered: return "reordered";
     case part_relation::affine: return "affine";
     case part_relation::monotone: return "monotone";
+    case part_relation::combined: return "combined";
     default: return "";
   }
 }
@@ -198,6 +200,37 @@ class part_copy_finder {
     if (line[0] && line[1] && (line[0] == 2 || line[1] == 2)) return part_relation::affine;
     if (order[0] && order[1] && (order[0] == 2 || order[1] == 2)) return part_relation::monotone;
     return part_relation::none;
+  }
+
+  // Whether input `in` holds, element by element, a x + b y + c of output `out`'s values (x)
+  // and another tensor `with`'s (y), in both runs, at the same samples as `elementwise`'s: a
+  // residual added outside any op (h + f), a blend. a, b and c are fitted to each run; every
+  // residual within 64 roundings of its terms. Evidence, in one run at least: x's and y's
+  // samples each 8 distinct values, mostly not whole numbers, not on one line, and each term
+  // spread at least a thousandth of the input's (a term that adds nothing is not named).
+  // `with`'s values are read only where `out`'s fit could not be ruled out.
+  bool combined(const compared_pair& in, const compared_pair& out, const compared_pair& with) {
+    using namespace part_copy_impl;
+    if (!open_ || !with.a.present || !with.b.present || !values_comparable(with, in)) return false;
+    if (!in.a.present || !in.b.present || !out.a.present || !out.b.present || !values_comparable(in, out)) return false;
+    const int64_t n = numel(in.a);
+    if (n <= 0 || n != numel(in.b) || n != numel(out.a) || n != numel(out.b) || n != numel(with.a) || n != numel(with.b))
+      return false;
+    double u = std::max(converted_impl::unit_roundoff(in.a.type), converted_impl::unit_roundoff(out.a.type));
+    u = std::max(u, converted_impl::unit_roundoff(with.a.type));
+    const double step = converted_impl::smallest_step(narrower(narrower(in.a.type, out.a.type), with.a.type));
+    ++checks_;
+    int fit[2];
+    for (int run = 0; run < 2; ++run) {
+      const std::vector<double>& z = indexed_samples(run ? in.b : in.a);
+      const std::vector<double>& x = indexed_samples(run ? out.b : out.a);
+      if (z.empty() || z.size() != x.size()) return false;
+      const std::vector<double>& y = indexed_samples(run ? with.b : with.a);
+      if (y.size() != x.size()) return false;
+      fit[run] = fits_plane(x, y, z, u, step);
+      if (!fit[run]) return false;  // the other run's values are not read
+    }
+    return fit[0] == 2 || fit[1] == 2;
   }
 
   bool can_read() const { return static_cast<bool>(open_); }
@@ -335,11 +368,52 @@ class part_copy_finder {
         sxy += (x[i] - mx) * (y[i] - my);
       }
     const double a = sxx > 0 ? sxy / sxx : 0, b = my - a * mx;
+    // b is a difference of means: its rounding is relative to them, not to b (a zero of y
+    // where b should be 0 but came out 1e-17)
+    const double around = fabs(my) + fabs(a * mx);
     for (size_t i = 0; i < x.size(); ++i)
       if (isfinite(x[i]) && isfinite(y[i]) &&
-          !(fabs(y[i] - (a * x[i] + b)) <= 64 * u * (fabs(y[i]) + fabs(a * x[i]) + fabs(b)) + step))
+          !(fabs(y[i] - (a * x[i] + b)) <= 64 * u * (fabs(y[i]) + fabs(a * x[i]) + fabs(b) + around) + step))
         return 0;
     if (a == 0) return sxx > 0 ? 0 : 1;  // y constant while x varies: no map of x; both constant: agrees
+    size_t fx = 0, fy = 0;
+    const size_t nx = distinct_finite(x, &fx), ny = distinct_finite(y, &fy);
+    return nx >= 8 && 2 * fx >= nx && ny >= 8 && 2 * fy >= ny ? 2 : 1;
+  }
+
+  // Whether z[i] = a x[i] + b y[i] + c for every sample (least squares over the samples where
+  // all three are finite; a non-finite z only where x or y is one): 0 no, 1 yes, 2 yes and the
+  // samples are evidence (see `combined`).
+  static int fits_plane(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& z,
+                        double u, double step) {
+    size_t m = 0;
+    double mx = 0, my = 0, mz = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const bool inputs_finite = isfinite(x[i]) && isfinite(y[i]);
+      if (inputs_finite != static_cast<bool>(isfinite(z[i]))) return 0;
+      if (!inputs_finite) continue;
+      ++m;
+      mx += x[i], my += y[i], mz += z[i];
+    }
+    if (m < 3) return 0;
+    mx /= static_cast<double>(m), my /= static_cast<double>(m), mz /= static_cast<double>(m);
+    double sxx = 0, syy = 0, sxy = 0, sxz = 0, syz = 0, szz = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!isfinite(z[i])) continue;
+      const double dx = x[i] - mx, dy = y[i] - my, dz = z[i] - mz;
+      sxx += dx * dx, syy += dy * dy, sxy += dx * dy, sxz += dx * dz, syz += dy * dz, szz += dz * dz;
+    }
+    const double det = sxx * syy - sxy * sxy;
+    if (!(det > 1e-9 * sxx * syy)) return 0;  // x and y on one line (or one constant): no plane to fit
+    const double a = (sxz * syy - syz * sxy) / det, b = (syz * sxx - sxz * sxy) / det, c = mz - a * mx - b * my;
+    const double around = fabs(mz) + fabs(a * mx) + fabs(b * my);  // c's rounding, as fits_line's b
+    for (size_t i = 0; i < x.size(); ++i)
+      if (isfinite(z[i]) &&
+          !(fabs(z[i] - (a * x[i] + b * y[i] + c)) <=
+            64 * u * (fabs(z[i]) + fabs(a * x[i]) + fabs(b * y[i]) + fabs(c) + around) + step))
+        return 0;
+    // each term must move the input: a term spread a thousandth of its own is no part of it
+    if (!(a * a * sxx > 1e-6 * szz) || !(b * b * syy > 1e-6 * szz)) return 0;
     size_t fx = 0, fy = 0;
     const size_t nx = distinct_finite(x, &fx), ny = distinct_finite(y, &fy);
     return nx >= 8 && 2 * fx >= nx && ny >= 8 && 2 * fy >= ny ? 2 : 1;

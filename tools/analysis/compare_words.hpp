@@ -445,9 +445,12 @@ inline void hint_words(std::string& out, const std::string& prefix, const compar
               : h.part == part_relation::monotone  ? " holds values computed from those " + producer +
                                                       " wrote, each a monotone function of the one at its index" + cast +
                                                       " (by their values)"
+              : h.part == part_relation::combined  ? " holds values computed from those " + producer + " wrote and those of " +
+                                                      ::probe::detail::printable(h.with_key) +
+                                                      ", each a x + b y + c of the two at its index" + cast + " (by their values)"
               : h.converted.empty()                ? " holds the bytes " + producer + " wrote"
                                    : " holds the values " + producer + " wrote, cast " + h.converted + " (by their statistics)") +
-             (h.part == part_relation::affine || h.part == part_relation::monotone
+             (h.part == part_relation::affine || h.part == part_relation::monotone || h.part == part_relation::combined
                   ? ", in both runs, but no op declared them there: computed outside any op? Mark that code as an op, "
                     "or link the input to " + producer + " (op.link, probe_op_link)."
                   : ", in both runs, but no op declared them there: copied outside any op, or by an op that declared "
