@@ -4,8 +4,9 @@ passes, and so does it with an implicit input (the record the library writes for
 writes over another op's unread bytes: no file of its own) added to one snapshot; a snapshot
 naming pieces of a sibling's file passes while they lie within its data and fails when they
 do not or when the name leaves the folder; a truncated tensor file fails. The solver runs on
-one thread: its workers' strided rows interleave, and which of them records its rows second
-(and so may get an implicit input) would depend on their timing.
+two threads: each worker records its rows of every plane (a strided view), which interleave
+with the other's, and neither updates the other's in place, so the dump holds no implicit
+input of its own whichever records first.
 
 usage: check_dump_script.py C_LBM CHECK_DUMP WORKDIR
 """
@@ -34,7 +35,7 @@ shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 snap = os.path.join(work, "snap")
 flags = "--probe_dump_to=%s --probe_dump_snapshots --probe_dump_steps=2" % snap
-r = subprocess.run([c_lbm], env=dict(os.environ, PROBE_FLAGS=flags, OMP_NUM_THREADS="1"), capture_output=True,
+r = subprocess.run([c_lbm], env=dict(os.environ, PROBE_FLAGS=flags, OMP_NUM_THREADS="2"), capture_output=True,
                    text=True)
 check("the solver runs", r.returncode == 0, r.stderr)
 rc, text = run_checker(snap)
@@ -48,7 +49,8 @@ for entry in sorted(os.listdir(snaps)):
     if any("prior" in t for t in d.get("inputs", [])):
         implicit = meta
         break
-if implicit is None:  # the solver updates nothing in place: one snapshot gets the record
+check("the solver's workers update nothing in place", implicit is None, str(implicit))
+if implicit is None:  # one snapshot gets the record
     for entry in sorted(os.listdir(snaps)):
         meta = os.path.join(snaps, entry, "snapshot.json")
         with open(meta) as f:
