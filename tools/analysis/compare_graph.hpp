@@ -340,7 +340,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     const size_t stale_out = stale.empty() ? SIZE_MAX : verdict.output(stale);
     const bool stale_differs = stale_out != SIZE_MAX && verdict.of(stale_out) == 1;
     if (producer_differs || stale_differs) {
-      if (!stale.empty()) add_hint(hint_kind::outside_op, ni, pi, stale, false);
+      if (!stale.empty()) ++add_hint(hint_kind::outside_op, ni, pi, stale, false).carried;
       if (stale_differs && !producer_differs && carried_from[ni] < 0) {
         const size_t writer = node_of_output[stale_out];
         if (writer != SIZE_MAX) carried_from[ni] = carried_from[writer];

@@ -86,6 +86,7 @@ struct graph_hint {
   std::string with_key;                        // part combined: the other tensor's key (an output or an input)
   std::vector<size_t> inputs;                  // pair indices, every occurrence
   size_t differing = 0;                        // of them, how many differ
+  size_t carried = 0;  // of the rest, how many differ as the output whose bytes the code overwrote did
   std::vector<size_t> reaches;
 };
 

@@ -288,6 +288,7 @@ inline void run(lean& o, const compared_run& r) {
     if (!h.with_key.empty()) o(",\"with\":").v(h.with_key);
     o(",\"occurrences\":").v(static_cast<ull>(h.inputs.size()));
     o(",\"differing\":").v(static_cast<ull>(h.differing));
+    o(",\"carried\":").v(static_cast<ull>(h.carried));
     node_keys(o, g, "reaches", h.reaches);
     o("}");
   }

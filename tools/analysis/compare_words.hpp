@@ -425,9 +425,15 @@ inline void hint_words(std::string& out, const std::string& prefix, const compar
   for (const graph_hint& h : g.hints) {
     const std::string consumer = ::probe::detail::printable(h.consumer_op), slot = ::probe::detail::printable(h.slot);
     const std::string producer = ::probe::detail::printable(h.producer_key);
-    const std::string times = h.inputs.size() > 1 ? " (" + std::to_string(h.differing) + " of " +
-                                                        std::to_string(h.inputs.size()) + " occurrences differ)"
-                              : h.differing ? " (it differs)" : " (it matches)";
+    // An occurrence whose difference the overwritten output already had is not counted as
+    // differing (the code is not blamed for it), but it is not said to match either.
+    const std::string times =
+        h.inputs.size() > 1 ? " (" + std::to_string(h.differing + h.carried) + " of " + std::to_string(h.inputs.size()) +
+                                  " occurrences differ" +
+                                  (h.carried ? ", " + std::to_string(h.carried) + " as the output they overwrote did" : "") + ")"
+        : h.differing       ? " (it differs)"
+        : h.carried         ? " (it differs, as " + producer + " did)"
+                            : " (it matches)";
     out += prefix + p("Hint:", "1;33") + " ";
     if (h.kind == hint_kind::outside_op) {
       out += "input " + slot + " of " + consumer + times + " was written by code outside any op between " + producer +
