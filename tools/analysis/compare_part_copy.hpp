@@ -404,8 +404,24 @@ class part_copy_finder {
       sxx += dx * dx, syy += dy * dy, sxy += dx * dy, sxz += dx * dz, syz += dy * dz, szz += dz * dz;
     }
     const double det = sxx * syy - sxy * sxy;
-    if (!(det > 1e-9 * sxx * syy)) return 0;  // x and y on one line (or one constant): no plane to fit
-    const double a = (sxz * syy - syz * sxy) / det, b = (syz * sxx - sxz * sxy) / det, c = mz - a * mx - b * my;
+    // x and y on one line (or one constant) in this run (a tanh of small values is linear to
+    // float32's precision): no plane to fit, but the run agrees when the input lies on that
+    // line too; the other run must give the evidence
+    if (!(det > 1e-9 * sxx * syy)) return fits_line(x, z, u, step) ? 1 : 0;
+    double a = (sxz * syy - syz * sxy) / det, b = (syz * sxx - sxz * sxy) / det, c = mz - a * mx - b * my;
+    // The normal equations square the conditioning of correlated x and y (a and b came out 100
+    // roundings off): solved once more for what the fit leaves, they give back those digits.
+    double mr = 0, sxr = 0, syr = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (isfinite(z[i])) mr += z[i] - (a * x[i] + b * y[i] + c);
+    mr /= static_cast<double>(m);
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!isfinite(z[i])) continue;
+      const double r = z[i] - (a * x[i] + b * y[i] + c) - mr;
+      sxr += (x[i] - mx) * r, syr += (y[i] - my) * r;
+    }
+    const double da = (sxr * syy - syr * sxy) / det, db = (syr * sxx - sxr * sxy) / det;
+    a += da, b += db, c += mr - da * mx - db * my;
     const double around = fabs(mz) + fabs(a * mx) + fabs(b * my);  // c's rounding, as fits_line's b
     for (size_t i = 0; i < x.size(); ++i)
       if (isfinite(z[i]) &&
