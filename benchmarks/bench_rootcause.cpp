@@ -101,7 +101,19 @@ void print_engine(const rc::gen_case& c) {
     std::printf("\n");
   }
   for (const rc::outside_write& w : c.e.outside)
-    if (w.from.buf >= 0)
+    if (w.from.buf >= 0 && w.order == rc::k_derived) {
+      char f[96], y[48] = "";
+      if (w.with.buf >= 0) {  // a residual
+        std::snprintf(f, sizeof f, "%g x + %g y + %g", w.factor, w.with_factor, w.shift);
+        std::snprintf(y, sizeof y, ", y = buf%d[%d:+%d]", w.with.buf, w.with.off, w.with.len);
+      } else if (w.normalize) {
+        std::snprintf(f, sizeof f, "(x - mean) / std");
+      } else {
+        std::snprintf(f, sizeof f, w.squash ? "tanh(%g x + %g)" : "%g x + %g", w.factor, w.shift);
+      }
+      std::printf("  outside any op after %d: buf%d[%d:+%d] = %s, x = buf%d[%d:+%d]%s\n", w.after, w.r.buf, w.r.off,
+                  w.r.len, f, w.from.buf, w.from.off, w.from.len, y);
+    } else if (w.from.buf >= 0)
       std::printf("  outside any op after %d: buf%d[%d:+%d] = buf%d[%d:+%d]\n", w.after, w.r.buf, w.r.off, w.r.len,
                   w.from.buf, w.from.off, w.from.len);
     else

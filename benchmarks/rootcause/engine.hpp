@@ -108,10 +108,14 @@ struct outside_write {
   region from;
   // a copy: 0 as it is, 1 reversed, 2 transposed from [2, len / 2] (a layout conversion);
   // k_derived: no copy, values computed from `from`: factor x + shift, with `normalize`
-  // (x - mean) / std over `from` in the run, with `squash` tanh(factor x + shift)
+  // (x - mean) / std over `from` in the run, with `squash` tanh(factor x + shift); with
+  // `with` set (a residual), factor x + with_factor w + shift, w the values of `with` (as
+  // many, the same dtype, a buffer an earlier op read or wrote: the residual stream)
   int order = 0;
   double shift = 0;
   bool normalize = false, squash = false;
+  region with;
+  double with_factor = 0;
 };
 
 constexpr int k_derived = 3;

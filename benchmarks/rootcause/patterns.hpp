@@ -46,6 +46,36 @@ inline void split_over_workers(rng& r, rng& layout, op_desc& d) {
   d.tile_indexed = layout.chance(0.5);
 }
 
+// derived: the buffer a residual adds to layer `l`'s output at a step (`layer_ops`: that
+// step's layer ops, from `first`): one of act[0..l], which the step's ops wrote and read
+// before. Never one that is an affine function of the output alone (a x + b y + c of two
+// tensors on one line is a x + b of either); with `own` the layer's own input when it can be
+// (the residual stream: after an elementwise layer, a x + b y + c is then a function of the
+// output alone), else the latest that is no elementwise function of the output (nor it of
+// that one), else the latest that can be. Each act[k] is classed by the tensor it is an
+// affine (lin) or elementwise (fn) function of. buf -1: none (the layers up to l all affine).
+inline region residual_stream(const engine& e, const std::vector<int>& layer_ops, int first, int l, bool own) {
+  auto layer = [&](int k) -> const op_desc& { return e.ops[static_cast<size_t>(layer_ops[static_cast<size_t>(first + k)])]; };
+  auto act = [&](int k) { return k == 0 ? layer(0).in[0] : layer(k - 1).out; };
+  std::vector<int> lin(static_cast<size_t>(l) + 2, 0), fn(static_cast<size_t>(l) + 2, 0);
+  int next = 1;
+  for (int k = 0; k <= l; ++k) {
+    const kind kk = layer(k).k;
+    const size_t i = static_cast<size_t>(k);
+    // affine: its input's classes; tanh: its input's fn class; add (x + a x0, x0 the step's
+    // input): x's classes where x is a function of x0 (class 0); matvec: new ones
+    lin[i + 1] = kk == kind::affine || (kk == kind::add && lin[i] == 0) ? lin[i] : next++;
+    fn[i + 1] = kk == kind::affine || kk == kind::tanh_ || (kk == kind::add && fn[i] == 0) ? fn[i] : next++;
+  }
+  const size_t o = static_cast<size_t>(l) + 1;
+  if (own && lin[static_cast<size_t>(l)] != lin[o]) return act(l);
+  for (int k = l; k >= 0; --k)
+    if (fn[static_cast<size_t>(k)] != fn[o]) return act(k);
+  for (int k = l; k >= 0; --k)
+    if (lin[static_cast<size_t>(k)] != lin[o]) return act(k);
+  return region{};
+}
+
 inline int weights(builder& g, int L, bool produced) {
   const int w = g.buf(L * L, !produced);
   if (produced) g.op(kind::load, "load_weights", {}, g.whole(w, L), 0);
@@ -61,6 +91,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
   c.pat = p;
   rng r(seed * 64 + static_cast<uint64_t>(p));
   rng layout(mix64(seed * 64 + static_cast<uint64_t>(p)) ^ 0x1A7E41EAull);  // the workers' layout and names
+  rng residual(mix64(seed * 64 + static_cast<uint64_t>(p)) ^ 0x2E51D0A1ull);  // derived: the residuals
   engine& e = c.e;
   e.f64 = r.chance(0.5);
   e.steps = r.range(1, 4);
@@ -135,7 +166,8 @@ inline gen_case generate(uint64_t seed, pattern p) {
         // layouts: the copy reorders the values (reversed, or transposed from [2, L / 2]), so
         // its bytes are no output's either. derived: the plain code computes from the output
         // (a x + b, a normalisation by the output's own mean and deviation, or a tanh, done
-        // between kernels): no copy at all.
+        // between kernels), or adds it to a residual stream (a x + b y + c, y a buffer as
+        // large that the step's ops read or wrote before: the layer's input): no copy at all.
         const bool cast = p == pattern::casts;
         const int l = r.range(0, layers - 2), off = r.chance(0.5) ? 0 : r.range(1, L / 2);
         const int z = g.buf(off + L + (r.chance(0.5) ? r.range(1, L / 2) : 0), false, cast);
@@ -159,6 +191,21 @@ inline gen_case generate(uint64_t seed, pattern p) {
             cp.squash = !cp.normalize && r.chance(0.4);
             cp.factor = r.sign() * r.uniform(0.25, 2);
             cp.shift = r.uniform(-1, 1);
+            // a residual (about 30% of the buffers: 38% drawn, where the layers up to l are
+            // all affine none can be), drawn from a stream of its own: r's draws stay as they were
+            if (residual.chance(0.38)) {
+              const region y = residual_stream(e, ops, s * layers, l, residual.chance(0.5));
+              if (y.buf >= 0) {
+                const bool plain = residual.chance(0.5);  // h + f
+                const double a = residual.sign() * residual.uniform(0.25, 2), b = residual.sign() * residual.uniform(0.25, 2);
+                const double c0 = residual.uniform(-1, 1);
+                cp.with = y;
+                cp.normalize = cp.squash = false;
+                cp.factor = plain ? 1 : a;
+                cp.with_factor = plain ? 1 : b;
+                cp.shift = plain ? 0 : c0;
+              }
+            }
           }
           e.outside.push_back(cp);
           e.ops[static_cast<size_t>(dst)].in[0] = cp.r;

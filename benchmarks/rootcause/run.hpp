@@ -227,8 +227,10 @@ class interpreter {
           a = 1 / std::sqrt(var + 1e-5);
           b = -mean * a;
         }
+        const T* with = o.with.buf >= 0 ? at(o.with) : nullptr;  // a residual stream, added
         for (int k = 0; k < o.r.len; ++k) {
-          const double v = a * static_cast<double>(src[k]) + b;
+          double v = a * static_cast<double>(src[k]) + b;
+          if (with) v += o.with_factor * static_cast<double>(with[k]);
           p[k] = static_cast<T>(o.squash ? std::tanh(v) : v);
         }
         rec_.derived.emplace_back(p, p + o.r.len);

@@ -191,11 +191,13 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
   }
   if (v.derived_differs) v.expected += ", a hint at the reader of values computed outside any op";
   for (const pa::graph_hint& h : g.hints) {
-    if (h.kind == pa::hint_kind::unlinked_copy &&
-        (h.part == pa::part_relation::affine || h.part == pa::part_relation::monotone)) {
-      // values computed from an output: right at their reader, naming that output's op
+    if (h.kind == pa::hint_kind::unlinked_copy && (h.part == pa::part_relation::affine || h.part == pa::part_relation::monotone ||
+                                                   h.part == pa::part_relation::combined)) {
+      // values computed from an output (combined: and another tensor, a residual stream):
+      // right at their reader, naming that output's op as the producer
       const bool place = derived_readers.count(h.consumer_op) > 0 && derived_from.count(h.producer_op) > 0;
       v.reported += "; computed-outside hint at " + h.consumer_op + "/" + h.slot + " from " + h.producer_op +
+                    (h.with_key.empty() ? "" : " and " + h.with_key) + " [" + pa::part_relation_name(h.part) + "]" +
                     (h.differing ? " (differs)" : " (matches)");
       if (!place || (h.differing && !v.derived_differs)) v.false_hint = true;
       else if (h.differing) v.derived_hinted = true;
