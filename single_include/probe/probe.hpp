@@ -7529,7 +7529,9 @@ class producer_map {
       if (at < e.hi) keep_piece(e, at, e.hi, w, &next_run);
     }
     for (; next_run < runs_.size(); ++next_run) merged_.push_back(fresh(w, runs_[next_run]));
-    // One erase and one insert: the window is replaced whatever the number of runs.
+    // One erase and one insert: the window is replaced whatever the number of runs. The room
+    // is made first, so that running out of memory leaves the map as it was.
+    if (merged_.size() > end - i) ranges_.reserve(ranges_.size() + (merged_.size() - (end - i)));
     const size_t common = end - i < merged_.size() ? end - i : merged_.size();
     for (size_t k = 0; k < common; ++k) ranges_[i + k] = std::move(merged_[k]);
     if (merged_.size() > common) {
