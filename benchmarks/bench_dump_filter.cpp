@@ -3,7 +3,9 @@
 // collision in place, a stream into a second array, a bounce-back rewriting the walls in
 // place, the macroscopic moments) run with --probe_dump_steps=LAST against the same steps with
 // every flag off, sample by sample in the same run. Target: <= 1.03x for the steps the filter
-// leaves out. Also the whole loop of 1,500 steps, the dumped one included.
+// leaves out. Also the whole loop of 1,500 steps, the dumped one included; and what a strided
+// output costs there (one head's rows of a [T, 32, 128] buffer, a range kept per row) against
+// a contiguous one of as many bytes.
 #include <probe/probe.hpp>
 
 #include <unistd.h>
@@ -62,6 +64,49 @@ double run_ms(stencil& s, int64_t first, int64_t count) {
   return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
 
+// 32 ops a step, each writing one head's rows of out [T, H, D] (strided [T, D] views), or
+// contiguous views of as many bytes: what the dump keeps of an output outside the filter.
+double heads_us(std::vector<float>& out, int64_t T, bool strided, int64_t first, int64_t count) {
+  constexpr int64_t H = 32, D = 128;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int64_t k = first; k < first + count; ++k) {
+    probe::set_step(k);
+    for (int64_t h = 0; h < H; ++h) {
+      probe::op op("attn", "Attention", h);
+      if (!op.records_tensors()) continue;
+      op.output("o", strided ? probe::view(out.data() + h * D, {T, D}, {H * D, 1})
+                             : probe::view(out.data() + h * T * D, {T, D}));
+    }
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(t1 - t0).count() / static_cast<double>(count * H);
+}
+
+void strided_outputs(const std::string& filtered) {
+  const int samples = bench::quick() ? 3 : 15;
+  const int64_t chunk = bench::quick() ? 5 : 50;
+  for (const int64_t T : {int64_t{32}, int64_t{64}}) {
+    std::vector<float> out(static_cast<size_t>(T * 32 * 128));
+    std::vector<double> strided, contiguous;
+    probe::set_flags(filtered.c_str());
+    heads_us(out, T, true, 0, 1);
+    heads_us(out, T, false, 0, 1);
+    for (int k = 0; k < samples; ++k)
+      for (int side = 0; side < 2; ++side) {
+        const bool s = (side == 0) == (k % 2 == 0);
+        (s ? strided : contiguous).push_back(heads_us(out, T, s, 1, chunk));
+      }
+    probe::set_flags("");
+    const bench::result a = bench::summarize(strided), b = bench::summarize(contiguous);
+    std::string label = "op outside the filter, output [" + std::to_string(T) + ", 128] of 32 heads, strided";
+    bench::print_row(label.c_str(), a, "us");
+    label = "the same, contiguous";
+    bench::print_row(label.c_str(), b, "us");
+    label = T <= 32 ? "strided (a range per row) / contiguous" : "strided (past 32 rows: its span) / contiguous";
+    bench::print_ratio(label.c_str(), a, b);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,6 +150,7 @@ int main(int argc, char** argv) {
   label = std::to_string(steps) + " steps, every flag off";
   bench::print_row(label.c_str(), wo, "ms");
   bench::print_ratio("whole loop / flags off", w, wo);
+  strided_outputs(filtered);
   const std::string cmd = "rm -rf '" + dir + "'";
   if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "bench_dump_filter: could not remove %s\n", dir.c_str());
   return 0;

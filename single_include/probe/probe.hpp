@@ -7498,8 +7498,9 @@ class producer_map {
   };
 
   // A view of more runs than this is taken as its span: the map stays small and a record
-  // cheap, at the cost of the precision above for views that fine-grained.
-  static constexpr size_t k_most_runs = 4096;
+  // cheap (a record costs a range per run), at the cost of the precision above for views that
+  // fine-grained.
+  static constexpr size_t k_most_runs = 32;
 
   // v's bytes were written by output `key` of op `seq`; `hash` (when `hashed`) is the content
   // hash of its whole byte range as written (a contiguous view's).
@@ -7510,6 +7511,7 @@ class producer_map {
     const uintptr_t origin = runs_.front().lo, end_of_all = runs_.back().hi;
     // A hash covers the whole view: it describes a range only when the view is one run.
     const writer w{dev, &key, seq, hashed && runs_.size() == 1, hash, step, origin};
+    if (rewrite_in_place(w)) return;
     // The window of ranges overlapping the runs' span: each keeps what no run overwrote.
     size_t i = first_not_before(dev, origin);
     if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > origin) --i;
@@ -7521,6 +7523,11 @@ class producer_map {
     for (size_t k = i; k < end; ++k) {
       const entry& e = ranges_[k];
       while (first_over < runs_.size() && runs_[first_over].hi <= e.lo) ++first_over;
+      if (first_over == runs_.size() || runs_[first_over].lo >= e.hi) {  // in a gap: kept whole, moved
+        for (; next_run < runs_.size() && runs_[next_run].lo < e.lo; ++next_run) merged_.push_back(fresh(w, runs_[next_run]));
+        merged_.push_back(std::move(ranges_[k]));
+        continue;
+      }
       uintptr_t at = e.lo;
       for (size_t q = first_over; q < runs_.size() && runs_[q].lo < e.hi; ++q) {
         if (runs_[q].lo > at) keep_piece(e, at, runs_[q].lo, w, &next_run);
@@ -7531,7 +7538,10 @@ class producer_map {
     for (; next_run < runs_.size(); ++next_run) merged_.push_back(fresh(w, runs_[next_run]));
     // One erase and one insert: the window is replaced whatever the number of runs. The room
     // is made first, so that running out of memory leaves the map as it was.
-    if (merged_.size() > end - i) ranges_.reserve(ranges_.size() + (merged_.size() - (end - i)));
+    if (merged_.size() > end - i) {
+      const size_t need = ranges_.size() + (merged_.size() - (end - i));
+      if (need > ranges_.capacity()) ranges_.reserve(need > 2 * ranges_.capacity() ? need : 2 * ranges_.capacity());
+    }
     const size_t common = end - i < merged_.size() ? end - i : merged_.size();
     for (size_t k = 0; k < common; ++k) ranges_[i + k] = std::move(merged_[k]);
     if (merged_.size() > common) {
@@ -7692,6 +7702,27 @@ class producer_map {
     int64_t step;
     uintptr_t origin;
   };
+  // Whether each run is exactly a recorded range (a loop's op writing the same rows again):
+  // then each is reassigned where it lies, and no range moves.
+  bool rewrite_in_place(const writer& w) {
+    found_.clear();
+    for (const span& r : runs_) {
+      const size_t at = first_not_before(w.dev, r.lo);
+      if (at == ranges_.size() || ranges_[at].dev != w.dev || ranges_[at].lo != r.lo || ranges_[at].hi != r.hi) return false;
+      found_.push_back(at);
+    }
+    for (size_t at : found_) {
+      entry& e = ranges_[at];
+      e.key.assign(*w.key);  // the same length as last time: no allocation
+      e.seq = w.seq;
+      e.hashed = w.hashed;
+      e.hash = w.hash;
+      e.step = w.step;
+      e.read = false;
+      e.origin = w.origin;
+    }
+    return true;
+  }
   static entry fresh(const writer& w, const span& r) {
     return entry{w.dev, r.lo, r.hi, *w.key, w.seq, w.hashed, w.hash, w.step, false, w.origin};
   }
@@ -7716,6 +7747,7 @@ class producer_map {
   std::vector<entry> ranges_;
   std::vector<span> runs_;      // scratch: the view at hand's runs
   std::vector<entry> merged_;   // scratch: a record's new window
+  std::vector<size_t> found_;   // scratch: the ranges a record rewrites in place
 };
 
 }  // namespace detail

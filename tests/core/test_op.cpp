@@ -161,9 +161,19 @@ TEST_CASE("producer map: workers writing interleaved rows each own their rows") 
     // where the piece lies in its writer's output, from the writer's lowest byte
     CHECK(all[i].lo - all[i].origin == (i / 2) * 32);
   }
+  // The same rows written again (the next step's worker): rewritten where they lie, unread.
+  m.mark_read(probe::view(g, {4, 4}, {8, 1}));
+  m.record(probe::view(g, {4, 4}, {8, 1}), "L0.tile#1/out/g", 5);
+  CHECK(m.ranges() == 8);
+  const auto again = m.find(probe::view(g, {32}));
+  REQUIRE(again.size() == 8);
+  for (size_t i = 0; i < again.size(); ++i) {
+    CHECK(again[i].key == (i % 2 ? "L1.tile#0/out/g" : "L0.tile#1/out/g"));
+    CHECK_FALSE(again[i].read);
+  }
   // A contiguous writer of rows 2-3 splits both.
   m.record(probe::view(g + 8, {8}), "fix#0/out/g", 4, true, 9);
-  CHECK(keys(m, probe::view(g, {16})) == "L0.tile#0/out/g L1.tile#0/out/g fix#0/out/g");
+  CHECK(keys(m, probe::view(g, {16})) == "L0.tile#1/out/g L1.tile#0/out/g fix#0/out/g");
   const auto fix = m.find(probe::view(g + 8, {8}));
   REQUIRE(fix.size() == 1);
   CHECK(fix[0].hashed);
