@@ -198,6 +198,75 @@ TEST_CASE("producer map: workers writing interleaved rows each own their rows") 
   CHECK(h.ranges() == 3);
 }
 
+TEST_CASE("producer map: random views against a byte-by-byte owner table") {
+  // Each byte's writer is the last output whose view covers it (its span, past k_most_runs
+  // runs); find over the whole buffer must say the same, piece by piece, in address order.
+  using map_t = probe::detail::producer_map;
+  float buf[96] = {};
+  const uintptr_t base = reinterpret_cast<uintptr_t>(buf);
+  uint64_t seed = 12345;
+  auto next = [&](int n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((seed >> 33) % static_cast<uint64_t>(n));
+  };
+  for (int round = 0; round < 200; ++round) {
+    map_t m;
+    std::vector<int> owner(sizeof buf, -1);
+    for (int w = 0; w < 12; ++w) {
+      // a view of 1-3 dims over buf: shapes, strides (some negative, some 0) and an offset
+      // drawn so that every element lies inside
+      const int nd = 1 + next(3);
+      std::vector<int64_t> shape(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd));
+      int64_t lo = 0, hi = 0;
+      for (int d = 0; d < nd; ++d) {
+        shape[static_cast<size_t>(d)] = 1 + next(d == nd - 1 ? 8 : 4);
+        const int64_t s = next(5) == 0 ? 0 : (1 + next(12)) * (next(4) == 0 ? -1 : 1);
+        strides[static_cast<size_t>(d)] = s;
+        const int64_t span = (shape[static_cast<size_t>(d)] - 1) * s;
+        (span < 0 ? lo : hi) += span;
+      }
+      if (hi - lo >= 96) continue;
+      const int64_t start = -lo + next(static_cast<int>(96 - (hi - lo)));
+      probe::tensor_view v;
+      v.data = buf + start;
+      v.type = probe::dtype::float32;
+      v.ndim = static_cast<int8_t>(nd);
+      for (int d = 0; d < nd; ++d) v.shape[d] = shape[static_cast<size_t>(d)], v.strides[d] = strides[static_cast<size_t>(d)];
+      std::vector<map_t::span> runs;
+      REQUIRE(map_t::runs_of(v, &runs));
+      const std::string key = "w" + std::to_string(w);
+      m.record(v, key, static_cast<uint64_t>(w + 1));
+      for (const map_t::span& r : runs)
+        for (uintptr_t b = r.lo; b < r.hi; ++b) owner[b - base] = w;
+      // the runs cover exactly the view's elements, unless past the limit (then its span)
+      std::vector<char> covered(sizeof buf, 0);
+      std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+      for (;;) {
+        int64_t off = start;
+        for (int d = 0; d < nd; ++d) off += idx[static_cast<size_t>(d)] * strides[static_cast<size_t>(d)];
+        for (size_t b = 0; b < sizeof(float); ++b) covered[static_cast<size_t>(off) * sizeof(float) + b] = 1;
+        int d = nd - 1;
+        for (; d >= 0 && ++idx[static_cast<size_t>(d)] == shape[static_cast<size_t>(d)]; --d) idx[static_cast<size_t>(d)] = 0;
+        if (d < 0) break;
+      }
+      if (runs.size() > 1 || v.is_contiguous())
+        for (size_t b = 0; b < covered.size(); ++b) {
+          bool in_run = false;
+          for (const map_t::span& r : runs) in_run = in_run || (base + b >= r.lo && base + b < r.hi);
+          REQUIRE(in_run == static_cast<bool>(covered[b]));
+        }
+    }
+    std::vector<int> seen(sizeof buf, -1);
+    uintptr_t last = base;
+    for (const map_t::piece& p : m.find(probe::view(buf, {96}))) {
+      REQUIRE(p.lo >= last);  // address order, no overlap
+      last = p.hi;
+      for (uintptr_t b = p.lo; b < p.hi; ++b) seen[b - base] = std::stoi(p.key.substr(1));
+    }
+    REQUIRE(seen == owner);
+  }
+}
+
 TEST_CASE("string table: counts, grows, finds") {
   probe::detail::string_table t;
   for (int i = 0; i < 1000; ++i) t["op" + std::to_string(i % 100)] += 1;
