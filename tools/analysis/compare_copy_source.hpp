@@ -155,15 +155,17 @@ class copy_lookup {
       if (part_copy_impl::values_comparable(pairs_[j], in) && (pairs_[j].is_input || !made_from(j, in_index, h, false)))
         others.push_back(j);
     }
-    for (size_t i : outputs)
+    for (size_t i : outputs) {
+      const std::string hi = hashes_of(pairs_[i]);
       for (size_t j : others) {
-        if (j == i || (!hashes_of(pairs_[i]).empty() && hashes_of(pairs_[i]) == hashes_of(pairs_[j]))) continue;
+        if (j == i || (!hi.empty() && hi == hashes_of(pairs_[j]))) continue;
         if (!parts_.combined(in, pairs_[i], pairs_[j])) continue;
         found.output = i;
         found.part = part_relation::combined;
         found.with = j;
         return found;
       }
+    }
     return found;
   }
 
