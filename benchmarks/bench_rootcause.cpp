@@ -6,8 +6,10 @@
 // op of run B is replayed with the engine's kernel, one that computes nothing and one off by
 // one element. An op split over worker threads (workers, c_callers) gives each worker a
 // contiguous block of its output or, in half the splits, the interleaved rows t, t + tiles, ...
-// declared as strided views; in half, drawn apart, each worker op is begun with its index
-// ("L<t>.<name>.tile"), so the workers' names differ (rootcause/patterns.hpp).
+// declared as strided views (in a quarter of the engines the layers are [160-200, 2-4], and a
+// worker's 40-100 rows, a 2-D view, are more runs than the producer map keeps apart: 32); in
+// half, drawn apart, each worker op is begun with its index ("L<t>.<name>.tile"), so the
+// workers' names differ (rootcause/patterns.hpp).
 //
 //   bench_rootcause                  3,520 pairs (160 per pattern), the table and the targets
 //   bench_rootcause --quick          8 pairs per pattern (the smoke run)
@@ -91,8 +93,15 @@ void print_engine(const rc::gen_case& c) {
     std::printf("  %3zu step %d %-16s %-7s y=buf%d[%d:+%d] %s", i, d.step, d.name.c_str(), rc::kind_type(d.k), d.out.buf,
                 d.out.off, d.out.len, marks[static_cast<int>(d.m)]);
     for (const rc::region& r : d.in) std::printf(" in buf%d[%d:+%d]", r.buf, r.off, r.len);
-    if (d.tiles)
+    if (d.tiles) {
       std::printf(" tiles=%d%s%s", d.tiles, d.interleaved ? " interleaved" : "", d.tile_indexed ? " indexed" : "");
+      // a worker's rows are that many runs of its view: past 32, the producer map's exact limit
+      if (d.interleaved && d.out.rows > 0) {
+        const int w = d.out.len / d.out.rows, most = rc::tile_of(d, 0).count / w, least = rc::tile_of(d, d.tiles - 1).count / w;
+        std::printf(" rows of [%d, %d], %d%s%s a worker", d.out.rows, w, least, least == most ? "" : "-",
+                    least == most ? "" : std::to_string(most).c_str());
+      }
+    }
     if (d.net >= 0) std::printf(" net=%d", d.net);
     if (d.only_a) std::printf(" A-only");
     if (d.reassoc_a) std::printf(" reassociated-in-A");

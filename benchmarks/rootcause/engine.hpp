@@ -57,7 +57,8 @@ struct op_desc {
   std::vector<int> tile_order_a;  // the order A starts the workers in (B: 0, 1, ...)
   // tiles: worker t computes elements (matvec: rows) t, t + tiles, t + 2 tiles, ... of the
   // output and declares strided views of them, as an OpenMP loop with a static schedule of
-  // chunk 1 does (else the contiguous block [n t / tiles, n (t + 1) / tiles))
+  // chunk 1 does (else the contiguous block [n t / tiles, n (t + 1) / tiles)); of an output
+  // of out.rows rows, rows t, t + tiles, ...: a 2-D view [rows of t, C], strides [tiles C, 1]
   bool interleaved = false;
   // tiles: worker t's op is begun with the index t (C++ probe::op(name, type, t), C
   // probe_op_begin(name, type, t)), so each worker has a name of its own, "L<t>.<name>.tile"
@@ -74,19 +75,23 @@ struct op_desc {
   int encloses = 0;
 };
 
-// The elements of an op's output that its worker t computes: `count` from `first`, `stride`
-// apart.
+// The elements of an op's output that its worker t computes: `count` from `first`, in runs
+// of `width` (interleaved rows) that start `stride` apart.
 struct tile_span {
   int first = 0, count = 0, stride = 1;
-  int at(int k) const { return first + k * stride; }  // the index of the worker's k-th element
+  int width = 1;
+  // the index of the worker's k-th element
+  int at(int k) const { return first + k / width * stride + k % width; }
 };
 inline tile_span tile_of(const op_desc& d, int t) {
   const int n = d.out.len, tiles = d.tiles;
   tile_span s;
   if (d.interleaved) {
-    s.first = t;
-    s.count = t < n ? (n - t + tiles - 1) / tiles : 0;
-    s.stride = tiles;
+    const int width = d.out.rows > 0 ? n / d.out.rows : 1, rows = n / width;
+    s.first = t * width;
+    s.count = t < rows ? (rows - t + tiles - 1) / tiles * width : 0;
+    s.stride = tiles * width;
+    s.width = width;
   } else {
     s.first = n * t / tiles;
     s.count = n * (t + 1) / tiles - s.first;

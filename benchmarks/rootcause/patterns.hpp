@@ -36,14 +36,17 @@ inline std::vector<int> chain(builder& g, int L, int layers, int w, int net, std
 // then declared after them (a local would free what they wrote). Half the splits give each
 // worker interleaved rows (t, t + tiles, ...: strided views), and, drawn apart, half name each
 // worker op with its index; both drawn from `layout`, a stream of their own, so that the
-// rest of the engine is what it was before they were drawn.
-inline void split_over_workers(rng& r, rng& layout, op_desc& d) {
+// rest of the engine is what it was before they were drawn. With `cols` > 1, an interleaved
+// output is [len / cols, cols] and a worker's rows are a 2-D view (an elementwise op's only:
+// a matvec's output is a vector).
+inline void split_over_workers(rng& r, rng& layout, op_desc& d, int cols) {
   d.tiles = r.range(2, 4);
   for (int t = 0; t < d.tiles; ++t) d.tile_order_a.push_back(t);
   for (int t = d.tiles - 1; t > 0; --t) std::swap(d.tile_order_a[static_cast<size_t>(t)], d.tile_order_a[static_cast<size_t>(r.range(0, t))]);
   if (d.m == mark::local) d.m = mark::after;
   d.interleaved = layout.chance(0.5);
   d.tile_indexed = layout.chance(0.5);
+  if (d.interleaved && cols > 1 && d.k != kind::matvec) d.out.rows = d.out.len / cols;
 }
 
 // derived: the buffer a residual adds to layer `l`'s output at a step (`layer_ops`: that
@@ -114,7 +117,16 @@ inline gen_case generate(uint64_t seed, pattern p) {
       const bool copies = p == pattern::copies || p == pattern::casts || p == pattern::layouts || p == pattern::derived;
       const int layers = std::max(p == pattern::outside_op || p == pattern::extra_op || copies ? 2 : 1,
                                   layers_for(r, e.steps, 1, 1 + e.steps));
-      std::vector<int> ops = chain(g, L, layers, w, -1);
+      // workers, c_callers: in half the engines without weights (W would grow as the square),
+      // the layers are [160-200, 2-4], so that an interleaved split gives each of its 2-4
+      // workers 40-100 rows: more runs than the producer map keeps apart (k_most_runs, 32).
+      // Drawn from `layout`: r's draws stay as they were.
+      int cols = 0, n = L;
+      if ((p == pattern::workers || p == pattern::c_callers) && w < 0 && layout.chance(0.5)) {
+        cols = layout.range(2, 4);
+        n = cols * layout.range(160, 200);
+      }
+      std::vector<int> ops = chain(g, n, layers, w, -1);
       if (p == pattern::locals)
         for (op_desc& d : e.ops)
           if (d.k != kind::load && r.chance(0.8) && d.out.off == 0 && d.out.len == e.buf_len[static_cast<size_t>(d.out.buf)])
@@ -123,7 +135,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
         for (int o : ops) {
           op_desc& d = e.ops[static_cast<size_t>(o)];
           if (!r.chance(0.5)) continue;
-          split_over_workers(r, layout, d);
+          split_over_workers(r, layout, d, cols);
           favored.push_back(o);
         }
       if (p == pattern::c_callers) {
@@ -132,7 +144,7 @@ inline gen_case generate(uint64_t seed, pattern p) {
         for (op_desc& d : e.ops) d.c_api = r.chance(0.8);
         for (int o : ops) {
           op_desc& d = e.ops[static_cast<size_t>(o)];
-          if (r.chance(0.3)) split_over_workers(r, layout, d);
+          if (r.chance(0.3)) split_over_workers(r, layout, d, cols);
         }
         for (int o : ops)
           if (e.ops[static_cast<size_t>(o)].c_api) favored.push_back(o);

@@ -194,11 +194,11 @@ class interpreter {
     }
     return shifted && nonzero;
   }
-  // Elements `first` to first + count of the `len` from y, `stride` apart (a worker's
-  // interleaved rows: the bug's elements are of the worker's own).
-  void plant(T* y, int len, int stride = 1) {
-    for (int i = bug_->first; i < bug_->first + bug_->count && i < len; ++i) {
-      T& v = y[static_cast<int64_t>(i) * stride];
+  // Elements `first` to first + count of those `s` names from y (a worker's interleaved rows:
+  // the bug's elements are of the worker's own).
+  void plant(T* y, const tile_span& s) {
+    for (int i = bug_->first; i < bug_->first + bug_->count && i < s.count; ++i) {
+      T& v = y[s.at(i)];
       v = static_cast<T>(v + bug_->size * tol(static_cast<double>(v)));
     }
   }
@@ -245,7 +245,7 @@ class interpreter {
       } else {
         for (int k = 0; k < o.r.len; ++k) p[k] = static_cast<T>(p[k] * o.factor);
       }
-      if (side_a_ && bug_ && bug_->outside == static_cast<int>(w)) plant(p, o.r.len);
+      if (side_a_ && bug_ && bug_->outside == static_cast<int>(w)) plant(p, tile_span{0, o.r.len});
       mark_stale(o.r, copy);
     }
   }
@@ -343,7 +343,7 @@ class interpreter {
       run_tiles(i, d, x0, n0, x1, y);
     } else {
       compute<T>(d.k, d.a, d.b, x0, n0, x1, n1, y, d.out.len, reassoc);
-      if (planted) plant(y, d.out.len);
+      if (planted) plant(y, tile_span{0, d.out.len});
     }
     rec_.varied[i] = varied(y, d.out.len);
     if (out_other) {
@@ -366,8 +366,9 @@ class interpreter {
   }
 
   // Worker ops: each computes its rows of the output (tile_of: a block [lo, hi), or every
-  // tiles-th row from t, declared as strided views) on its own thread, inside the op (through
-  // the C API: probe_op_adopt of the op current on the spawning thread).
+  // tiles-th element or row from t, declared as strided views, 1-D or [rows, C]) on its own
+  // thread, inside the op (through the C API: probe_op_adopt of the op current on the
+  // spawning thread).
   void run_tiles(size_t i, const op_desc& d, const T* x0, int64_t n0, const T* x1, T* y) {
     const probe::op_context ctx = probe::current_op_context();
     probe_op* const c_parent = d.c_api ? probe_op_current() : nullptr;
@@ -390,7 +391,7 @@ class interpreter {
           // the name of today's workers, or begun whole with the worker's index
           marker w(d.c_api, d.tile_indexed ? d.name + ".tile" : tile_name(d, t), kind_type(d.k), d.tile_indexed ? t : -1);
           w.attrs(d.a, d.b, e_.f64, false);
-          const region out{-1, 0, s.count, 0, s.stride > 1 ? s.stride : 0};
+          const region out{-1, 0, s.count, s.width > 1 ? s.count / s.width : 0, s.stride > 1 ? s.stride : 0};
           if (d.k == kind::matvec) {
             // W's rows of the worker: [rows, n0], rows step * n0 elements apart
             const int nc = static_cast<int>(n0);
@@ -408,13 +409,13 @@ class interpreter {
             if (step == 1) {
               compute<T>(d.k, d.a, d.b, x0 + lo, rows, x1 ? x1 + lo : nullptr, rows, y + lo, rows, false);
             } else {  // element by element (the kernels of split ops are elementwise)
-              for (int64_t q = 0; q < rows; ++q) {
-                const int64_t at = lo + q * step;
+              for (int q = 0; q < s.count; ++q) {
+                const int64_t at = s.at(q);
                 compute<T>(d.k, d.a, d.b, x0 + at, 1, x1 ? x1 + at : nullptr, 1, y + at, 1, false);
               }
             }
           }
-          if (side_a_ && bug_ && bug_->op == static_cast<int>(i) && bug_->tile == t) plant(y + lo, s.count, s.stride);
+          if (side_a_ && bug_ && bug_->op == static_cast<int>(i) && bug_->tile == t) plant(y, s);
           w.tensor(io::out, "y", static_cast<const T*>(y + lo), out);
           rec_.tile_seq[i][static_cast<size_t>(t)] = w.sequence();
           std::vector<T> mine(static_cast<size_t>(s.count));
