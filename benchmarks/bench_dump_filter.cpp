@@ -4,7 +4,8 @@
 // place, the macroscopic moments) run with --probe_dump_steps=LAST against the same steps with
 // every flag off, sample by sample in the same run. Target: <= 1.03x for the steps the filter
 // leaves out. Also the whole loop of 1,500 steps, the dumped one included; and what a strided
-// output costs there (one head's rows of a [T, 32, 128] buffer, a range kept per row) against
+// output costs there (one head's rows of a [T, 32, 128] buffer: a range kept per row, or past 32
+// rows one rectangle of a grid) against
 // a contiguous one of as many bytes.
 #include <probe/probe.hpp>
 
@@ -85,7 +86,7 @@ double heads_us(std::vector<float>& out, int64_t T, bool strided, int64_t first,
 void strided_outputs(const std::string& filtered) {
   const int samples = bench::quick() ? 3 : 15;
   const int64_t chunk = bench::quick() ? 5 : 50;
-  for (const int64_t T : {int64_t{32}, int64_t{64}}) {
+  for (const int64_t T : {int64_t{32}, int64_t{64}, int64_t{2048}}) {
     std::vector<float> out(static_cast<size_t>(T * 32 * 128));
     std::vector<double> strided, contiguous;
     probe::set_flags(filtered.c_str());
@@ -102,7 +103,7 @@ void strided_outputs(const std::string& filtered) {
     bench::print_row(label.c_str(), a, "us");
     label = "the same, contiguous";
     bench::print_row(label.c_str(), b, "us");
-    label = T <= 32 ? "strided (a range per row) / contiguous" : "strided (past 32 rows: its span) / contiguous";
+    label = T <= 32 ? "strided (a range per row) / contiguous" : "strided (past 32 rows: a grid's rectangle) / contiguous";
     bench::print_ratio(label.c_str(), a, b);
   }
 }

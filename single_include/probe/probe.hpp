@@ -7474,6 +7474,229 @@ PROBE_END_NAMESPACE
 #include <string>
 #include <vector>
 
+// ---- probe/core/byte_grid.hpp ----
+#ifndef PROBE_SINGLE_CORE_BYTE_GRID_HPP
+#define PROBE_SINGLE_CORE_BYTE_GRID_HPP
+// Bytes as rows of a grid: byte x of a grid with origin g and period p lies in row (x - g) / p
+// at phase (x - g) % p. A view whose runs are equally spaced (a head's rows of [T, H, D], a
+// worker's rows t, t + n, ...) is one rectangle of rows by phases, whatever its number of
+// runs; a contiguous range is at most three. Internal header.
+#include <stdint.h>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Rows [k0, k1) by phases [a, b) of a grid.
+struct grid_rect {
+  int64_t k0 = 0, k1 = 0;
+  uintptr_t a = 0, b = 0;
+
+  uint64_t bytes() const noexcept { return static_cast<uint64_t>(k1 - k0) * (b - a); }
+  bool operator==(const grid_rect& o) const noexcept { return k0 == o.k0 && k1 == o.k1 && a == o.a && b == o.b; }
+};
+
+struct byte_grid {
+  uintptr_t origin = 0, period = 1;
+
+  uintptr_t first_byte(const grid_rect& r) const noexcept {
+    return origin + static_cast<uintptr_t>(r.k0) * period + r.a;
+  }
+  uintptr_t end_byte(const grid_rect& r) const noexcept {  // one past its last byte
+    return origin + static_cast<uintptr_t>(r.k1 - 1) * period + r.b;
+  }
+
+  // Row and phase of byte x; rows before the origin are negative.
+  void locate(uintptr_t x, int64_t* k, uintptr_t* a) const noexcept {
+    const int64_t d = static_cast<int64_t>(x - origin), p = static_cast<int64_t>(period);
+    *k = d >= 0 ? d / p : -((-d + p - 1) / p);
+    *a = static_cast<uintptr_t>(d - *k * p);
+  }
+
+  // Whether r's bytes are one contiguous range.
+  bool contiguous(const grid_rect& r) const noexcept { return r.k1 - r.k0 == 1 || (r.a == 0 && r.b == period); }
+
+  // The bytes [x, y) as at most three rectangles: the rest of x's row, the whole rows between,
+  // the start of the last row. Returns how many.
+  int contiguous(uintptr_t x, uintptr_t y, grid_rect out[3]) const noexcept {
+    int64_t k, kk;
+    uintptr_t a, b;
+    locate(x, &k, &a);
+    locate(y - 1, &kk, &b);
+    ++b;
+    if (k == kk) {
+      out[0] = grid_rect{k, k + 1, a, b};
+      return 1;
+    }
+    int n = 0;
+    if (a > 0) out[n++] = grid_rect{k, k + 1, a, period};
+    const int64_t full_from = a > 0 ? k + 1 : k, full_to = b < period ? kk : kk + 1;
+    if (full_to > full_from) out[n++] = grid_rect{full_from, full_to, 0, period};
+    if (b < period) out[n++] = grid_rect{kk, kk + 1, 0, b};
+    return n;
+  }
+
+  // `rows` runs of `width` bytes (width <= period), this grid's period apart, from x: one
+  // rectangle, or two when the runs cross a row's end. Returns how many.
+  int runs(uintptr_t x, uintptr_t width, int64_t rows, grid_rect out[2]) const noexcept {
+    int64_t k;
+    uintptr_t a;
+    locate(x, &k, &a);
+    if (a + width <= period) {
+      out[0] = grid_rect{k, k + rows, a, a + width};
+      return 1;
+    }
+    out[0] = grid_rect{k, k + rows, a, period};
+    out[1] = grid_rect{k + 1, k + rows + 1, 0, a + width - period};
+    return 2;
+  }
+};
+
+inline bool intersect(const grid_rect& x, const grid_rect& y, grid_rect* out) noexcept {
+  out->k0 = x.k0 > y.k0 ? x.k0 : y.k0;
+  out->k1 = x.k1 < y.k1 ? x.k1 : y.k1;
+  out->a = x.a > y.a ? x.a : y.a;
+  out->b = x.b < y.b ? x.b : y.b;
+  return out->k0 < out->k1 && out->a < out->b;
+}
+
+// What of e lies outside n: up to four rectangles (rows above, rows below, and left and right
+// of n in the rows they share). Returns how many; e itself when they do not meet.
+inline int subtract(const grid_rect& e, const grid_rect& n, grid_rect out[4]) noexcept {
+  grid_rect both;
+  if (!intersect(e, n, &both)) {
+    out[0] = e;
+    return 1;
+  }
+  int c = 0;
+  if (e.k0 < both.k0) out[c++] = grid_rect{e.k0, both.k0, e.a, e.b};
+  if (both.k1 < e.k1) out[c++] = grid_rect{both.k1, e.k1, e.a, e.b};
+  if (e.a < both.a) out[c++] = grid_rect{both.k0, both.k1, e.a, both.a};
+  if (both.b < e.b) out[c++] = grid_rect{both.k0, both.k1, both.b, e.b};
+  return c;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_BYTE_GRID_HPP
+// ---- probe/core/view_runs.hpp ----
+#ifndef PROBE_SINGLE_CORE_VIEW_RUNS_HPP
+#define PROBE_SINGLE_CORE_VIEW_RUNS_HPP
+// A view's bytes: its span, and its runs of contiguous bytes (a tile's rows, a column's
+// elements), or, past a number of runs, whether they are equally spaced. Internal header.
+#include <stdint.h>
+
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+struct byte_span {
+  uintptr_t lo, hi;
+};
+
+// `rows` runs of `width` bytes, `period` apart, from `lo` (rows 0: the runs are not so).
+struct stripes {
+  uintptr_t lo = 0, width = 0, period = 0;
+  int64_t rows = 0;
+};
+
+// The bytes a view spans, from its lowest to its highest element (false: no data).
+inline bool view_bytes(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
+  if (!v.valid() || !v.data || v.batch || v.numel() == 0) return false;
+  const int64_t item = static_cast<int64_t>(v.itemsize());
+  int64_t first = 0, last = 0;
+  for (int i = 0; i < v.ndim; ++i) {
+    const int64_t span = (v.shape[i] - 1) * v.strides[i];
+    if (span < 0) first += span; else last += span;
+  }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(v.data);
+  *lo = base + static_cast<uintptr_t>(first * item);
+  *hi = base + static_cast<uintptr_t>((last + 1) * item);
+  return true;
+}
+
+// The runs of contiguous bytes v covers, in address order, those that touch or overlap
+// joined; its span alone when it has more than `most` (false: no data). Past `most`, runs
+// equally spaced are described in `st`.
+inline bool view_runs(const tensor_view& v, std::vector<byte_span>* out, stripes* st, size_t most) {
+  out->clear();
+  if (st) *st = stripes();
+  uintptr_t lo, hi;
+  if (!view_bytes(v, &lo, &hi)) return false;
+  out->push_back(byte_span{lo, hi});
+  if (v.is_contiguous()) return true;
+  // The dims that move, by stride: the bytes are the same whatever their order and sign.
+  struct dim {
+    int64_t n, s;
+  } d[max_dims];
+  int m = 0;
+  for (int i = 0; i < v.ndim; ++i) {
+    if (v.shape[i] < 2 || v.strides[i] == 0) continue;
+    dim x{v.shape[i], v.strides[i] < 0 ? -v.strides[i] : v.strides[i]};
+    int at = m++;
+    for (; at > 0 && d[at - 1].s > x.s; --at) d[at] = d[at - 1];
+    d[at] = x;
+  }
+  int64_t run = 1;  // elements in the innermost contiguous run
+  int inner = 0;
+  while (inner < m && d[inner].s == run) run *= d[inner++].n;
+  uint64_t count = 1;
+  for (int k = inner; k < m && count <= most; ++k) count *= static_cast<uint64_t>(d[k].n);
+  if (count == 1) return true;
+  const uintptr_t item = v.itemsize();
+  if (count > most) {
+    // Outer dims that continue one another (a stride that is the last one times its count)
+    // are one: a head's rows of [B, T, H, D] are B T rows.
+    int64_t s = d[inner].s, n = d[inner].n;
+    for (int k = inner + 1; k < m; ++k) {
+      if (d[k].s != s * n) return true;
+      n *= d[k].n;
+    }
+    if (st && s > run) *st = stripes{lo, static_cast<uintptr_t>(run) * item, static_cast<uintptr_t>(s) * item, n};
+    return true;
+  }
+  out->clear();
+  int64_t idx[max_dims] = {};
+  int64_t off = 0;  // elements from the lowest one
+  for (;;) {
+    const uintptr_t a = lo + static_cast<uintptr_t>(off) * item;
+    out->push_back(byte_span{a, a + static_cast<uintptr_t>(run) * item});
+    int k = inner;
+    for (; k < m; ++k) {
+      if (++idx[k] < d[k].n) {
+        off += d[k].s;
+        break;
+      }
+      off -= (d[k].n - 1) * d[k].s;
+      idx[k] = 0;
+    }
+    if (k == m) break;
+  }
+  // In address order already unless the dims overlap (a sliding window): sort what is not.
+  for (size_t k = 1; k < out->size(); ++k) {
+    const byte_span x = (*out)[k];
+    size_t at = k;
+    for (; at > 0 && (*out)[at - 1].lo > x.lo; --at) (*out)[at] = (*out)[at - 1];
+    (*out)[at] = x;
+  }
+  size_t w = 0;
+  for (size_t k = 1; k < out->size(); ++k) {
+    if ((*out)[k].lo <= (*out)[w].hi) {
+      if ((*out)[k].hi > (*out)[w].hi) (*out)[w].hi = (*out)[k].hi;
+    } else {
+      (*out)[++w] = (*out)[k];
+    }
+  }
+  out->resize(w + 1);
+  return true;
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_VIEW_RUNS_HPP
+
 PROBE_BEGIN_NAMESPACE
 namespace detail {
 
@@ -7488,7 +7711,10 @@ class producer_map {
     std::string key;
     uint64_t seq = 0;
     int64_t step = 0;          // the writer's step
-    uintptr_t lo = 0, hi = 0;  // the part inside the reader's range
+    uintptr_t lo = 0, hi = 0;  // the part inside the reader's range: its first byte, one past its last
+    uint64_t bytes = 0;        // how many bytes: hi - lo, unless the part is rows (below)
+    uintptr_t period = 0;      // > 0: the part is rows of `width` bytes, `period` apart, from lo
+    uintptr_t width = 0;
     bool whole = false;        // the writer's whole range lies inside the reader's
     bool hashed = false;       // `hash` is what the writer left in [lo, hi) (whole ranges only)
     uint64_t hash = 0;
@@ -7497,26 +7723,416 @@ class producer_map {
                                // byte offset in that output
   };
 
-  // A view of more runs than this is taken as its span: the map stays small and a record
-  // cheap (a record costs a range per run), at the cost of the precision above for views that
-  // fine-grained.
+  // A view of more runs than this is taken as its span (the map stays small and a record
+  // cheap: a record costs a range per run), unless its runs are equally spaced: those are
+  // one rectangle of a grid, whatever their number.
   static constexpr size_t k_most_runs = 32;
+  // A grid of more rectangles than this is given whole to its latest writer.
+  static constexpr size_t k_most_cells = 4096;
+
+  explicit producer_map(size_t most_runs = k_most_runs) : most_runs_(most_runs) {}
 
   // v's bytes were written by output `key` of op `seq`; `hash` (when `hashed`) is the content
   // hash of its whole byte range as written (a contiguous view's).
   void record(const tensor_view& v, const std::string& key, uint64_t seq, bool hashed = false, uint64_t hash = 0,
               int64_t step = 0) {
-    if (!runs_of(v, &runs_)) return;
-    const int dev = device_key(v);
-    const uintptr_t origin = runs_.front().lo, end_of_all = runs_.back().hi;
+    stripes st;
+    if (!view_runs(v, &runs_, &st, most_runs_)) return;
     // A hash covers the whole view: it describes a range only when the view is one run.
-    const writer w{dev, &key, seq, hashed && runs_.size() == 1, hash, step, origin};
+    writer w{device_key(v), &key, seq, hashed && runs_.size() == 1 && st.rows == 0, hash, step, runs_.front().lo};
+    if (st.rows > 0) {
+      record_stripes(w, st);
+    } else if (live_weaves() == 0 || paint_runs_into_weaves(&w)) {
+      record_runs(w);
+    }
+  }
+
+  // Every recorded range overlapping v's bytes, in address order of their first bytes (a
+  // strided reader's: those its runs overlap, cut to them). A grid's parts are rows: ranges
+  // whose first bytes are in order, not their bytes.
+  std::vector<piece> find(const tensor_view& v) {
+    std::vector<piece> out;
+    visit(v, &out);
+    return out;
+  }
+
+  // An op read v's bytes: their writers' outputs were consumed.
+  void mark_read(const tensor_view& v) { visit(v, nullptr); }
+
+  bool empty() const noexcept { return ranges_.empty(); }
+  void clear() {
+    ranges_.clear();
+    weaves_.clear();
+    free_weaves_.clear();
+  }
+  size_t ranges() const noexcept { return ranges_.size(); }
+  // Rectangles held by grids (a test's view of how far a map fragments).
+  size_t cells() const noexcept {
+    size_t n = 0;
+    for (const entry& e : ranges_)
+      if (e.weave >= 0) n += weaves_[static_cast<size_t>(e.weave)].cells.size();
+    return n;
+  }
+
+ private:
+  // Who wrote a range, and whether it was read since.
+  struct written {
+    std::string key;
+    uint64_t seq = 0;
+    bool hashed = false;
+    uint64_t hash = 0;
+    int64_t step = 0;
+    bool read = false;
+    uintptr_t origin = 0;
+  };
+  // A range of the map: bytes [lo, hi) one output wrote, or (weave >= 0) a grid whose
+  // rectangles several outputs wrote (workers' or heads' interleaved rows).
+  struct entry {
+    int dev;
+    uintptr_t lo, hi;
+    int32_t weave;
+    written by;
+  };
+  struct cell {
+    grid_rect r;
+    written by;
+  };
+  struct weave {
+    byte_grid grid;
+    std::vector<cell> cells;  // disjoint
+  };
+  // What a record writes into each of its runs.
+  struct writer {
+    int dev;
+    const std::string* key;
+    uint64_t seq;
+    bool hashed;
+    uint64_t hash;
+    int64_t step;
+    uintptr_t origin;
+    written as_written(bool hash_kept) const { return written{*key, seq, hashed && hash_kept, hash, step, false, origin}; }
+  };
+
+  // Grids. A view of equally spaced runs past most_runs_ is one or two rectangles of a grid of
+  // its period; a grid holds every range in its span, as rectangles of their writers, so that
+  // workers' or heads' interleaved rows each keep their own.
+
+  int32_t new_weave(const byte_grid& g) {
+    int32_t at;
+    if (!free_weaves_.empty()) {
+      at = free_weaves_.back();
+      free_weaves_.pop_back();
+    } else {
+      at = static_cast<int32_t>(weaves_.size());
+      weaves_.emplace_back();
+    }
+    weaves_[static_cast<size_t>(at)].grid = g;
+    weaves_[static_cast<size_t>(at)].cells.clear();
+    return at;
+  }
+  void free_weave(int32_t at) {
+    weaves_[static_cast<size_t>(at)].cells.clear();
+    free_weaves_.push_back(at);
+  }
+
+  // w wrote the n rectangles rs of o's grid: what they cover of other cells gives way. False
+  // when the grid has grown past k_most_cells: a record costs a pass over its cells, so
+  // the caller gives the whole grid to w, as a span.
+  bool paint(weave& o, const grid_rect* rs, size_t n, const writer& w) {
+    const bool hash_kept = n == 1 && o.grid.contiguous(rs[0]);
+    if (n == 1)
+      for (cell& c : o.cells)
+        if (c.r == rs[0]) {  // the same rows again (the next step's head): rewritten where they lie
+          assign(&c.by, w, hash_kept);
+          return true;
+        }
+    cells_.clear();
+    for (cell& c : o.cells) {
+      grid_rect x;
+      bool met = false;
+      for (size_t q = 0; q < n && !met; ++q) met = intersect(c.r, rs[q], &x);
+      if (!met) {
+        cells_.push_back(std::move(c));
+        continue;
+      }
+      left_.assign(1, c.r);
+      for (size_t q = 0; q < n; ++q) {
+        next_.clear();
+        for (const grid_rect& l : left_) {
+          grid_rect out[4];
+          const int m = subtract(l, rs[q], out);
+          next_.insert(next_.end(), out, out + m);
+        }
+        left_.swap(next_);
+      }
+      for (const grid_rect& l : left_) {
+        cells_.push_back(cell{l, c.by});
+        cells_.back().by.hashed = false;
+      }
+    }
+    for (size_t q = 0; q < n; ++q) cells_.push_back(cell{rs[q], w.as_written(hash_kept)});
+    // In order of first bytes, so that readers meet them in address order; all but the pieces
+    // just cut and the new ones are in place already.
+    for (size_t k = 1; k < cells_.size(); ++k) {
+      if (!before(cells_[k].r, cells_[k - 1].r)) continue;
+      cell x = std::move(cells_[k]);
+      size_t at = k;
+      for (; at > 0 && before(x.r, cells_[at - 1].r); --at) cells_[at] = std::move(cells_[at - 1]);
+      cells_[at] = std::move(x);
+    }
+    o.cells.swap(cells_);
+    return o.cells.size() <= k_most_cells;
+  }
+  static bool before(const grid_rect& x, const grid_rect& y) noexcept { return x.k0 < y.k0 || (x.k0 == y.k0 && x.a < y.a); }
+  // Grid e, grown too fine, becomes a plain range of w's.
+  void give_whole(entry& e, const writer& w) {
+    free_weave(e.weave);
+    e.weave = -1;
+    e.by = w.as_written(false);
+  }
+
+  // Runs (not equally spaced, or few) over grids: their bytes in a grid are painted there,
+  // and runs_ keep the rest for the plain path (false: nothing left). A grid a run covers
+  // whole is left to the plain path, which replaces it.
+  bool paint_runs_into_weaves(writer* w) {
+    size_t i, end;
+    window(w->dev, runs_.front().lo, runs_.back().hi, &i, &end);
+    bool met_any = false;
+    for (size_t k = i; k < end; ++k) {
+      entry& e = ranges_[k];
+      if (e.weave < 0) continue;
+      bool covered = false;
+      rects_.clear();
+      for (const byte_span& r : runs_) {
+        if (r.lo <= e.lo && e.hi <= r.hi) covered = true;
+        if (r.hi <= e.lo || e.hi <= r.lo || covered) continue;
+        grid_rect rs[3];
+        const int n = weaves_[static_cast<size_t>(e.weave)].grid.contiguous(r.lo > e.lo ? r.lo : e.lo, r.hi < e.hi ? r.hi : e.hi, rs);
+        rects_.insert(rects_.end(), rs, rs + n);
+      }
+      if (covered) {
+        free_weave(e.weave);
+        e.weave = -1;
+        continue;
+      }
+      if (rects_.empty()) continue;
+      writer inside = *w;
+      inside.hashed = w->hashed && e.lo <= runs_.front().lo && runs_.back().hi <= e.hi;
+      if (!paint(weaves_[static_cast<size_t>(e.weave)], rects_.data(), rects_.size(), inside)) give_whole(e, *w);
+      met_any = true;
+    }
+    if (!met_any) return true;
+    cut_.clear();
+    for (const byte_span& r : runs_) {
+      uintptr_t at = r.lo;
+      for (size_t k = i; k < end && at < r.hi; ++k) {
+        const entry& e = ranges_[k];
+        if (e.weave < 0 || e.hi <= at || e.lo >= r.hi) continue;
+        if (e.lo > at) cut_.push_back(byte_span{at, e.lo});
+        at = e.hi;
+      }
+      if (at < r.hi) cut_.push_back(byte_span{at, r.hi});
+    }
+    runs_.swap(cut_);
+    w->hashed = false;  // the hash is the whole view's
+    return !runs_.empty();
+  }
+
+  // Equally spaced runs past most_runs_: the ranges and grids they meet become one grid of
+  // their period (plain ranges cut at its ends), in which they are painted.
+  void record_stripes(const writer& w, const stripes& st) {
+    const uintptr_t p = st.period;
+    uintptr_t lo = st.lo, hi = st.lo + static_cast<uintptr_t>(st.rows - 1) * p + st.width;
+    size_t i, end;
+    window(w.dev, lo, hi, &i, &end);
+    grid_rect rs[2];
+    if (end == i + 1 && ranges_[i].weave >= 0 && ranges_[i].lo <= lo && hi <= ranges_[i].hi &&
+        weaves_[static_cast<size_t>(ranges_[i].weave)].grid.period == p) {
+      weave& o = weaves_[static_cast<size_t>(ranges_[i].weave)];
+      if (!paint(o, rs, static_cast<size_t>(o.grid.runs(st.lo, st.width, st.rows, rs)), w)) give_whole(ranges_[i], w);
+      return;
+    }
+    for (bool grew = true; grew;) {  // grids met are taken in whole
+      grew = false;
+      for (size_t k = i; k < end; ++k) {
+        const entry& e = ranges_[k];
+        if (e.weave < 0) continue;
+        if (e.lo < lo) lo = e.lo, grew = true;
+        if (e.hi > hi) hi = e.hi, grew = true;
+      }
+      if (grew) window(w.dev, lo, hi, &i, &end);
+    }
+    byte_grid g{st.lo, p};
+    for (size_t k = i; k < end; ++k)
+      if (ranges_[k].weave >= 0 && weaves_[static_cast<size_t>(ranges_[k].weave)].grid.period == p) {
+        g.origin = weaves_[static_cast<size_t>(ranges_[k].weave)].grid.origin;  // its cells stay as they are
+        break;
+      }
+    building_.clear();
+    merged_.clear();
+    bool tail = false;
+    entry after{};
+    for (size_t k = i; k < end; ++k) {
+      entry& e = ranges_[k];
+      if (e.weave < 0) {
+        if (e.lo < lo) merged_.push_back(trimmed(e, e.lo, lo));
+        if (e.hi > hi) tail = true, after = trimmed(e, hi, e.hi);
+        const uintptr_t x = e.lo > lo ? e.lo : lo, y = e.hi < hi ? e.hi : hi;
+        add_range(g, x, y, e.by, e.by.hashed && x == e.lo && y == e.hi);
+        continue;
+      }
+      weave& o = weaves_[static_cast<size_t>(e.weave)];
+      for (const cell& c : o.cells) {
+        if (o.grid.period == p) {
+          const int n = g.runs(o.grid.first_byte(c.r), c.r.b - c.r.a, c.r.k1 - c.r.k0, rs);
+          for (int q = 0; q < n; ++q) {
+            building_.push_back(cell{rs[q], c.by});
+            building_.back().by.hashed = c.by.hashed && n == 1;
+          }
+        } else {  // another period: its rows one by one
+          for (int64_t row = c.r.k0; row < c.r.k1; ++row) {
+            const uintptr_t x = o.grid.origin + static_cast<uintptr_t>(row) * o.grid.period + c.r.a;
+            add_range(g, x, x + (c.r.b - c.r.a), c.by, c.by.hashed && c.r.k1 - c.r.k0 == 1);
+          }
+        }
+      }
+      free_weave(e.weave);
+    }
+    const int32_t at = new_weave(g);
+    weave& o = weaves_[static_cast<size_t>(at)];
+    o.cells.swap(building_);
+    merged_.push_back(entry{w.dev, lo, hi, at, written()});
+    if (!paint(o, rs, static_cast<size_t>(g.runs(st.lo, st.width, st.rows, rs)), w)) give_whole(merged_.back(), w);
+    if (tail) merged_.push_back(std::move(after));
+    replace_window(i, end);
+  }
+  // Bytes [x, y) that `by` wrote, as cells of grid g under construction.
+  void add_range(const byte_grid& g, uintptr_t x, uintptr_t y, const written& by, bool hash_kept) {
+    grid_rect rs[3];
+    const int n = g.contiguous(x, y, rs);
+    for (int q = 0; q < n; ++q) {
+      building_.push_back(cell{rs[q], by});
+      building_.back().by.hashed = hash_kept && n == 1;
+    }
+  }
+
+  // Each part of a recorded range that v's bytes overlap: into *out, or (out null) marked read.
+  void visit(const tensor_view& v, std::vector<piece>* out) {
+    stripes st;
+    if (!view_runs(v, &runs_, &st, most_runs_)) return;
+    const int dev = device_key(v);
+    const byte_grid own{st.lo, st.rows > 0 ? st.period : 1};
+    grid_rect rows[2];
+    const int n_rows = st.rows > 0 ? own.runs(st.lo, st.width, st.rows, rows) : 0;
+    bool grid = false;
+    for (const byte_span& r : runs_) {
+      size_t i, end;
+      window(dev, r.lo, r.hi, &i, &end);
+      for (size_t k = i; k < end; ++k) {
+        entry& e = ranges_[k];
+        const uintptr_t x = e.lo > r.lo ? e.lo : r.lo, y = e.hi < r.hi ? e.hi : r.hi;
+        if (e.weave < 0 && n_rows == 0) {
+          emit(e.by, part{x, y, y - x, 0, 0, e.lo >= r.lo && e.hi <= r.hi}, out);
+          continue;
+        }
+        grid = true;
+        if (e.weave < 0) {  // a plain range under equally spaced runs: the rows they cover of it
+          grid_rect mine[3];
+          const int n = own.contiguous(x, y, mine);
+          report(own, mine, n, rows, n_rows, e.by, part{e.lo, e.hi, e.hi - e.lo, 0, 0, true}, out);
+          continue;
+        }
+        weave& o = weaves_[static_cast<size_t>(e.weave)];
+        grid_rect in[3];  // v's bytes in o's grid
+        if (n_rows == 0 || st.period == o.grid.period) {
+          report_cells(o, in, n_rows > 0 ? o.grid.runs(st.lo, st.width, st.rows, in) : o.grid.contiguous(x, y, in), out);
+          continue;
+        }
+        for (int64_t row = 0; row < st.rows; ++row) {  // runs of another period: row by row
+          const uintptr_t a = st.lo + static_cast<uintptr_t>(row) * st.period, b = a + st.width;
+          if (b > e.lo && a < e.hi) report_cells(o, in, o.grid.contiguous(a > e.lo ? a : e.lo, b < e.hi ? b : e.hi, in), out);
+        }
+      }
+    }
+    if (grid && out) sort_by_first_byte(out);
+  }
+  // Where a part lies: [lo, hi), or rows of `width` bytes `period` apart from lo (period > 0).
+  struct part {
+    uintptr_t lo, hi;
+    uint64_t bytes;
+    uintptr_t period, width;
+    bool whole;
+  };
+  static void emit(written& by, const part& where, std::vector<piece>* out) {
+    if (!out) {
+      by.read = true;
+      return;
+    }
+    piece p;
+    p.key = by.key;
+    p.seq = by.seq;
+    p.step = by.step;
+    p.lo = where.lo;
+    p.hi = where.hi;
+    p.bytes = where.bytes;
+    p.period = where.period;
+    p.width = where.width;
+    p.whole = where.whole;
+    p.hashed = where.whole && by.hashed;
+    p.hash = by.hash;
+    p.read = by.read;
+    p.origin = by.origin;
+    out->push_back(std::move(p));
+  }
+  static part whole_cell(const byte_grid& g, const grid_rect& r) {
+    const bool flat = g.contiguous(r);
+    return part{g.first_byte(r), g.end_byte(r), r.bytes(), flat ? 0 : g.period, flat ? 0 : r.b - r.a, true};
+  }
+  static void report_cells(weave& o, const grid_rect* in, int n_in, std::vector<piece>* out) {
+    for (cell& c : o.cells) report(o.grid, &c.r, 1, in, n_in, c.by, whole_cell(o.grid, c.r), out);
+  }
+  // The parts of a writer's rectangles `mine` that the reader's `in` overlap, in grid g: the
+  // writer's `whole` range when they cover all its bytes.
+  static void report(const byte_grid& g, const grid_rect* mine, int n_mine, const grid_rect* in, int n_in, written& by,
+                     const part& whole, std::vector<piece>* out) {
+    grid_rect parts[9];
+    int n = 0;
+    uint64_t total = 0;
+    for (int a = 0; a < n_mine; ++a)
+      for (int b = 0; b < n_in; ++b)
+        if (intersect(mine[a], in[b], &parts[n])) total += parts[n++].bytes();
+    if (n == 0) return;
+    if (total == whole.bytes) {
+      emit(by, whole, out);
+      return;
+    }
+    for (int q = 0; q < n; ++q) {
+      part p = whole_cell(g, parts[q]);
+      p.whole = false;
+      emit(by, p, out);
+    }
+  }
+  // Pieces of grids come in their cells' order: nearly sorted, so an insertion sort.
+  static void sort_by_first_byte(std::vector<piece>* out) {
+    for (size_t k = 1; k < out->size(); ++k) {
+      if ((*out)[k - 1].lo <= (*out)[k].lo) continue;
+      piece x = std::move((*out)[k]);
+      size_t at = k;
+      for (; at > 0 && (*out)[at - 1].lo > x.lo; --at) (*out)[at] = std::move((*out)[at - 1]);
+      (*out)[at] = std::move(x);
+    }
+  }
+
+  size_t live_weaves() const noexcept { return weaves_.size() - free_weaves_.size(); }
+
+  // The plain path: runs_ replace what they overwrite; ranges in their gaps keep their writer.
+  void record_runs(const writer& w) {
     if (rewrite_in_place(w)) return;
-    // The window of ranges overlapping the runs' span: each keeps what no run overwrote.
-    size_t i = first_not_before(dev, origin);
-    if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > origin) --i;
+    const uintptr_t first = runs_.front().lo, end_of_all = runs_.back().hi;
+    size_t i = first_not_before(w.dev, first);
+    if (i > 0 && ranges_[i - 1].dev == w.dev && ranges_[i - 1].hi > first) --i;
     size_t end = i;
-    while (end < ranges_.size() && ranges_[end].dev == dev && ranges_[end].lo < end_of_all) ++end;
+    while (end < ranges_.size() && ranges_[end].dev == w.dev && ranges_[end].lo < end_of_all) ++end;
     merged_.clear();
     size_t next_run = 0;  // the first run not yet placed
     size_t first_over = 0;  // the first run ending after the range at hand starts
@@ -7536,8 +8152,11 @@ class producer_map {
       if (at < e.hi) keep_piece(e, at, e.hi, w, &next_run);
     }
     for (; next_run < runs_.size(); ++next_run) merged_.push_back(fresh(w, runs_[next_run]));
-    // One erase and one insert: the window is replaced whatever the number of runs. The room
-    // is made first, so that running out of memory leaves the map as it was.
+    replace_window(i, end);
+  }
+  // ranges_[i, end) become merged_: one erase or one insert, whatever the number of runs. The
+  // room is made first, so that running out of memory leaves the map as it was.
+  void replace_window(size_t i, size_t end) {
     if (merged_.size() > end - i) {
       const size_t need = ranges_.size() + (merged_.size() - (end - i));
       if (need > ranges_.capacity()) ranges_.reserve(need > 2 * ranges_.capacity() ? need : 2 * ranges_.capacity());
@@ -7551,187 +8170,41 @@ class producer_map {
       ranges_.erase(ranges_.begin() + static_cast<ptrdiff_t>(i + common), ranges_.begin() + static_cast<ptrdiff_t>(end));
     }
   }
-
-  // Every recorded range overlapping v's bytes, in address order (a strided reader's: those
-  // its runs overlap, cut to them).
-  std::vector<piece> find(const tensor_view& v) {
-    std::vector<piece> out;
-    if (!runs_of(v, &runs_)) return out;
-    const int dev = device_key(v);
-    for (const span& r : runs_) {
-      size_t i = first_not_before(dev, r.lo);
-      if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > r.lo) --i;
-      for (; i < ranges_.size() && ranges_[i].dev == dev && ranges_[i].lo < r.hi; ++i) {
-        const entry& e = ranges_[i];
-        piece p;
-        p.key = e.key;
-        p.seq = e.seq;
-        p.step = e.step;
-        p.lo = e.lo > r.lo ? e.lo : r.lo;
-        p.hi = e.hi < r.hi ? e.hi : r.hi;
-        p.whole = e.lo >= r.lo && e.hi <= r.hi;
-        p.hashed = p.whole && e.hashed;
-        p.hash = e.hash;
-        p.read = e.read;
-        p.origin = e.origin;
-        out.push_back(std::move(p));
-      }
-    }
-    return out;
-  }
-
-  // An op read v's bytes: their writers' outputs were consumed.
-  void mark_read(const tensor_view& v) {
-    if (!runs_of(v, &runs_)) return;
-    const int dev = device_key(v);
-    for (const span& r : runs_) {
-      size_t i = first_not_before(dev, r.lo);
-      if (i > 0 && ranges_[i - 1].dev == dev && ranges_[i - 1].hi > r.lo) --i;
-      for (; i < ranges_.size() && ranges_[i].dev == dev && ranges_[i].lo < r.hi; ++i) ranges_[i].read = true;
-    }
-  }
-
-  bool empty() const noexcept { return ranges_.empty(); }
-  void clear() { ranges_.clear(); }
-  size_t ranges() const noexcept { return ranges_.size(); }
-
-  // The bytes a view spans, from its lowest to its highest element (false: no data).
-  static bool byte_range(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
-    if (!v.valid() || !v.data || v.batch || v.numel() == 0) return false;
-    const int64_t item = static_cast<int64_t>(v.itemsize());
-    int64_t first = 0, last = 0;
-    for (int i = 0; i < v.ndim; ++i) {
-      const int64_t span = (v.shape[i] - 1) * v.strides[i];
-      if (span < 0) first += span; else last += span;
-    }
-    const uintptr_t base = reinterpret_cast<uintptr_t>(v.data);
-    *lo = base + static_cast<uintptr_t>(first * item);
-    *hi = base + static_cast<uintptr_t>((last + 1) * item);
-    return true;
-  }
-
-  struct span {
-    uintptr_t lo, hi;
-  };
-
-  // The runs of contiguous bytes v covers, in address order, those that touch or overlap
-  // joined; its span alone when it has more than k_most_runs (false: no data).
-  static bool runs_of(const tensor_view& v, std::vector<span>* out) {
-    out->clear();
-    uintptr_t lo, hi;
-    if (!byte_range(v, &lo, &hi)) return false;
-    out->push_back(span{lo, hi});
-    if (v.is_contiguous()) return true;
-    // The dims that move, by stride: the bytes are the same whatever their order and sign.
-    struct dim {
-      int64_t n, s;
-    } d[max_dims];
-    int m = 0;
-    for (int i = 0; i < v.ndim; ++i) {
-      if (v.shape[i] < 2 || v.strides[i] == 0) continue;
-      dim x{v.shape[i], v.strides[i] < 0 ? -v.strides[i] : v.strides[i]};
-      int at = m++;
-      for (; at > 0 && d[at - 1].s > x.s; --at) d[at] = d[at - 1];
-      d[at] = x;
-    }
-    int64_t run = 1;  // elements in the innermost contiguous run
-    int inner = 0;
-    while (inner < m && d[inner].s == run) run *= d[inner++].n;
-    uint64_t count = 1;
-    for (int k = inner; k < m; ++k) {
-      count *= static_cast<uint64_t>(d[k].n);
-      if (count > k_most_runs) return true;
-    }
-    if (count == 1) return true;
-    const uintptr_t item = v.itemsize();
-    out->clear();
-    int64_t idx[max_dims] = {};
-    int64_t off = 0;  // elements from the lowest one
-    for (;;) {
-      const uintptr_t a = lo + static_cast<uintptr_t>(off) * item;
-      out->push_back(span{a, a + static_cast<uintptr_t>(run) * item});
-      int k = inner;
-      for (; k < m; ++k) {
-        if (++idx[k] < d[k].n) {
-          off += d[k].s;
-          break;
-        }
-        off -= (d[k].n - 1) * d[k].s;
-        idx[k] = 0;
-      }
-      if (k == m) break;
-    }
-    // In address order already unless the dims overlap (a sliding window): sort what is not.
-    for (size_t k = 1; k < out->size(); ++k) {
-      const span x = (*out)[k];
-      size_t at = k;
-      for (; at > 0 && (*out)[at - 1].lo > x.lo; --at) (*out)[at] = (*out)[at - 1];
-      (*out)[at] = x;
-    }
-    size_t w = 0;
-    for (size_t k = 1; k < out->size(); ++k) {
-      if ((*out)[k].lo <= (*out)[w].hi) {
-        if ((*out)[k].hi > (*out)[w].hi) (*out)[w].hi = (*out)[k].hi;
-      } else {
-        (*out)[++w] = (*out)[k];
-      }
-    }
-    out->resize(w + 1);
-    return true;
-  }
-
- private:
-  struct entry {
-    int dev;
-    uintptr_t lo, hi;
-    std::string key;
-    uint64_t seq;
-    bool hashed;
-    uint64_t hash;
-    int64_t step;
-    bool read;
-    uintptr_t origin;
-  };
-  // What a record writes into each of its runs.
-  struct writer {
-    int dev;
-    const std::string* key;
-    uint64_t seq;
-    bool hashed;
-    uint64_t hash;
-    int64_t step;
-    uintptr_t origin;
-  };
-  // Whether each run is exactly a recorded range (a loop's op writing the same rows again):
-  // then each is reassigned where it lies, and no range moves.
+  // Whether each run is exactly a recorded plain range (a loop's op writing the same rows
+  // again): then each is reassigned where it lies, and no range moves.
   bool rewrite_in_place(const writer& w) {
     found_.clear();
-    for (const span& r : runs_) {
+    for (const byte_span& r : runs_) {
       const size_t at = first_not_before(w.dev, r.lo);
-      if (at == ranges_.size() || ranges_[at].dev != w.dev || ranges_[at].lo != r.lo || ranges_[at].hi != r.hi) return false;
+      if (at == ranges_.size() || ranges_[at].dev != w.dev || ranges_[at].lo != r.lo || ranges_[at].hi != r.hi ||
+          ranges_[at].weave >= 0)
+        return false;
       found_.push_back(at);
     }
-    for (size_t at : found_) {
-      entry& e = ranges_[at];
-      e.key.assign(*w.key);  // the same length as last time: no allocation
-      e.seq = w.seq;
-      e.hashed = w.hashed;
-      e.hash = w.hash;
-      e.step = w.step;
-      e.read = false;
-      e.origin = w.origin;
-    }
+    for (size_t at : found_) assign(&ranges_[at].by, w, true);
     return true;
   }
-  static entry fresh(const writer& w, const span& r) {
-    return entry{w.dev, r.lo, r.hi, *w.key, w.seq, w.hashed, w.hash, w.step, false, w.origin};
+  static void assign(written* by, const writer& w, bool hash_kept) {
+    by->key.assign(*w.key);  // the same length as last time: no allocation
+    by->seq = w.seq;
+    by->hashed = w.hashed && hash_kept;
+    by->hash = w.hash;
+    by->step = w.step;
+    by->read = false;
+    by->origin = w.origin;
   }
-  // Keeps [lo, hi) of an earlier range e, after placing the new runs that start before it.
+  static entry fresh(const writer& w, const byte_span& r) { return entry{w.dev, r.lo, r.hi, -1, w.as_written(true)}; }
+  // Keeps [lo, hi) of an earlier plain range e, after placing the new runs that start before it.
   void keep_piece(const entry& e, uintptr_t lo, uintptr_t hi, const writer& w, size_t* next_run) {
     for (; *next_run < runs_.size() && runs_[*next_run].lo < lo; ++*next_run) merged_.push_back(fresh(w, runs_[*next_run]));
-    // A trimmed piece's hash no longer describes it: it is not checked any more.
-    const bool whole = lo == e.lo && hi == e.hi;
-    merged_.push_back(entry{e.dev, lo, hi, e.key, e.seq, whole && e.hashed, whole ? e.hash : 0, e.step, e.read, e.origin});
+    merged_.push_back(trimmed(e, lo, hi));
+  }
+  // [lo, hi) of plain range e: a trimmed piece's hash no longer describes it, it is not
+  // checked any more.
+  static entry trimmed(const entry& e, uintptr_t lo, uintptr_t hi) {
+    entry t{e.dev, lo, hi, -1, e.by};
+    t.by.hashed = e.by.hashed && lo == e.lo && hi == e.hi;
+    return t;
   }
   // Index of the first range at or after (dev, lo).
   size_t first_not_before(int dev, uintptr_t lo) const noexcept {
@@ -7743,11 +8216,26 @@ class producer_map {
     }
     return a;
   }
+  // The window of ranges overlapping [lo, hi) on dev: [*i, *end).
+  void window(int dev, uintptr_t lo, uintptr_t hi, size_t* i, size_t* end) const noexcept {
+    *i = first_not_before(dev, lo);
+    if (*i > 0 && ranges_[*i - 1].dev == dev && ranges_[*i - 1].hi > lo) --*i;
+    *end = *i;
+    while (*end < ranges_.size() && ranges_[*end].dev == dev && ranges_[*end].lo < hi) ++*end;
+  }
   static int device_key(const tensor_view& v) { return v.where.kind == device::host ? -1 : v.where.index; }
+
+  size_t most_runs_;
   std::vector<entry> ranges_;
-  std::vector<span> runs_;      // scratch: the view at hand's runs
+  std::vector<weave> weaves_;
+  std::vector<int32_t> free_weaves_;  // slots of weaves_ no range uses
+  std::vector<byte_span> runs_;      // scratch: the view at hand's runs
   std::vector<entry> merged_;   // scratch: a record's new window
   std::vector<size_t> found_;   // scratch: the ranges a record rewrites in place
+  std::vector<cell> cells_;     // scratch: a grid's rectangles as a record leaves them
+  std::vector<cell> building_;  // scratch: a new grid's rectangles
+  std::vector<grid_rect> rects_, left_, next_;  // scratch: rectangles painted, and what is left of one
+  std::vector<byte_span> cut_;       // scratch: runs outside the grids they met
 };
 
 }  // namespace detail
@@ -8207,6 +8695,8 @@ struct producer_ref {
   uint64_t bytes = 0, offset = 0;
   uint64_t seq = 0;  // the producing op's sequence number
   uint64_t at = 0;   // where these bytes start in the producer's output (its lowest byte: 0)
+  bool rows = false; // the bytes are equally spaced rows from `offset`, not one range (a head's
+                     // rows of [T, H, D]): no snapshot piece can be copied from them
 };
 
 struct recorded_tensor {
@@ -8741,7 +9231,7 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
     if (check) c.producers.mark_read(t.view);  // an implicit input is no read
   }
   uintptr_t lo = 0, hi = 0;
-  if (pieces.empty() || !producer_map::byte_range(t.view, &lo, &hi)) return;
+  if (pieces.empty() || !view_bytes(t.view, &lo, &hi)) return;
   const bool host = t.view.where.is_host();
   const producer_ref* best = nullptr;
   for (const producer_map::piece& p : pieces) {
@@ -8761,9 +9251,10 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
     if (!t.producers.empty() && t.producers.back().key == p.key) {
       // Pieces of one output one after the other: adjacent, or the runs of a strided view
       // (no other writer's bytes between them, so the reference says the same in one entry).
-      t.producers.back().bytes += p.hi - p.lo;
+      t.producers.back().bytes += p.bytes;
+      t.producers.back().rows = t.producers.back().rows || p.period > 0;
     } else {
-      t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq, p.lo - p.origin});
+      t.producers.push_back(producer_ref{p.key, p.bytes, p.lo - lo, p.seq, p.lo - p.origin, p.period > 0});
     }
   }
   // The main producer: the one covering most bytes; among equals the latest.
@@ -8782,7 +9273,7 @@ inline int device_index_of(const tensor_view& v) noexcept { return v.where.is_ho
 // a block updating its input in place) stay this input's producers.
 inline void place_in_enclosing_read(op_context& c, const op_record& r, recorded_tensor& t) {
   uintptr_t lo = 0, hi = 0;
-  if (!r.parent || !producer_map::byte_range(t.view, &lo, &hi)) return;
+  if (!r.parent || !view_bytes(t.view, &lo, &hi)) return;
   const int device = device_index_of(t.view);
   uint64_t enclosing[64];
   size_t depth = 0;
@@ -8813,7 +9304,7 @@ inline void place_in_enclosing_read(op_context& c, const op_record& r, recorded_
 inline void keep_unwritten_read(op_context& c, op_record& r, const recorded_tensor& t) {
   constexpr size_t k_most_open_reads = 4096;  // ops a C caller never ended must not grow it
   uintptr_t lo = 0, hi = 0;
-  if (!producer_map::byte_range(t.view, &lo, &hi)) return;
+  if (!view_bytes(t.view, &lo, &hi)) return;
   open_read mine{lo, hi, device_index_of(t.view), r.seq, &r, t.slot, t.stale_producer, t.stale_last_op};
   lock_guard<mutex> g(c.m);
   if (c.open_reads.size() >= k_most_open_reads) return;
@@ -8824,9 +9315,9 @@ inline void keep_unwritten_read(op_context& c, op_record& r, const recorded_tens
 // Whether an input already given to the op covers any byte of v.
 inline bool declared_as_input(const op_record& r, const tensor_view& v) {
   uintptr_t lo, hi, a, b;
-  if (!producer_map::byte_range(v, &lo, &hi)) return true;
+  if (!view_bytes(v, &lo, &hi)) return true;
   for (const recorded_tensor& t : r.tensors)
-    if (t.which == io::in && producer_map::byte_range(t.view, &a, &b) && a < hi && lo < b &&
+    if (t.which == io::in && view_bytes(t.view, &a, &b) && a < hi && lo < b &&
         device_index_of(t.view) == device_index_of(v))
       return true;
   return false;
@@ -15182,7 +15673,8 @@ inline void dump_effect::remember_snapshot_output(const op_dump& d, const std::s
 
 // The JSON list of pieces {key, offset, bytes, at, file} making an implicit input's prior
 // state, or "" when they cannot: a byte range without producer, a producer without a
-// contiguous snapshot file, or an input whose bytes are not in row-major order.
+// contiguous snapshot file or whose bytes here are rows, or an input whose bytes are not in
+// row-major order.
 inline std::string dump_effect::snapshot_pieces(const tensor_record& rec, bool contiguous) {
   if (rec.prior != "producers" || !contiguous) return std::string();
   std::string out;
@@ -15191,7 +15683,7 @@ inline std::string dump_effect::snapshot_pieces(const tensor_record& rec, bool c
   lock_guard<mutex> g(m_);
   for (const producer_ref& p : rec.producers) {
     auto it = snapshot_files_.find(p.key);
-    if (it == snapshot_files_.end()) return std::string();
+    if (it == snapshot_files_.end() || p.rows) return std::string();
     w.begin_object().member("key", p.key).member("file", it->second);
     w.member("offset", static_cast<unsigned long long>(p.offset)).member("bytes", static_cast<unsigned long long>(p.bytes));
     w.member("at", static_cast<unsigned long long>(p.at)).end_object();

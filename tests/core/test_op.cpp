@@ -115,8 +115,8 @@ TEST_CASE("producer map: every writer of a reader's bytes, in address order, wit
 namespace {
 // A view's runs as "offset+bytes" from `base`, in order.
 std::string runs_text(const probe::tensor_view& v, const void* base) {
-  std::vector<probe::detail::producer_map::span> runs;
-  if (!probe::detail::producer_map::runs_of(v, &runs)) return "none";
+  std::vector<probe::detail::byte_span> runs;
+  if (!probe::detail::view_runs(v, &runs, nullptr, probe::detail::producer_map::k_most_runs)) return "none";
   std::string s;
   for (const auto& r : runs)
     s += (s.empty() ? "" : " ") + std::to_string(r.lo - reinterpret_cast<uintptr_t>(base)) + "+" +
@@ -232,11 +232,11 @@ TEST_CASE("producer map: random views against a byte-by-byte owner table") {
       v.type = probe::dtype::float32;
       v.ndim = static_cast<int8_t>(nd);
       for (int d = 0; d < nd; ++d) v.shape[d] = shape[static_cast<size_t>(d)], v.strides[d] = strides[static_cast<size_t>(d)];
-      std::vector<map_t::span> runs;
-      REQUIRE(map_t::runs_of(v, &runs));
+      std::vector<probe::detail::byte_span> runs;
+      REQUIRE(probe::detail::view_runs(v, &runs, nullptr, map_t::k_most_runs));
       const std::string key = "w" + std::to_string(w);
       m.record(v, key, static_cast<uint64_t>(w + 1));
-      for (const map_t::span& r : runs)
+      for (const probe::detail::byte_span& r : runs)
         for (uintptr_t b = r.lo; b < r.hi; ++b) owner[b - base] = w;
       // the runs cover exactly the view's elements, unless past the limit (then its span)
       std::vector<char> covered(sizeof buf, 0);
@@ -252,7 +252,7 @@ TEST_CASE("producer map: random views against a byte-by-byte owner table") {
       if (runs.size() > 1 || v.is_contiguous())
         for (size_t b = 0; b < covered.size(); ++b) {
           bool in_run = false;
-          for (const map_t::span& r : runs) in_run = in_run || (base + b >= r.lo && base + b < r.hi);
+          for (const probe::detail::byte_span& r : runs) in_run = in_run || (base + b >= r.lo && base + b < r.hi);
           REQUIRE(in_run == static_cast<bool>(covered[b]));
         }
     }

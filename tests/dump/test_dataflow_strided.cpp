@@ -134,3 +134,40 @@ TEST_CASE("dataflow: a strided writer over part of another output leaves the res
   CHECK(producer_list(m.at("use#0/in/a")) == "fill#0/out/a+64");
   CHECK(m.count("even#0/in/a") == 1);  // declared, not implicit
 }
+
+TEST_CASE("dataflow: attention heads writing their rows of [T, H, D], past the runs kept apart") {
+  // Each head's output is T rows, more than the producer map keeps as separate runs: the rows
+  // are equally spaced, so the heads still own theirs.
+  constexpr int64_t T = 64, H = 4, D = 8;
+  temp_dir d;
+  std::vector<float> qkv(static_cast<size_t>(T * H * D)), out(static_cast<size_t>(T * H * D)), y(1);
+  {
+    flags_scope f("--probe_dump_to=" + d.path() + " --probe_dump_stats_only");
+    {
+      probe::op op("qkv", "MatMul");
+      op.output("q", qkv);
+    }
+    for (int64_t h = 0; h < H; ++h) {
+      probe::op op("attn", "Attention", h);
+      op.input("q", probe::view(qkv.data() + h * D, {T, D}, {H * D, 1}));
+      op.output("o", probe::view(out.data() + h * D, {T, D}, {H * D, 1}));
+    }
+    {
+      probe::op op("proj", "MatMul");
+      op.input("o", probe::view(out.data(), {T, H * D}));
+      op.output("y", y);
+    }
+  }
+  const auto m = tensors_by_key(d.path());
+  for (int64_t h = 0; h < H; ++h) {
+    const std::string head = "L" + std::to_string(h) + ".attn#0";
+    CAPTURE(head);
+    REQUIRE(m.count(head + "/in/q") == 1);
+    CHECK(producer_list(m.at(head + "/in/q")) == "qkv#0/out/q+" + std::to_string(T * D * 4));
+    CHECK(m.count(head + "/in/o") == 0);  // no head updated another's rows in place
+  }
+  std::string expect;
+  for (int64_t h = 0; h < H; ++h)
+    expect += std::string(h ? " " : "") + "L" + std::to_string(h) + ".attn#0/out/o+" + std::to_string(T * D * 4);
+  CHECK(producer_list(m.at("proj#0/in/o")) == expect);
+}

@@ -148,3 +148,39 @@ TEST_CASE("replay in place: a snapshot without its producers' files is not judge
   REQUIRE(r.notes.size() == 1);
   CHECK(r.notes[0].find("start from zeros") != std::string::npos);
 }
+
+TEST_CASE("replay in place: producers whose bytes are rows of the input give no prior state to copy") {
+  // init writes the whole [T, 2, D] buffer; head 1 writes its rows (T of them, past the runs the
+  // producer map keeps apart: a grid); T contiguous ops then rewrite head 1's part of each row.
+  // What is left of init is head 0's rows: rows of the input, not one range, so the in-place op's
+  // prior state cannot be copied from init's snapshot file as a range.
+  constexpr int64_t T = 40, D = 4;
+  temp_dir d;
+  std::vector<float> buf(static_cast<size_t>(T * 2 * D));
+  probe::set_flags(("--probe_dump_to=" + d.path() + " --probe_dump_snapshots").c_str());
+  {
+    {
+      probe::op op("init", "Fill");
+      for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>(i);
+      op.output("b", buf);
+    }
+    {
+      probe::op op("head", "Attention");
+      op.output("b", probe::view(buf.data() + D, {T, D}, {2 * D, 1}));
+    }
+    for (int64_t t = 0; t < T; ++t) {
+      probe::op op("row", "Fill");
+      op.output("b", probe::view(buf.data() + t * 2 * D + D, {D}));
+    }
+    probe::op op("scale", "Scale");  // in place, its input undeclared
+    for (float& x : buf) x *= 2;
+    op.output("b", buf);
+  }
+  probe::set_flags("");
+  const probe::snapshot::info scale = snapshot_of(d.path(), "scale#0");
+  const probe::snapshot::tensor_entry* prior = scale.input("b");
+  REQUIRE(prior != nullptr);
+  CHECK(prior->implicit);
+  CHECK(prior->pieces.empty());
+  CHECK(prior->prior == "unknown");
+}

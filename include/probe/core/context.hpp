@@ -28,6 +28,8 @@ struct producer_ref {
   uint64_t bytes = 0, offset = 0;
   uint64_t seq = 0;  // the producing op's sequence number
   uint64_t at = 0;   // where these bytes start in the producer's output (its lowest byte: 0)
+  bool rows = false; // the bytes are equally spaced rows from `offset`, not one range (a head's
+                     // rows of [T, H, D]): no snapshot piece can be copied from them
 };
 
 struct recorded_tensor {

@@ -234,7 +234,7 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
     if (check) c.producers.mark_read(t.view);  // an implicit input is no read
   }
   uintptr_t lo = 0, hi = 0;
-  if (pieces.empty() || !producer_map::byte_range(t.view, &lo, &hi)) return;
+  if (pieces.empty() || !view_bytes(t.view, &lo, &hi)) return;
   const bool host = t.view.where.is_host();
   const producer_ref* best = nullptr;
   for (const producer_map::piece& p : pieces) {
@@ -254,9 +254,10 @@ inline void find_producers(op_context& c, const op_record& r, recorded_tensor& t
     if (!t.producers.empty() && t.producers.back().key == p.key) {
       // Pieces of one output one after the other: adjacent, or the runs of a strided view
       // (no other writer's bytes between them, so the reference says the same in one entry).
-      t.producers.back().bytes += p.hi - p.lo;
+      t.producers.back().bytes += p.bytes;
+      t.producers.back().rows = t.producers.back().rows || p.period > 0;
     } else {
-      t.producers.push_back(producer_ref{p.key, p.hi - p.lo, p.lo - lo, p.seq, p.lo - p.origin});
+      t.producers.push_back(producer_ref{p.key, p.bytes, p.lo - lo, p.seq, p.lo - p.origin, p.period > 0});
     }
   }
   // The main producer: the one covering most bytes; among equals the latest.
@@ -275,7 +276,7 @@ inline int device_index_of(const tensor_view& v) noexcept { return v.where.is_ho
 // a block updating its input in place) stay this input's producers.
 inline void place_in_enclosing_read(op_context& c, const op_record& r, recorded_tensor& t) {
   uintptr_t lo = 0, hi = 0;
-  if (!r.parent || !producer_map::byte_range(t.view, &lo, &hi)) return;
+  if (!r.parent || !view_bytes(t.view, &lo, &hi)) return;
   const int device = device_index_of(t.view);
   uint64_t enclosing[64];
   size_t depth = 0;
@@ -306,7 +307,7 @@ inline void place_in_enclosing_read(op_context& c, const op_record& r, recorded_
 inline void keep_unwritten_read(op_context& c, op_record& r, const recorded_tensor& t) {
   constexpr size_t k_most_open_reads = 4096;  // ops a C caller never ended must not grow it
   uintptr_t lo = 0, hi = 0;
-  if (!producer_map::byte_range(t.view, &lo, &hi)) return;
+  if (!view_bytes(t.view, &lo, &hi)) return;
   open_read mine{lo, hi, device_index_of(t.view), r.seq, &r, t.slot, t.stale_producer, t.stale_last_op};
   lock_guard<mutex> g(c.m);
   if (c.open_reads.size() >= k_most_open_reads) return;
@@ -317,9 +318,9 @@ inline void keep_unwritten_read(op_context& c, op_record& r, const recorded_tens
 // Whether an input already given to the op covers any byte of v.
 inline bool declared_as_input(const op_record& r, const tensor_view& v) {
   uintptr_t lo, hi, a, b;
-  if (!producer_map::byte_range(v, &lo, &hi)) return true;
+  if (!view_bytes(v, &lo, &hi)) return true;
   for (const recorded_tensor& t : r.tensors)
-    if (t.which == io::in && producer_map::byte_range(t.view, &a, &b) && a < hi && lo < b &&
+    if (t.which == io::in && view_bytes(t.view, &a, &b) && a < hi && lo < b &&
         device_index_of(t.view) == device_index_of(v))
       return true;
   return false;

@@ -52,7 +52,8 @@ inline void dump_effect::remember_snapshot_output(const op_dump& d, const std::s
 
 // The JSON list of pieces {key, offset, bytes, at, file} making an implicit input's prior
 // state, or "" when they cannot: a byte range without producer, a producer without a
-// contiguous snapshot file, or an input whose bytes are not in row-major order.
+// contiguous snapshot file or whose bytes here are rows, or an input whose bytes are not in
+// row-major order.
 inline std::string dump_effect::snapshot_pieces(const tensor_record& rec, bool contiguous) {
   if (rec.prior != "producers" || !contiguous) return std::string();
   std::string out;
@@ -61,7 +62,7 @@ inline std::string dump_effect::snapshot_pieces(const tensor_record& rec, bool c
   lock_guard<mutex> g(m_);
   for (const producer_ref& p : rec.producers) {
     auto it = snapshot_files_.find(p.key);
-    if (it == snapshot_files_.end()) return std::string();
+    if (it == snapshot_files_.end() || p.rows) return std::string();
     w.begin_object().member("key", p.key).member("file", it->second);
     w.member("offset", static_cast<unsigned long long>(p.offset)).member("bytes", static_cast<unsigned long long>(p.bytes));
     w.member("at", static_cast<unsigned long long>(p.at)).end_object();
