@@ -225,3 +225,26 @@ TEST_CASE("producer grid: a grid cut finer than k_most_cells is given whole to i
   REQUIRE(last.size() == 1);
   CHECK(last[0].key == "e" + std::to_string(T * H * D - 1));
 }
+
+TEST_CASE("producer grid: equally spaced runs over more ranges than a grid may hold take their span") {
+  constexpr int64_t n = 2000;
+  std::vector<float> buf(static_cast<size_t>(n));
+  map_t m;
+  for (int64_t i = 0; i < n; ++i) m.record(probe::view(buf.data() + i, {1}), "e" + std::to_string(i), static_cast<uint64_t>(i + 1));
+  CHECK(m.ranges() == static_cast<size_t>(n));
+  // 40 rows of 2 elements, 50 apart: over 2,000 ranges, 6,000 cells at most: too many.
+  m.record(probe::view(buf.data() + 10, {40, 2}, {50, 1}), "rows", 5000);
+  CHECK(m.cells() == 0);
+  CHECK(m.ranges() == 10 + 1 + (n - (10 + 39 * 50 + 2)));
+  const auto mid = m.find(probe::view(buf.data() + 13, {1}));  // between two rows: the span's
+  REQUIRE(mid.size() == 1);
+  CHECK(mid[0].key == "rows");
+  CHECK(m.find(probe::view(buf.data() + 9, {1}))[0].key == "e9");
+  CHECK(m.find(probe::view(buf.data() + n - 1, {1}))[0].key == "e" + std::to_string(n - 1));
+  // With fewer ranges under it, the same view is a grid that keeps them between its rows.
+  map_t few;
+  for (int64_t i = 0; i < n; i += 100) few.record(probe::view(buf.data() + i, {100}), "b" + std::to_string(i), static_cast<uint64_t>(i + 1));
+  few.record(probe::view(buf.data() + 10, {40, 2}, {50, 1}), "rows", 5000);
+  CHECK(few.cells() > 0);
+  CHECK(few.find(probe::view(buf.data() + 13, {1}))[0].key == "b0");
+}

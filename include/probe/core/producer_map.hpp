@@ -184,19 +184,26 @@ class producer_map {
       }
     }
     for (size_t q = 0; q < n; ++q) cells_.push_back(cell{rs[q], w.as_written(hash_kept)});
-    // In order of first bytes, so that readers meet them in address order; all but the pieces
-    // just cut and the new ones are in place already.
-    for (size_t k = 1; k < cells_.size(); ++k) {
-      if (!before(cells_[k].r, cells_[k - 1].r)) continue;
-      cell x = std::move(cells_[k]);
-      size_t at = k;
-      for (; at > 0 && before(x.r, cells_[at - 1].r); --at) cells_[at] = std::move(cells_[at - 1]);
-      cells_[at] = std::move(x);
-    }
+    sort_cells(&cells_, &o.cells);  // in order of first bytes: readers meet them in address order
     o.cells.swap(cells_);
     return o.cells.size() <= k_most_cells;
   }
   static bool before(const grid_rect& x, const grid_rect& y) noexcept { return x.k0 < y.k0 || (x.k0 == y.k0 && x.a < y.a); }
+  // A merge sort, runs of width 1, 2, 4, ... from *v into *tmp and back.
+  static void sort_cells(std::vector<cell>* v, std::vector<cell>* tmp) {
+    const size_t n = v->size();
+    tmp->resize(n);
+    for (size_t width = 1; width < n; width *= 2) {
+      for (size_t lo = 0; lo < n; lo += 2 * width) {
+        const size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+        size_t a = lo, b = mid, o = lo;
+        while (a < mid && b < hi) (*tmp)[o++] = std::move(before((*v)[b].r, (*v)[a].r) ? (*v)[b++] : (*v)[a++]);
+        while (a < mid) (*tmp)[o++] = std::move((*v)[a++]);
+        while (b < hi) (*tmp)[o++] = std::move((*v)[b++]);
+      }
+      v->swap(*tmp);
+    }
+  }
   // Grid e, grown too fine, becomes a plain range of w's.
   void give_whole(entry& e, const writer& w) {
     free_weave(e.weave);
@@ -275,6 +282,16 @@ class producer_map {
       }
       if (grew) window(w.dev, lo, hi, &i, &end);
     }
+    if (too_fine(i, end, p)) {  // the span, as a plain range of w's: bounded, if imprecise
+      merged_.clear();
+      if (ranges_[i].weave < 0 && ranges_[i].lo < lo) merged_.push_back(trimmed(ranges_[i], ranges_[i].lo, lo));
+      merged_.push_back(entry{w.dev, lo, hi, -1, w.as_written(false)});
+      if (ranges_[end - 1].weave < 0 && ranges_[end - 1].hi > hi) merged_.push_back(trimmed(ranges_[end - 1], hi, ranges_[end - 1].hi));
+      for (size_t k = i; k < end; ++k)
+        if (ranges_[k].weave >= 0) free_weave(ranges_[k].weave);
+      replace_window(i, end);
+      return;
+    }
     byte_grid g{st.lo, p};
     for (size_t k = i; k < end; ++k)
       if (ranges_[k].weave >= 0 && weaves_[static_cast<size_t>(ranges_[k].weave)].grid.period == p) {
@@ -318,6 +335,24 @@ class producer_map {
     if (!paint(o, rs, static_cast<size_t>(g.runs(st.lo, st.width, st.rows, rs)), w)) give_whole(merged_.back(), w);
     if (tail) merged_.push_back(std::move(after));
     replace_window(i, end);
+  }
+  // Whether the ranges [i, end) would make more than k_most_cells cells of a grid of period p.
+  bool too_fine(size_t i, size_t end, uintptr_t p) const noexcept {
+    uint64_t n = 0;
+    for (size_t k = i; k < end && n <= k_most_cells; ++k) {
+      const entry& e = ranges_[k];
+      if (e.weave < 0) {
+        n += 3;
+        continue;
+      }
+      const weave& o = weaves_[static_cast<size_t>(e.weave)];
+      if (o.grid.period == p) {
+        n += 2 * o.cells.size();
+        continue;
+      }
+      for (const cell& c : o.cells) n += 3 * static_cast<uint64_t>(c.r.k1 - c.r.k0);
+    }
+    return n > k_most_cells;
   }
   // Bytes [x, y) that `by` wrote, as cells of grid g under construction.
   void add_range(const byte_grid& g, uintptr_t x, uintptr_t y, const written& by, bool hash_kept) {
