@@ -16126,6 +16126,7 @@ PROBE_API std::string render_tensor_record(const tensor_record& rec) {
       lit(o, ",\"bytes\":"), unum(o, p.bytes);
       lit(o, ",\"offset\":"), unum(o, p.offset);
       if (p.at) lit(o, ",\"at\":"), unum(o, p.at);
+      if (p.rows) lit(o, ",\"rows\":true");
       o += '}';
     }
     o += ']';

@@ -170,4 +170,12 @@ TEST_CASE("dataflow: attention heads writing their rows of [T, H, D], past the r
   for (int64_t h = 0; h < H; ++h)
     expect += std::string(h ? " " : "") + "L" + std::to_string(h) + ".attn#0/out/o+" + std::to_string(T * D * 4);
   CHECK(producer_list(m.at("proj#0/in/o")) == expect);
+  // Each head's bytes in o and in q are rows, not one range: the manifest says so.
+  const probe::json::value& ps = m.at("proj#0/in/o").get("producers");
+  for (size_t i = 0; i < ps.size(); ++i) {
+    CHECK(ps[i].get("rows").as_bool());
+    CHECK(ps[i].get("offset").as_int() == static_cast<int64_t>(i * D * 4));
+  }
+  CHECK(m.at("L1.attn#0/in/q").get("producers")[0].get("rows").as_bool());
+  CHECK(m.at("proj#0/in/o").get("producers")[0].find("at") == nullptr);
 }
