@@ -7703,7 +7703,8 @@ namespace detail {
 // Ranges are disjoint and kept sorted by (device, start) in one vector: lookups are binary
 // searches, and the number of live outputs is small. A strided view is its runs of contiguous
 // bytes, not the span from its first to its last: workers writing interleaved rows of one
-// buffer each own their rows, and a reader of some rows meets only their writers.
+// buffer each own their rows, and a reader of some rows meets only their writers. A range may
+// be a grid: equally spaced rows past k_most_runs (heads of [T, H, D]) as rectangles.
 class producer_map {
  public:
   // A range some output wrote, as seen from a reader's range.
