@@ -56,7 +56,7 @@ class producer_map {
     writer w{device_key(v), &key, seq, hashed && runs_.size() == 1 && st.rows == 0, hash, step, runs_.front().lo};
     if (st.rows > 0) {
       record_stripes(w, st);
-    } else if (live_weaves() == 0 || paint_runs_into_weaves(&w)) {
+    } else if (live_grids() == 0 || paint_runs_into_grids(&w)) {
       record_runs(w);
     }
   }
@@ -76,15 +76,15 @@ class producer_map {
   bool empty() const noexcept { return ranges_.empty(); }
   void clear() {
     ranges_.clear();
-    weaves_.clear();
-    free_weaves_.clear();
+    grids_.clear();
+    free_grids_.clear();
   }
   size_t ranges() const noexcept { return ranges_.size(); }
   // Rectangles held by grids (a test's view of how far a map fragments).
   size_t cells() const noexcept {
     size_t n = 0;
     for (const entry& e : ranges_)
-      if (e.weave >= 0) n += weaves_[static_cast<size_t>(e.weave)].cells.size();
+      if (e.grid_at >= 0) n += grids_[static_cast<size_t>(e.grid_at)].cells.size();
     return n;
   }
 
@@ -99,20 +99,20 @@ class producer_map {
     bool read = false;
     uintptr_t origin = 0;
   };
-  // A range of the map: bytes [lo, hi) one output wrote, or (weave >= 0) a grid whose
+  // A range of the map: bytes [lo, hi) one output wrote, or (grid_at >= 0) a grid whose
   // rectangles several outputs wrote (workers' or heads' interleaved rows).
   struct entry {
     int dev;
     uintptr_t lo, hi;
-    int32_t weave;
+    int32_t grid_at;  // >= 0: its index in grids_
     written by;
   };
   struct cell {
     grid_rect r;
     written by;
   };
-  struct weave {
-    byte_grid grid;
+  struct grid {
+    byte_grid shape;
     std::vector<cell> cells;  // disjoint
   };
   // What a record writes into each of its runs.
@@ -131,29 +131,29 @@ class producer_map {
   // its period; a grid holds every range in its span, as rectangles of their writers, so that
   // workers' or heads' interleaved rows each keep their own.
 
-  int32_t new_weave(const byte_grid& g) {
+  int32_t new_grid(const byte_grid& g) {
     int32_t at;
-    if (!free_weaves_.empty()) {
-      at = free_weaves_.back();
-      free_weaves_.pop_back();
+    if (!free_grids_.empty()) {
+      at = free_grids_.back();
+      free_grids_.pop_back();
     } else {
-      at = static_cast<int32_t>(weaves_.size());
-      weaves_.emplace_back();
+      at = static_cast<int32_t>(grids_.size());
+      grids_.emplace_back();
     }
-    weaves_[static_cast<size_t>(at)].grid = g;
-    weaves_[static_cast<size_t>(at)].cells.clear();
+    grids_[static_cast<size_t>(at)].shape = g;
+    grids_[static_cast<size_t>(at)].cells.clear();
     return at;
   }
-  void free_weave(int32_t at) {
-    weaves_[static_cast<size_t>(at)].cells.clear();
-    free_weaves_.push_back(at);
+  void free_grid(int32_t at) {
+    grids_[static_cast<size_t>(at)].cells.clear();
+    free_grids_.push_back(at);
   }
 
   // w wrote the n rectangles rs of o's grid: what they cover of other cells gives way. False
   // when the grid has grown past k_most_cells: a record costs a pass over its cells, so
   // the caller gives the whole grid to w, as a span.
-  bool paint(weave& o, const grid_rect* rs, size_t n, const writer& w) {
-    const bool hash_kept = n == 1 && o.grid.contiguous(rs[0]);
+  bool paint(grid& o, const grid_rect* rs, size_t n, const writer& w) {
+    const bool hash_kept = n == 1 && o.shape.contiguous(rs[0]);
     if (n == 1)
       for (cell& c : o.cells)
         if (c.r == rs[0]) {  // the same rows again (the next step's head): rewritten where they lie
@@ -207,39 +207,39 @@ class producer_map {
   }
   // Grid e, grown too fine, becomes a plain range of w's.
   void give_whole(entry& e, const writer& w) {
-    free_weave(e.weave);
-    e.weave = -1;
+    free_grid(e.grid_at);
+    e.grid_at = -1;
     e.by = w.as_written(false);
   }
 
   // Runs (not equally spaced, or few) over grids: their bytes in a grid are painted there,
   // and runs_ keep the rest for the plain path (false: nothing left). A grid a run covers
   // whole is left to the plain path, which replaces it.
-  bool paint_runs_into_weaves(writer* w) {
+  bool paint_runs_into_grids(writer* w) {
     size_t i, end;
     window(w->dev, runs_.front().lo, runs_.back().hi, &i, &end);
     bool met_any = false;
     for (size_t k = i; k < end; ++k) {
       entry& e = ranges_[k];
-      if (e.weave < 0) continue;
+      if (e.grid_at < 0) continue;
       bool covered = false;
       rects_.clear();
       for (const byte_span& r : runs_) {
         if (r.lo <= e.lo && e.hi <= r.hi) covered = true;
         if (r.hi <= e.lo || e.hi <= r.lo || covered) continue;
         grid_rect rs[3];
-        const int n = weaves_[static_cast<size_t>(e.weave)].grid.contiguous(r.lo > e.lo ? r.lo : e.lo, r.hi < e.hi ? r.hi : e.hi, rs);
+        const int n = grids_[static_cast<size_t>(e.grid_at)].shape.contiguous(r.lo > e.lo ? r.lo : e.lo, r.hi < e.hi ? r.hi : e.hi, rs);
         rects_.insert(rects_.end(), rs, rs + n);
       }
       if (covered) {
-        free_weave(e.weave);
-        e.weave = -1;
+        free_grid(e.grid_at);
+        e.grid_at = -1;
         continue;
       }
       if (rects_.empty()) continue;
       writer inside = *w;
       inside.hashed = w->hashed && e.lo <= runs_.front().lo && runs_.back().hi <= e.hi;
-      if (!paint(weaves_[static_cast<size_t>(e.weave)], rects_.data(), rects_.size(), inside)) give_whole(e, *w);
+      if (!paint(grids_[static_cast<size_t>(e.grid_at)], rects_.data(), rects_.size(), inside)) give_whole(e, *w);
       met_any = true;
     }
     if (!met_any) return true;
@@ -248,7 +248,7 @@ class producer_map {
       uintptr_t at = r.lo;
       for (size_t k = i; k < end && at < r.hi; ++k) {
         const entry& e = ranges_[k];
-        if (e.weave < 0 || e.hi <= at || e.lo >= r.hi) continue;
+        if (e.grid_at < 0 || e.hi <= at || e.lo >= r.hi) continue;
         if (e.lo > at) cut_.push_back(byte_span{at, e.lo});
         at = e.hi;
       }
@@ -267,17 +267,17 @@ class producer_map {
     size_t i, end;
     window(w.dev, lo, hi, &i, &end);
     grid_rect rs[2];
-    if (end == i + 1 && ranges_[i].weave >= 0 && ranges_[i].lo <= lo && hi <= ranges_[i].hi &&
-        weaves_[static_cast<size_t>(ranges_[i].weave)].grid.period == p) {
-      weave& o = weaves_[static_cast<size_t>(ranges_[i].weave)];
-      if (!paint(o, rs, static_cast<size_t>(o.grid.runs(st.lo, st.width, st.rows, rs)), w)) give_whole(ranges_[i], w);
+    if (end == i + 1 && ranges_[i].grid_at >= 0 && ranges_[i].lo <= lo && hi <= ranges_[i].hi &&
+        grids_[static_cast<size_t>(ranges_[i].grid_at)].shape.period == p) {
+      grid& o = grids_[static_cast<size_t>(ranges_[i].grid_at)];
+      if (!paint(o, rs, static_cast<size_t>(o.shape.runs(st.lo, st.width, st.rows, rs)), w)) give_whole(ranges_[i], w);
       return;
     }
     for (bool grew = true; grew;) {  // grids met are taken in whole
       grew = false;
       for (size_t k = i; k < end; ++k) {
         const entry& e = ranges_[k];
-        if (e.weave < 0) continue;
+        if (e.grid_at < 0) continue;
         if (e.lo < lo) lo = e.lo, grew = true;
         if (e.hi > hi) hi = e.hi, grew = true;
       }
@@ -285,18 +285,18 @@ class producer_map {
     }
     if (too_fine(i, end, p)) {  // the span, as a plain range of w's: bounded, if imprecise
       merged_.clear();
-      if (ranges_[i].weave < 0 && ranges_[i].lo < lo) merged_.push_back(trimmed(ranges_[i], ranges_[i].lo, lo));
+      if (ranges_[i].grid_at < 0 && ranges_[i].lo < lo) merged_.push_back(trimmed(ranges_[i], ranges_[i].lo, lo));
       merged_.push_back(entry{w.dev, lo, hi, -1, w.as_written(false)});
-      if (ranges_[end - 1].weave < 0 && ranges_[end - 1].hi > hi) merged_.push_back(trimmed(ranges_[end - 1], hi, ranges_[end - 1].hi));
+      if (ranges_[end - 1].grid_at < 0 && ranges_[end - 1].hi > hi) merged_.push_back(trimmed(ranges_[end - 1], hi, ranges_[end - 1].hi));
       for (size_t k = i; k < end; ++k)
-        if (ranges_[k].weave >= 0) free_weave(ranges_[k].weave);
+        if (ranges_[k].grid_at >= 0) free_grid(ranges_[k].grid_at);
       replace_window(i, end);
       return;
     }
     byte_grid g{st.lo, p};
     for (size_t k = i; k < end; ++k)
-      if (ranges_[k].weave >= 0 && weaves_[static_cast<size_t>(ranges_[k].weave)].grid.period == p) {
-        g.origin = weaves_[static_cast<size_t>(ranges_[k].weave)].grid.origin;  // its cells stay as they are
+      if (ranges_[k].grid_at >= 0 && grids_[static_cast<size_t>(ranges_[k].grid_at)].shape.period == p) {
+        g.origin = grids_[static_cast<size_t>(ranges_[k].grid_at)].shape.origin;  // its cells stay as they are
         break;
       }
     building_.clear();
@@ -305,32 +305,32 @@ class producer_map {
     entry after{};
     for (size_t k = i; k < end; ++k) {
       entry& e = ranges_[k];
-      if (e.weave < 0) {
+      if (e.grid_at < 0) {
         if (e.lo < lo) merged_.push_back(trimmed(e, e.lo, lo));
         if (e.hi > hi) tail = true, after = trimmed(e, hi, e.hi);
         const uintptr_t x = e.lo > lo ? e.lo : lo, y = e.hi < hi ? e.hi : hi;
         add_range(g, x, y, e.by, e.by.hashed && x == e.lo && y == e.hi);
         continue;
       }
-      weave& o = weaves_[static_cast<size_t>(e.weave)];
+      grid& o = grids_[static_cast<size_t>(e.grid_at)];
       for (const cell& c : o.cells) {
-        if (o.grid.period == p) {
-          const int n = g.runs(o.grid.first_byte(c.r), c.r.b - c.r.a, c.r.k1 - c.r.k0, rs);
+        if (o.shape.period == p) {
+          const int n = g.runs(o.shape.first_byte(c.r), c.r.b - c.r.a, c.r.k1 - c.r.k0, rs);
           for (int q = 0; q < n; ++q) {
             building_.push_back(cell{rs[q], c.by});
             building_.back().by.hashed = c.by.hashed && n == 1;
           }
         } else {  // another period: its rows one by one
           for (int64_t row = c.r.k0; row < c.r.k1; ++row) {
-            const uintptr_t x = o.grid.origin + static_cast<uintptr_t>(row) * o.grid.period + c.r.a;
+            const uintptr_t x = o.shape.origin + static_cast<uintptr_t>(row) * o.shape.period + c.r.a;
             add_range(g, x, x + (c.r.b - c.r.a), c.by, c.by.hashed && c.r.k1 - c.r.k0 == 1);
           }
         }
       }
-      free_weave(e.weave);
+      free_grid(e.grid_at);
     }
-    const int32_t at = new_weave(g);
-    weave& o = weaves_[static_cast<size_t>(at)];
+    const int32_t at = new_grid(g);
+    grid& o = grids_[static_cast<size_t>(at)];
     o.cells.swap(building_);
     merged_.push_back(entry{w.dev, lo, hi, at, written()});
     if (!paint(o, rs, static_cast<size_t>(g.runs(st.lo, st.width, st.rows, rs)), w)) give_whole(merged_.back(), w);
@@ -342,12 +342,12 @@ class producer_map {
     uint64_t n = 0;
     for (size_t k = i; k < end && n <= k_most_cells; ++k) {
       const entry& e = ranges_[k];
-      if (e.weave < 0) {
+      if (e.grid_at < 0) {
         n += 3;
         continue;
       }
-      const weave& o = weaves_[static_cast<size_t>(e.weave)];
-      if (o.grid.period == p) {
+      const grid& o = grids_[static_cast<size_t>(e.grid_at)];
+      if (o.shape.period == p) {
         n += 2 * o.cells.size();
         continue;
       }
@@ -373,37 +373,37 @@ class producer_map {
     const byte_grid own{st.lo, st.rows > 0 ? st.period : 1};
     grid_rect rows[2];
     const int n_rows = st.rows > 0 ? own.runs(st.lo, st.width, st.rows, rows) : 0;
-    bool grid = false;
+    bool as_rows = false;  // some parts are rows: put in order below
     for (const byte_span& r : runs_) {
       size_t i, end;
       window(dev, r.lo, r.hi, &i, &end);
       for (size_t k = i; k < end; ++k) {
         entry& e = ranges_[k];
         const uintptr_t x = e.lo > r.lo ? e.lo : r.lo, y = e.hi < r.hi ? e.hi : r.hi;
-        if (e.weave < 0 && n_rows == 0) {
+        if (e.grid_at < 0 && n_rows == 0) {
           emit(e.by, part{x, y, y - x, 0, 0, e.lo >= r.lo && e.hi <= r.hi}, out);
           continue;
         }
-        grid = true;
-        if (e.weave < 0) {  // a plain range under equally spaced runs: the rows they cover of it
+        as_rows = true;
+        if (e.grid_at < 0) {  // a plain range under equally spaced runs: the rows they cover of it
           grid_rect mine[3];
           const int n = own.contiguous(x, y, mine);
           report(own, mine, n, rows, n_rows, e.by, part{e.lo, e.hi, e.hi - e.lo, 0, 0, true}, out);
           continue;
         }
-        weave& o = weaves_[static_cast<size_t>(e.weave)];
+        grid& o = grids_[static_cast<size_t>(e.grid_at)];
         grid_rect in[3];  // v's bytes in o's grid
-        if (n_rows == 0 || st.period == o.grid.period) {
-          report_cells(o, in, n_rows > 0 ? o.grid.runs(st.lo, st.width, st.rows, in) : o.grid.contiguous(x, y, in), out);
+        if (n_rows == 0 || st.period == o.shape.period) {
+          report_cells(o, in, n_rows > 0 ? o.shape.runs(st.lo, st.width, st.rows, in) : o.shape.contiguous(x, y, in), out);
           continue;
         }
         for (int64_t row = 0; row < st.rows; ++row) {  // runs of another period: row by row
           const uintptr_t a = st.lo + static_cast<uintptr_t>(row) * st.period, b = a + st.width;
-          if (b > e.lo && a < e.hi) report_cells(o, in, o.grid.contiguous(a > e.lo ? a : e.lo, b < e.hi ? b : e.hi, in), out);
+          if (b > e.lo && a < e.hi) report_cells(o, in, o.shape.contiguous(a > e.lo ? a : e.lo, b < e.hi ? b : e.hi, in), out);
         }
       }
     }
-    if (grid && out) sort_by_first_byte(out);
+    if (as_rows && out) sort_by_first_byte(out);
   }
   // Where a part lies: [lo, hi), or rows of `width` bytes `period` apart from lo (period > 0).
   struct part {
@@ -437,8 +437,8 @@ class producer_map {
     const bool flat = g.contiguous(r);
     return part{g.first_byte(r), g.end_byte(r), r.bytes(), flat ? 0 : g.period, flat ? 0 : r.b - r.a, true};
   }
-  static void report_cells(weave& o, const grid_rect* in, int n_in, std::vector<piece>* out) {
-    for (cell& c : o.cells) report(o.grid, &c.r, 1, in, n_in, c.by, whole_cell(o.grid, c.r), out);
+  static void report_cells(grid& o, const grid_rect* in, int n_in, std::vector<piece>* out) {
+    for (cell& c : o.cells) report(o.shape, &c.r, 1, in, n_in, c.by, whole_cell(o.shape, c.r), out);
   }
   // The parts of a writer's rectangles `mine` that the reader's `in` overlap, in grid g: the
   // writer's `whole` range when they cover all its bytes.
@@ -472,7 +472,7 @@ class producer_map {
     }
   }
 
-  size_t live_weaves() const noexcept { return weaves_.size() - free_weaves_.size(); }
+  size_t live_grids() const noexcept { return grids_.size() - free_grids_.size(); }
 
   // The plain path: runs_ replace what they overwrite; ranges in their gaps keep their writer.
   void record_runs(const writer& w) {
@@ -526,7 +526,7 @@ class producer_map {
     for (const byte_span& r : runs_) {
       const size_t at = first_not_before(w.dev, r.lo);
       if (at == ranges_.size() || ranges_[at].dev != w.dev || ranges_[at].lo != r.lo || ranges_[at].hi != r.hi ||
-          ranges_[at].weave >= 0)
+          ranges_[at].grid_at >= 0)
         return false;
       found_.push_back(at);
     }
@@ -576,8 +576,8 @@ class producer_map {
 
   size_t most_runs_;
   std::vector<entry> ranges_;
-  std::vector<weave> weaves_;
-  std::vector<int32_t> free_weaves_;  // slots of weaves_ no range uses
+  std::vector<grid> grids_;
+  std::vector<int32_t> free_grids_;  // slots of grids_ no range uses
   std::vector<byte_span> runs_;      // scratch: the view at hand's runs
   std::vector<entry> merged_;   // scratch: a record's new window
   std::vector<size_t> found_;   // scratch: the ranges a record rewrites in place
