@@ -4,9 +4,9 @@
 // place, the macroscopic moments) run with --probe_dump_steps=LAST against the same steps with
 // every flag off, sample by sample in the same run. Target: <= 1.03x for the steps the filter
 // leaves out. Also the whole loop of 1,500 steps, the dumped one included; and what a strided
-// output costs there (one head's rows of a [T, 32, 128] buffer: a range kept per row, or past 32
-// rows one rectangle of a grid) against
-// a contiguous one of as many bytes.
+// output costs there (one head's rows of a [T, 32, 128] buffer: one rectangle of a grid, or
+// with rows written one by one before, a range kept per row) against a contiguous one of as
+// many bytes.
 #include <probe/probe.hpp>
 
 #include <unistd.h>
@@ -86,24 +86,35 @@ double heads_us(std::vector<float>& out, int64_t T, bool strided, int64_t first,
 void strided_outputs(const std::string& filtered) {
   const int samples = bench::quick() ? 3 : 15;
   const int64_t chunk = bench::quick() ? 5 : 50;
-  for (const int64_t T : {int64_t{32}, int64_t{64}, int64_t{2048}}) {
-    std::vector<float> out(static_cast<size_t>(T * 32 * 128));
+  struct config {
+    int64_t T;
+    bool halves;  // each row written as two ranges first: more ranges than rows in a head's span
+  };
+  for (const config c : {config{32, false}, config{32, true}, config{64, false}, config{2048, false}}) {
+    const int64_t T = c.T;
+    // A buffer each: the contiguous side's writes would take the ranges out of the other's.
+    std::vector<float> out_s(static_cast<size_t>(T * 32 * 128)), out_c(out_s.size());
     std::vector<double> strided, contiguous;
     probe::set_flags(filtered.c_str());
-    heads_us(out, T, true, 0, 1);
-    heads_us(out, T, false, 0, 1);
+    for (int64_t half = 0; c.halves && half < 2 * T; ++half) {
+      probe::op op("fill", "Fill", half);
+      op.output("o", probe::view(out_s.data() + half * 16 * 128, {16 * 128}));
+    }
+    heads_us(out_s, T, true, 0, 1);
+    heads_us(out_c, T, false, 0, 1);
     for (int k = 0; k < samples; ++k)
       for (int side = 0; side < 2; ++side) {
         const bool s = (side == 0) == (k % 2 == 0);
-        (s ? strided : contiguous).push_back(heads_us(out, T, s, 1, chunk));
+        (s ? strided : contiguous).push_back(heads_us(s ? out_s : out_c, T, s, 1, chunk));
       }
     probe::set_flags("");
     const bench::result a = bench::summarize(strided), b = bench::summarize(contiguous);
-    std::string label = "op outside the filter, output [" + std::to_string(T) + ", 128] of 32 heads, strided";
+    std::string label = "op outside the filter, output [" + std::to_string(T) + ", 128] of 32 heads, strided" +
+                        (c.halves ? ", over rows written in halves" : "");
     bench::print_row(label.c_str(), a, "us");
     label = "the same, contiguous";
     bench::print_row(label.c_str(), b, "us");
-    label = T <= 32 ? "strided (a range per row) / contiguous" : "strided (past 32 rows: a grid's rectangle) / contiguous";
+    label = c.halves ? "strided (a range per row) / contiguous" : "strided (a grid's rectangle) / contiguous";
     bench::print_ratio(label.c_str(), a, b);
   }
 }

@@ -7579,6 +7579,62 @@ inline int subtract(const grid_rect& e, const grid_rect& n, grid_rect out[4]) no
 PROBE_END_NAMESPACE
 
 #endif  // PROBE_SINGLE_CORE_BYTE_GRID_HPP
+// ---- probe/core/producer_cells.hpp ----
+#ifndef PROBE_SINGLE_CORE_PRODUCER_CELLS_HPP
+#define PROBE_SINGLE_CORE_PRODUCER_CELLS_HPP
+// Who wrote bytes the producer map holds, and a grid's rectangles with their writers, kept in
+// order of their first bytes. Internal header.
+#include <stdint.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+PROBE_BEGIN_NAMESPACE
+namespace detail {
+
+// Who wrote a range or a rectangle, and whether it was read since.
+struct producer_written {
+  std::string key;
+  uint64_t seq = 0;
+  bool hashed = false;
+  uint64_t hash = 0;
+  int64_t step = 0;
+  bool read = false;
+  uintptr_t origin = 0;
+};
+
+struct producer_cell {
+  grid_rect r;
+  producer_written by;
+};
+
+inline bool first_bytes_before(const grid_rect& x, const grid_rect& y) noexcept {
+  return x.k0 < y.k0 || (x.k0 == y.k0 && x.a < y.a);
+}
+
+// Cells in order of first bytes, so that readers meet them in address order: a merge sort,
+// runs of width 1, 2, 4, ... from *v into *tmp and back (stable, no allocation once *tmp is
+// as large).
+inline void sort_cells(std::vector<producer_cell>* v, std::vector<producer_cell>* tmp) {
+  const size_t n = v->size();
+  tmp->resize(n);
+  for (size_t width = 1; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      const size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t a = lo, b = mid, o = lo;
+      while (a < mid && b < hi) (*tmp)[o++] = std::move(first_bytes_before((*v)[b].r, (*v)[a].r) ? (*v)[b++] : (*v)[a++]);
+      while (a < mid) (*tmp)[o++] = std::move((*v)[a++]);
+      while (b < hi) (*tmp)[o++] = std::move((*v)[b++]);
+    }
+    v->swap(*tmp);
+  }
+}
+
+}  // namespace detail
+PROBE_END_NAMESPACE
+
+#endif  // PROBE_SINGLE_CORE_PRODUCER_CELLS_HPP
 // ---- probe/core/view_runs.hpp ----
 #ifndef PROBE_SINGLE_CORE_VIEW_RUNS_HPP
 #define PROBE_SINGLE_CORE_VIEW_RUNS_HPP
@@ -7617,8 +7673,9 @@ inline bool view_bytes(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
 }
 
 // The runs of contiguous bytes v covers, in address order, those that touch or overlap
-// joined; its span alone when it has more than `most` (false: no data). Past `most`, runs
-// equally spaced are described in `st`.
+// joined; its span alone when it has more than `most` (false: no data). Runs equally spaced
+// (outer dims that continue one another, a head's rows of [B, T, H, D]) are described in
+// `st` instead, whatever their number, with the span in *out: rows_to_runs lists them.
 inline bool view_runs(const tensor_view& v, std::vector<byte_span>* out, stripes* st, size_t most) {
   out->clear();
   if (st) *st = stripes();
@@ -7641,21 +7698,20 @@ inline bool view_runs(const tensor_view& v, std::vector<byte_span>* out, stripes
   int64_t run = 1;  // elements in the innermost contiguous run
   int inner = 0;
   while (inner < m && d[inner].s == run) run *= d[inner++].n;
+  if (inner == m) return true;
+  const uintptr_t item = v.itemsize();
+  if (st && d[inner].s > run) {
+    int64_t n = d[inner].n;
+    int k = inner + 1;
+    for (; k < m && d[k].s == d[inner].s * n; ++k) n *= d[k].n;
+    if (k == m) {
+      *st = stripes{lo, static_cast<uintptr_t>(run) * item, static_cast<uintptr_t>(d[inner].s) * item, n};
+      return true;
+    }
+  }
   uint64_t count = 1;
   for (int k = inner; k < m && count <= most; ++k) count *= static_cast<uint64_t>(d[k].n);
-  if (count == 1) return true;
-  const uintptr_t item = v.itemsize();
-  if (count > most) {
-    // Outer dims that continue one another (a stride that is the last one times its count)
-    // are one: a head's rows of [B, T, H, D] are B T rows.
-    int64_t s = d[inner].s, n = d[inner].n;
-    for (int k = inner + 1; k < m; ++k) {
-      if (d[k].s != s * n) return true;
-      n *= d[k].n;
-    }
-    if (st && s > run) *st = stripes{lo, static_cast<uintptr_t>(run) * item, static_cast<uintptr_t>(s) * item, n};
-    return true;
-  }
+  if (count > most) return true;
   out->clear();
   int64_t idx[max_dims] = {};
   int64_t off = 0;  // elements from the lowest one
@@ -7692,6 +7748,15 @@ inline bool view_runs(const tensor_view& v, std::vector<byte_span>* out, stripes
   return true;
 }
 
+// The runs that rows are.
+inline void rows_to_runs(const stripes& st, std::vector<byte_span>* out) {
+  out->clear();
+  for (int64_t k = 0; k < st.rows; ++k) {
+    const uintptr_t a = st.lo + static_cast<uintptr_t>(k) * st.period;
+    out->push_back(byte_span{a, a + st.width});
+  }
+}
+
 }  // namespace detail
 PROBE_END_NAMESPACE
 
@@ -7704,7 +7769,7 @@ namespace detail {
 // searches, and the number of live outputs is small. A strided view is its runs of contiguous
 // bytes, not the span from its first to its last: workers writing interleaved rows of one
 // buffer each own their rows, and a reader of some rows meets only their writers. A range may
-// be a grid: equally spaced rows past k_most_runs (heads of [T, H, D]) as rectangles.
+// be a grid: equally spaced rows (heads of [T, H, D], workers' rows) as rectangles.
 class producer_map {
  public:
   // A range some output wrote, as seen from a reader's range.
@@ -7726,7 +7791,8 @@ class producer_map {
 
   // A view of more runs than this is taken as its span (the map stays small and a record
   // cheap: a record costs a range per run), unless its runs are equally spaced: those are
-  // one rectangle of a grid, whatever their number.
+  // one rectangle of a grid, whatever their number (few of them: when their span allows,
+  // few_rows_as_grid).
   static constexpr size_t k_most_runs = 32;
   // A grid of more rectangles than this is given whole to its latest writer.
   static constexpr size_t k_most_cells = 4096;
@@ -7741,11 +7807,12 @@ class producer_map {
     if (!view_runs(v, &runs_, &st, most_runs_)) return;
     // A hash covers the whole view: it describes a range only when the view is one run.
     writer w{device_key(v), &key, seq, hashed && runs_.size() == 1 && st.rows == 0, hash, step, runs_.front().lo};
-    if (st.rows > 0) {
+    if (st.rows > 0 && (static_cast<size_t>(st.rows) > most_runs_ || few_rows_as_grid(w.dev, st))) {
       record_stripes(w, st);
-    } else if (live_grids() == 0 || paint_runs_into_grids(&w)) {
-      record_runs(w);
+      return;
     }
+    if (st.rows > 0) rows_to_runs(st, &runs_);
+    if (live_grids() == 0 || paint_runs_into_grids(&w)) record_runs(w);
   }
 
   // Every recorded range overlapping v's bytes, in address order of their first bytes (a
@@ -7776,26 +7843,14 @@ class producer_map {
   }
 
  private:
-  // Who wrote a range, and whether it was read since.
-  struct written {
-    std::string key;
-    uint64_t seq = 0;
-    bool hashed = false;
-    uint64_t hash = 0;
-    int64_t step = 0;
-    bool read = false;
-    uintptr_t origin = 0;
-  };
+  using written = producer_written;
+  using cell = producer_cell;
   // A range of the map: bytes [lo, hi) one output wrote, or (grid_at >= 0) a grid whose
   // rectangles several outputs wrote (workers' or heads' interleaved rows).
   struct entry {
     int dev;
     uintptr_t lo, hi;
     int32_t grid_at;  // >= 0: its index in grids_
-    written by;
-  };
-  struct cell {
-    grid_rect r;
     written by;
   };
   struct grid {
@@ -7814,7 +7869,7 @@ class producer_map {
     written as_written(bool hash_kept) const { return written{*key, seq, hashed && hash_kept, hash, step, false, origin}; }
   };
 
-  // Grids. A view of equally spaced runs past most_runs_ is one or two rectangles of a grid of
+  // Grids. A view of equally spaced runs is one or two rectangles of a grid of
   // its period; a grid holds every range in its span, as rectangles of their writers, so that
   // workers' or heads' interleaved rows each keep their own.
 
@@ -7876,22 +7931,6 @@ class producer_map {
     o.cells.swap(cells_);
     return o.cells.size() <= k_most_cells;
   }
-  static bool before(const grid_rect& x, const grid_rect& y) noexcept { return x.k0 < y.k0 || (x.k0 == y.k0 && x.a < y.a); }
-  // A merge sort, runs of width 1, 2, 4, ... from *v into *tmp and back.
-  static void sort_cells(std::vector<cell>* v, std::vector<cell>* tmp) {
-    const size_t n = v->size();
-    tmp->resize(n);
-    for (size_t width = 1; width < n; width *= 2) {
-      for (size_t lo = 0; lo < n; lo += 2 * width) {
-        const size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-        size_t a = lo, b = mid, o = lo;
-        while (a < mid && b < hi) (*tmp)[o++] = std::move(before((*v)[b].r, (*v)[a].r) ? (*v)[b++] : (*v)[a++]);
-        while (a < mid) (*tmp)[o++] = std::move((*v)[a++]);
-        while (b < hi) (*tmp)[o++] = std::move((*v)[b++]);
-      }
-      v->swap(*tmp);
-    }
-  }
   // Grid e, grown too fine, becomes a plain range of w's.
   void give_whole(entry& e, const writer& w) {
     free_grid(e.grid_at);
@@ -7946,7 +7985,7 @@ class producer_map {
     return !runs_.empty();
   }
 
-  // Equally spaced runs past most_runs_: the ranges and grids they meet become one grid of
+  // Equally spaced runs: the ranges and grids they meet become one grid of
   // their period (plain ranges cut at its ends), in which they are painted.
   void record_stripes(const writer& w, const stripes& st) {
     const uintptr_t p = st.period;
@@ -8024,6 +8063,34 @@ class producer_map {
     if (tail) merged_.push_back(std::move(after));
     replace_window(i, end);
   }
+  // Whether the span of few equally spaced runs holds no more ranges than they have rows: a
+  // reader then meets them once, as rows, rather than once per run.
+  bool few_entries(int dev, const stripes& st) const noexcept {
+    size_t i, end;
+    return window_within(dev, st, &i, &end);
+  }
+  // Few equally spaced runs are a grid's rectangle too (one cell instead of a range per run)
+  // when that does not fragment the map more than their ranges would: no more ranges (grids
+  // included) in their span than rows, and no grid of another period (it goes row by row).
+  bool few_rows_as_grid(int dev, const stripes& st) const noexcept {
+    size_t i, end;
+    if (!window_within(dev, st, &i, &end)) return false;
+    for (size_t k = i; k < end; ++k) {
+      const int32_t at = ranges_[k].grid_at;
+      if (at >= 0 && grids_[static_cast<size_t>(at)].shape.period != st.period) return false;
+    }
+    return true;
+  }
+  // The window of rows' span, false when it holds more ranges than rows (not walked past that).
+  bool window_within(int dev, const stripes& st, size_t* i, size_t* end) const noexcept {
+    const uintptr_t lo = st.lo, hi = st.lo + static_cast<uintptr_t>(st.rows - 1) * st.period + st.width;
+    *i = first_not_before(dev, lo);
+    if (*i > 0 && ranges_[*i - 1].dev == dev && ranges_[*i - 1].hi > lo) --*i;
+    const size_t most = *i + static_cast<size_t>(st.rows);
+    for (*end = *i; *end < ranges_.size() && ranges_[*end].dev == dev && ranges_[*end].lo < hi; ++*end)
+      if (*end == most) return false;
+    return true;
+  }
   // Whether the ranges [i, end) would make more than k_most_cells cells of a grid of period p.
   bool too_fine(size_t i, size_t end, uintptr_t p) const noexcept {
     uint64_t n = 0;
@@ -8057,6 +8124,10 @@ class producer_map {
     stripes st;
     if (!view_runs(v, &runs_, &st, most_runs_)) return;
     const int dev = device_key(v);
+    if (st.rows > 0 && static_cast<size_t>(st.rows) <= most_runs_ && !few_entries(dev, st)) {
+      rows_to_runs(st, &runs_);  // met run by run
+      st = stripes();
+    }
     const byte_grid own{st.lo, st.rows > 0 ? st.period : 1};
     grid_rect rows[2];
     const int n_rows = st.rows > 0 ? own.runs(st.lo, st.width, st.rows, rows) : 0;

@@ -145,11 +145,14 @@ TEST_CASE("producer map: a strided view is its runs of contiguous bytes") {
 }
 
 TEST_CASE("producer map: workers writing interleaved rows each own their rows") {
+  // Rows written one by one first: more ranges in a worker's span than it has rows, so its
+  // rows are kept as a range each (the plain path; a grid would cut every range between them).
   probe::detail::producer_map m;
   float g[8 * 4] = {};  // 8 rows of 4
-  m.record(probe::view(g, {32}), "init#0/out/g", 1, true, 7);
+  for (int r = 0; r < 8; ++r) m.record(probe::view(g + 4 * r, {4}), "init#" + std::to_string(r) + "/out/g", 1, true, 7);
   m.record(probe::view(g, {4, 4}, {8, 1}), "L0.tile#0/out/g", 2);      // rows 0, 2, 4, 6
   m.record(probe::view(g + 4, {4, 4}, {8, 1}), "L1.tile#0/out/g", 3);  // rows 1, 3, 5, 7
+  CHECK(m.cells() == 0);
   CHECK(keys(m, probe::view(g, {4, 4}, {8, 1})) == "L0.tile#0/out/g L0.tile#0/out/g L0.tile#0/out/g L0.tile#0/out/g");
   CHECK(keys(m, probe::view(g + 4, {4, 4}, {8, 1})) == "L1.tile#0/out/g L1.tile#0/out/g L1.tile#0/out/g L1.tile#0/out/g");
   const auto all = m.find(probe::view(g, {32}));
@@ -157,6 +160,7 @@ TEST_CASE("producer map: workers writing interleaved rows each own their rows") 
   for (size_t i = 0; i < all.size(); ++i) {
     CHECK(all[i].key == (i % 2 ? "L1.tile#0/out/g" : "L0.tile#0/out/g"));
     CHECK(all[i].hi - all[i].lo == 16);
+    CHECK(all[i].period == 0);
     CHECK_FALSE(all[i].hashed);
     // where the piece lies in its writer's output, from the writer's lowest byte
     CHECK(all[i].lo - all[i].origin == (i / 2) * 32);
@@ -186,9 +190,12 @@ TEST_CASE("producer map: workers writing interleaved rows each own their rows") 
   CHECK_FALSE(after[1].read);
   CHECK(after[2].read);
   CHECK_FALSE(after[3].read);
-  // A strided writer over a hashed range it skips leaves that range whole, its hash kept.
+  // A strided writer over a hashed range it skips, beside ranges more than its rows: the
+  // plain path leaves that range whole, its hash kept.
   probe::detail::producer_map h;
   h.record(probe::view(g + 4, {4}), "row1#0/out/g", 1, true, 5);
+  h.record(probe::view(g, {2}), "a#0/out/g", 1);
+  h.record(probe::view(g + 2, {2}), "b#0/out/g", 1);
   h.record(probe::view(g, {2, 4}, {8, 1}), "even#0/out/g", 2);  // rows 0 and 2
   const auto kept = h.find(probe::view(g, {12}));
   REQUIRE(kept.size() == 3);
@@ -198,9 +205,74 @@ TEST_CASE("producer map: workers writing interleaved rows each own their rows") 
   CHECK(h.ranges() == 3);
 }
 
+TEST_CASE("producer map: few rows over one earlier writer are one rectangle of a grid") {
+  // The same workers over a buffer one op wrote whole: each worker's rows are one cell.
+  probe::detail::producer_map m;
+  float g[8 * 4] = {};
+  m.record(probe::view(g, {32}), "init#0/out/g", 1, true, 7);
+  m.record(probe::view(g, {4, 4}, {8, 1}), "L0.tile#0/out/g", 2);
+  m.record(probe::view(g + 4, {4, 4}, {8, 1}), "L1.tile#0/out/g", 3);
+  CHECK(m.ranges() == 1);
+  CHECK(m.cells() == 2);
+  // A worker's reader meets its rows alone, as one piece of rows.
+  const auto mine = m.find(probe::view(g + 4, {4, 4}, {8, 1}));
+  REQUIRE(mine.size() == 1);
+  CHECK(mine[0].key == "L1.tile#0/out/g");
+  CHECK(mine[0].period == 32);
+  CHECK(mine[0].whole);
+  const auto all = m.find(probe::view(g, {32}));
+  REQUIRE(all.size() == 2);
+  for (size_t i = 0; i < all.size(); ++i) {
+    CHECK(all[i].key == (i ? "L1.tile#0/out/g" : "L0.tile#0/out/g"));
+    CHECK(all[i].period == 32);
+    CHECK(all[i].width == 16);
+    CHECK(all[i].bytes == 64);
+    CHECK(all[i].lo - all[i].origin == 0);
+    CHECK_FALSE(all[i].hashed);
+  }
+  // Written again: the same cell, unread; no new range.
+  m.mark_read(probe::view(g, {32}));
+  m.record(probe::view(g, {4, 4}, {8, 1}), "L0.tile#1/out/g", 5);
+  CHECK(m.cells() == 2);
+  const auto again = m.find(probe::view(g, {32}));
+  REQUIRE(again.size() == 2);
+  CHECK(again[0].key == "L0.tile#1/out/g");
+  CHECK_FALSE(again[0].read);
+  CHECK(again[1].read);
+  // A contiguous writer of rows 2-3 cuts both; reading rows 0 and 2 marks only those cells.
+  m.record(probe::view(g + 8, {8}), "fix#0/out/g", 4, true, 9);
+  CHECK(keys(m, probe::view(g, {16})) == "L0.tile#1/out/g L1.tile#0/out/g fix#0/out/g");
+  const auto fix = m.find(probe::view(g + 8, {8}));
+  REQUIRE(fix.size() == 1);
+  CHECK(fix[0].hashed);
+  CHECK(fix[0].hash == 9);
+  m.mark_read(probe::view(g, {2, 4}, {8, 1}));
+  const auto after = m.find(probe::view(g, {32}));
+  REQUIRE(after.size() == 5);
+  CHECK(after[0].key == "L0.tile#1/out/g");
+  CHECK(after[0].read);
+  CHECK(after[2].key == "fix#0/out/g");
+  CHECK(after[2].read);
+  CHECK(after[3].key == "L0.tile#1/out/g");  // rows 4 and 6
+  CHECK(after[3].period == 32);
+  CHECK_FALSE(after[3].read);
+  // A strided writer over a hashed range it skips: the range is a cell, its hash kept.
+  probe::detail::producer_map h;
+  h.record(probe::view(g + 4, {4}), "row1#0/out/g", 1, true, 5);
+  h.record(probe::view(g, {2, 4}, {8, 1}), "even#0/out/g", 2);  // rows 0 and 2
+  const auto kept = h.find(probe::view(g, {12}));
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0].key == "even#0/out/g");
+  CHECK(kept[1].key == "row1#0/out/g");
+  CHECK(kept[1].hashed);
+  CHECK(kept[1].hash == 5);
+  CHECK(h.ranges() == 1);
+}
+
 TEST_CASE("producer map: random views against a byte-by-byte owner table") {
   // Each byte's writer is the last output whose view covers it (its span, past k_most_runs
-  // runs); find over the whole buffer must say the same, piece by piece, in address order.
+  // runs); find over the whole buffer must say the same, piece by piece, in order of first
+  // bytes (a grid's rows are one piece).
   using map_t = probe::detail::producer_map;
   float buf[96] = {};
   const uintptr_t base = reinterpret_cast<uintptr_t>(buf);
@@ -259,9 +331,16 @@ TEST_CASE("producer map: random views against a byte-by-byte owner table") {
     std::vector<int> seen(sizeof buf, -1);
     uintptr_t last = base;
     for (const map_t::piece& p : m.find(probe::view(buf, {96}))) {
-      REQUIRE(p.lo >= last);  // address order, no overlap
-      last = p.hi;
-      for (uintptr_t b = p.lo; b < p.hi; ++b) seen[b - base] = std::stoi(p.key.substr(1));
+      REQUIRE(p.lo >= last);  // in order of first bytes, each byte named once
+      last = p.lo;
+      const uintptr_t period = p.period > 0 ? p.period : p.hi - p.lo, width = p.period > 0 ? p.width : p.hi - p.lo;
+      uint64_t bytes = 0;
+      for (uintptr_t row = p.lo; row < p.hi; row += period)
+        for (uintptr_t b = row; b < row + width; ++b, ++bytes) {
+          REQUIRE(seen[b - base] == -1);
+          seen[b - base] = std::stoi(p.key.substr(1));
+        }
+      CHECK(bytes == p.bytes);
     }
     REQUIRE(seen == owner);
   }

@@ -36,8 +36,9 @@ inline bool view_bytes(const tensor_view& v, uintptr_t* lo, uintptr_t* hi) {
 }
 
 // The runs of contiguous bytes v covers, in address order, those that touch or overlap
-// joined; its span alone when it has more than `most` (false: no data). Past `most`, runs
-// equally spaced are described in `st`.
+// joined; its span alone when it has more than `most` (false: no data). Runs equally spaced
+// (outer dims that continue one another, a head's rows of [B, T, H, D]) are described in
+// `st` instead, whatever their number, with the span in *out: rows_to_runs lists them.
 inline bool view_runs(const tensor_view& v, std::vector<byte_span>* out, stripes* st, size_t most) {
   out->clear();
   if (st) *st = stripes();
@@ -60,21 +61,20 @@ inline bool view_runs(const tensor_view& v, std::vector<byte_span>* out, stripes
   int64_t run = 1;  // elements in the innermost contiguous run
   int inner = 0;
   while (inner < m && d[inner].s == run) run *= d[inner++].n;
+  if (inner == m) return true;
+  const uintptr_t item = v.itemsize();
+  if (st && d[inner].s > run) {
+    int64_t n = d[inner].n;
+    int k = inner + 1;
+    for (; k < m && d[k].s == d[inner].s * n; ++k) n *= d[k].n;
+    if (k == m) {
+      *st = stripes{lo, static_cast<uintptr_t>(run) * item, static_cast<uintptr_t>(d[inner].s) * item, n};
+      return true;
+    }
+  }
   uint64_t count = 1;
   for (int k = inner; k < m && count <= most; ++k) count *= static_cast<uint64_t>(d[k].n);
-  if (count == 1) return true;
-  const uintptr_t item = v.itemsize();
-  if (count > most) {
-    // Outer dims that continue one another (a stride that is the last one times its count)
-    // are one: a head's rows of [B, T, H, D] are B T rows.
-    int64_t s = d[inner].s, n = d[inner].n;
-    for (int k = inner + 1; k < m; ++k) {
-      if (d[k].s != s * n) return true;
-      n *= d[k].n;
-    }
-    if (st && s > run) *st = stripes{lo, static_cast<uintptr_t>(run) * item, static_cast<uintptr_t>(s) * item, n};
-    return true;
-  }
+  if (count > most) return true;
   out->clear();
   int64_t idx[max_dims] = {};
   int64_t off = 0;  // elements from the lowest one
@@ -109,6 +109,15 @@ inline bool view_runs(const tensor_view& v, std::vector<byte_span>* out, stripes
   }
   out->resize(w + 1);
   return true;
+}
+
+// The runs that rows are.
+inline void rows_to_runs(const stripes& st, std::vector<byte_span>* out) {
+  out->clear();
+  for (int64_t k = 0; k < st.rows; ++k) {
+    const uintptr_t a = st.lo + static_cast<uintptr_t>(k) * st.period;
+    out->push_back(byte_span{a, a + st.width});
+  }
 }
 
 }  // namespace detail
