@@ -195,11 +195,15 @@ class interpreter {
     return shifted && nonzero;
   }
   // Elements `first` to first + count of those `s` names from y (a worker's interleaved rows:
-  // the bug's elements are of the worker's own).
-  void plant(T* y, const tile_span& s) {
+  // the bug's elements are of the worker's own). `stored_other`: y is cast to the other dtype
+  // (casts), so the bug is sized by the looser of the two tolerances, or it would vanish in
+  // the cast (a float64 bug of 85 tolerances is within float32's).
+  void plant(T* y, const tile_span& s, bool stored_other = false) {
     for (int i = bug_->first; i < bug_->first + bug_->count && i < s.count; ++i) {
       T& v = y[s.at(i)];
-      v = static_cast<T>(v + bug_->size * tol(static_cast<double>(v)));
+      const double x = static_cast<double>(v);
+      const double other_tol = atol_of(!e_.f64) + rtol_of(!e_.f64) * std::fabs(x);
+      v = static_cast<T>(x + bug_->size * (stored_other ? std::max(tol(x), other_tol) : tol(x)));
     }
   }
 
@@ -343,7 +347,7 @@ class interpreter {
       run_tiles(i, d, x0, n0, x1, y);
     } else {
       compute<T>(d.k, d.a, d.b, x0, n0, x1, n1, y, d.out.len, reassoc);
-      if (planted) plant(y, tile_span{0, d.out.len});
+      if (planted) plant(y, tile_span{0, d.out.len}, out_other);
     }
     rec_.varied[i] = varied(y, d.out.len);
     if (out_other) {

@@ -4,6 +4,7 @@
 // stats-only dump as from an .npy dump), and answers whose work grows with the graph.
 #include <doctest/doctest.h>
 
+#include "analysis/compare_json.hpp"
 #include "analysis/compare_run.hpp"
 #include "analysis/compare_text.hpp"
 
@@ -407,4 +408,60 @@ TEST_CASE("causes: an op that grows an earlier root's difference back past the t
     x->finish();
   }
   CHECK(sorted_roots(compare(e / "a", e / "b").runs[0]) == std::vector<std::string>{"a#0"});
+}
+
+TEST_CASE("causes: an op that grows back a difference written outside any op joins that hint, not the roots") {
+  // Code outside any op writes a's input x differently in the two runs (a hint at it); a
+  // scales it by 1e-5, so its error passes the tolerance; b scales it back and fails while
+  // its input "matches": the difference is the hint's, b is no root.
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  for (fixture_dump* x : {&a, &b}) {
+    const float x0 = x == &a ? 1.5f : 1.0f;
+    const std::string written = x == &a ? R"("hash":"00000000000000aa")" : R"("hash":"00000000000000bb")";
+    x->out(1, "fill", "buf", {1, 2, 3}, R"("hash":"0000000000000001")");
+    x->in(2, "a", "x", {x0, 2, 3}, "", written + R"(,"stale":{"producer":"fill#0/out/buf","last_op_before":"fill"})");
+    x->out(2, "a", "y", {x0 * 1e-5f, 2e-5f, 3e-5f});
+    x->in(3, "b", "y", {x0 * 1e-5f, 2e-5f, 3e-5f}, "a#0/out/y");
+    x->out(3, "b", "z", {x0, 2, 3});
+    x->finish();
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(sorted_roots(run).empty());
+  REQUIRE(run.graph.hints.size() == 1);
+  CHECK(run.graph.hints[0].kind == pa::hint_kind::outside_op);
+  CHECK(run.graph.regrown.empty());
+  REQUIRE(run.graph.regrown_by_hint.size() == 1);
+  CHECK(run.graph.nodes[run.graph.regrown_by_hint[0].first].op_key == "b#0");
+  CHECK(run.graph.regrown_by_hint[0].second == 0);
+  CHECK(run.graph.unexplained.empty());
+  const std::string text = flat_text(r);
+  CHECK(text.find("its difference grows past it again at b#0") != std::string::npos);
+  CHECK(pa::compare_json(r).find(R"("regrown_by_hint":[{"op_key":"b#0","hint":0}])") != std::string::npos);
+}
+
+TEST_CASE("causes: a root's difference in bytes code outside any op rewrote in part is still that root's") {
+  // Root a; s scales its output by 1e-5 (within tolerance, but different); code outside any
+  // op halves w[2] in place in both runs; c reads w, scales it back and fails: a's reach.
+  temp_dir d;
+  fixture_dump a(d / "a"), b(d / "b");
+  for (fixture_dump* x : {&a, &b}) {
+    const float y0 = x == &a ? 1.5f : 1.0f;
+    x->out(1, "input", "x", {1, 2, 3});
+    x->in(2, "a", "x", {1, 2, 3}, "input#0/out/x");
+    x->out(2, "a", "y", {y0, 2, 3});
+    x->in(3, "s", "y", {y0, 2, 3}, "a#0/out/y");
+    x->out(3, "s", "w", {y0 * 1e-5f, 2e-5f, 3e-5f}, x == &a ? R"("hash":"00000000000000a1")" : R"("hash":"00000000000000b1")");
+    x->in(4, "c", "w", {y0 * 1e-5f, 2e-5f, 1.5e-5f}, "",
+          std::string(x == &a ? R"("hash":"00000000000000a2")" : R"("hash":"00000000000000b2")") +
+              R"(,"stale":{"producer":"s#0/out/w","last_op_before":"s"})");
+    x->out(4, "c", "z", {y0, 2, 1.5f});
+    x->finish();
+  }
+  const pa::compare_report r = compare(d / "a", d / "b");
+  const pa::compared_run& run = r.runs[0];
+  CHECK(sorted_roots(run) == std::vector<std::string>{"a#0"});
+  REQUIRE(run.graph.regrown.size() == 1);
+  CHECK(run.graph.nodes[run.graph.regrown[0].first].op_key == "c#0");
 }

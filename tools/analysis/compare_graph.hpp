@@ -167,6 +167,9 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         if (ni != start || include_start) out->push_back(ni);
       }
   };
+  // The hint whose difference reaches each node (bytes written outside any op, a producer
+  // outside --step, as carried_from below does for roots): -1 for none, or a root's.
+  std::vector<long> carried_hint(g.nodes.size(), -1);
   std::unordered_map<std::string, size_t> hint_of;  // place -> hint index
   auto add_hint = [&](hint_kind kind, size_t ni, size_t pi, const std::string& producer, bool differs) -> graph_hint& {
     const compared_pair& in = pairs[pi];
@@ -194,6 +197,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     if (differs) {
       ++h.differing;
       if (g.nodes[ni].mismatch) spread(ni, true, &h.reaches);
+      if (carried_hint[ni] < 0) carried_hint[ni] = static_cast<long>(it->second);
     }
     return h;
   };
@@ -257,7 +261,19 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
   // Whether an output differs between the runs at all, within its tolerance or not.
   auto differs_at_all = [&](size_t i) { return pair_differs_at_all(pairs[i], verdict.of(i)); };
   copy_lookup copies(pairs, g.nodes, node_of_output, verdict, ctx.open_values, ctx.value_budget);
-  auto upstream_root = [&](const op_node& n) {
+  // The root whose difference an input of n that differs at all holds, or else the hint
+  // whose difference it holds: -1 for none.
+  struct carried_source {
+    long root = -1, hint = -1;
+  };
+  auto upstream_of = [&](const op_node& n) {
+    carried_source out;
+    auto holds = [&](size_t from) {  // true once a root is found
+      if (from == SIZE_MAX) return false;
+      if (carried_from[from] >= 0) out.root = carried_from[from];
+      else if (out.hint < 0) out.hint = carried_hint[from];
+      return out.root >= 0;
+    };
     for (size_t own : n.inputs) {
       const size_t pi = enclosing_of[own] != SIZE_MAX ? enclosing_of[own] : own;
       const compared_pair& in = pairs[pi];
@@ -265,14 +281,19 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       const std::vector<std::string> from_keys = verdict.edges(in);
       for (const std::string& k : from_keys) {
         const size_t op = verdict.output(k);
-        const size_t from = op == SIZE_MAX ? SIZE_MAX : node_of_output[op];
-        if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
+        if (holds(op == SIZE_MAX ? SIZE_MAX : node_of_output[op])) return out;
       }
+      // Bytes an output that differs wrote and code outside any op rewrote since (a part
+      // scaled in place): that output's difference is carried on, as judge_input does for an
+      // input that fails.
+      const std::string gone = verdict.stale(in);
+      const size_t gone_out = gone.empty() ? SIZE_MAX : verdict.output(gone);
+      if (gone_out != SIZE_MAX && differs_at_all(gone_out) && holds(node_of_output[gone_out])) return out;
       // Bytes no op wrote last that hold an earlier output's, copied or cast outside any op:
       // that output's root is carried on (a cast to a coarser dtype can pass its tolerance
       // while the op reading it, in a finer one, fails). No op wrote them last: no producer,
       // stale, or producers whose outputs are the same bytes in both runs while these differ.
-      bool unlinked = in.producers.empty() || from_keys.empty() || !verdict.stale(in).empty();
+      bool unlinked = in.producers.empty() || from_keys.empty() || !gone.empty();
       if (!unlinked) {
         unlinked = true;
         for (const std::string& k : from_keys) {
@@ -282,11 +303,10 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       }
       if (!in.implicit && unlinked) {
         const size_t c = copies.source(pi).output;
-        const size_t from = c == SIZE_MAX || !differs_at_all(c) ? SIZE_MAX : node_of_output[c];
-        if (from != SIZE_MAX && carried_from[from] >= 0) return carried_from[from];
+        if (holds(c == SIZE_MAX || !differs_at_all(c) ? SIZE_MAX : node_of_output[c])) return out;
       }
     }
-    return -1L;
+    return out;
   };
   std::vector<long> input_root_of(pairs.size(), -1);  // the root an input is, once judged so
   auto input_root = [&](root_kind kind, size_t ni, size_t pi) {
@@ -419,7 +439,8 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       if (verdict.of(outer) == 1) judge_input(on, outer);
       if (carried_from[ni] < 0 && input_root_of[outer] >= 0) carried_from[ni] = input_root_of[outer];
     }
-    const long upstream = upstream_root(n);
+    const carried_source up = upstream_of(n);
+    const long upstream = up.root, upstream_hint = up.hint;
     if (n.mismatch && inputs_match && !n.inner_mismatch) {
       if (upstream >= 0) {
         // Its inputs pass, but hold an earlier root's difference, which it grew past the
@@ -427,6 +448,9 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
         root_cause& from = g.roots[static_cast<size_t>(upstream)];
         spread(ni, true, &from.reaches);
         g.regrown.emplace_back(ni, static_cast<size_t>(upstream));
+      } else if (upstream_hint >= 0) {  // the same, for a difference that starts at a hint
+        spread(ni, true, &g.hints[static_cast<size_t>(upstream_hint)].reaches);
+        g.regrown_by_hint.emplace_back(ni, static_cast<size_t>(upstream_hint));
       } else {
         root_cause r;
         r.node = ni;
@@ -436,10 +460,12 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       }
     }
     if (carried_from[ni] < 0) carried_from[ni] = upstream;
-    if (carried_from[ni] < 0 && n.inner_mismatch)  // its nested ops' difference is its own
+    if (carried_from[ni] < 0 && carried_hint[ni] < 0) carried_hint[ni] = upstream_hint;
+    if (carried_from[ni] < 0 && carried_hint[ni] < 0 && n.inner_mismatch)  // its nested ops' difference is its own
       for (size_t c : children[ni])
-        if (carried_from[c] >= 0) {
+        if (carried_from[c] >= 0 || carried_hint[c] >= 0) {
           carried_from[ni] = carried_from[c];
+          carried_hint[ni] = carried_hint[c];
           break;
         }
   }
@@ -457,7 +483,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
     std::sort(h.reaches.begin(), h.reaches.end());
     h.reaches.erase(std::unique(h.reaches.begin(), h.reaches.end()), h.reaches.end());
   }
-  if (!g.regrown.empty())  // their reaches joined a root's
+  if (!g.regrown.empty())  // their reaches joined a root's (a hint's are made unique above)
     for (root_cause& r : g.roots) {
       std::sort(r.reaches.begin(), r.reaches.end());
       r.reaches.erase(std::unique(r.reaches.begin(), r.reaches.end()), r.reaches.end());

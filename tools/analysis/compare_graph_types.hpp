@@ -100,6 +100,8 @@ struct graph_answers {
   // Ops whose output fails while their inputs pass, but carry (within tolerance) the difference
   // of an earlier root: {node, root index}. Not roots: they grow an error they were handed.
   std::vector<std::pair<size_t, size_t>> regrown;
+  // The same for a difference that starts at a hint (written outside any op): {node, hint index}.
+  std::vector<std::pair<size_t, size_t>> regrown_by_hint;
   uint64_t visits = 0;  // nodes visited while following errors: grows with the graph, not its square
   uint64_t cast_checks = 0;  // outputs whose statistics were held against an input's (cast copies)
   uint64_t part_checks = 0;  // outputs whose values were read against an input's (slices, gathers)

@@ -276,6 +276,13 @@ inline void run(lean& o, const compared_run& r) {
     o("{\"op_key\":").v(g.nodes[g.regrown[i].first].op_key)(",\"root\":").v(static_cast<ull>(g.regrown[i].second))("}");
   }
   o("]");
+  // the same for a difference that starts at a hint (an index into "hints")
+  o(",\"regrown_by_hint\":[");
+  for (size_t i = 0; i < g.regrown_by_hint.size(); ++i) {
+    if (i) o(",");
+    o("{\"op_key\":").v(g.nodes[g.regrown_by_hint[i].first].op_key)(",\"hint\":").v(static_cast<ull>(g.regrown_by_hint[i].second))("}");
+  }
+  o("]");
   o(",\"hints\":[");
   for (size_t i = 0; i < g.hints.size(); ++i) {
     const graph_hint& h = g.hints[i];

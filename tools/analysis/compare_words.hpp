@@ -349,9 +349,11 @@ inline void rounding_roots_words(std::string& out, const std::string& prefix, co
 
 // The ops among a root's reach that grew its difference back past the tolerance while their
 // inputs passed (graph_answers::regrown): named, since their inputs alone look right.
-inline void regrown_words(std::string& out, const graph_answers& g, const std::vector<size_t>& roots) {
+// `regrown`: g.regrown, or g.regrown_by_hint with a hint's index.
+inline void regrown_words(std::string& out, const graph_answers& g, const std::vector<size_t>& roots,
+                          const std::vector<std::pair<size_t, size_t>>& regrown) {
   std::vector<size_t> nodes;
-  for (const auto& a : g.regrown)
+  for (const auto& a : regrown)
     if (std::find(roots.begin(), roots.end(), a.second) != roots.end()) nodes.push_back(a.first);
   if (nodes.empty()) return;
   out += "  Within tolerance on the way, its difference grows past it again at ";
@@ -409,7 +411,7 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
              "; first at step " + std::to_string(g.nodes[first.node].step) + ": " + op_root_words(run, first) + ".";
     }
     reach_words(out, g, joined_reach(g, members));
-    regrown_words(out, g, members);
+    regrown_words(out, g, members, g.regrown);
   }
   if (!rest.empty()) {
     out += prefix + p("And " + std::to_string(rest.size()) + " more root causes", "1;31") +
@@ -422,7 +424,8 @@ inline void root_words(std::string& out, const std::string& prefix, const compar
 
 inline void hint_words(std::string& out, const std::string& prefix, const compared_run& run, const paint& p) {
   const graph_answers& g = run.graph;
-  for (const graph_hint& h : g.hints) {
+  for (size_t hi = 0; hi < g.hints.size(); ++hi) {
+    const graph_hint& h = g.hints[hi];
     const std::string consumer = ::probe::detail::printable(h.consumer_op), slot = ::probe::detail::printable(h.slot);
     const std::string producer = ::probe::detail::printable(h.producer_key);
     // An occurrence whose difference the overwritten output already had is not counted as
@@ -469,8 +472,12 @@ inline void hint_words(std::string& out, const std::string& prefix, const compar
       out += "input " + slot + " of " + consumer + times + " comes from " + producer + ", which ran in " + h.only_in +
              " only: the graphs differ there, so it is not judged.";
     }
-    if (h.differing) reach_words(out, g, h.reaches);
-    else out += "\n";
+    if (h.differing) {
+      reach_words(out, g, h.reaches);
+      regrown_words(out, g, {hi}, g.regrown_by_hint);
+    } else {
+      out += "\n";
+    }
   }
 }
 
