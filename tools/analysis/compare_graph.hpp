@@ -168,7 +168,7 @@ inline graph_answers analyze_graph(const std::vector<compared_pair>& pairs, cons
       }
   };
   // The hint whose difference reaches each node (bytes written outside any op, a producer
-  // outside --step, as carried_from below does for roots): -1 for none, or a root's.
+  // outside --step), as carried_from below does for roots: -1 for none. A root's comes first.
   std::vector<long> carried_hint(g.nodes.size(), -1);
   std::unordered_map<std::string, size_t> hint_of;  // place -> hint index
   auto add_hint = [&](hint_kind kind, size_t ni, size_t pi, const std::string& producer, bool differs) -> graph_hint& {
