@@ -34,8 +34,9 @@ struct run_record {
   std::vector<std::string> copied_from;
   std::vector<char> copy_read;     // an op read some of the copy's bytes
   std::vector<char> copy_outside;  // made by code outside any op (else by an op, into place)
-  // the values code outside any op computed from an output (not a copy), in order, the op
-  // whose output they were computed from, and the op that read them
+  // the values code outside any op computed from an output (not a copy), in order, the ops
+  // whose outputs they were computed from (a residual's writer too: not one per value), and
+  // the op that read them
   std::vector<std::vector<double>> derived;
   std::vector<std::string> derived_from, derived_reader;
   // each op's (and worker op's) output differs from itself shifted by one element, and from
@@ -239,6 +240,13 @@ class interpreter {
         }
         rec_.derived.emplace_back(p, p + o.r.len);
         rec_.derived_from.push_back(e_.ops[i].name);
+        // With a residual, the values may be a function of `with` alone (tanh(y) + y of the
+        // y that x = tanh(y) was computed from): naming the op that wrote it is true too.
+        for (size_t j = i + 1; o.with.buf >= 0 && j-- > 0;)
+          if (e_.ops[j].out.buf == o.with.buf) {
+            rec_.derived_from.push_back(e_.ops[j].name);
+            break;
+          }
         rec_.derived_reader.push_back(std::string());  // the op that reads it: set by note_reads
         derived_at_ = static_cast<int>(rec_.derived.size()) - 1;
         derived_region_ = o.r;

@@ -194,7 +194,7 @@ inline verdict score_case(const gen_case& c, const std::string& dir, const std::
     if (h.kind == pa::hint_kind::unlinked_copy && (h.part == pa::part_relation::affine || h.part == pa::part_relation::monotone ||
                                                    h.part == pa::part_relation::combined)) {
       // values computed from an output (combined: and another tensor, a residual stream):
-      // right at their reader, naming that output's op as the producer
+      // right at their reader, naming that output's op (or the residual's) as the producer
       const bool place = derived_readers.count(h.consumer_op) > 0 && derived_from.count(h.producer_op) > 0;
       v.reported += "; computed-outside hint at " + h.consumer_op + "/" + h.slot + " from " + h.producer_op +
                     (h.with_key.empty() ? "" : " and " + h.with_key) + " [" + pa::part_relation_name(h.part) + "]" +
